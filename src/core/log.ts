@@ -1,0 +1,30 @@
+/** Log levels follow git's `option verbosity`: 0 = quiet (-q), 1 = default, 2+ = verbose (-v, -vv). */
+export interface Log {
+  readonly verbosity: number;
+  /** Always shown unless quiet: what the user should know. */
+  info(message: string): void;
+  /** Shown at -v and above. */
+  debug(message: string): void;
+  /** Always shown, even when quiet. */
+  warn(message: string): void;
+  /** Progress lines that overwrite themselves on a terminal (`\r`), as git's own progress does. */
+  progress(message: string, done?: boolean): void;
+}
+
+/** A Log that writes to a stream (stderr in production: stdout belongs to the remote-helper protocol). */
+export function streamLog(write: (text: string) => void, verbosity = 1, isTty = false): Log {
+  return {
+    verbosity,
+    info: (m) => { if (verbosity >= 1) write(`${m}\n`); },
+    debug: (m) => { if (verbosity >= 2) write(`${m}\n`); },
+    warn: (m) => write(`warning: ${m}\n`),
+    progress: (m, done = false) => {
+      if (verbosity < 1) return;
+      if (isTty) write(`\r${m}${done ? '\n' : ''}`);
+      else if (done) write(`${m}\n`);
+    },
+  };
+}
+
+/** A Log that drops everything: for tests and library callers that do not want output. */
+export const silentLog: Log = streamLog(() => {}, 0);

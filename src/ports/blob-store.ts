@@ -1,0 +1,23 @@
+/**
+ * Immutable blob storage (Walrus). Blobs are pack chunks of at most `maxBlobSize` bytes, so a caller never holds
+ * more than one chunk per concurrent transfer in memory. Implemented by src/walrus/ (publisher/aggregator HTTP API,
+ * or the @mysten/walrus SDK).
+ */
+export interface BlobStore {
+  /** Largest body the store accepts (10 MiB on public publishers). */
+  readonly maxBlobSize: number;
+  /**
+   * Stores `bytes` for `epochs` storage epochs. The blob id is computed locally while the upload runs and compared
+   * with the service's answer; a difference throws BlobIdMismatchError and nothing is recorded.
+   */
+  write(bytes: Uint8Array, options?: { epochs?: number; signal?: AbortSignal }): Promise<StoredBlob>;
+  /** Reads a whole blob; throws BlobNotFoundError when it does not exist or has expired. */
+  read(blobId: string, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+}
+
+export interface StoredBlob {
+  blobId: string;
+  size: number;
+  /** Last Walrus epoch (exclusive) the blob is stored for, when the service reports it. */
+  endEpoch?: number;
+}

@@ -1,0 +1,92 @@
+/**
+ * The repository ledger: what the remote use-cases need from the chain. Implemented over `client.core` of
+ * `@mysten/sui` by src/sui/ (the same code talks to the embedded devnet, a `git walrus devnet` server, testnet and
+ * mainnet). Git object ids travel as lowercase hex; Sui ids and addresses as 0x-prefixed 64-hex strings.
+ */
+
+/** One pack as recorded on chain (Move `PackEntry`). */
+export interface PackEntry {
+  /** Walrus blob ids of the pack's chunks, in order (URL-safe base64, 43 chars). */
+  chunks: string[];
+  /** Total pack size in bytes (sum of the chunks). */
+  size: number;
+  /** sha256 of the whole pack, lowercase hex. */
+  sha256: string;
+}
+
+/** One ref change in a push. `old: null` = the ref must not exist yet; `new: null` = delete. */
+export interface RefUpdate {
+  name: string;
+  old: string | null;
+  new: string | null;
+  force: boolean;
+}
+
+export interface RepositoryInfo {
+  id: string;
+  name: string;
+  owner: string;
+  writers: string[];
+  protectedRefs: string[];
+  /** The ref HEAD points to, e.g. `refs/heads/main`. */
+  head: string;
+  /** 20 (SHA-1) or 32 (SHA-256) once the first ref is written; 0 before. */
+  hashLength: 0 | 20 | 32;
+  /** Number of pushes (and repacks) so far. */
+  seq: number;
+  /** Hash chain over every push, hex (DESIGN.md §5). */
+  logHead: string;
+  packCount: number;
+  /** First pack still needed after a repack. */
+  liveFrom: number;
+}
+
+/** A push as the chain recorded it (Move `Pushed` event), for `git walrus log` and `verify`. */
+export interface PushEvent {
+  repository: string;
+  seq: number;
+  /** 0 = push, 1 = repack. */
+  kind: number;
+  sender: string;
+  timestampMs: number;
+  updates: RefUpdate[];
+  pack: PackEntry | null;
+  /** Index of the pack in `packs`, when the push carried one. */
+  packIndex: number | null;
+  liveFrom: number;
+  /** log_head after this push, hex. */
+  logHead: string;
+  txDigest: string;
+}
+
+export interface TxReceipt {
+  digest: string;
+}
+
+/** Names a repository as a user writes it in a URL: by object id, or by owner address and name. */
+export type RepositoryLocator = { id: string } | { owner: string; name: string };
+
+export interface Ledger {
+  /** The active signer's address. */
+  readonly address: string;
+  /** Resolves a locator to the repository object id; throws RepositoryNotFoundError. */
+  resolve(locator: RepositoryLocator): Promise<string>;
+  getRepository(id: string): Promise<RepositoryInfo>;
+  /** Every ref of the repository, name → hex id (paged underneath). */
+  listRefs(id: string): Promise<Map<string, string>>;
+  /** Packs with index in [from, packCount), in push order. */
+  listPacks(id: string, from: number): Promise<PackEntry[]>;
+  /** Every push event in ascending seq order (paged underneath). */
+  listPushes(id: string): Promise<PushEvent[]>;
+
+  createRepository(name: string, head?: string): Promise<TxReceipt & { id: string }>;
+  /** One transaction: all updates or none. Aborts become typed errors (see src/sui/errors.ts). */
+  push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }>;
+  repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }>;
+  addWriter(id: string, address: string): Promise<TxReceipt>;
+  removeWriter(id: string, address: string): Promise<TxReceipt>;
+  protectRef(id: string, ref: string): Promise<TxReceipt>;
+  unprotectRef(id: string, ref: string): Promise<TxReceipt>;
+  setHead(id: string, ref: string): Promise<TxReceipt>;
+  transferOwnership(id: string, newOwner: string): Promise<TxReceipt>;
+}
