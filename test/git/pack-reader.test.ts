@@ -1,0 +1,143 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PackObjectReader, PackUnreadableError } from '../../src/git/pack-reader.ts';
+
+// A real repository made by the git binary: two commits, a large file changed slightly so the second, thin pack
+// stores it as a delta against the first pack's blob.
+const dir = mkdtempSync(join(tmpdir(), 'pack-reader-test-'));
+const env = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Ada Lovelace',
+  GIT_AUTHOR_EMAIL: 'ada@example.org',
+  GIT_AUTHOR_DATE: '1700000000 +0100',
+  GIT_COMMITTER_NAME: 'Ada Lovelace',
+  GIT_COMMITTER_EMAIL: 'ada@example.org',
+  GIT_COMMITTER_DATE: '1700000000 +0100',
+};
+const run = (args: string[], input?: string | Buffer): Buffer =>
+  execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 1 << 26 });
+const text = (args: string[]): string => run(args).toString().trim();
+
+run(['init', '-q', '-b', 'main']);
+const lines = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file long enough to be deltified`);
+writeFileSync(join(dir, 'big.txt'), lines.join('\n'));
+run(['add', '.']);
+run(['commit', '-q', '-m', 'first commit\n\nwith a body']);
+const c1 = text(['rev-parse', 'HEAD']);
+lines[1000] = 'a changed line';
+writeFileSync(join(dir, 'big.txt'), lines.join('\n'));
+run(['commit', '-q', '-am', 'second commit']);
+const c2 = text(['rev-parse', 'HEAD']);
+const blob2 = text(['rev-parse', 'HEAD:big.txt']);
+
+const pack = (revs: string, thin: boolean): Uint8Array =>
+  new Uint8Array(run(['pack-objects', '--stdout', '--revs', ...(thin ? ['--thin'] : [])], `${revs}\n`));
+const pack1 = pack(c1, false);
+const thinPack2 = pack(`${c2}\n^${c1}`, true);
+const fatPack2 = pack(`${c2}\n^${c1}`, false);
+
+async function withReader(body: (reader: PackObjectReader) => Promise<void>): Promise<void> {
+  const reader = await PackObjectReader.open();
+  try {
+    await body(reader);
+  } finally {
+    await reader.close();
+  }
+}
+
+// ---
+const AddPack = suite('PackObjectReader.addPack');
+
+AddPack('returns the ids of the objects in each pack, resolving a thin pack against earlier packs', () =>
+  withReader(async (reader) => {
+    const first = await reader.addPack(pack1, '#0');
+    assert.ok(first.includes(c1));
+    const second = await reader.addPack(thinPack2, '#1');
+    assert.ok(second.includes(c2));
+    assert.ok(second.includes(blob2));
+    assert.not.ok(second.includes(c1), 'the base object of a thin pack is not listed as its own');
+    assert.is(await reader.typeOf(blob2), 'blob');
+  }));
+
+AddPack('refuses a thin pack whose delta base is in no earlier pack, naming the pack', () =>
+  withReader(async (reader) => {
+    try {
+      await reader.addPack(thinPack2, '#1 (push 2)');
+      assert.unreachable('indexing should fail');
+    } catch (error) {
+      assert.instance(error, PackUnreadableError);
+      assert.is((error as PackUnreadableError).code, 'PACK_UNREADABLE');
+      assert.match((error as Error).message, /^pack #1 \(push 2\) cannot be read: 1 of 3 objects cannot be resolved \(a delta base is in no earlier pack\)$/);
+    }
+    // The failed pack left nothing behind: the fat pack still indexes cleanly.
+    assert.ok((await reader.addPack(fatPack2, '#1')).includes(c2));
+  }));
+
+AddPack('refuses bytes that are not a pack', () =>
+  withReader(async (reader) => {
+    try {
+      await reader.addPack(new TextEncoder().encode('not a pack at all, just text'), '#0');
+      assert.unreachable('indexing should fail');
+    } catch (error) {
+      assert.instance(error, PackUnreadableError);
+    }
+  }));
+
+AddPack.run();
+
+// ---
+const ReadCommit = suite('PackObjectReader.readCommit');
+
+ReadCommit('reads author, date, subject and parents of a commit stored in a pack', () =>
+  withReader(async (reader) => {
+    await reader.addPack(pack1, '#0');
+    await reader.addPack(thinPack2, '#1');
+    const first = await reader.readCommit(c1);
+    assert.equal(first?.subject, 'first commit');
+    assert.equal(first?.parents, []);
+    const second = await reader.readCommit(c2);
+    assert.equal(second?.parents, [c1]);
+    assert.equal(second?.author, { name: 'Ada Lovelace', email: 'ada@example.org', timestamp: 1700000000, timezoneOffset: -60 });
+    assert.is(await reader.readCommit(blob2), null, 'a blob is not a commit');
+  }));
+
+ReadCommit.run();
+
+// ---
+const FindMissing = suite('PackObjectReader.findMissing');
+
+FindMissing('is null when the whole history of a commit is present', () =>
+  withReader(async (reader) => {
+    await reader.addPack(pack1, '#0');
+    await reader.addPack(thinPack2, '#1');
+    assert.is(await reader.findMissing(c2), null);
+  }));
+
+FindMissing('names the missing parent and the commit that refers to it', () =>
+  withReader(async (reader) => {
+    await reader.addPack(fatPack2, '#1');
+    assert.equal(await reader.findMissing(c2), { oid: c1, referencedBy: c2 });
+  }));
+
+FindMissing('names a missing starting point', () =>
+  withReader(async (reader) => {
+    await reader.addPack(pack1, '#0');
+    assert.equal(await reader.findMissing(c2), { oid: c2, referencedBy: null });
+    assert.is(await reader.typeOf(c2), null);
+  }));
+
+FindMissing.run();
+
+// ---
+const Cleanup = suite('cleanup');
+Cleanup('removes the fixture repository', () => {
+  rmSync(dir, { recursive: true, force: true });
+  assert.ok(true);
+});
+Cleanup.run();
