@@ -1,0 +1,76 @@
+/**
+ * An in-memory executor for the contract model: tables in a Map, events in a list, object ids from a counter.
+ * Deterministic, for the model's tests and the scenario-vector runner; the devnet chain engine has its own.
+ */
+import { toHex } from '@mysten/bcs';
+import { InternalError } from '../core/errors.ts';
+import type { MoveContext, TableStore } from './context.ts';
+
+export interface EmittedEvent {
+  /** Module-qualified type, e.g. `events::Pushed`. */
+  type: string;
+  bcs: Uint8Array;
+}
+
+/** Dynamic-field storage of every table, shared by all calls made through one MemoryChain. */
+export class MemoryTables implements TableStore {
+  readonly #entries = new Map<string, Uint8Array>();
+
+  #key(table: string, keyType: string, key: Uint8Array): string {
+    return `${table}/${keyType}/${toHex(key)}`;
+  }
+
+  get(table: string, keyType: string, key: Uint8Array): Uint8Array | undefined {
+    return this.#entries.get(this.#key(table, keyType, key));
+  }
+
+  add(table: string, keyType: string, key: Uint8Array, _valueType: string, value: Uint8Array): void {
+    const k = this.#key(table, keyType, key);
+    if (this.#entries.has(k)) throw new InternalError('dynamic_field::add on an existing key', { table, key: toHex(key) });
+    this.#entries.set(k, value);
+  }
+
+  set(table: string, keyType: string, key: Uint8Array, _valueType: string, value: Uint8Array): void {
+    const k = this.#key(table, keyType, key);
+    if (!this.#entries.has(k)) throw new InternalError('table::borrow_mut on a missing key', { table, key: toHex(key) });
+    this.#entries.set(k, value);
+  }
+
+  remove(table: string, keyType: string, key: Uint8Array): void {
+    if (!this.#entries.delete(this.#key(table, keyType, key))) {
+      throw new InternalError('dynamic_field::remove on a missing key', { table, key: toHex(key) });
+    }
+  }
+
+  /** Number of entries stored under `table` (to check the `size` the model keeps). */
+  count(table: string): number {
+    let n = 0;
+    for (const k of this.#entries.keys()) if (k.startsWith(`${table}/`)) n++;
+    return n;
+  }
+}
+
+/** One in-memory "chain": shared tables, an event log, and a MoveContext per call. */
+export class MemoryChain {
+  readonly packageId: string;
+  readonly tables = new MemoryTables();
+  readonly events: EmittedEvent[] = [];
+  #nextId = 0x100;
+
+  constructor(packageId = `0x${'0'.repeat(61)}abc`) {
+    this.packageId = packageId;
+  }
+
+  /** A context for one call by `sender`. */
+  context(sender: string): MoveContext {
+    return {
+      sender,
+      packageId: this.packageId,
+      newId: () => `0x${(this.#nextId++).toString(16).padStart(64, '0')}`,
+      emit: (type, bcs) => {
+        this.events.push({ type, bcs });
+      },
+      tables: this.tables,
+    };
+  }
+}

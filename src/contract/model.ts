@@ -1,0 +1,356 @@
+/**
+ * The pure TypeScript twin of contracts/sources/repository.move: the same checks in the same order, the same abort
+ * codes, the same state transitions and events. Objects are the decoded structs of bcs.ts and are changed in place;
+ * every function checks everything before it changes anything, so an aborted call leaves its inputs untouched.
+ * Keep each function in step with its Move counterpart (the scenario vectors in contracts/tests/scenarios.json run
+ * against both).
+ */
+import { MoveAbort } from './abort-codes.ts';
+import type { AbortName } from './abort-codes.ts';
+import {
+  Bytes,
+  Events,
+  ID,
+  ID_TYPE,
+  MoveString,
+  PackEntry,
+  RegistryKey,
+  STRING_TYPE,
+  U64,
+  packEntryType,
+  registryKeyType,
+} from './bcs.ts';
+import type { EventName, PackEntryValue, RefUpdateValue, RegistryValue, RepositoryValue } from './bcs.ts';
+import type { MoveContext } from './context.ts';
+import { GENESIS_LOG_HEAD, RecordKind, nextLogHead } from './push-log.ts';
+
+export type { MoveContext, TableStore } from './context.ts';
+
+/** Package version; objects carry the version that created them and every call checks it. */
+export const VERSION = 1n;
+export const MAX_NAME_LENGTH = 100;
+export const MAX_REF_NAME_LENGTH = 255;
+export const MAX_WRITERS = 100;
+export const MAX_PROTECTED = 64;
+export const DEFAULT_HEAD = 'refs/heads/main';
+
+const MODULE = 'repository';
+const U64_TYPE = 'u64';
+const BYTES_TYPE = 'vector<u8>';
+const utf8 = new TextEncoder();
+
+function check(condition: boolean, fn: string, name: AbortName): asserts condition {
+  if (!condition) throw new MoveAbort(MODULE, fn, name);
+}
+
+function emit<N extends EventName>(ctx: MoveContext, name: N, value: Parameters<(typeof Events)[N]['serialize']>[0]): void {
+  const layout = Events[name] as { serialize(v: unknown): { toBytes(): Uint8Array } };
+  ctx.emit(`events::${name}`, layout.serialize(value).toBytes());
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+// --- name rules (identical to is_valid_name / is_valid_ref_name in Move) ---
+
+/** Repository names: 1–100 bytes of [A-Za-z0-9._-], not starting with '.'. */
+export function isValidName(name: string): boolean {
+  const b = utf8.encode(name);
+  if (b.length === 0 || b.length > MAX_NAME_LENGTH || b[0] === 0x2e) return false;
+  return b.every((c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x5f || c === 0x2d);
+}
+
+const FORBIDDEN_REF_BYTES = new Set([0x7e, 0x5e, 0x3a, 0x3f, 0x2a, 0x5b, 0x5c]); // ~ ^ : ? * [ \
+const LOCK_SUFFIX = utf8.encode('.lock');
+
+function endsWithLock(b: Uint8Array, end: number): boolean {
+  if (end < LOCK_SUFFIX.length) return false;
+  return LOCK_SUFFIX.every((c, i) => b[end - LOCK_SUFFIX.length + i] === c);
+}
+
+/**
+ * Ref names: `refs/` then at most 255 bytes in all of printable ASCII without `~^:?*[\`, no `..`, `//`, `@{` or
+ * `/.`, no component ending in `.lock`, not ending in `/` or `.` (git check-ref-format, restricted to refs/).
+ */
+export function isValidRefName(name: string): boolean {
+  const b = utf8.encode(name);
+  const n = b.length;
+  if (n < 6 || n > MAX_REF_NAME_LENGTH) return false;
+  if (!utf8.encode('refs/').every((c, i) => b[i] === c)) return false;
+  for (let i = 0; i < n; i++) {
+    const c = b[i]!;
+    if (c < 0x21 || c > 0x7e || FORBIDDEN_REF_BYTES.has(c)) return false;
+    if (i > 0) {
+      const p = b[i - 1]!;
+      if ((p === 0x2e && c === 0x2e) || (p === 0x2f && c === 0x2f) || (p === 0x40 && c === 0x7b) || (p === 0x2f && c === 0x2e)) return false;
+    }
+    if (c === 0x2f && endsWithLock(b, i)) return false;
+  }
+  const last = b[n - 1];
+  return last !== 0x2f && last !== 0x2e && !endsWithLock(b, n);
+}
+
+// --- tables ---
+
+function refKey(name: string): Uint8Array {
+  return MoveString.serialize(name).toBytes();
+}
+
+function getRef(ctx: MoveContext, repo: RepositoryValue, name: string): Uint8Array | null {
+  const value = ctx.tables.get(repo.refs.id, STRING_TYPE, refKey(name));
+  return value === undefined ? null : Bytes.parse(value);
+}
+
+function registryKey(owner: string, name: string): Uint8Array {
+  return RegistryKey.serialize({ owner, name }).toBytes();
+}
+
+function lookupKey(ctx: MoveContext, registry: RegistryValue, owner: string, name: string): string | null {
+  const value = ctx.tables.get(registry.entries.id, registryKeyType(ctx.packageId), registryKey(owner, name));
+  return value === undefined ? null : ID.parse(value);
+}
+
+function checkVersion(fn: string, object: { version: bigint }): void {
+  check(object.version === VERSION, fn, 'EWrongVersion');
+}
+
+function isWriter(repo: RepositoryValue, who: string): boolean {
+  return who === repo.owner || repo.writers.contents.includes(who);
+}
+
+// --- functions ---
+
+/** Module initializer: the shared Registry, created once at publish. */
+export function init(ctx: MoveContext): RegistryValue {
+  return { id: ctx.newId(), version: VERSION, entries: { id: ctx.newId(), size: 0n } };
+}
+
+/** `create`: a new Repository owned by the sender, registered as (sender, name). The caller shares it. */
+export function create(ctx: MoveContext, registry: RegistryValue, name: string, head: string): RepositoryValue {
+  const fn = 'create';
+  checkVersion(fn, registry);
+  check(isValidName(name), fn, 'EInvalidName');
+  check(isValidRefName(head), fn, 'EInvalidHead');
+  check(lookupKey(ctx, registry, ctx.sender, name) === null, fn, 'ENameTaken');
+  // Field initialisers run in declaration order in Move: the object id first, then the refs and packs tables.
+  const id = ctx.newId();
+  const refs = { id: ctx.newId(), size: 0n };
+  const packs = { id: ctx.newId(), size: 0n };
+  const repo: RepositoryValue = {
+    id,
+    version: VERSION,
+    name,
+    owner: ctx.sender,
+    writers: { contents: [] },
+    protected: { contents: [] },
+    head,
+    hash_len: 0,
+    refs,
+    packs,
+    pack_count: 0n,
+    live_from: 0n,
+    seq: 0n,
+    log_head: GENESIS_LOG_HEAD.slice(),
+  };
+  ctx.tables.add(registry.entries.id, registryKeyType(ctx.packageId), registryKey(ctx.sender, name), ID_TYPE, ID.serialize(id).toBytes());
+  registry.entries.size += 1n;
+  emit(ctx, 'RepositoryCreated', { repository: id, owner: ctx.sender, name, head });
+  return repo;
+}
+
+/** `new_pack_entry`: the only way to build a PackEntry (its fields are private in Move). */
+export function newPackEntry(chunks: bigint[], size: bigint, sha256: Uint8Array): PackEntryValue {
+  const fn = 'new_pack_entry';
+  check(chunks.length > 0 && size > 0n && sha256.length === 32, fn, 'EInvalidPack');
+  return { chunks: [...chunks], size, sha256: sha256.slice() };
+}
+
+function appendPack(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue): bigint {
+  const index = repo.pack_count;
+  ctx.tables.add(repo.packs.id, U64_TYPE, U64.serialize(index).toBytes(), packEntryType(ctx.packageId), PackEntry.serialize(pack).toBytes());
+  repo.packs.size += 1n;
+  repo.pack_count += 1n;
+  return index;
+}
+
+function record(ctx: MoveContext, repo: RepositoryValue, kind: number, clockMs: bigint, updates: RefUpdateValue[], pack: PackEntryValue | null, packIndex: bigint | null): void {
+  repo.seq += 1n;
+  const rec = {
+    repository: repo.id,
+    seq: repo.seq,
+    kind,
+    sender: ctx.sender,
+    timestamp_ms: clockMs,
+    updates,
+    pack,
+    live_from: repo.live_from,
+  };
+  repo.log_head = nextLogHead(repo.log_head, rec);
+  emit(ctx, 'Pushed', { ...rec, pack_index: packIndex, log_head: repo.log_head });
+}
+
+/**
+ * `push`: compare-and-swap every ref (`old` null = must not exist; `new` null = delete), append the pack, advance
+ * `seq` and `log_head`, emit `Pushed`.
+ */
+export function push(
+  ctx: MoveContext,
+  repo: RepositoryValue,
+  names: string[],
+  olds: (Uint8Array | null)[],
+  news: (Uint8Array | null)[],
+  forces: boolean[],
+  pack: PackEntryValue | null,
+  clockMs: bigint,
+): void {
+  const fn = 'push';
+  checkVersion(fn, repo);
+  check(isWriter(repo, ctx.sender), fn, 'ENotWriter');
+  const n = names.length;
+  check(olds.length === n && news.length === n && forces.length === n, fn, 'ELengthMismatch');
+  check(n > 0, fn, 'EEmptyUpdate');
+  let hashLen = repo.hash_len;
+  const current: (Uint8Array | null)[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = names[i]!;
+    const old = olds[i]!;
+    const next = news[i]!;
+    check(isValidRefName(name), fn, 'EInvalidRefName');
+    check(!names.slice(0, i).includes(name), fn, 'EDuplicateRef');
+    check(old !== null || next !== null, fn, 'EInvalidUpdate');
+    if (next !== null) {
+      check(next.length === 20 || next.length === 32, fn, 'EBadHashLen');
+      if (hashLen === 0) hashLen = next.length;
+      else check(next.length === hashLen, fn, 'EHashLenMismatch');
+    }
+    const value = getRef(ctx, repo, name);
+    if (old === null) check(value === null, fn, 'ERefExists');
+    else check(value !== null && equalBytes(value, old), fn, 'ERefMismatch');
+    if (repo.protected.contents.includes(name) && (forces[i] || next === null)) check(ctx.sender === repo.owner, fn, 'EProtected');
+    current.push(value);
+  }
+
+  const updates: RefUpdateValue[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = refKey(names[i]!);
+    const next = news[i]!;
+    if (next === null) {
+      ctx.tables.remove(repo.refs.id, STRING_TYPE, key);
+      repo.refs.size -= 1n;
+    } else if (current[i] === null) {
+      ctx.tables.add(repo.refs.id, STRING_TYPE, key, BYTES_TYPE, Bytes.serialize(next).toBytes());
+      repo.refs.size += 1n;
+    } else {
+      ctx.tables.set(repo.refs.id, STRING_TYPE, key, BYTES_TYPE, Bytes.serialize(next).toBytes());
+    }
+    updates.push({ name: names[i]!, old: olds[i]!, new: next, forced: forces[i]! });
+  }
+  repo.hash_len = hashLen;
+  const packIndex = pack === null ? null : appendPack(ctx, repo, pack);
+  record(ctx, repo, RecordKind.push, clockMs, updates, pack, packIndex);
+}
+
+/** `repack`: append a consolidated pack and move `live_from` (recorded in the log with no ref updates). */
+export function repack(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue, liveFrom: bigint, clockMs: bigint): void {
+  const fn = 'repack';
+  checkVersion(fn, repo);
+  check(isWriter(repo, ctx.sender), fn, 'ENotWriter');
+  check(liveFrom >= repo.live_from && liveFrom <= repo.pack_count, fn, 'EBadLiveFrom');
+  const packIndex = appendPack(ctx, repo, pack);
+  repo.live_from = liveFrom;
+  record(ctx, repo, RecordKind.repack, clockMs, [], pack, packIndex);
+}
+
+function checkOwner(fn: string, ctx: MoveContext, repo: RepositoryValue): void {
+  checkVersion(fn, repo);
+  check(ctx.sender === repo.owner, fn, 'ENotOwner');
+}
+
+export function addWriter(ctx: MoveContext, repo: RepositoryValue, writer: string): void {
+  const fn = 'add_writer';
+  checkOwner(fn, ctx, repo);
+  check(!isWriter(repo, writer), fn, 'EAlreadyWriter');
+  check(repo.writers.contents.length < MAX_WRITERS, fn, 'ETooManyWriters');
+  repo.writers.contents.push(writer);
+  emit(ctx, 'WriterAdded', { repository: repo.id, writer });
+}
+
+export function removeWriter(ctx: MoveContext, repo: RepositoryValue, writer: string): void {
+  const fn = 'remove_writer';
+  checkOwner(fn, ctx, repo);
+  const index = repo.writers.contents.indexOf(writer);
+  check(index >= 0, fn, 'ENotAWriter');
+  repo.writers.contents.splice(index, 1);
+  emit(ctx, 'WriterRemoved', { repository: repo.id, writer });
+}
+
+export function protectRef(ctx: MoveContext, repo: RepositoryValue, name: string): void {
+  const fn = 'protect_ref';
+  checkOwner(fn, ctx, repo);
+  check(isValidRefName(name), fn, 'EInvalidRefName');
+  check(!repo.protected.contents.includes(name), fn, 'EAlreadyProtected');
+  check(repo.protected.contents.length < MAX_PROTECTED, fn, 'ETooManyProtected');
+  repo.protected.contents.push(name);
+  emit(ctx, 'RefProtected', { repository: repo.id, name });
+}
+
+export function unprotectRef(ctx: MoveContext, repo: RepositoryValue, name: string): void {
+  const fn = 'unprotect_ref';
+  checkOwner(fn, ctx, repo);
+  const index = repo.protected.contents.indexOf(name);
+  check(index >= 0, fn, 'ENotProtected');
+  repo.protected.contents.splice(index, 1);
+  emit(ctx, 'RefUnprotected', { repository: repo.id, name });
+}
+
+export function setHead(ctx: MoveContext, repo: RepositoryValue, head: string): void {
+  const fn = 'set_head';
+  checkOwner(fn, ctx, repo);
+  check(isValidRefName(head), fn, 'EInvalidHead');
+  repo.head = head;
+  emit(ctx, 'HeadSet', { repository: repo.id, head });
+}
+
+/**
+ * `transfer_ownership`: re-keys the registry entry to (new owner, name). The new owner leaves the writer list (the
+ * owner always writes); the old owner keeps no access unless added back as a writer.
+ */
+export function transferOwnership(ctx: MoveContext, registry: RegistryValue, repo: RepositoryValue, newOwner: string): void {
+  const fn = 'transfer_ownership';
+  checkVersion(fn, registry);
+  checkOwner(fn, ctx, repo);
+  check(newOwner !== repo.owner, fn, 'ESameOwner');
+  check(lookupKey(ctx, registry, newOwner, repo.name) === null, fn, 'ENameTaken');
+  const keyType = registryKeyType(ctx.packageId);
+  ctx.tables.remove(registry.entries.id, keyType, registryKey(repo.owner, repo.name));
+  ctx.tables.add(registry.entries.id, keyType, registryKey(newOwner, repo.name), ID_TYPE, ID.serialize(repo.id).toBytes());
+  const index = repo.writers.contents.indexOf(newOwner);
+  if (index >= 0) repo.writers.contents.splice(index, 1);
+  const from = repo.owner;
+  repo.owner = newOwner;
+  emit(ctx, 'OwnershipTransferred', { repository: repo.id, from, to: newOwner });
+}
+
+// --- read-only accessors (public funs in Move; the engine serves them to devInspect/simulate) ---
+
+/** `repository_id`: the repository registered as (owner, name), if any. */
+export function repositoryId(ctx: MoveContext, registry: RegistryValue, owner: string, name: string): string | null {
+  return lookupKey(ctx, registry, owner, name);
+}
+
+/** `ref_value`: the object id a ref points to, if it exists. */
+export function refValue(ctx: MoveContext, repo: RepositoryValue, name: string): Uint8Array | null {
+  return getRef(ctx, repo, name);
+}
+
+/** `pack_at`: the pack with this index, if it exists. */
+export function packAt(ctx: MoveContext, repo: RepositoryValue, index: bigint): PackEntryValue | null {
+  const value = ctx.tables.get(repo.packs.id, U64_TYPE, U64.serialize(index).toBytes());
+  return value === undefined ? null : PackEntry.parse(value);
+}
+
+/** `is_writer`: the owner and the listed writers may push. */
+export function isWriterOf(repo: RepositoryValue, who: string): boolean {
+  return isWriter(repo, who);
+}
