@@ -1,0 +1,88 @@
+import { WalrusGitError } from '../core/errors.ts';
+import type { Log } from '../core/log.ts';
+import { listLines, optionLine, pushLines } from './answers.ts';
+import type { OptionAnswer, PushResult, RefListing } from './answers.ts';
+import { parseCommand } from './parse.ts';
+
+/** What the session asks of the helper's use-cases; it owns the protocol, they own the work. */
+export interface HelperBackend {
+  option(name: string, value: string | null): OptionAnswer;
+  list(forPush: boolean): Promise<RefListing>;
+  fetch(requests: FetchRequest[]): Promise<void>;
+  push(requests: PushRequest[]): Promise<PushResult[]>;
+}
+
+export interface FetchRequest {
+  id: string;
+  name: string;
+}
+
+export interface PushRequest {
+  /** Local ref or object to push; null deletes `dst`. */
+  src: string | null;
+  dst: string;
+  force: boolean;
+}
+
+/** The capabilities this helper announces. `object-format` makes git send `option object-format` before `list`. */
+export const CAPABILITIES = ['fetch', 'push', 'option', 'object-format'] as const;
+
+/** git sent something this helper does not speak. */
+export class ProtocolError extends WalrusGitError {
+  constructor(line: string) {
+    super('PROTOCOL', `unexpected command from git: '${line}'`, { line });
+  }
+}
+
+/**
+ * Runs one helper session: reads commands, batches `fetch` and `push` lines up to the blank line, and writes exactly
+ * one answer per command or batch. This is the only code that writes the helper's stdout. Returns when git ends the
+ * session (a blank line outside a batch, or end of input).
+ */
+export async function runSession(
+  lines: AsyncIterable<string>,
+  write: (text: string) => Promise<void>,
+  backend: HelperBackend,
+  log: Log,
+): Promise<void> {
+  let fetches: FetchRequest[] = [];
+  let pushes: PushRequest[] = [];
+  for await (const raw of lines) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    log.debug(`git> ${line}`);
+    const command = parseCommand(line);
+    switch (command.kind) {
+      case 'capabilities':
+        await write(`${CAPABILITIES.join('\n')}\n\n`);
+        break;
+      case 'option':
+        await write(optionLine(backend.option(command.name, command.value)));
+        break;
+      case 'list':
+        await write(listLines(await backend.list(command.forPush)));
+        break;
+      case 'fetch':
+        fetches.push({ id: command.id, name: command.name });
+        break;
+      case 'push':
+        pushes.push({ src: command.src, dst: command.dst, force: command.force });
+        break;
+      case 'blank':
+        if (fetches.length > 0) {
+          const batch = fetches;
+          fetches = [];
+          await backend.fetch(batch);
+          await write('\n');
+        } else if (pushes.length > 0) {
+          const batch = pushes;
+          pushes = [];
+          await write(pushLines(await backend.push(batch)));
+        } else {
+          return;
+        }
+        break;
+      case 'unknown':
+        throw new ProtocolError(command.line);
+    }
+  }
+}
