@@ -14,6 +14,7 @@
  */
 import {
   CLOCK_TYPE,
+  Events,
   ID_TYPE,
   Repository,
   Registry,
@@ -44,11 +45,12 @@ export interface CallResult {
 export interface MoveFunctionAbi {
   module: string;
   name: string;
-  /** As Sui's normalized modules spell it. */
-  visibility: 'Public' | 'Private' | 'Friend';
+  /** Position in the module's function table (declaration order in the .move file; `init` is 0). */
+  index: number;
+  visibility: 'public' | 'private' | 'friend';
   isEntry: boolean;
   /** No function of this package is generic. */
-  typeParameters: [];
+  typeParameters: { constraints: string[] }[];
   /** Parameter types, including a trailing `&TxContext`/`&mut TxContext` when the Move function takes one. */
   parameters: string[];
   returns: string[];
@@ -66,10 +68,12 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
   const registry = registryType(pkg);
   const pack = packEntryType(pkg);
   const bytesOption = '0x1::option::Option<vector<u8>>';
+  let index = 0; // `init` comes first in repository.move, then the functions in the order listed here
   const fn = (name: string, parameters: string[], returns: string[], run: (ctx: MoveContext, a: any[]) => CallResult): MoveFunctionAbi => ({
     module: 'repository',
     name,
-    visibility: 'Public',
+    index: ++index,
+    visibility: 'public',
     isEntry: false,
     typeParameters: [],
     parameters,
@@ -143,3 +147,17 @@ export function initPackage(ctx: MoveContext): CallResult {
 
 /** Modules of the package (for `getNormalizedMoveModulesByPackage` and type checks). */
 export const CONTRACT_MODULES = ['events', 'push_log', 'repository'] as const;
+
+/** Every struct type the package defines, `<pkg>::module::Name`. */
+export function contractStructs(pkg: string): string[] {
+  const names = [
+    'repository::Registry',
+    'repository::RegistryKey',
+    'repository::Repository',
+    'repository::PackEntry',
+    'push_log::RefUpdate',
+    'push_log::PushRecord',
+    ...Object.keys(Events).map((e) => `events::${e}`),
+  ];
+  return names.map((n) => `${pkg}::${n}`);
+}

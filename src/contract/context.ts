@@ -18,7 +18,7 @@ export interface MoveContext {
 
 /** `sui::table` entries: BCS key → BCS value, per table id. */
 export interface TableStore {
-  get(table: string, keyType: string, key: Uint8Array): Uint8Array | undefined;
+  get(table: string, keyType: string, key: Uint8Array): Uint8Array | null;
   /** Adds an entry; aborts like Move (`dynamic_field::EFieldAlreadyExists`) if the key is present. */
   add(table: string, keyType: string, key: Uint8Array, valueType: string, value: Uint8Array): void;
   /** Replaces the value of an existing entry (`borrow_mut` + assignment). */

@@ -20,8 +20,8 @@ export class MemoryTables implements TableStore {
     return `${table}/${keyType}/${toHex(key)}`;
   }
 
-  get(table: string, keyType: string, key: Uint8Array): Uint8Array | undefined {
-    return this.#entries.get(this.#key(table, keyType, key));
+  get(table: string, keyType: string, key: Uint8Array): Uint8Array | null {
+    return this.#entries.get(this.#key(table, keyType, key)) ?? null;
   }
 
   add(table: string, keyType: string, key: Uint8Array, _valueType: string, value: Uint8Array): void {

@@ -99,7 +99,7 @@ function refKey(name: string): Uint8Array {
 
 function getRef(ctx: MoveContext, repo: RepositoryValue, name: string): Uint8Array | null {
   const value = ctx.tables.get(repo.refs.id, STRING_TYPE, refKey(name));
-  return value === undefined ? null : Bytes.parse(value);
+  return value === null ? null : Bytes.parse(value);
 }
 
 function registryKey(owner: string, name: string): Uint8Array {
@@ -108,7 +108,7 @@ function registryKey(owner: string, name: string): Uint8Array {
 
 function lookupKey(ctx: MoveContext, registry: RegistryValue, owner: string, name: string): string | null {
   const value = ctx.tables.get(registry.entries.id, registryKeyType(ctx.packageId), registryKey(owner, name));
-  return value === undefined ? null : ID.parse(value);
+  return value === null ? null : ID.parse(value);
 }
 
 function checkVersion(fn: string, object: { version: bigint }): void {
@@ -347,7 +347,7 @@ export function refValue(ctx: MoveContext, repo: RepositoryValue, name: string):
 /** `pack_at`: the pack with this index, if it exists. */
 export function packAt(ctx: MoveContext, repo: RepositoryValue, index: bigint): PackEntryValue | null {
   const value = ctx.tables.get(repo.packs.id, U64_TYPE, U64.serialize(index).toBytes());
-  return value === undefined ? null : PackEntry.parse(value);
+  return value === null ? null : PackEntry.parse(value);
 }
 
 /** `is_writer`: the owner and the listed writers may push. */
