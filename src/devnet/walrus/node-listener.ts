@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/**
+ * Serves a fetch-style handler (`Request` → `Response`) on a node:http server, streaming both bodies, so the
+ * same service runs in-process and behind a socket. Usage: `http.createServer(nodeListener(service.handle))`.
+ */
+export function nodeListener(handle: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void serve(handle, req, res);
+  };
+}
+
+async function serve(handle: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    const request = new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), {
+      method: req.method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      duplex: 'half',
+    } as RequestInit);
+    const response = await handle(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body === null || req.method === 'HEAD') res.end();
+    else await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), res);
+  } catch (error) {
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    } else {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
+  } finally {
+    // A response sent before the whole body was read (413): drain the rest so the client can read the answer.
+    if (!req.complete) req.resume();
+  }
+}

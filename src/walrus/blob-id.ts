@@ -1,0 +1,67 @@
+import { Worker } from 'node:worker_threads';
+import { InternalError, UsageError } from '../core/errors.ts';
+import { maxBlobSizeForShards } from './encoding.ts';
+import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
+
+/**
+ * Walrus blob ids computed locally, exactly as the network does (`BlobEncoder(numShards).compute_metadata` of
+ * @mysten/walrus-wasm), in a worker thread: at 1000 shards one id costs about a second of CPU, so callers start it
+ * and overlap it with the upload. One worker serves the process; it does not keep the process alive when idle.
+ */
+export async function computeBlobId(bytes: Uint8Array, numShards: number): Promise<string> {
+  if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
+    throw new UsageError(`invalid Walrus shard count ${numShards}: expected an integer from 4 to 65535`, { numShards });
+  }
+  if (bytes.byteLength > maxBlobSizeForShards(numShards)) {
+    throw new UsageError(`a blob of ${bytes.byteLength} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size: bytes.byteLength, numShards });
+  }
+  return idWorker().compute(bytes, numShards);
+}
+
+class BlobIdWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  failed = false;
+
+  constructor() {
+    this.worker = new Worker(new URL('./blob-id-worker.ts', import.meta.url));
+    this.worker.unref();
+    this.worker.on('message', (reply: BlobIdReply) => this.settle(reply));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`blob id worker exited with code ${code}`)));
+  }
+
+  compute(bytes: Uint8Array, numShards: number): Promise<string> {
+    const id = this.nextId++;
+    return new Promise<string>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // While an id is being computed, the worker must keep the process alive to deliver it.
+      if (this.pending.size === 1) this.worker.ref();
+      // Structured clone copies the bytes: the caller keeps its buffer for the upload running meanwhile.
+      this.worker.postMessage({ id, bytes, numShards } satisfies BlobIdRequest);
+    });
+  }
+
+  private settle(reply: BlobIdReply): void {
+    const waiter = this.pending.get(reply.id);
+    if (waiter === undefined) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if ('error' in reply) waiter.reject(new InternalError(`Walrus blob id computation failed: ${reply.error}`));
+    else waiter.resolve(reply.blobId);
+  }
+
+  private fail(error: Error): void {
+    this.failed = true;
+    for (const waiter of this.pending.values()) waiter.reject(new InternalError(`Walrus blob id worker failed: ${error.message}`));
+    this.pending.clear();
+  }
+}
+
+let shared: BlobIdWorker | undefined;
+
+function idWorker(): BlobIdWorker {
+  if (shared === undefined || shared.failed) shared = new BlobIdWorker();
+  return shared;
+}

@@ -1,0 +1,46 @@
+/**
+ * Facts of Walrus' RS2 encoding that depend only on the shard count (walrus-core; mirrored by @mysten/walrus
+ * `utils`): the largest blob a network can hold, and the encoded size a blob occupies (what storage is paid for).
+ * Pure: no I/O.
+ */
+
+const DIGEST_LENGTH = 32;
+const BLOB_ID_LENGTH = 32;
+/** RS2 symbols are 16-bit aligned and at most 2^16 - 1 bytes. */
+const MAX_SYMBOL_SIZE = 2 ** 16 - 1;
+
+function sourceSymbols(numShards: number): { primary: number; secondary: number } {
+  const maxFaulty = Math.floor((numShards - 1) / 3);
+  return { primary: numShards - 2 * maxFaulty, secondary: numShards - maxFaulty };
+}
+
+function symbolSize(size: number, numShards: number): number {
+  const { primary, secondary } = sourceSymbols(numShards);
+  const raw = Math.floor((Math.max(size, 1) - 1) / (primary * secondary)) + 1;
+  return raw % 2 === 1 ? raw + 1 : raw;
+}
+
+/** Bytes the network stores for a blob of `size` bytes (slivers of all shards plus per-shard metadata). */
+export function encodedBlobLength(size: number, numShards: number): number {
+  const { primary, secondary } = sourceSymbols(numShards);
+  const slivers = (primary + secondary) * symbolSize(size, numShards) * numShards;
+  return numShards * (numShards * DIGEST_LENGTH * 2 + BLOB_ID_LENGTH) + slivers;
+}
+
+/** The largest unencoded blob a network of `numShards` shards can encode. */
+export function maxBlobSizeForShards(numShards: number): number {
+  const { primary, secondary } = sourceSymbols(numShards);
+  // The symbol size must stay even (RS2 alignment), so the largest usable symbol is MAX_SYMBOL_SIZE - 1.
+  return primary * secondary * (MAX_SYMBOL_SIZE - 1);
+}
+
+const BLOB_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** A blob id is the u256 as 32 little-endian bytes in URL-safe base64 without padding (43 characters). */
+export function isBlobId(text: string): boolean {
+  return BLOB_ID_PATTERN.test(text) && Buffer.from(text, 'base64url').length === BLOB_ID_LENGTH;
+}
+
+export function blobIdFromBytes(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}

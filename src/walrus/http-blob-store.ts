@@ -1,0 +1,178 @@
+import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { Log } from '../core/log.ts';
+import { silentLog } from '../core/log.ts';
+import { computeBlobId } from './blob-id.ts';
+import { isBlobId } from './encoding.ts';
+import {
+  BlobBlockedError,
+  BlobIdMismatchError,
+  BlobNotFoundError,
+  BlobTooLargeError,
+  InvalidBlobIdError,
+  NoPublisherError,
+  WalrusRequestError,
+  WalrusUnavailableError,
+} from './errors.ts';
+import { errorReasonOf, storedBlobOf } from './publisher-api.ts';
+import { DEFAULT_RETRY, withRetry } from './retry.ts';
+import type { RetryPolicy } from './retry.ts';
+
+export const DEFAULT_MAX_BLOB_SIZE = 10 * 1024 * 1024;
+/** The most a Walrus network stores ahead: git history should outlive the default of one epoch by far. */
+export const DEFAULT_EPOCHS = 53;
+
+export interface HttpBlobStoreOptions {
+  /** Publisher base URL (writes); without one the store only reads. */
+  publisherUrl?: string;
+  /** Aggregator base URL (reads). */
+  aggregatorUrl: string;
+  /** Shard count of the network, for the local blob id. */
+  numShards: number;
+  maxBlobSize?: number;
+  epochs?: number;
+  /** Store blobs as permanent (not deletable by their owner before they expire). Default true. */
+  permanent?: boolean;
+  /** Address that receives the Blob object; without it the publisher keeps or burns it. */
+  sendObjectTo?: string;
+  fetch?: typeof fetch;
+  log?: Log;
+  retry?: RetryPolicy;
+  /** Per-request timeout; a real publisher takes seconds per blob (it encodes and stores on every node). */
+  timeoutMs?: number;
+}
+
+/**
+ * A BlobStore over the Walrus publisher/aggregator HTTP API. Writes PUT the bytes while the blob id is computed
+ * locally in a worker, and refuse the answer unless both ids agree. Transient failures (network errors, timeouts,
+ * 429, 5xx) are retried with backoff; other answers are final and typed.
+ */
+export class HttpBlobStore implements BlobStore {
+  readonly maxBlobSize: number;
+  readonly numShards: number;
+  private readonly publisherUrl: string | undefined;
+  private readonly aggregatorUrl: string;
+  private readonly epochs: number;
+  private readonly permanent: boolean;
+  private readonly sendObjectTo: string | undefined;
+  private readonly fetch: typeof fetch;
+  private readonly log: Log;
+  private readonly retry: RetryPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(options: HttpBlobStoreOptions) {
+    this.publisherUrl = options.publisherUrl;
+    this.aggregatorUrl = options.aggregatorUrl;
+    this.numShards = options.numShards;
+    this.maxBlobSize = options.maxBlobSize ?? DEFAULT_MAX_BLOB_SIZE;
+    this.epochs = options.epochs ?? DEFAULT_EPOCHS;
+    this.permanent = options.permanent ?? true;
+    this.sendObjectTo = options.sendObjectTo;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.log = options.log ?? silentLog;
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+  }
+
+  async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
+    if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
+    if (this.publisherUrl === undefined) throw new NoPublisherError();
+    const localId = computeBlobId(bytes, this.numShards);
+    localId.catch(() => {}); // awaited below; an upload failure must not leave it unhandled
+    const url = endpoint(this.publisherUrl, 'v1/blobs');
+    url.searchParams.set('epochs', String(options.epochs ?? this.epochs));
+    if (this.permanent) url.searchParams.set('permanent', 'true');
+    if (this.sendObjectTo !== undefined) url.searchParams.set('send_object_to', this.sendObjectTo);
+
+    const stored = await withRetry(async () => {
+      const response = await this.request(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, options.signal);
+      if (!response.ok) throw await failure(response, { size: bytes.byteLength, maxBlobSize: this.maxBlobSize });
+      const answer = await readJson(response);
+      const blob = storedBlobOf(answer);
+      if (blob !== undefined) return blob;
+      if (typeof answer === 'object' && answer !== null && 'error' in answer) {
+        throw new WalrusUnavailableError(`the Walrus publisher could not store the blob: ${JSON.stringify((answer as { error: unknown }).error)}`, { url: url.href });
+      }
+      throw new WalrusRequestError(`the Walrus publisher answered neither newlyCreated nor alreadyCertified: ${JSON.stringify(answer).slice(0, 300)}`, { url: url.href });
+    }, this.retryOptions('store', options.signal));
+
+    const expected = await localId;
+    if (stored.blobId !== expected) throw new BlobIdMismatchError(expected, stored.blobId, this.numShards);
+    this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${expected} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
+    return { blobId: expected, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
+  }
+
+  async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+    const url = endpoint(this.aggregatorUrl, `v1/blobs/${blobId}`);
+    return withRetry(async () => {
+      const response = await this.request(url, { method: 'GET' }, options.signal);
+      if (!response.ok) throw await failure(response, { blobId });
+      try {
+        return new Uint8Array(await response.arrayBuffer());
+      } catch (error) {
+        throw new WalrusUnavailableError(`reading blob ${blobId} from the Walrus aggregator was interrupted: ${messageOf(error)}`, { url: url.href }, error);
+      }
+    }, this.retryOptions('read', options.signal));
+  }
+
+  private retryOptions(what: string, signal: AbortSignal | undefined) {
+    return {
+      policy: this.retry,
+      signal,
+      onRetry: (error: unknown, attempt: number, delayMs: number) => this.log.debug(`walrus: ${what} attempt ${attempt} failed (${messageOf(error)}); retrying in ${Math.round(delayMs)} ms`),
+    };
+  }
+
+  /** One HTTP exchange; network failures and timeouts become retryable errors, the caller's abort stays an abort. */
+  private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    try {
+      return await this.fetch(url, { ...init, signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]) });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const what = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : `failed: ${messageOf(error)}`;
+      throw new WalrusUnavailableError(`the Walrus service at ${url.origin} is unreachable (${init.method} ${url.pathname} ${what})`, { url: url.href }, error);
+    }
+  }
+}
+
+function endpoint(base: string, path: string): URL {
+  return new URL(path, base.endsWith('/') ? base : `${base}/`);
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new WalrusRequestError(`the Walrus service answered with something other than JSON: ${text.slice(0, 200)}`, { url: response.url });
+  }
+}
+
+/** Maps an unsuccessful HTTP answer to the typed error the caller can act on. */
+async function failure(response: Response, context: { blobId?: string; size?: number; maxBlobSize?: number }): Promise<Error> {
+  const text = await response.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const message = (body as { error?: { message?: string } } | undefined)?.error?.message ?? text.slice(0, 300);
+  const data = { status: response.status, reason: errorReasonOf(body), url: response.url };
+  if (response.status === 404 && context.blobId !== undefined) return new BlobNotFoundError(context.blobId);
+  if (response.status === 413) return new BlobTooLargeError(context.size ?? 0, context.maxBlobSize ?? 0);
+  if (response.status === 451) return new BlobBlockedError(context.blobId ?? 'being stored');
+  if (response.status === 429 || response.status === 408 || response.status >= 500) {
+    return new WalrusUnavailableError(`the Walrus service answered ${response.status}: ${message || response.statusText}`, data);
+  }
+  return new WalrusRequestError(`the Walrus service refused the request (${response.status}): ${message || response.statusText}`, data);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+  }
+  return String(error);
+}

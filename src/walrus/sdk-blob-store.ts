@@ -1,0 +1,113 @@
+import { WalrusClient, BlobBlockedError as SdkBlobBlockedError, BlobNotCertifiedError, RetryableWalrusClientError } from '@mysten/walrus';
+import type { ClientWithCoreApi } from '@mysten/sui/client';
+import type { Signer } from '@mysten/sui/cryptography';
+import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { Log } from '../core/log.ts';
+import { silentLog } from '../core/log.ts';
+import { computeBlobId } from './blob-id.ts';
+import { isBlobId } from './encoding.ts';
+import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, InvalidBlobIdError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
+import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
+import { withRetry, DEFAULT_RETRY } from './retry.ts';
+import type { RetryPolicy } from './retry.ts';
+
+/** The part of `WalrusClient` this store uses: the seam where tests put a fake. */
+export interface WalrusSdkClient {
+  writeBlob(options: { blob: Uint8Array; deletable: boolean; epochs: number; signer: Signer; owner?: string; signal?: AbortSignal }): Promise<{ blobId: string; blobObject: { storage: { end_epoch: number } } }>;
+  readBlob(options: { blobId: string; signal?: AbortSignal }): Promise<Uint8Array>;
+}
+
+export interface SdkBlobStoreOptions {
+  client: WalrusSdkClient;
+  /** Pays SUI gas and WAL for storage; owns the Blob objects unless `owner` is given. */
+  signer: Signer;
+  numShards: number;
+  maxBlobSize?: number;
+  epochs?: number;
+  /** Permanent by default: a pack must stay readable until it expires. */
+  deletable?: boolean;
+  owner?: string;
+  log?: Log;
+  retry?: RetryPolicy;
+}
+
+/**
+ * A BlobStore over the @mysten/walrus SDK: the client encodes and writes slivers to the storage nodes itself (or
+ * through an upload relay) and pays with the user's key, so it works where no publisher is offered (mainnet).
+ * The blob id is also computed in our worker and must equal the SDK's, as with the HTTP store.
+ */
+export class SdkBlobStore implements BlobStore {
+  readonly maxBlobSize: number;
+  readonly numShards: number;
+  private readonly client: WalrusSdkClient;
+  private readonly signer: Signer;
+  private readonly epochs: number;
+  private readonly deletable: boolean;
+  private readonly owner: string | undefined;
+  private readonly log: Log;
+  private readonly retry: RetryPolicy;
+
+  constructor(options: SdkBlobStoreOptions) {
+    this.client = options.client;
+    this.signer = options.signer;
+    this.numShards = options.numShards;
+    this.maxBlobSize = options.maxBlobSize ?? DEFAULT_MAX_BLOB_SIZE;
+    this.epochs = options.epochs ?? DEFAULT_EPOCHS;
+    this.deletable = options.deletable ?? false;
+    this.owner = options.owner;
+    this.log = options.log ?? silentLog;
+    this.retry = options.retry ?? DEFAULT_RETRY;
+  }
+
+  /**
+   * The store for testnet or mainnet: `WalrusClient` over the given Sui client, writing through the upload relay
+   * when one is given (one HTTP upload instead of ~2200 storage-node requests).
+   */
+  static forNetwork(options: Omit<SdkBlobStoreOptions, 'client'> & { suiClient: ClientWithCoreApi; network: 'testnet' | 'mainnet'; uploadRelayUrl?: string; maxTipMist?: number }): SdkBlobStore {
+    const client = new WalrusClient({
+      suiClient: options.suiClient,
+      network: options.network,
+      ...(options.uploadRelayUrl === undefined ? {} : { uploadRelay: { host: options.uploadRelayUrl, sendTip: { max: options.maxTipMist ?? 10_000_000 } } }),
+    });
+    return new SdkBlobStore({ ...options, client });
+  }
+
+  async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
+    if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
+    const localId = computeBlobId(bytes, this.numShards);
+    localId.catch(() => {});
+    const written = await withRetry(async () => {
+      try {
+        return await this.client.writeBlob({ blob: bytes, deletable: this.deletable, epochs: options.epochs ?? this.epochs, signer: this.signer, owner: this.owner, signal: options.signal });
+      } catch (error) {
+        throw mapSdkError(error, undefined, options.signal);
+      }
+    }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) });
+    const expected = await localId;
+    if (written.blobId !== expected) throw new BlobIdMismatchError(expected, written.blobId, this.numShards);
+    return { blobId: expected, size: bytes.byteLength, endEpoch: written.blobObject.storage.end_epoch };
+  }
+
+  async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+    return withRetry(async () => {
+      try {
+        return await this.client.readBlob({ blobId, signal: options.signal });
+      } catch (error) {
+        throw mapSdkError(error, blobId, options.signal);
+      }
+    }, { policy: this.retry, signal: options.signal });
+  }
+}
+
+/** SDK errors to ours: a missing blob is final; the SDK's retryable class stays retryable; the rest is a refusal. */
+export function mapSdkError(error: unknown, blobId: string | undefined, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  const message = error instanceof Error ? error.message : String(error);
+  // The SDK reports a blob that no storage node knows (never stored, or expired) as "not certified".
+  if (blobId !== undefined && error instanceof BlobNotCertifiedError) return new BlobNotFoundError(blobId, message);
+  if (error instanceof SdkBlobBlockedError) return new BlobBlockedError(blobId ?? 'being stored');
+  if (error instanceof RetryableWalrusClientError) return new WalrusUnavailableError(`Walrus storage nodes: ${message}`, { blobId }, error);
+  if (error instanceof TypeError) return new WalrusUnavailableError(`Walrus is unreachable: ${message}`, { blobId }, error);
+  return new WalrusRequestError(`Walrus refused the operation: ${message}`, { blobId }, error);
+}

@@ -1,0 +1,40 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BlobEncoder } from '@mysten/walrus-wasm';
+import { blobIdFromInt } from '@mysten/walrus';
+import { bcs } from '@mysten/bcs';
+import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
+import { UsageError } from '../../src/core/errors.ts';
+
+const blobId = suite('computeBlobId');
+
+blobId('gives the id the Walrus docs show for "some other string" on a 1000-shard network', async () => {
+  const id = await computeBlobId(new TextEncoder().encode('some other string'), 1000);
+  assert.is(id, 'M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk');
+});
+
+blobId('equals BlobEncoder(n) on the main thread, converted with the SDK (devnet shard count)', async () => {
+  const bytes = new Uint8Array(300_000).map((_, i) => (i * 31 + 7) % 251);
+  for (const numShards of [10, 50]) {
+    const [idBytes] = new BlobEncoder(numShards).compute_metadata(bytes) as [number[]];
+    const expected = blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes)));
+    assert.is(await computeBlobId(bytes, numShards), expected);
+  }
+});
+
+blobId('ids depend on the shard count and answer concurrent requests in order', async () => {
+  const inputs = ['a', 'b', 'c', 'd'].map((s) => new TextEncoder().encode(s.repeat(1000)));
+  const ids = await Promise.all(inputs.map((b) => computeBlobId(b, 50)));
+  assert.is(new Set(ids).size, 4);
+  assert.is(await computeBlobId(inputs[2]!, 50), ids[2]);
+  assert.is.not(await computeBlobId(inputs[2]!, 10), ids[2]);
+});
+
+blobId('refuses blobs the network cannot encode and shard counts that do not exist', async () => {
+  const tooBig = new Uint8Array(maxBlobSizeForShards(10) + 1);
+  await computeBlobId(tooBig, 10).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+  await computeBlobId(new Uint8Array(1), 2).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+});
+
+blobId.run();
