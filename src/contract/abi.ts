@@ -131,6 +131,18 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
     getter('live_from', 'u64', (r) => r.live_from),
     getter('seq', 'u64', (r) => r.seq),
     getter('log_head', 'vector<u8>', (r) => r.log_head.slice()),
+    // pack.move declares `new` (public(package)) first, then these getters.
+    ...(['chunks', 'size', 'sha256'] as const).map((field, i): MoveFunctionAbi => ({
+      module: 'pack',
+      name: field,
+      index: i + 1,
+      visibility: 'public',
+      isEntry: false,
+      typeParameters: [],
+      parameters: [`&${pack}`],
+      returns: [{ chunks: 'vector<u256>', size: 'u64', sha256: 'vector<u8>' }[field]],
+      run: (_ctx, [p]) => done((p as PackEntryValue)[field]),
+    })),
   ];
 }
 
@@ -146,7 +158,7 @@ export function initPackage(ctx: MoveContext): CallResult {
 }
 
 /** Modules of the package (for `getNormalizedMoveModulesByPackage` and type checks). */
-export const CONTRACT_MODULES = ['events', 'push_log', 'repository'] as const;
+export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository'] as const;
 
 /** Every struct type the package defines, `<pkg>::module::Name`. */
 export function contractStructs(pkg: string): string[] {
@@ -154,7 +166,7 @@ export function contractStructs(pkg: string): string[] {
     'repository::Registry',
     'repository::RegistryKey',
     'repository::Repository',
-    'repository::PackEntry',
+    'pack::PackEntry',
     'push_log::RefUpdate',
     'push_log::PushRecord',
     ...Object.keys(Events).map((e) => `events::${e}`),

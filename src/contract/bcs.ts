@@ -50,7 +50,10 @@ export function VecSet<T>(element: BcsType<T, T>) {
 /** `0x2::clock::Clock` (shared at 0x6). */
 export const Clock = bcs.struct('Clock', { id: UID, timestamp_ms: U64 });
 
-/** `walrus_git::repository::PackEntry`: the Walrus blob ids of a pack's chunks, its size and sha256. */
+/**
+ * `walrus_git::pack::PackEntry`: the Walrus blob ids of a pack's chunks, its size and sha256. (Its own module so that
+ * repository → events → push_log → pack has no dependency cycle; built with `repository::new_pack_entry`.)
+ */
 export const PackEntry = bcs.struct('PackEntry', {
   chunks: bcs.vector(U256),
   size: U64,
@@ -159,7 +162,7 @@ export function registryKeyType(pkg: string): string {
   return `${pkg}::repository::RegistryKey`;
 }
 export function packEntryType(pkg: string): string {
-  return `${pkg}::repository::PackEntry`;
+  return `${pkg}::pack::PackEntry`;
 }
 export function eventType(pkg: string, name: EventName): string {
   return `${pkg}::events::${name}`;
@@ -250,7 +253,7 @@ export function layoutOf(pkg: string, type: string): BcsType<any, any> | undefin
   }
   if (!sameAddress(address, pkg) || args.length > 0) return undefined;
   const ours: Record<string, BcsType<any, any>> = {
-    'repository::PackEntry': PackEntry,
+    'pack::PackEntry': PackEntry,
     'repository::RegistryKey': RegistryKey,
     'repository::Registry': Registry,
     'repository::Repository': Repository,
