@@ -1,0 +1,126 @@
+/**
+ * `git walrus verify`: proves a repository's history from chain state and Walrus alone (DESIGN.md §5).
+ * 1. the push log replays to the on-chain `log_head`, and the ref and pack tables agree with the events;
+ * 2. every live pack is served by Walrus under its blob ids, with the recorded size and sha256;
+ * 3. with `deep`, the packs applied in push order hold every commit any ref ever pointed to, with its whole history;
+ *    and every history rewrite (forced update, deletion) is listed.
+ */
+import type { Log } from '../../core/log.ts';
+import { UsageError } from '../../core/errors.ts';
+import type { BlobStore } from '../../ports/blob-store.ts';
+import type { Ledger, PushEvent } from '../../ports/ledger.ts';
+import type { Finding } from './finding.ts';
+import { findRewrites, type HistoryRewrite } from './rewrites.ts';
+import { verifyPushLog } from './verify-log.ts';
+import { checkPack, packLabel, packPlaces, type BlobIdOf } from './verify-packs.ts';
+import { verifyPackTable, verifyRefs } from './verify-state.ts';
+
+/** What the deep check needs from an object store that packs are added to in push order (src/git/pack-reader.ts). */
+export interface PackObjects {
+  addPack(bytes: Uint8Array, label: string): Promise<string[]>;
+  findMissing(oid: string, seen?: Set<string>): Promise<{ oid: string; referencedBy: string | null } | null>;
+  close(): Promise<void>;
+}
+
+export interface VerifyDeps {
+  ledger: Ledger;
+  blobStore: BlobStore;
+  blobIdOf: BlobIdOf;
+  /** Opens an empty object store; needed for `deep`. */
+  openPackObjects?: () => Promise<PackObjects>;
+  log: Log;
+}
+
+export interface VerifyReport {
+  repository: string;
+  seq: number;
+  logHead: string;
+  recomputedLogHead: string;
+  pushes: number;
+  packsChecked: number;
+  bytesChecked: number;
+  /** Present with `deep`. */
+  commitsChecked?: number;
+  rewrites?: HistoryRewrite[];
+  findings: Finding[];
+}
+
+export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal } = {}): Promise<VerifyReport> {
+  const { ledger, log } = deps;
+  const deep = options.deep ?? false;
+  if (deep && deps.openPackObjects === undefined) throw new UsageError('verify --deep needs an object store, none was configured');
+  log.progress('reading chain state');
+  const repository = await ledger.getRepository(id);
+  if (deep && repository.hashLength === 32) throw new UsageError('verify --deep reads SHA-1 repositories only; this one uses SHA-256');
+  const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
+  log.progress(`reading chain state: ${events.length} push events, ${refs.size} refs, ${packs.length} live packs`, true);
+
+  const replay = verifyPushLog(repository, events);
+  const findings = [...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
+  const report: VerifyReport = {
+    repository: id,
+    seq: repository.seq,
+    logHead: repository.logHead,
+    recomputedLogHead: replay.recomputedLogHead,
+    pushes: events.length,
+    packsChecked: 0,
+    bytesChecked: 0,
+    findings,
+  };
+
+  const objects = deep ? await deps.openPackObjects!() : null;
+  try {
+    const places = packPlaces(events);
+    for (const [offset, pack] of packs.entries()) {
+      const place = { index: repository.liveFrom + offset, seq: places.get(repository.liveFrom + offset) ?? null };
+      log.progress(`checking packs: ${offset + 1}/${packs.length} (${packLabel(place)}, ${pack.size} bytes)`);
+      const check = await checkPack(deps.blobStore, deps.blobIdOf, pack, place, { keepBytes: deep, signal: options.signal });
+      findings.push(...check.findings);
+      report.packsChecked += 1;
+      report.bytesChecked += pack.size;
+      if (objects !== null && check.bytes !== null) {
+        try {
+          await objects.addPack(check.bytes, packLabel(place));
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'PACK_UNREADABLE') throw error;
+          findings.push({ code: 'PACK_UNREADABLE', seq: place.seq, message: (error as Error).message });
+        }
+      }
+    }
+    log.progress(`checking packs: ${packs.length}/${packs.length}, ${report.bytesChecked} bytes`, true);
+    if (objects !== null) {
+      report.commitsChecked = await checkHistory(objects, events, findings, log);
+      report.rewrites = findRewrites(events);
+    }
+  } finally {
+    await objects?.close();
+  }
+  return report;
+}
+
+/** Every object a ref ever pointed to, with its whole history, must be in the packs. Returns how many were checked. */
+async function checkHistory(objects: PackObjects, events: readonly PushEvent[], findings: Finding[], log: Log): Promise<number> {
+  const targets = new Map<string, { seq: number; ref: string }>();
+  for (const event of events) {
+    for (const update of event.updates) {
+      if (update.new !== null && !targets.has(update.new)) targets.set(update.new, { seq: event.seq, ref: update.name });
+    }
+  }
+  const seen = new Set<string>();
+  let done = 0;
+  for (const [oid, { seq, ref }] of targets) {
+    done += 1;
+    log.progress(`checking history: ${done}/${targets.size} ref targets`);
+    const missing = await objects.findMissing(oid, seen);
+    if (missing === null) continue;
+    findings.push(missing.oid === oid
+      ? { code: 'COMMIT_MISSING', seq, message: `push ${seq}: ${ref} was set to ${oid}, which is in none of the live packs` }
+      : {
+          code: 'HISTORY_INCOMPLETE',
+          seq,
+          message: `push ${seq}: ${ref} was set to ${oid}, whose history is incomplete: object ${missing.oid} (referenced by ${missing.referencedBy}) is in none of the live packs`,
+        });
+  }
+  log.progress(`checking history: ${done}/${targets.size} ref targets`, true);
+  return done;
+}
