@@ -28,3 +28,17 @@ export function streamLog(write: (text: string) => void, verbosity = 1, isTty = 
 
 /** A Log that drops everything: for tests and library callers that do not want output. */
 export const silentLog: Log = streamLog(() => {}, 0);
+
+/**
+ * A Log whose level is read at each call: the remote helper learns it from `option verbosity` after it started.
+ */
+export function adjustableLog(write: (text: string) => void, verbosity: () => number, isTty = false): Log {
+  const current = () => streamLog(write, verbosity(), isTty);
+  return {
+    get verbosity() { return verbosity(); },
+    info: (m) => current().info(m),
+    debug: (m) => current().debug(m),
+    warn: (m) => current().warn(m),
+    progress: (m, done) => current().progress(m, done),
+  };
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import type { ObjectFormat } from '../core/object-id.ts';
+import { isObjectFormat } from '../core/object-id.ts';
+import type { Ancestry } from '../core/push-plan.ts';
+import type { LocalRepository, StagedPack } from '../remote/local-repository.ts';
+import { git, gitExit, runGit, spawnGit } from './run-git.ts';
+
+/**
+ * The local repository through the native git binary, as git hands it to the helper (GIT_DIR in the environment).
+ * Packs stream through pipes: neither direction holds a whole pack in memory.
+ */
+export class NativeGitRepository implements LocalRepository {
+  readonly gitDir: string;
+  readonly #env: NodeJS.ProcessEnv;
+
+  constructor(gitDir: string, env: NodeJS.ProcessEnv) {
+    this.gitDir = gitDir;
+    this.#env = { ...env, GIT_DIR: gitDir };
+  }
+
+  async objectFormat(): Promise<ObjectFormat> {
+    const format = (await git(['rev-parse', '--show-object-format'], { env: this.#env })).trim();
+    return isObjectFormat(format) ? format : 'sha1';
+  }
+
+  async resolve(name: string): Promise<string | null> {
+    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', name], { env: this.#env });
+    return result.code === 0 ? result.stdout.trim() : null;
+  }
+
+  async presentObjects(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const out = await git(['cat-file', '--batch-check=%(objectname)'], { env: this.#env, input: ids.join('\n') + '\n' });
+    return new Set(out.split('\n').filter((line) => line !== '' && !line.endsWith(' missing')));
+  }
+
+  async ancestry(old: string, next: string): Promise<Ancestry> {
+    if ((await this.presentObjects([old])).size === 0) return 'missing-old';
+    const [oldCommit, nextCommit] = await Promise.all([this.resolve(`${old}^{commit}`), this.resolve(`${next}^{commit}`)]);
+    if (oldCommit === null || nextCommit === null) return 'not-commits';
+    const result = await runGit(['merge-base', '--is-ancestor', oldCommit, nextCommit], { env: this.#env });
+    return result.code === 0 ? 'fast-forward' : 'diverged';
+  }
+
+  async *packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): AsyncIterable<Uint8Array> {
+    const args = ['pack-objects', '--thin', '--stdout', '--revs', '--delta-base-offset', progress ? '--progress' : '-q'];
+    const child = spawnGit(args, { env: this.#env, inheritStderr: true });
+    const exited = gitExit(child, args);
+    exited.catch(() => {});
+    child.stdin!.end([...include, ...exclude.map((id) => `^${id}`)].join('\n') + '\n');
+    let finished = false;
+    try {
+      for await (const chunk of child.stdout!) yield chunk as Uint8Array;
+      await exited;
+      finished = true;
+    } finally {
+      // The consumer stopped early (an empty pack needs no upload): do not leave git blocked on a full pipe.
+      if (!finished) child.kill();
+    }
+  }
+
+  async stagePack(): Promise<StagedPack> {
+    const dir = join(this.gitDir, 'walrus', 'incoming');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${randomBytes(8).toString('hex')}.pack`);
+    const out = createWriteStream(file);
+    await once(out, 'open');
+    const env = this.#env;
+    let closed: Promise<unknown> | null = null;
+    const close = () => (closed ??= (out.end(), once(out, 'close')));
+    return {
+      async write(bytes) {
+        if (!out.write(bytes)) await once(out, 'drain');
+      },
+      async apply(progress) {
+        await close();
+        const args = ['index-pack', '--stdin', '--fix-thin', ...(progress ? ['-v'] : [])];
+        const child = spawnGit(args, { env, inheritStderr: false });
+        const exited = gitExit(child, args);
+        child.stdout!.resume();
+        if (progress) child.stderr!.pipe(process.stderr);
+        try {
+          await pipeline(createReadStream(file), child.stdin!);
+          await exited;
+        } finally {
+          await rm(file, { force: true });
+        }
+      },
+      async discard() {
+        await close();
+        await rm(file, { force: true });
+      },
+    };
+  }
+
+  async readAppliedPacks(repositoryId: string): Promise<number> {
+    try {
+      const record = JSON.parse(await readFile(this.#recordPath(repositoryId), 'utf8')) as { repository?: string; appliedPacks?: number };
+      return record.repository === repositoryId && Number.isInteger(record.appliedPacks) ? record.appliedPacks! : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async writeAppliedPacks(repositoryId: string, count: number): Promise<void> {
+    // Written aside and renamed: an interrupted fetch leaves the old record, never a torn one.
+    const path = this.#recordPath(repositoryId);
+    await mkdir(join(path, '..'), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify({ repository: repositoryId, appliedPacks: count })}\n`);
+    await rename(tmp, path);
+  }
+
+  #recordPath(repositoryId: string): string {
+    return join(this.gitDir, 'walrus', repositoryId, 'applied.json');
+  }
+}

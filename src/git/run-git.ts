@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { WalrusGitError } from '../core/errors.ts';
+
+/** A git command failed; `stderr` holds what git said. */
+export class GitCommandError extends WalrusGitError {
+  constructor(args: readonly string[], exitCode: number | null, stderr: string) {
+    super('GIT_COMMAND', `git ${args[0]} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no message'}`, { args, exitCode, stderr });
+  }
+}
+
+export interface GitOptions {
+  cwd?: string;
+  /** Environment for git (defaults to this process's, which carries the GIT_DIR git gave the helper). */
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  /** Let git write its own messages (progress) to our stderr. */
+  inheritStderr?: boolean;
+}
+
+/** Runs git and resolves with its exit code and output; never throws for a non-zero exit. */
+export function runGit(args: readonly string[], options: GitOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(args, options);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
+/** Runs git and returns its stdout; a non-zero exit throws GitCommandError. */
+export async function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  const result = await runGit(args, options);
+  if (result.code !== 0) throw new GitCommandError(args, result.code, result.stderr);
+  return result.stdout;
+}
+
+export function spawnGit(args: readonly string[], options: GitOptions = {}): ChildProcess {
+  return spawn('git', args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', options.inheritStderr ? 'inherit' : 'pipe'],
+  });
+}
+
+/** Resolves when a spawned git exits 0; otherwise rejects with GitCommandError carrying its stderr. */
+export function gitExit(child: ChildProcess, args: readonly string[]): Promise<void> {
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new GitCommandError(args, code, stderr))));
+  });
+}

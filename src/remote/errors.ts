@@ -1,0 +1,26 @@
+import { WalrusGitError } from '../core/errors.ts';
+
+/** A pack's bytes do not hash to the sha256 the chain records for it: the store served corrupted data. */
+export class CorruptPackError extends WalrusGitError {
+  constructor(repository: string, packIndex: number, expected: string, actual: string) {
+    super(
+      'PACK_CORRUPT',
+      `pack ${packIndex} of repository ${repository} is corrupt: its bytes hash to sha256 ${actual}, but the chain records ${expected}; nothing was applied and no ref was changed (the blob store or aggregator served bad data)`,
+      { repository, packIndex, expected, actual },
+    );
+  }
+}
+
+/** After applying every pack, an object the remote lists is still missing: the remote's packs are incomplete. */
+export class MissingObjectsError extends WalrusGitError {
+  constructor(repository: string, missing: string[]) {
+    super('OBJECTS_MISSING', `repository ${repository} lists ${missing.join(', ')} but none of its packs contains ${missing.length > 1 ? 'them' : 'it'}`, { repository, missing });
+  }
+}
+
+/** The local repository and the remote use different object formats (SHA-1 vs SHA-256). */
+export class ObjectFormatMismatchError extends WalrusGitError {
+  constructor(remote: string, local: string) {
+    super('OBJECT_FORMAT_MISMATCH', `the remote repository uses ${remote} object ids but this repository uses ${local}`, { remote, local });
+  }
+}

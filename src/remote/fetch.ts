@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { Log } from '../core/log.ts';
+import { mapOrdered } from '../core/ordered-parallel.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { Ledger, PackEntry } from '../ports/ledger.ts';
+import { CorruptPackError, MissingObjectsError } from './errors.ts';
+import type { LocalRepository } from './local-repository.ts';
+import { formatBytes, rateOf } from './progress.ts';
+
+export interface FetchDeps {
+  ledger: Ledger;
+  blobStore: BlobStore;
+  local: LocalRepository;
+  log: Log;
+}
+
+/** Chunk downloads in flight at once (and so chunks held in memory). */
+export const DOWNLOAD_CONCURRENCY = 4;
+
+/**
+ * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,
+ * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
+ * fetch with nothing new one chain read and no blob read.
+ */
+export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean): Promise<void> {
+  const { ledger, local, log } = deps;
+  const info = await ledger.getRepository(repositoryId);
+  const applied = await local.readAppliedPacks(repositoryId);
+  const from = Math.max(applied, info.liveFrom);
+  const missing = async () => {
+    const present = await local.presentObjects(wanted);
+    return [...new Set(wanted)].filter((id) => !present.has(id));
+  };
+  if (from < info.packCount) await applyPacks(deps, repositoryId, from, progress);
+  if ((await missing()).length === 0) return;
+  // The record says more than the object database holds (e.g. objects pruned since): apply every live pack again.
+  if (from > info.liveFrom) {
+    log.debug(`objects missing after pack ${from}; re-applying packs from ${info.liveFrom}`);
+    await applyPacks(deps, repositoryId, info.liveFrom, progress);
+  }
+  const still = await missing();
+  if (still.length > 0) throw new MissingObjectsError(repositoryId, still);
+}
+
+async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, progress: boolean): Promise<void> {
+  const { ledger, blobStore, local, log } = deps;
+  const packs = await ledger.listPacks(repositoryId, from);
+  if (packs.length === 0) return;
+  const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId })));
+  const total = packs.reduce((sum, pack) => sum + pack.size, 0);
+  const started = Date.now();
+  let received = 0;
+  let pack = -1;
+  let staged: Awaited<ReturnType<LocalRepository['stagePack']>> | null = null;
+  let hash = createHash('sha256');
+  const finish = async (index: number, entry: PackEntry) => {
+    const actual = hash.digest('hex');
+    if (actual !== entry.sha256.toLowerCase()) {
+      await staged!.discard();
+      throw new CorruptPackError(repositoryId, from + index, entry.sha256, actual);
+    }
+    await staged!.apply(progress && log.verbosity >= 2);
+    await local.writeAppliedPacks(repositoryId, from + index + 1);
+  };
+  try {
+    for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, async (c) => ({ chunk: await blobStore.read(c.blobId), index: c.pack }))) {
+      if (index !== pack) {
+        if (pack >= 0) await finish(pack, packs[pack]);
+        pack = index;
+        staged = await local.stagePack();
+        hash = createHash('sha256');
+      }
+      hash.update(chunk);
+      await staged!.write(chunk);
+      received += chunk.byteLength;
+      if (progress) log.progress(`Receiving packs: ${percent(received, total)} (${pack + 1}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}`);
+    }
+    await finish(pack, packs[pack]);
+    staged = null;
+    if (progress) log.progress(`Receiving packs: 100% (${packs.length}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}, done.`, true);
+  } catch (error) {
+    await staged?.discard().catch(() => {});
+    throw error;
+  }
+}
+
+function percent(done: number, total: number): string {
+  return `${String(total === 0 ? 100 : Math.floor((done * 100) / total)).padStart(3)}%`;
+}

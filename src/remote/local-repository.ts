@@ -1,0 +1,34 @@
+import type { ObjectFormat } from '../core/object-id.ts';
+import type { Ancestry } from '../core/push-plan.ts';
+
+/**
+ * What the remote use-cases need from the local git repository (implemented over native git by src/git/).
+ * Object ids are lowercase hex.
+ */
+export interface LocalRepository {
+  objectFormat(): Promise<ObjectFormat>;
+  /** The object a ref name, `HEAD` or hex id names; null when it names nothing. */
+  resolve(name: string): Promise<string | null>;
+  /** The subset of `ids` present in the object database. */
+  presentObjects(ids: readonly string[]): Promise<Set<string>>;
+  /** How `old` relates to `next` (is `old` an ancestor, is it known here, are both commits). */
+  ancestry(old: string, next: string): Promise<Ancestry>;
+  /**
+   * Streams a thin pack of everything reachable from `include` and not from `exclude` (git pack-objects --thin
+   * --stdout --revs); git's own progress goes to stderr when `progress` is set.
+   */
+  packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): AsyncIterable<Uint8Array>;
+  /** Opens a staging file for a downloaded pack: nothing enters the object database before `apply`. */
+  stagePack(): Promise<StagedPack>;
+  /** The per-repository fetch record (how many packs of the remote this repository has applied). */
+  readAppliedPacks(repositoryId: string): Promise<number>;
+  writeAppliedPacks(repositoryId: string, count: number): Promise<void>;
+}
+
+export interface StagedPack {
+  write(bytes: Uint8Array): Promise<void>;
+  /** Indexes the staged pack into the object database (index-pack --fix-thin) and removes the staging file. */
+  apply(progress: boolean): Promise<void>;
+  /** Removes the staging file without touching the object database. */
+  discard(): Promise<void>;
+}

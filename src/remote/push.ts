@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { WalrusGitError } from '../core/errors.ts';
+import type { Log } from '../core/log.ts';
+import { formatOfHashLength } from '../core/object-id.ts';
+import { rechunk } from '../core/ordered-parallel.ts';
+import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
+import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
+import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { Ledger, PackEntry } from '../ports/ledger.ts';
+import type { PushResult } from '../protocol/answers.ts';
+import type { PushRequest } from '../protocol/session.ts';
+import { ObjectFormatMismatchError } from './errors.ts';
+import type { LocalRepository } from './local-repository.ts';
+import { formatBytes, rateOf } from './progress.ts';
+import { readRemote } from './remote-state.ts';
+
+export interface PushDeps {
+  ledger: Ledger;
+  blobStore: BlobStore;
+  local: LocalRepository;
+  log: Log;
+}
+
+export interface PushSettings {
+  atomic: boolean;
+  dryRun: boolean;
+  progress: boolean;
+  /** `--force-with-lease` expectations: ref → expected id (null: must not exist). */
+  leases: ReadonlyMap<string, string | null>;
+}
+
+/** How often a batch is retried after refs moved under it (each retry drops the refs that moved). */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * One push batch (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit every
+ * ref in one transaction whose compare-and-swap the contract checks. Answers only after the transaction is final.
+ */
+export async function pushRefs(deps: PushDeps, repositoryId: string, requests: readonly PushRequest[], settings: PushSettings): Promise<PushResult[]> {
+  const { ledger, local, log } = deps;
+  const snapshot = await readRemote(ledger, repositoryId);
+  const remoteFormat = formatOfHashLength(snapshot.info.hashLength);
+  const localFormat = await local.objectFormat();
+  if (remoteFormat !== null && remoteFormat !== localFormat) throw new ObjectFormatMismatchError(remoteFormat, localFormat);
+
+  const refRequests: RefRequest[] = [];
+  const unresolved: PushResult[] = [];
+  for (const request of requests) {
+    const next = request.src === null ? null : await local.resolve(request.src);
+    if (request.src !== null && next === null) {
+      unresolved.push({ dst: request.dst, ok: false, reason: `src refspec ${request.src} does not match any object` });
+      continue;
+    }
+    const lease = settings.leases.has(request.dst) ? { lease: settings.leases.get(request.dst)! } : {};
+    refRequests.push({ dst: request.dst, new: next, force: request.force, ...lease });
+  }
+  const ancestry = new Map<string, Ancestry>();
+  for (const q of ancestryQuestions(refRequests, snapshot.refs)) ancestry.set(q.dst, await local.ancestry(q.old, q.new));
+  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, ledger.address, ancestry, settings.atomic);
+  if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
+
+  if (updatesOf(decisions).length > 0 && !settings.dryRun) {
+    const present = await local.presentObjects([...snapshot.refs.values()]);
+    const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress);
+    decisions = await commit(deps, repositoryId, decisions, pack, settings.atomic);
+  } else if (settings.dryRun) {
+    log.debug('dry run: no upload and no transaction');
+  }
+  return [...decisions.map(resultOf), ...unresolved];
+}
+
+/** Sends the transaction; when refs moved under it, drops those (or all, if atomic) and retries the rest. */
+async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision[], pack: PackEntry | null, atomic: boolean): Promise<RefDecision[]> {
+  const { ledger, log } = deps;
+  let decisions = planned;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const updates = updatesOf(decisions);
+    if (updates.length === 0) return decisions;
+    try {
+      const receipt = await ledger.push(repositoryId, updates, pack);
+      log.debug(`push landed: seq ${receipt.seq}, transaction ${receipt.digest}`);
+      return decisions;
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (refusal === null) throw error;
+      const state = await ledger.getRepository(repositoryId);
+      if (refusal !== 'conflict') {
+        const reason = refusal === 'not-writer' ? notWriterReason(ledger.address, state.owner) : null;
+        return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: reason ?? protectedRefReason(d.dst, state.owner) } : d));
+      }
+      const moved = dropMovedRefs(decisions, await ledger.listRefs(repositoryId));
+      log.debug(`refs moved during the push (attempt ${attempt}); retrying without them`);
+      if (atomic) return moved.map((d, i) => (d.kind === 'update' || decisions[i].kind === 'update' ? { kind: 'reject', dst: d.dst, reason: d.kind === 'reject' ? d.reason : 'atomic push failed' } : d));
+      if (updatesOf(moved).length === updates.length) throw error; // nothing we can see moved: not a race we understand
+      decisions = moved;
+    }
+  }
+  return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'fetch first' } : d));
+}
+
+/** Sorts a refused transaction: a ref moved (retry without it), a protected ref, a non-writer, or not a refusal. */
+function refusalOf(error: unknown): 'conflict' | 'protected' | 'not-writer' | null {
+  if (!(error instanceof WalrusGitError)) return null;
+  const name = error.data.abortName ?? error.code;
+  if (name === 'ERefMismatch' || name === 'ERefExists') return 'conflict';
+  if (name === 'EProtected') return 'protected';
+  if (name === 'ENotWriter') return 'not-writer';
+  return null;
+}
+
+function resultOf(decision: RefDecision): PushResult {
+  if (decision.kind === 'update') return { dst: decision.dst, ok: true };
+  return { dst: decision.dst, ok: false, reason: decision.kind === 'up-to-date' ? 'up to date' : decision.reason };
+}
+
+/**
+ * Streams `git pack-objects` into blobs of at most `maxBlobSize` bytes, hashing as it goes, one upload in flight
+ * while the next chunk fills. Returns null for an empty pack (every object is already on the remote): no blob.
+ */
+async function uploadPack(deps: PushDeps, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
+  const { local, blobStore, log } = deps;
+  const hash = createHash('sha256');
+  const chunks: string[] = [];
+  let size = 0;
+  let pending: Promise<StoredBlob> | null = null;
+  const started = Date.now();
+  for await (const chunk of rechunk(local.packObjects(include, exclude, progress), blobStore.maxBlobSize)) {
+    if (size === 0 && packObjectCount(chunk) === 0) return null;
+    hash.update(chunk);
+    size += chunk.byteLength;
+    if (pending) chunks.push((await pending).blobId);
+    pending = blobStore.write(chunk);
+    if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
+  }
+  if (pending) chunks.push((await pending).blobId);
+  if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
+  return { chunks, size, sha256: hash.digest('hex') };
+}
+
+/** The object count of a pack, from its 12-byte header ("PACK", version, count). */
+function packObjectCount(firstChunk: Uint8Array): number {
+  return new DataView(firstChunk.buffer, firstChunk.byteOffset, firstChunk.byteLength).getUint32(8);
+}

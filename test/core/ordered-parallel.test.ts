@@ -1,0 +1,49 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mapOrdered, rechunk } from '../../src/core/ordered-parallel.ts';
+
+const collect = async <T>(it: AsyncIterable<T>) => { const out: T[] = []; for await (const x of it) out.push(x); return out; };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const map = suite('mapOrdered');
+
+map('yields in input order with at most `limit` calls in flight', async () => {
+  let inFlight = 0;
+  let peak = 0;
+  const out = await collect(mapOrdered([30, 5, 20, 1, 10, 2], 3, async (ms, i) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    await sleep(ms);
+    inFlight--;
+    return i;
+  }));
+  assert.equal(out, [0, 1, 2, 3, 4, 5]);
+  assert.is(peak, 3);
+});
+
+map('surfaces a failure when its turn comes', async () => {
+  const seen: number[] = [];
+  try {
+    for await (const x of mapOrdered([1, 2, 3], 2, async (n) => { if (n === 2) throw new Error('boom'); return n; })) seen.push(x);
+    assert.unreachable();
+  } catch (e) {
+    assert.is((e as Error).message, 'boom');
+  }
+  assert.equal(seen, [1]);
+});
+
+const chunks = suite('rechunk');
+
+chunks('cuts a stream into fixed-size chunks whatever the input pieces', async () => {
+  async function* pieces() { yield new Uint8Array([1, 2, 3]); yield new Uint8Array([4]); yield new Uint8Array([5, 6, 7, 8, 9]); }
+  const out = await collect(rechunk(pieces(), 4));
+  assert.equal(out.map((c) => [...c]), [[1, 2, 3, 4], [5, 6, 7, 8], [9]]);
+});
+
+chunks('an empty stream gives no chunk', async () => {
+  async function* none() {}
+  assert.equal(await collect(rechunk(none(), 4)), []);
+});
+
+map.run();
+chunks.run();
