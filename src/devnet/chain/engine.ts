@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { Transaction } from '@mysten/sui/transactions';
+import { bcs } from '@mysten/sui/bcs';
+import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
+import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
+import {
+  CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
+  type ChainObject,
+} from './objects.ts';
+import { executeTransaction, type ExecutionResult } from './executor.ts';
+import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
+import { walrusGitPackage, initWalrusGitPackage } from './walrus-git-package.ts';
+import { WorkingSet, tableStore } from './working-set.ts';
+import { ChainNotFoundError } from './errors.ts';
+import { FAUCET_AMOUNT, MIST_PER_SUI, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
+import { normalizeType } from './move-types.ts';
+
+/**
+ * The devnet chain: one state directory, executing signed transactions and answering reads. Both fronts (the
+ * in-process CoreClient and the JSON-RPC server) are thin translations over this class.
+ */
+
+/** Digest of the (virtual) genesis transaction that publishes our package: fixed, so the package id is too. */
+const GENESIS_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet genesis')));
+/** Where our package is published on every devnet. */
+export const DEVNET_PACKAGE_ID = deriveObjectId(GENESIS_DIGEST, 0);
+const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
+const GENESIS_VERSION = 1n;
+export const EPOCH = 0;
+export const SUI_TYPE = '0x2::sui::SUI';
+
+export interface EventQuery {
+  /** A full Move event type; null = all events. */
+  eventType: string | null;
+  /** Position after (ascending) or before (descending) which to read. */
+  cursor: { txDigest: string; eventSeq: number } | null;
+  limit: number;
+  descending: boolean;
+}
+
+export class ChainEngine {
+  readonly store: ChainStore;
+  readonly packages: Map<string, MovePackage>;
+
+  private constructor(store: ChainStore) {
+    this.store = store;
+    this.packages = new Map([...frameworkPackages(), walrusGitPackage(DEVNET_PACKAGE_ID)].map((pkg) => [pkg.id, pkg]));
+  }
+
+  /** Opens (creating at genesis if empty) the chain state in `dir`. */
+  static async open(dir: string): Promise<ChainEngine> {
+    const engine = new ChainEngine(new ChainStore(dir));
+    await engine.store.refresh();
+    if (!engine.store.genesis) {
+      await engine.store.transact(async () => ({ commit: engine.store.genesis ? null : genesis(), result: undefined }));
+    }
+    return engine;
+  }
+
+  get genesis(): GenesisInfo {
+    return this.store.requireGenesis();
+  }
+
+  get faucetAddress(): string {
+    return Ed25519Keypair.fromSecretKey(this.genesis.faucetKey).toSuiAddress();
+  }
+
+  async refresh(): Promise<void> {
+    await this.store.refresh();
+  }
+
+  /** Executes a signed transaction and commits it; returns the record (also for a transaction already executed). */
+  async execute(txBytes: Uint8Array, signatures: string[]): Promise<TxRecord> {
+    return this.store.transact(() => this.#executeLocked(txBytes, signatures));
+  }
+
+  /** Dry-runs a transaction (no signatures, nothing committed). */
+  async simulate(txBytes: Uint8Array): Promise<ExecutionResult> {
+    await this.refresh();
+    return executeTransaction(this.#request(txBytes, [], true, this.#tickClock(Date.now())));
+  }
+
+  /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
+  async faucet(address: string, amount = FAUCET_AMOUNT): Promise<TxRecord> {
+    const keypair = Ed25519Keypair.fromSecretKey(this.genesis.faucetKey);
+    return this.store.transact(async () => {
+      const [coin] = this.coins(keypair.toSuiAddress(), SUI_TYPE);
+      const tx = new Transaction();
+      tx.setSender(keypair.toSuiAddress());
+      tx.setGasPrice(REFERENCE_GAS_PRICE);
+      tx.setGasBudget(10_000_000n);
+      tx.setGasPayment([{ objectId: coin.id, version: coin.version.toString(), digest: objectDigest(coin) }]);
+      const [sent] = tx.splitCoins(tx.gas, [tx.pure.u64(amount)]);
+      tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
+      const bytes = await tx.build();
+      const { signature } = await keypair.signTransaction(bytes);
+      return this.#executeLocked(bytes, [signature]);
+    });
+  }
+
+  async #executeLocked(txBytes: Uint8Array, signatures: string[]): Promise<{ commit: CommitRecord | null; result: TxRecord }> {
+    const now = Date.now();
+    const clock = this.#tickClock(now);
+    const result = await executeTransaction(this.#request(txBytes, signatures, false, clock));
+    const existing = this.store.transactions.get(result.digest);
+    if (existing) return { commit: null, result: existing };
+    const commit = { ...result.commit, writes: [storeObject(clock), ...result.commit.writes] };
+    return { commit, result: result.commit.tx! };
+  }
+
+  /** The Clock as the consensus commit before this transaction sets it: real time, never going backwards. */
+  #tickClock(now: number): ChainObject {
+    const clock = this.store.objects.get(CLOCK_ID)!;
+    const previous = BigInt(ClockContents.parse(clock.contents).timestamp_ms);
+    const timestamp = BigInt(now) > previous ? BigInt(now) : previous;
+    return { ...clock, version: clock.version + 1n, contents: ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: timestamp }).toBytes() };
+  }
+
+  #request(txBytes: Uint8Array, signatures: string[], simulate: boolean, clock: ChainObject) {
+    const objects = this.store.objects;
+    return {
+      objects: { get: (id: string) => (id === CLOCK_ID ? clock : objects.get(id)) },
+      packages: this.packages,
+      chainId: this.genesis.chainId,
+      epoch: EPOCH,
+      checkpoint: this.store.checkpoint + 1,
+      txBytes,
+      signatures,
+      simulate,
+      now: Date.now(),
+    };
+  }
+
+  // --- reads (callers refresh first) ---
+
+  object(id: string): ChainObject | undefined {
+    return this.store.objects.get(normalizeSuiAddress(id));
+  }
+
+  /** Coins of `coinType` owned by `owner`, by id. */
+  coins(owner: string, coinType: string): ChainObject[] {
+    const type = normalizeStructTag(`0x2::coin::Coin<${coinType}>`);
+    return this.ownedObjects(owner).filter((object) => object.type === type);
+  }
+
+  ownedObjects(owner: string): ChainObject[] {
+    const ids = [...(this.store.owned.get(normalizeSuiAddress(owner)) ?? [])].sort();
+    return ids.map((id) => this.store.objects.get(id)!);
+  }
+
+  balance(owner: string, coinType: string): bigint {
+    return this.coins(owner, coinType).reduce((sum, coin) => sum + coinBalance(coin), 0n);
+  }
+
+  /** Dynamic fields of `parentId` in id order, after `cursor` (a field id). */
+  dynamicFields(parentId: string, cursor: string | null, limit: number): { fields: ChainObject[]; hasNextPage: boolean } {
+    const ids = [...(this.store.children.get(normalizeSuiAddress(parentId)) ?? [])].sort();
+    const start = cursor ? ids.findIndex((id) => id > normalizeSuiAddress(cursor)) : 0;
+    const page = start < 0 ? [] : ids.slice(start, start + limit);
+    return { fields: page.map((id) => this.store.objects.get(id)!), hasNextPage: start >= 0 && start + limit < ids.length };
+  }
+
+  events(query: EventQuery): { events: EventPosition[]; hasNextPage: boolean } {
+    const all = query.eventType === null
+      ? this.store.events.map((_, index) => index)
+      : this.store.eventsByType.get(normalizeType(query.eventType)) ?? [];
+    const positions = query.descending ? [...all].reverse() : all;
+    let start = 0;
+    if (query.cursor) {
+      const { txDigest, eventSeq } = query.cursor;
+      const at = positions.findIndex((p) => this.store.events[p].txDigest === txDigest && this.store.events[p].eventSeq === eventSeq);
+      start = at < 0 ? positions.length : at + 1;
+    }
+    const page = positions.slice(start, start + query.limit);
+    return { events: page.map((p) => this.store.events[p]), hasNextPage: start + query.limit < positions.length };
+  }
+
+  transaction(digest: string): TxRecord | undefined {
+    return this.store.transactions.get(digest);
+  }
+
+  moveFunction(packageId: string, module: string, name: string): MoveFunction {
+    const fn = this.packages.get(normalizeSuiAddress(packageId))?.modules.get(module)?.get(name);
+    if (!fn) throw new ChainNotFoundError(`Move function ${normalizeSuiAddress(packageId)}::${module}::${name}`, { packageId, module, name });
+    return fn;
+  }
+}
+
+/** The genesis commit: the Clock, the faucet's coin, and our package published with its `init` run (the Registry). */
+function genesis(): CommitRecord {
+  const now = Date.now();
+  const faucet = Ed25519Keypair.generate();
+  const working = new WorkingSet({ get: () => undefined });
+  let created = 1; // creation index 0 is the package itself
+  const ctx: CallContext = {
+    sender: normalizeSuiAddress('0x0'),
+    txDigest: GENESIS_DIGEST,
+    epoch: EPOCH,
+    newId: () => deriveObjectId(GENESIS_DIGEST, created++),
+    emit: () => {},
+    share: (type, contents) => {
+      working.write(genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }));
+    },
+    tables: tableStore(working, GENESIS_DIGEST),
+  };
+  initWalrusGitPackage(DEVNET_PACKAGE_ID, ctx);
+  const registry = [...working.written.values()].find((object) => object.type.endsWith('::repository::Registry'));
+  if (!registry) throw new Error('package init created no Registry');
+  const faucetCoinId = deriveObjectId(GENESIS_DIGEST, created++);
+  const objects: ChainObject[] = [
+    ...[...working.written.values()].map((object) => ({ ...object, version: GENESIS_VERSION, storageRebate: storageCost(object.contents.length) })),
+    genesisObject(CLOCK_ID, CLOCK_TYPE, ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: BigInt(now) }).toBytes(), { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }),
+    { ...genesisObject(faucetCoinId, GAS_COIN_TYPE, CoinContents.serialize({ id: faucetCoinId, balance: FAUCET_RESERVE }).toBytes(), { $kind: 'AddressOwner', AddressOwner: faucet.toSuiAddress() }), hasPublicTransfer: true },
+  ];
+  return {
+    genesis: {
+      chainId: toBase58(randomBytes(32)),
+      packageId: DEVNET_PACKAGE_ID,
+      registryId: registry.id,
+      registryInitialVersion: GENESIS_VERSION.toString(),
+      faucetKey: faucet.getSecretKey(),
+      timestampMs: now,
+    },
+    writes: objects.map(storeObject),
+    deletes: [],
+  };
+}
+
+function genesisObject(id: string, type: string, contents: Uint8Array, owner: ChainObject['owner']): ChainObject {
+  return {
+    id, version: GENESIS_VERSION, owner, type: normalizeType(type), contents, hasPublicTransfer: false, previousTransaction: GENESIS_DIGEST,
+    storageRebate: storageCost(contents.length),
+  };
+}

@@ -1,0 +1,131 @@
+import { bcs, TypeTagSerializer } from '@mysten/sui/bcs';
+import { normalizeStructTag, normalizeSuiAddress, toBase58, fromBase58, toBase64, fromBase64 } from '@mysten/sui/utils';
+import { blake2b } from '@noble/hashes/blake2.js';
+
+/**
+ * Sui objects as the devnet keeps them, with ids, versions and digests computed exactly as Sui computes them, so
+ * every id and digest a client sees could have come from a real network.
+ */
+
+export type Owner =
+  | { $kind: 'AddressOwner'; AddressOwner: string }
+  | { $kind: 'ObjectOwner'; ObjectOwner: string }
+  | { $kind: 'Shared'; Shared: { initialSharedVersion: string } }
+  | { $kind: 'Immutable'; Immutable: true };
+
+export interface ChainObject {
+  id: string;
+  version: bigint;
+  owner: Owner;
+  /** Normalized struct tag, e.g. `0x…2::coin::Coin<0x…2::sui::SUI>`. */
+  type: string;
+  /** The Move struct's BCS (starts with the 32-byte UID). */
+  contents: Uint8Array;
+  hasPublicTransfer: boolean;
+  /** Base58 digest of the transaction that last wrote the object. */
+  previousTransaction: string;
+  /** MIST refunded (99%) when the object is next written or deleted. */
+  storageRebate: bigint;
+}
+
+export const SUI_FRAMEWORK = normalizeSuiAddress('0x2');
+export const MOVE_STDLIB = normalizeSuiAddress('0x1');
+export const CLOCK_ID = normalizeSuiAddress('0x6');
+export const GAS_COIN_TYPE = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
+export const CLOCK_TYPE = normalizeStructTag('0x2::clock::Clock');
+
+/** blake2b-256 over `<Name>::` ‖ data: Sui's typed-data hashing for digests. */
+export function hashTyped(name: string, data: Uint8Array): Uint8Array {
+  const hash = blake2b.create({ dkLen: 32 });
+  hash.update(new TextEncoder().encode(`${name}::`));
+  hash.update(data);
+  return hash.digest();
+}
+
+/** Id of the n-th object created by a transaction: blake2b256(0xf1 ‖ tx digest ‖ u64le(n)) (Sui `derive_id`). */
+export function deriveObjectId(txDigest: string, creationIndex: number): string {
+  const hash = blake2b.create({ dkLen: 32 });
+  hash.update(new Uint8Array([0xf1]));
+  hash.update(fromBase58(txDigest));
+  hash.update(bcs.u64().serialize(creationIndex).toBytes());
+  return normalizeSuiAddress(Buffer.from(hash.digest()).toString('hex'));
+}
+
+function moveObjectType(type: string) {
+  if (type === GAS_COIN_TYPE) return { GasCoin: true };
+  const coin = /^0x0{63}2::coin::Coin<(.+)>$/.exec(type);
+  if (coin) return { Coin: TypeTagSerializer.parseFromStr(coin[1], true) };
+  const tag = TypeTagSerializer.parseFromStr(type, true);
+  if (!('struct' in tag)) throw new Error(`not a struct type: ${type}`);
+  return { Other: tag.struct };
+}
+
+function ownerBcs(owner: Owner) {
+  switch (owner.$kind) {
+    case 'AddressOwner': return { AddressOwner: owner.AddressOwner };
+    case 'ObjectOwner': return { ObjectOwner: owner.ObjectOwner };
+    case 'Shared': return { Shared: { initialSharedVersion: owner.Shared.initialSharedVersion } };
+    case 'Immutable': return { Immutable: true };
+  }
+}
+
+/** The full object envelope (`bcs.Object`), as `objectBcs` and for the digest. */
+export function objectEnvelope(object: ChainObject): Uint8Array {
+  return bcs.Object.serialize({
+    data: { Move: { type: moveObjectType(object.type), hasPublicTransfer: object.hasPublicTransfer, version: object.version, contents: object.contents } },
+    owner: ownerBcs(object.owner),
+    previousTransaction: object.previousTransaction,
+    storageRebate: object.storageRebate,
+  }).toBytes();
+}
+
+export function objectDigest(object: ChainObject): string {
+  return toBase58(hashTyped('Object', objectEnvelope(object)));
+}
+
+/** Owner in effects BCS form. */
+export function ownerToBcsValue(owner: Owner) {
+  return ownerBcs(owner);
+}
+
+export function ownerAddress(owner: Owner): string | null {
+  if (owner.$kind === 'AddressOwner') return owner.AddressOwner;
+  if (owner.$kind === 'ObjectOwner') return owner.ObjectOwner;
+  return null;
+}
+
+/** Bytes of an object's size as the chain counts it for the 250 KiB limit and storage fees. */
+export function objectSize(object: ChainObject): number {
+  return object.contents.length;
+}
+
+export interface StoredObject {
+  id: string; version: string; owner: Owner; type: string; contents: string; hasPublicTransfer: boolean;
+  previousTransaction: string; storageRebate: string;
+}
+
+export function storeObject(object: ChainObject): StoredObject {
+  return {
+    id: object.id, version: object.version.toString(), owner: object.owner, type: object.type, contents: toBase64(object.contents),
+    hasPublicTransfer: object.hasPublicTransfer, previousTransaction: object.previousTransaction, storageRebate: object.storageRebate.toString(),
+  };
+}
+
+export function loadObject(stored: StoredObject): ChainObject {
+  return {
+    id: stored.id, version: BigInt(stored.version), owner: stored.owner, type: stored.type, contents: fromBase64(stored.contents),
+    hasPublicTransfer: stored.hasPublicTransfer, previousTransaction: stored.previousTransaction, storageRebate: BigInt(stored.storageRebate),
+  };
+}
+
+/** Contents of a `Coin<T>`: UID ‖ u64 balance. */
+export const CoinContents = bcs.struct('Coin', { id: bcs.Address, balance: bcs.u64() });
+export const ClockContents = bcs.struct('Clock', { id: bcs.Address, timestamp_ms: bcs.u64() });
+
+export function coinBalance(object: ChainObject): bigint {
+  return BigInt(CoinContents.parse(object.contents).balance);
+}
+
+export function withCoinBalance(object: ChainObject, balance: bigint): ChainObject {
+  return { ...object, contents: CoinContents.serialize({ id: object.id, balance }).toBytes() };
+}

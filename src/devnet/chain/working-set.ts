@@ -1,0 +1,91 @@
+import { deriveDynamicFieldID } from '@mysten/sui/utils';
+import { bcs } from '@mysten/sui/bcs';
+import { type ChainObject } from './objects.ts';
+import { normalizeType, parseType } from './move-types.ts';
+import { DYNAMIC_FIELD, MoveAbortFailure, type TableStore } from './packages.ts';
+import { SUI_FRAMEWORK } from './objects.ts';
+
+/**
+ * The objects one transaction reads and writes, layered over the committed state: nothing reaches the store until
+ * the transaction succeeds (a failed transaction keeps only its gas charge).
+ */
+export class WorkingSet {
+  readonly #committed: ObjectSource;
+  readonly written = new Map<string, ChainObject>();
+  readonly created = new Set<string>();
+  readonly deleted = new Set<string>();
+  /** Objects loaded from the committed state, at the version they had when the transaction started. */
+  readonly loaded = new Map<string, ChainObject>();
+
+  constructor(committed: ObjectSource) {
+    this.#committed = committed;
+  }
+
+  get(id: string): ChainObject | undefined {
+    if (this.deleted.has(id)) return undefined;
+    const written = this.written.get(id);
+    if (written) return written;
+    const committed = this.#committed.get(id);
+    if (committed && !this.loaded.has(id)) this.loaded.set(id, committed);
+    return committed;
+  }
+
+  write(object: ChainObject): void {
+    if (!this.get(object.id)) this.created.add(object.id);
+    this.deleted.delete(object.id);
+    this.written.set(object.id, object);
+  }
+
+  delete(id: string): void {
+    this.get(id);
+    this.written.delete(id);
+    if (this.created.delete(id)) return;
+    this.deleted.add(id);
+  }
+}
+
+export interface ObjectSource { get(id: string): ChainObject | undefined }
+
+const FIELD_ID_LENGTH = 32;
+
+/** Table entries as dynamic fields: `Field<K, V> { id, name: K, value: V }` owned by the table's UID. */
+export function tableStore(working: WorkingSet, txDigest: string): TableStore {
+  const fieldId = (table: string, keyType: string, key: Uint8Array) => deriveDynamicFieldID(table, parseType(keyType), key);
+  const abort = (code: bigint, functionName: string) => new MoveAbortFailure(SUI_FRAMEWORK, DYNAMIC_FIELD.module, functionName, 0, code);
+  const fieldValue = (field: ChainObject, key: Uint8Array) => field.contents.slice(FIELD_ID_LENGTH + key.length);
+  const put = (table: string, keyType: string, key: Uint8Array, valueType: string, value: Uint8Array) => {
+    const id = fieldId(table, keyType, key);
+    const previous = working.get(id);
+    working.write({
+      id,
+      version: previous?.version ?? 0n,
+      owner: { $kind: 'ObjectOwner', ObjectOwner: table },
+      type: normalizeType(`0x2::dynamic_field::Field<${keyType}, ${valueType}>`),
+      contents: new Uint8Array([...bcs.Address.serialize(id).toBytes(), ...key, ...value]),
+      hasPublicTransfer: false,
+      previousTransaction: txDigest,
+      storageRebate: previous?.storageRebate ?? 0n,
+    });
+  };
+  return {
+    get(table, keyType, key) {
+      const field = working.get(fieldId(table, keyType, key));
+      return field ? fieldValue(field, key) : null;
+    },
+    add(table, keyType, key, valueType, value) {
+      if (working.get(fieldId(table, keyType, key))) throw abort(DYNAMIC_FIELD.EFieldAlreadyExists, 'add');
+      put(table, keyType, key, valueType, value);
+    },
+    set(table, keyType, key, valueType, value) {
+      if (!working.get(fieldId(table, keyType, key))) throw abort(DYNAMIC_FIELD.EFieldDoesNotExist, 'borrow_child_object_mut');
+      put(table, keyType, key, valueType, value);
+    },
+    remove(table, keyType, key) {
+      const id = fieldId(table, keyType, key);
+      const field = working.get(id);
+      if (!field) throw abort(DYNAMIC_FIELD.EFieldDoesNotExist, 'remove');
+      working.delete(id);
+      return fieldValue(field, key);
+    },
+  };
+}
