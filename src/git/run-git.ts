@@ -40,11 +40,14 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
 }
 
 export function spawnGit(args: readonly string[], options: GitOptions = {}): ChildProcess {
-  return spawn('git', args, {
+  const child = spawn('git', args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['pipe', 'pipe', options.inheritStderr ? 'inherit' : 'pipe'],
   });
+  // git may exit without reading all its input (e.g. on an error): its exit code reports that, not EPIPE.
+  child.stdin!.on('error', () => {});
+  return child;
 }
 
 /** Resolves when a spawned git exits 0; otherwise rejects with GitCommandError carrying its stderr. */

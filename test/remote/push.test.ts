@@ -1,0 +1,145 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { silentLog } from '../../src/core/log.ts';
+import { NativeGitRepository } from '../../src/git/native-repository.ts';
+import { pushRefs } from '../../src/remote/push.ts';
+import type { PushSettings } from '../../src/remote/push.ts';
+import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
+import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+
+const OWNER = `0x${'1'.repeat(64)}`;
+const plain: PushSettings = { atomic: false, dryRun: false, progress: false, leases: new Map() };
+
+async function setup(maxBlobSize?: number) {
+  const dir = tempDir('push-test-');
+  const env = hermeticGitEnv(dir.path);
+  const work = initRepo(dir.path, env);
+  const ledger = new MemoryLedger(OWNER);
+  const blobStore = new MemoryBlobStore(maxBlobSize);
+  const { id } = await ledger.createRepository('app');
+  const local = new NativeGitRepository(join(work, '.git'), env);
+  const deps = { ledger, blobStore, local, log: silentLog };
+  return { dir, env, work, ledger, blobStore, id, local, deps };
+}
+
+const push = suite('pushRefs');
+
+push('a first push stores one pack and sets the ref in one transaction', async () => {
+  const t = await setup();
+  try {
+    const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
+    const results = await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    assert.equal(results, [{ dst: 'refs/heads/main', ok: true }]);
+    assert.equal(t.ledger.repos.get(t.id)!.refs, new Map([['refs/heads/main', head]]));
+    assert.is(t.blobStore.writes, 1);
+    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 1);
+    const pack = t.ledger.repos.get(t.id)!.packs[0];
+    assert.is(pack.chunks.length, 1);
+    assert.is(pack.size, t.blobStore.blobs.get(pack.chunks[0])!.byteLength);
+  } finally { t.dir.remove(); }
+});
+
+push('splits a pack larger than the blob limit into chunks', async () => {
+  const t = await setup(300);
+  try {
+    for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    const pack = t.ledger.repos.get(t.id)!.packs[0];
+    assert.ok(pack.chunks.length > 1);
+    assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
+  } finally { t.dir.remove(); }
+});
+
+push('refuses non-fast-forwards and stale leases in git words; force and a matching lease land', async () => {
+  const t = await setup();
+  try {
+    const first = commitFile(t.work, t.env, 'a.txt', '1\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
+    const rewritten = gitIn(t.work, t.env, 'rev-parse', 'HEAD');
+    const req = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];
+    assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'non-fast forward' }]);
+    const stale = await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', 'f'.repeat(40)]]) });
+    assert.equal(stale, [{ dst: 'refs/heads/main', ok: false, reason: 'stale info' }]);
+    assert.equal(await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', first]]) }), [{ dst: 'refs/heads/main', ok: true }]);
+    assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/main'), rewritten);
+    assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'up to date' }]);
+  } finally { t.dir.remove(); }
+});
+
+push('a ref at a commit the remote already has needs no blob; a delete neither', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    const writes = t.blobStore.writes;
+    assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
+    assert.equal(await pushRefs(t.deps, t.id, [{ src: null, dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
+    assert.is(t.blobStore.writes, writes);
+    assert.is(t.ledger.repos.get(t.id)!.packs.length, 1);
+    assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/copy'));
+  } finally { t.dir.remove(); }
+});
+
+push('dry run: no upload and no transaction', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], { ...plain, dryRun: true }), [{ dst: 'refs/heads/main', ok: true }]);
+    assert.is(t.blobStore.writes, 0);
+    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
+  } finally { t.dir.remove(); }
+});
+
+push('when a ref moves under the push, that ref answers "fetch first" and the others land', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    const next = commitFile(t.work, t.env, 'b.txt', '2\n');
+    t.ledger.beforePush = () => {
+      t.ledger.beforePush = null;
+      t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+    };
+    const results = await pushRefs(t.deps, t.id, [
+      { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
+      { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
+    ], plain);
+    assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: true }]);
+    assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/other'), next);
+  } finally { t.dir.remove(); }
+});
+
+push('atomic: a ref that moved fails the whole batch', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    commitFile(t.work, t.env, 'b.txt', '2\n');
+    t.ledger.beforePush = () => {
+      t.ledger.beforePush = null;
+      t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+    };
+    const results = await pushRefs(t.deps, t.id, [
+      { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
+      { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
+    ], { ...plain, atomic: true });
+    assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: false, reason: 'atomic push failed' }]);
+    assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/other'));
+  } finally { t.dir.remove(); }
+});
+
+push('a non-writer is refused with the owner named, before any upload', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    t.ledger.address = `0x${'2'.repeat(64)}`;
+    const [result] = await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    assert.is(result.ok, false);
+    assert.match((result as { reason: string }).reason, new RegExp(`not a writer.*${OWNER}`));
+    assert.is(t.blobStore.writes, 0);
+  } finally { t.dir.remove(); }
+});
+
+push.run();

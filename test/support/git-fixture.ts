@@ -1,0 +1,48 @@
+/** Throw-away git repositories for tests, with hermetic identity and config. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Environment that keeps git away from the user's and the system's config. */
+export function hermeticGitEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Ada',
+    GIT_AUTHOR_EMAIL: 'ada@example.com',
+    GIT_AUTHOR_DATE: '1700000000 +0000',
+    GIT_COMMITTER_NAME: 'Ada',
+    GIT_COMMITTER_EMAIL: 'ada@example.com',
+    GIT_COMMITTER_DATE: '1700000000 +0000',
+    ...extra,
+  };
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Runs git in `cwd` and returns trimmed stdout. */
+export function gitIn(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** Creates a repository with `git init` (optionally SHA-256) on branch main. */
+export function initRepo(dir: string, env: NodeJS.ProcessEnv, format: 'sha1' | 'sha256' = 'sha1'): string {
+  gitIn(dir, env, 'init', '-q', '-b', 'main', `--object-format=${format}`, '.');
+  return dir;
+}
+
+/** Writes a file and commits it; returns the new commit id. */
+export function commitFile(dir: string, env: NodeJS.ProcessEnv, file: string, content: string, message = `edit ${file}`): string {
+  writeFileSync(join(dir, file), content);
+  gitIn(dir, env, 'add', file);
+  gitIn(dir, env, 'commit', '-q', '-m', message);
+  return gitIn(dir, env, 'rev-parse', 'HEAD');
+}
