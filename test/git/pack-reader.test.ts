@@ -1,46 +1,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PackObjectReader, PackUnreadableError } from '../../src/git/pack-reader.ts';
+import { ScratchRepo } from '../remote/history/scratch-repo.ts';
 
-// A real repository made by the git binary: two commits, a large file changed slightly so the second, thin pack
-// stores it as a delta against the first pack's blob.
-const dir = mkdtempSync(join(tmpdir(), 'pack-reader-test-'));
-const env = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Ada Lovelace',
-  GIT_AUTHOR_EMAIL: 'ada@example.org',
-  GIT_AUTHOR_DATE: '1700000000 +0100',
-  GIT_COMMITTER_NAME: 'Ada Lovelace',
-  GIT_COMMITTER_EMAIL: 'ada@example.org',
-  GIT_COMMITTER_DATE: '1700000000 +0100',
-};
-const run = (args: string[], input?: string | Buffer): Buffer =>
-  execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 1 << 26 });
-const text = (args: string[]): string => run(args).toString().trim();
-
-run(['init', '-q', '-b', 'main']);
+// Two commits, a large file changed slightly so the second, thin pack stores it as a delta against the first
+// pack's blob.
+const repo = new ScratchRepo();
 const lines = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file long enough to be deltified`);
-writeFileSync(join(dir, 'big.txt'), lines.join('\n'));
-run(['add', '.']);
-run(['commit', '-q', '-m', 'first commit\n\nwith a body']);
-const c1 = text(['rev-parse', 'HEAD']);
+const c1 = repo.commit('first commit\n\nwith a body', { 'big.txt': lines.join('\n') });
 lines[1000] = 'a changed line';
-writeFileSync(join(dir, 'big.txt'), lines.join('\n'));
-run(['commit', '-q', '-am', 'second commit']);
-const c2 = text(['rev-parse', 'HEAD']);
-const blob2 = text(['rev-parse', 'HEAD:big.txt']);
+const c2 = repo.commit('second commit', { 'big.txt': lines.join('\n') });
+const blob2 = repo.text(['rev-parse', 'HEAD:big.txt']);
 
-const pack = (revs: string, thin: boolean): Uint8Array =>
-  new Uint8Array(run(['pack-objects', '--stdout', '--revs', ...(thin ? ['--thin'] : [])], `${revs}\n`));
-const pack1 = pack(c1, false);
-const thinPack2 = pack(`${c2}\n^${c1}`, true);
-const fatPack2 = pack(`${c2}\n^${c1}`, false);
+const pack1 = repo.pack([c1]);
+const thinPack2 = repo.pack([c2, `^${c1}`], { thin: true });
+const fatPack2 = repo.pack([c2, `^${c1}`]);
 
 async function withReader(body: (reader: PackObjectReader) => Promise<void>): Promise<void> {
   const reader = await PackObjectReader.open();
@@ -103,7 +77,7 @@ ReadCommit('reads author, date, subject and parents of a commit stored in a pack
     assert.equal(first?.parents, []);
     const second = await reader.readCommit(c2);
     assert.equal(second?.parents, [c1]);
-    assert.equal(second?.author, { name: 'Ada Lovelace', email: 'ada@example.org', timestamp: 1700000000, timezoneOffset: -60 });
+    assert.equal(second?.author, { name: 'Ada Lovelace', email: 'ada@example.org', timestamp: 1700000120, timezoneOffset: -60 });
     assert.is(await reader.readCommit(blob2), null, 'a blob is not a commit');
   }));
 
@@ -137,7 +111,7 @@ FindMissing.run();
 // ---
 const Cleanup = suite('cleanup');
 Cleanup('removes the fixture repository', () => {
-  rmSync(dir, { recursive: true, force: true });
+  repo.remove();
   assert.ok(true);
 });
 Cleanup.run();
