@@ -1,0 +1,50 @@
+import { WalrusGitError } from '../core/errors.ts';
+import type { Log } from '../core/log.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { Ledger } from '../ports/ledger.ts';
+
+/**
+ * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
+ * git repository around the working directory, and the output streams. Commands never read the environment.
+ */
+export interface CliApp {
+  /** Opens the active network; `network` (the --network flag) overrides GIT_WALRUS_NETWORK and config. */
+  open(options?: { network?: string }): Promise<CliServices>;
+  /** The git repository around the working directory. */
+  workspace: GitWorkspace;
+  /** Command results (the last line of `init` is the remote URL, for scripts). */
+  stdout(text: string): void;
+  /** Messages and progress (stderr). */
+  log: Log;
+}
+
+export interface CliServices {
+  ledger: Ledger;
+  blobStore: BlobStore;
+  /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
+  networkName: string;
+  close(): Promise<void>;
+}
+
+export interface GitWorkspace {
+  /** Whether the working directory is inside a git repository. */
+  isRepository(): Promise<boolean>;
+  /** The URL of a configured remote; null when there is no such remote. */
+  remoteUrl(name: string): Promise<string | null>;
+  addRemote(name: string, url: string): Promise<void>;
+}
+
+/** The yargs arguments every command handler receives: `app` is injected by a middleware. */
+export interface CliArgs {
+  app: CliApp;
+}
+
+/** An expected way to stop (the message is already the whole story): exit with `exitCode`, no stack trace. */
+export class ExitError extends WalrusGitError {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 1) {
+    super('EXIT', message, { exitCode });
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,26 @@
+import { UsageError } from '../core/errors.ts';
+import { isWalrusUrl, parseWalrusUrl } from '../core/walrus-url.ts';
+import type { Ledger } from '../ports/ledger.ts';
+import type { GitWorkspace } from './app.ts';
+
+export interface ResolvedRemote {
+  /** The repository object id. */
+  id: string;
+  /** The walrus:// URL the argument named (directly or through the git remote). */
+  url: string;
+}
+
+/**
+ * Resolves a `<remote|url>` argument: a walrus:// URL, or the name of a git remote of the current repository whose
+ * URL is one. Throws a UsageError that says which it expected, or RepositoryNotFoundError from the ledger.
+ */
+export async function resolveRemoteArg(arg: string, ledger: Ledger, workspace: Pick<GitWorkspace, 'remoteUrl'>): Promise<ResolvedRemote> {
+  let url = arg;
+  if (!isWalrusUrl(arg)) {
+    const configured = await workspace.remoteUrl(arg);
+    if (configured === null) throw new UsageError(`'${arg}' is neither a walrus:// URL nor a git remote of this repository`, { arg });
+    if (!isWalrusUrl(configured)) throw new UsageError(`remote '${arg}' points to ${configured}, not to a walrus:// repository`, { arg, url: configured });
+    url = configured;
+  }
+  return { id: await ledger.resolve(parseWalrusUrl(url)), url };
+}
