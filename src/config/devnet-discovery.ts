@@ -1,0 +1,55 @@
+import { WalrusGitError } from '../core/errors.ts';
+
+/**
+ * What a `git walrus devnet` server tells its clients (GET <devnet url>/v1/devnet): the ids of the contract it
+ * published at genesis, its Walrus shard count, and where its Sui RPC, Walrus API and faucet listen.
+ */
+export interface DevnetInfo {
+  packageId: string;
+  registryId: string;
+  numShards: number;
+  suiRpcUrl: string;
+  walrusUrl: string;
+  faucetUrl?: string;
+}
+
+export const DEVNET_INFO_PATH = '/v1/devnet';
+
+export class DevnetUnreachableError extends WalrusGitError {
+  constructor(url: string, problem: string, cause?: unknown) {
+    super('DEVNET_UNREACHABLE', `the devnet at ${url} did not answer ${DEVNET_INFO_PATH} (${problem}); is \`git walrus devnet\` running there?`, { url }, { retryable: true, cause });
+  }
+}
+
+export class DevnetInfoError extends WalrusGitError {
+  constructor(url: string, problem: string) {
+    super('DEVNET_INFO_INVALID', `the devnet at ${url} answered ${DEVNET_INFO_PATH} with ${problem}; client and server versions may differ`, { url });
+  }
+}
+
+export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = globalThis.fetch): Promise<DevnetInfo> {
+  const url = new URL(DEVNET_INFO_PATH, devnetUrl);
+  let response: Response;
+  try {
+    response = await fetchFn(url, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    throw new DevnetUnreachableError(devnetUrl, error instanceof Error ? error.message : String(error), error);
+  }
+  if (!response.ok) throw new DevnetUnreachableError(devnetUrl, `HTTP ${response.status}`);
+  const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  if (typeof body !== 'object' || body === null) throw new DevnetInfoError(devnetUrl, 'something other than a JSON object');
+  for (const key of ['packageId', 'registryId', 'suiRpcUrl', 'walrusUrl'] as const) {
+    if (typeof body[key] !== 'string' || body[key] === '') throw new DevnetInfoError(devnetUrl, `no "${key}"`);
+  }
+  if (!Number.isInteger(body.numShards) || (body.numShards as number) < 4) throw new DevnetInfoError(devnetUrl, 'no valid "numShards"');
+  // Service URLs may be relative to the devnet URL (the server need not know how clients reach it).
+  const absolute = (value: string) => new URL(value, devnetUrl).href.replace(/\/$/, '');
+  return {
+    packageId: body.packageId as string,
+    registryId: body.registryId as string,
+    numShards: body.numShards as number,
+    suiRpcUrl: absolute(body.suiRpcUrl as string),
+    walrusUrl: absolute(body.walrusUrl as string),
+    ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
+  };
+}

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { WalrusGitError } from '../core/errors.ts';
+
+export type Env = Record<string, string | undefined>;
+
+/** Settings a user may pin per network in the config file (the same names as the `walrus.*` git config keys). */
+export interface NetworkSettings {
+  packageId?: string;
+  registryId?: string;
+  suiUrl?: string;
+  publisherUrl?: string;
+  aggregatorUrl?: string;
+  uploadRelayUrl?: string;
+  faucetUrl?: string;
+}
+
+/** `$GIT_WALRUS_HOME/config.json`. Every field is optional; an absent file is an empty one. */
+export interface WalrusConfigFile {
+  network?: string;
+  devnetUrl?: string;
+  epochs?: number;
+  /** Which key of the keystore signs (default: the first one). */
+  activeAddress?: string;
+  networks?: Record<string, NetworkSettings>;
+}
+
+export class ConfigFileError extends WalrusGitError {
+  constructor(path: string, problem: string) {
+    super('CONFIG_FILE', `${path}: ${problem}; fix or remove the file`, { path });
+  }
+}
+
+/** Where git-walrus keeps its keystore, config file and the embedded network's state. */
+export function walrusHome(env: Env): string {
+  return env.GIT_WALRUS_HOME || join(env.HOME || homedir(), '.git-walrus');
+}
+
+export function configFilePath(home: string): string {
+  return join(home, 'config.json');
+}
+
+export function readConfigFile(home: string): WalrusConfigFile {
+  const path = configFilePath(home);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigFileError(path, `not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigFileError(path, 'expected a JSON object');
+  const file = parsed as WalrusConfigFile;
+  for (const key of ['network', 'devnetUrl', 'activeAddress'] as const) {
+    if (file[key] !== undefined && typeof file[key] !== 'string') throw new ConfigFileError(path, `"${key}" must be a string`);
+  }
+  if (file.epochs !== undefined && (!Number.isInteger(file.epochs) || file.epochs < 1)) throw new ConfigFileError(path, '"epochs" must be a positive integer');
+  if (file.networks !== undefined && (typeof file.networks !== 'object' || file.networks === null)) throw new ConfigFileError(path, '"networks" must be an object keyed by network name');
+  return file;
+}

@@ -1,0 +1,158 @@
+import { join } from 'node:path';
+import { UsageError, WalrusGitError } from '../core/errors.ts';
+import { discoverDevnet } from './devnet-discovery.ts';
+import { readConfigFile } from './home.ts';
+import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
+
+/**
+ * Networks by name. Switching networks is configuration, never a code path: every field the adapters need is here.
+ * The name comes from GIT_WALRUS_NETWORK, then `git config walrus.network`, then `$GIT_WALRUS_HOME/config.json`
+ * ("network"), else `local`. Each setting is read the same way: environment, git config, the config file's
+ * `networks.<name>` section, then the built-in default below.
+ */
+export type NetworkName = 'local' | 'devnet' | 'testnet' | 'mainnet';
+export const NETWORK_NAMES: readonly NetworkName[] = ['local', 'devnet', 'testnet', 'mainnet'];
+
+export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
+export type WalrusEndpoint =
+  | { kind: 'embedded' }
+  | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; numShards: number }
+  | { kind: 'sdk'; uploadRelayUrl?: string; numShards: number };
+
+export interface NetworkConfig {
+  name: NetworkName;
+  sui: SuiEndpoint;
+  walrus: WalrusEndpoint;
+  packageId?: string;
+  registryId?: string;
+  faucetUrl?: string;
+  /** Storage epochs per pack blob (GIT_WALRUS_EPOCHS / walrus.epochs / config "epochs"; default the maximum, 53). */
+  storageEpochs: number;
+  /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */
+  stateDir?: string;
+}
+
+/** Walrus mainnet and testnet both run 1000 shards. */
+export const PUBLIC_WALRUS_SHARDS = 1000;
+export const MAX_STORAGE_EPOCHS = 53;
+
+/** Public endpoints (Mysten Labs). Mainnet has no public publisher: writes go through the SDK and upload relay. */
+export const PUBLIC_NETWORKS = {
+  testnet: {
+    suiUrl: 'https://fullnode.testnet.sui.io:443',
+    publisherUrl: 'https://publisher.walrus-testnet.walrus.space',
+    aggregatorUrl: 'https://aggregator.walrus-testnet.walrus.space',
+    uploadRelayUrl: 'https://upload-relay.testnet.walrus.space',
+    faucetUrl: 'https://faucet.testnet.sui.io',
+  },
+  mainnet: {
+    suiUrl: 'https://fullnode.mainnet.sui.io:443',
+    aggregatorUrl: 'https://aggregator.walrus-mainnet.walrus.space',
+    uploadRelayUrl: 'https://upload-relay.mainnet.walrus.space',
+  },
+} as const;
+
+/**
+ * Our Move package per public network. Empty until the package is published there; users can set the ids
+ * themselves meanwhile (GIT_WALRUS_PACKAGE_ID / GIT_WALRUS_REGISTRY_ID).
+ */
+export const PUBLISHED_PACKAGES: Record<'testnet' | 'mainnet', { packageId?: string; registryId?: string }> = {
+  testnet: {},
+  mainnet: {},
+};
+
+export class PackageNotPublishedError extends WalrusGitError {
+  constructor(network: NetworkName) {
+    super(
+      'PACKAGE_NOT_PUBLISHED',
+      `the git-walrus Move package is not yet published on ${network}; publish contracts/ there and set ` +
+        'GIT_WALRUS_PACKAGE_ID and GIT_WALRUS_REGISTRY_ID (or `git config walrus.packageId` / `walrus.registryId`, ' +
+        `or "networks": {"${network}": {"packageId", "registryId"}} in $GIT_WALRUS_HOME/config.json)`,
+      { network },
+    );
+  }
+}
+
+export interface ResolveNetworkInput {
+  env: Env;
+  gitConfig: (key: string) => string | undefined;
+  home: string;
+  /** For the devnet discovery call. */
+  fetch?: typeof fetch;
+}
+
+/** Setting sources, strongest first; `name` is the camelCase key of git config `walrus.<name>` and the file. */
+function settingReader(input: ResolveNetworkInput, file: WalrusConfigFile, network: NetworkName) {
+  return (name: keyof NetworkSettings, envName: string): string | undefined =>
+    input.env[envName] || input.gitConfig(`walrus.${name}`) || file.networks?.[network]?.[name] || undefined;
+}
+
+export function networkName(input: Pick<ResolveNetworkInput, 'env' | 'gitConfig'>, file: WalrusConfigFile): NetworkName {
+  const chosen = input.env.GIT_WALRUS_NETWORK || input.gitConfig('walrus.network') || file.network || 'local';
+  if (!(NETWORK_NAMES as readonly string[]).includes(chosen)) {
+    throw new UsageError(`unknown network '${chosen}': expected one of ${NETWORK_NAMES.join(', ')} (GIT_WALRUS_NETWORK, git config walrus.network, or "network" in config.json)`, { network: chosen });
+  }
+  return chosen as NetworkName;
+}
+
+export async function resolveNetwork(input: ResolveNetworkInput): Promise<NetworkConfig> {
+  const file = readConfigFile(input.home);
+  const name = networkName(input, file);
+  const setting = settingReader(input, file, name);
+  const storageEpochs = epochsSetting(input.env.GIT_WALRUS_EPOCHS || input.gitConfig('walrus.epochs') || file.epochs);
+
+  if (name === 'local') {
+    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local') };
+  }
+
+  if (name === 'devnet') {
+    const url = input.env.GIT_WALRUS_DEVNET_URL || input.gitConfig('walrus.devnetUrl') || file.devnetUrl;
+    if (url === undefined) {
+      throw new UsageError('network devnet needs the URL that `git walrus devnet` prints: set GIT_WALRUS_DEVNET_URL or `git config walrus.devnetUrl <url>`');
+    }
+    const info = await discoverDevnet(url, input.fetch);
+    return {
+      name,
+      sui: { kind: 'jsonrpc', url: info.suiRpcUrl },
+      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, numShards: info.numShards },
+      packageId: info.packageId,
+      registryId: info.registryId,
+      faucetUrl: info.faucetUrl,
+      storageEpochs,
+    };
+  }
+
+  const defaults: { suiUrl: string; aggregatorUrl: string; uploadRelayUrl: string; publisherUrl?: string; faucetUrl?: string } = PUBLIC_NETWORKS[name];
+  const publisherUrl = setting('publisherUrl', 'GIT_WALRUS_PUBLISHER_URL');
+  const uploadRelayUrl = setting('uploadRelayUrl', 'GIT_WALRUS_UPLOAD_RELAY_URL');
+  const aggregatorUrl = setting('aggregatorUrl', 'GIT_WALRUS_AGGREGATOR_URL') ?? defaults.aggregatorUrl;
+  // A publisher, when there is one (own or public), is the simplest writer; otherwise the SDK pays with the user's key.
+  const walrus: WalrusEndpoint =
+    publisherUrl !== undefined || (uploadRelayUrl === undefined && defaults.publisherUrl !== undefined)
+      ? { kind: 'http', publisherUrl: publisherUrl ?? defaults.publisherUrl, aggregatorUrl, numShards: PUBLIC_WALRUS_SHARDS }
+      : { kind: 'sdk', uploadRelayUrl: uploadRelayUrl ?? defaults.uploadRelayUrl, numShards: PUBLIC_WALRUS_SHARDS };
+  return {
+    name,
+    sui: { kind: 'grpc', url: setting('suiUrl', 'GIT_WALRUS_SUI_URL') ?? defaults.suiUrl },
+    walrus,
+    packageId: setting('packageId', 'GIT_WALRUS_PACKAGE_ID') ?? PUBLISHED_PACKAGES[name].packageId,
+    registryId: setting('registryId', 'GIT_WALRUS_REGISTRY_ID') ?? PUBLISHED_PACKAGES[name].registryId,
+    faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
+    storageEpochs,
+  };
+}
+
+/** The contract ids, or a PackageNotPublishedError that says how to set them. */
+export function requireContract(config: NetworkConfig): { packageId: string; registryId: string } {
+  if (config.packageId === undefined || config.registryId === undefined) throw new PackageNotPublishedError(config.name);
+  return { packageId: config.packageId, registryId: config.registryId };
+}
+
+function epochsSetting(value: string | number | undefined): number {
+  if (value === undefined) return MAX_STORAGE_EPOCHS;
+  const epochs = Number(value);
+  if (!Number.isInteger(epochs) || epochs < 1 || epochs > MAX_STORAGE_EPOCHS) {
+    throw new UsageError(`storage epochs must be an integer from 1 to ${MAX_STORAGE_EPOCHS}, got '${value}' (GIT_WALRUS_EPOCHS, git config walrus.epochs, or "epochs" in config.json)`, { epochs: value });
+  }
+  return epochs;
+}

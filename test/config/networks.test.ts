@@ -1,0 +1,93 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveNetwork, requireContract, PackageNotPublishedError } from '../../src/config/networks.ts';
+import type { ResolveNetworkInput } from '../../src/config/networks.ts';
+import { UsageError } from '../../src/core/errors.ts';
+import { ConfigFileError } from '../../src/config/home.ts';
+
+const emptyHome = () => mkdtempSync(join(tmpdir(), 'walrus-net-'));
+const git = (values: Record<string, string>) => (key: string) => values[key];
+const input = (over: Partial<ResolveNetworkInput> = {}): ResolveNetworkInput => ({ env: {}, gitConfig: git({}), home: emptyHome(), ...over });
+
+const resolve = suite('resolveNetwork');
+
+resolve('defaults to the embedded local network, kept under GIT_WALRUS_HOME', async () => {
+  const home = emptyHome();
+  const config = await resolveNetwork(input({ home }));
+  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, stateDir: join(home, 'local') });
+});
+
+resolve('picks the name from the environment, then git config, then the config file', async () => {
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ network: 'mainnet' }));
+  assert.is((await resolveNetwork(input({ home }))).name, 'mainnet');
+  assert.is((await resolveNetwork(input({ home, gitConfig: git({ 'walrus.network': 'testnet' }) }))).name, 'testnet');
+  assert.is((await resolveNetwork(input({ home, env: { GIT_WALRUS_NETWORK: 'local' }, gitConfig: git({ 'walrus.network': 'testnet' }) }))).name, 'local');
+  await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'moon' } })).then(() => assert.unreachable(), (e) => {
+    assert.instance(e, UsageError);
+    assert.match(e.message, /local, devnet, testnet, mainnet/);
+  });
+});
+
+resolve('testnet uses the public publisher and aggregator over 1000 shards, and gRPC for Sui', async () => {
+  const config = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'testnet' } }));
+  assert.equal(config.walrus, { kind: 'http', publisherUrl: 'https://publisher.walrus-testnet.walrus.space', aggregatorUrl: 'https://aggregator.walrus-testnet.walrus.space', numShards: 1000 });
+  assert.equal(config.sui, { kind: 'grpc', url: 'https://fullnode.testnet.sui.io:443' });
+});
+
+resolve('mainnet has no public publisher: the SDK with the upload relay, unless the user brings a publisher', async () => {
+  const sdk = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'mainnet' } }));
+  assert.equal(sdk.walrus, { kind: 'sdk', uploadRelayUrl: 'https://upload-relay.mainnet.walrus.space', numShards: 1000 });
+  const own = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'mainnet', GIT_WALRUS_PUBLISHER_URL: 'https://pub.example' } }));
+  assert.equal(own.walrus, { kind: 'http', publisherUrl: 'https://pub.example', aggregatorUrl: 'https://aggregator.walrus-mainnet.walrus.space', numShards: 1000 });
+});
+
+resolve('package ids are settings until published, with an error that says how to set them', async () => {
+  const unset = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'testnet' } }));
+  assert.throws(() => requireContract(unset), (e: unknown) => e instanceof PackageNotPublishedError && /GIT_WALRUS_PACKAGE_ID/.test(e.message));
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ networks: { testnet: { packageId: '0xfile', registryId: '0xreg' } } }));
+  const fromFile = await resolveNetwork(input({ home, env: { GIT_WALRUS_NETWORK: 'testnet' } }));
+  assert.equal(requireContract(fromFile), { packageId: '0xfile', registryId: '0xreg' });
+  const fromEnv = await resolveNetwork(input({ home, env: { GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_PACKAGE_ID: '0xenv' }, gitConfig: git({ 'walrus.packageId': '0xgit' }) }));
+  assert.is(fromEnv.packageId, '0xenv');
+});
+
+resolve('devnet asks the server for its ids and endpoints', async () => {
+  const seen: string[] = [];
+  const server: typeof fetch = async (url) => {
+    seen.push(String(url));
+    return Response.json({ packageId: '0xpkg', registryId: '0xreg', numShards: 50, suiRpcUrl: '/sui', walrusUrl: 'http://127.0.0.1:9/walrus', faucetUrl: '/faucet' });
+  };
+  const config = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' }, gitConfig: git({ 'walrus.devnetUrl': 'http://127.0.0.1:8' }), fetch: server }));
+  assert.equal(seen, ['http://127.0.0.1:8/v1/devnet']);
+  assert.equal(config, {
+    name: 'devnet',
+    sui: { kind: 'jsonrpc', url: 'http://127.0.0.1:8/sui' },
+    walrus: { kind: 'http', publisherUrl: 'http://127.0.0.1:9/walrus', aggregatorUrl: 'http://127.0.0.1:9/walrus', numShards: 50 },
+    packageId: '0xpkg',
+    registryId: '0xreg',
+    faucetUrl: 'http://127.0.0.1:8/faucet',
+    storageEpochs: 53,
+  });
+  await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' } })).then(() => assert.unreachable(), (e) => assert.match(e.message, /GIT_WALRUS_DEVNET_URL/));
+});
+
+resolve('storage epochs are configurable within the network maximum', async () => {
+  assert.is((await resolveNetwork(input({ env: { GIT_WALRUS_EPOCHS: '5' } }))).storageEpochs, 5);
+  await resolveNetwork(input({ env: { GIT_WALRUS_EPOCHS: '54' } })).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+});
+
+resolve('a malformed config file is a ConfigFileError naming the file', async () => {
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), '{ network: testnet }');
+  await resolveNetwork(input({ home })).then(() => assert.unreachable(), (e) => {
+    assert.instance(e, ConfigFileError);
+    assert.match(e.message, /config\.json/);
+  });
+});
+
+resolve.run();
