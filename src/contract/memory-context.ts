@@ -42,6 +42,11 @@ export class MemoryTables implements TableStore {
     }
   }
 
+  /** Every entry, in a stable order (to check that an aborted call changed nothing). */
+  snapshot(): string {
+    return [...this.#entries].map(([k, v]) => `${k}=${toHex(v)}`).sort().join('\n');
+  }
+
   /** Number of entries stored under `table` (to check the `size` the model keeps). */
   count(table: string): number {
     let n = 0;
