@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { ClientWithCoreApi } from '@mysten/sui/client';
+import { ChainEngine } from './chain/engine.ts';
+import { DevnetCoreClient } from './chain/core-client.ts';
+import { createWalrusService, serviceFetch } from './walrus/service.ts';
+
+/**
+ * The embedded `local` network: the chain engine behind an in-process `CoreClient`, and the Walrus service behind an
+ * in-process `fetch`, over one state directory (`<dir>/chain`, `<dir>/walrus`) that any number of git processes
+ * and `git walrus devnet` servers may share at once. No server, no socket.
+ */
+export interface LocalNetwork {
+  /** The in-process Sui client (`client.core` is the devnet's CoreClient). */
+  client: ClientWithCoreApi;
+  /** A `fetch` that serves `walrusUrl` in-process (publisher and aggregator API). */
+  walrusFetch: typeof fetch;
+  /** Base URL to give the HTTP blob store together with `walrusFetch`; it is never resolved on a network. */
+  walrusUrl: string;
+  numShards: number;
+  packageId: string;
+  registryId: string;
+  /** Sends the faucet's amount of SUI to `address` (a real faucet transaction on the devnet chain). */
+  faucet(address: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The in-process Walrus is addressed by a name that no resolver knows, so nothing can leak to a real network. */
+export const LOCAL_WALRUS_URL = 'http://walrus.local.invalid';
+
+export async function openLocalNetwork(dir: string): Promise<LocalNetwork> {
+  const engine = await ChainEngine.open(join(dir, 'chain'));
+  const walrus = createWalrusService(join(dir, 'walrus'));
+  return {
+    client: new DevnetCoreClient(engine),
+    walrusFetch: serviceFetch(walrus, LOCAL_WALRUS_URL),
+    walrusUrl: LOCAL_WALRUS_URL,
+    numShards: walrus.numShards,
+    packageId: engine.genesis.packageId,
+    registryId: engine.genesis.registryId,
+    faucet: async (address) => {
+      await engine.faucet(address);
+    },
+    close: async () => {},
+  };
+}

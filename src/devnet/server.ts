@@ -1,0 +1,88 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { normalizeSuiAddress, isValidSuiAddress } from '@mysten/sui/utils';
+import { ChainEngine } from './chain/engine.ts';
+import { jsonRpcHandler } from './chain/json-rpc.ts';
+import { FAUCET_AMOUNT } from './chain/limits.ts';
+import { createWalrusService } from './walrus/service.ts';
+import { nodeListener } from './walrus/node-listener.ts';
+import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
+
+/**
+ * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving Sui JSON-RPC (POST /), the Sui faucet
+ * API (POST /v2/gas), the Walrus publisher and aggregator API (/v1/blobs…), and the devnet's own description
+ * (GET /v1/devnet), all over the same state directory the embedded network uses — so several servers and in-process
+ * clients can share it.
+ */
+
+export interface DevnetServerOptions {
+  dir: string;
+  port?: number;
+  host?: string;
+}
+
+export interface DevnetServer {
+  url: string;
+  suiRpcUrl: string;
+  walrusUrl: string;
+  faucetUrl: string;
+  packageId: string;
+  registryId: string;
+  close(): Promise<void>;
+}
+
+export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: DevnetServerOptions): Promise<DevnetServer> {
+  const engine = await ChainEngine.open(join(dir, 'chain'));
+  const walrus = createWalrusService(join(dir, 'walrus'));
+  const rpc = jsonRpcHandler(engine);
+  const { packageId, registryId } = engine.genesis;
+
+  const handle = async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/' && request.method === 'POST') return rpc(request);
+    if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
+    if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
+      return Response.json({ packageId, registryId, numShards: walrus.numShards, suiRpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
+    }
+    if (pathname.startsWith('/v1/')) return walrus.handle(request);
+    return new Response('not found', { status: 404 });
+  };
+
+  const server = createServer(nodeListener(handle));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${host}:${address.port}`;
+  return {
+    url,
+    suiRpcUrl: url,
+    walrusUrl: url,
+    faucetUrl: url,
+    packageId,
+    registryId,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** `POST /v2/gas` as the Sui faucet speaks it (`requestSuiFromFaucetV2`). */
+async function faucetV2(engine: ChainEngine, request: Request): Promise<Response> {
+  const body = (await request.json().catch(() => null)) as { FixedAmountRequest?: { recipient?: unknown } } | null;
+  const recipient = body?.FixedAmountRequest?.recipient;
+  if (typeof recipient !== 'string' || !isValidSuiAddress(normalizeSuiAddress(recipient))) {
+    return Response.json({ status: { Failure: { internal: 'request body must be {"FixedAmountRequest":{"recipient":"0x…"}}' } }, coins_sent: null }, { status: 400 });
+  }
+  try {
+    const record = await engine.faucet(recipient);
+    const owner = normalizeSuiAddress(recipient);
+    const coin = Object.keys(record.objectTypes).find((id) => engine.object(id)?.owner.$kind === 'AddressOwner' && engine.ownedObjects(owner).some((o) => o.id === id));
+    return Response.json({ status: 'Success', coins_sent: [{ amount: Number(FAUCET_AMOUNT), id: coin, transferTxDigest: record.digest }] });
+  } catch (error) {
+    return Response.json({ status: { Failure: { internal: (error as Error).message } }, coins_sent: null }, { status: 500 });
+  }
+}
