@@ -1,0 +1,100 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
+import { SdkBlobStore, mapSdkError } from '../../src/walrus/sdk-blob-store.ts';
+import type { WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
+import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
+
+/**
+ * The SDK talks to Sui and ~1000 storage nodes, which cannot exist here: these tests drive SdkBlobStore through
+ * its seam (the two WalrusClient methods it calls) with a fake that keeps blobs in a map under their real ids.
+ */
+const signer = Ed25519Keypair.generate();
+const fastRetry = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
+
+// The real client satisfies the seam: if WalrusClient's signatures drift, this stops type-checking.
+const realClientFits: (client: WalrusClient) => WalrusSdkClient = (client) => client;
+void realClientFits;
+
+function fakeClient(numShards: number, overrides: Partial<WalrusSdkClient> = {}) {
+  const blobs = new Map<string, Uint8Array>();
+  const calls: { method: string; options: any }[] = [];
+  const client: WalrusSdkClient = {
+    async writeBlob(options) {
+      calls.push({ method: 'writeBlob', options });
+      const blobId = await computeBlobId(options.blob, numShards);
+      blobs.set(blobId, options.blob.slice());
+      return { blobId, blobObject: { storage: { end_epoch: 10 + options.epochs } } };
+    },
+    async readBlob(options) {
+      calls.push({ method: 'readBlob', options });
+      const bytes = blobs.get(options.blobId);
+      if (bytes === undefined) throw new BlobNotCertifiedError(`The specified blob ${options.blobId} is nonexistent.`);
+      return bytes;
+    },
+    ...overrides,
+  };
+  return { client, calls };
+}
+
+const store = suite('SdkBlobStore');
+
+store('writes with the signer, permanent and the configured epochs; reads back', async () => {
+  const { client, calls } = fakeClient(50);
+  const s = new SdkBlobStore({ client, signer, numShards: 50, epochs: 12 });
+  const bytes = new TextEncoder().encode('pack chunk');
+  const stored = await s.write(bytes);
+  assert.equal(stored, { blobId: await computeBlobId(bytes, 50), size: bytes.length, endEpoch: 22 });
+  const options = calls[0]!.options;
+  assert.equal({ deletable: options.deletable, epochs: options.epochs, signer: options.signer === signer }, { deletable: false, epochs: 12, signer: true });
+  assert.equal(await s.read(stored.blobId), bytes);
+});
+
+store("refuses an id the SDK reports differently from the local computation", async () => {
+  const { client } = fakeClient(10); // the SDK's network has 10 shards, the store believes 50
+  const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
+  await s.write(new Uint8Array(100)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobIdMismatchError));
+});
+
+store('maps SDK errors: not certified = not found, blocked, retryable faults retried then reported', async () => {
+  const { client } = fakeClient(50);
+  const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
+  const id = await computeBlobId(new Uint8Array(3), 50);
+  await s.read(id).then(() => assert.unreachable(), (e) => assert.instance(e, BlobNotFoundError));
+  let attempts = 0;
+  const flaky = fakeClient(50, {
+    async writeBlob(options) {
+      attempts++;
+      if (attempts < 3) throw new NotEnoughBlobConfirmationsError('too few nodes answered');
+      return { blobId: await computeBlobId(options.blob, 50), blobObject: { storage: { end_epoch: 5 } } };
+    },
+  });
+  const retried = new SdkBlobStore({ client: flaky.client, signer, numShards: 50, retry: fastRetry });
+  assert.is((await retried.write(new Uint8Array(7))).endEpoch, 5);
+  assert.is(attempts, 3);
+  const blocked = fakeClient(50, { readBlob: async () => { throw new SdkBlobBlockedError('blocked'); } });
+  await new SdkBlobStore({ client: blocked.client, signer, numShards: 50 }).read(id).then(() => assert.unreachable(), (e) => assert.instance(e, BlobBlockedError));
+});
+
+store('checks the size limit before calling the SDK', async () => {
+  const { client, calls } = fakeClient(50);
+  await new SdkBlobStore({ client, signer, numShards: 50, maxBlobSize: 10 }).write(new Uint8Array(11)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobTooLargeError));
+  assert.is(calls.length, 0);
+});
+
+store.run();
+
+const map = suite('mapSdkError');
+
+map('keeps the retryable distinction of the SDK and the abort reason of the caller', () => {
+  assert.instance(mapSdkError(new NotEnoughBlobConfirmationsError('x'), undefined), WalrusUnavailableError);
+  assert.instance(mapSdkError(new TypeError('fetch failed'), 'id'), WalrusUnavailableError);
+  assert.instance(mapSdkError(new Error('insufficient WAL balance'), undefined), WalrusRequestError);
+  const controller = new AbortController();
+  controller.abort(new Error('user pressed ^C'));
+  assert.is((mapSdkError(new Error('aborted'), 'id', controller.signal) as Error).message, 'user pressed ^C');
+});
+
+map.run();
