@@ -1,0 +1,36 @@
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import type { CliArgs } from './app.ts';
+import { startDevnetServer } from '../devnet/server.ts';
+
+interface DevnetArgs extends CliArgs {
+  port: number;
+  dir: string;
+}
+
+/**
+ * `git walrus devnet [--port N] [--dir D]`: serves the local network (Sui JSON-RPC, faucet, Walrus API) on
+ * 127.0.0.1 over a state directory until SIGINT or SIGTERM. Point clients at it with GIT_WALRUS_NETWORK=devnet and
+ * GIT_WALRUS_DEVNET_URL=<the printed URL>.
+ */
+export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
+  command: 'devnet',
+  describe: 'run the local Sui + Walrus network on 127.0.0.1',
+  builder: (y) =>
+    y
+      .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
+      .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' }) as never,
+  handler: async (argv) => {
+    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port });
+    argv.app.stdout(
+      `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
+        `package: ${server.packageId}\nregistry: ${server.registryId}\n`,
+    );
+    const signal = await new Promise<NodeJS.Signals>((done) => {
+      process.once('SIGINT', () => done('SIGINT'));
+      process.once('SIGTERM', () => done('SIGTERM'));
+    });
+    await server.close();
+    argv.app.log.info(`devnet stopped (${signal})`);
+  },
+};

@@ -1,0 +1,153 @@
+import { WalrusGitError } from '../core/errors.ts';
+import type { AbortName } from '../contract/abort-codes.ts';
+
+/**
+ * Typed errors of the repository ledger. A transaction our package aborts becomes one class per group of abort
+ * constants, chosen by the constant's name (never by the raw number alone); `data.abortName` keeps the exact
+ * constant, `data.digest` the failed transaction, so `git walrus log`-style tools can point at it.
+ */
+
+export interface AbortDetails {
+  abortName: AbortName;
+  abortCode: number;
+  module: string;
+  functionName: string;
+  /** The failed transaction, when it reached the chain (aborts found while estimating gas have none). */
+  digest: string | null;
+}
+
+/** Base of the errors that come from a Move abort in our package. */
+export class ContractAbortError extends WalrusGitError {
+  readonly abort: AbortDetails;
+  constructor(code: string, message: string, abort: AbortDetails, data: Record<string, unknown> = {}) {
+    super(code, `${message} (${abort.module}::${abort.functionName} aborted with ${abort.abortName})`, { ...abort, ...data });
+    this.abort = abort;
+  }
+}
+
+/** A ref held another value than the push expected (`ERefMismatch`), or a ref to create already exists (`ERefExists`). */
+export class RefConflictError extends ContractAbortError {
+  readonly refs: string[];
+  readonly check: 'mismatch' | 'exists';
+  constructor(abort: AbortDetails, refs: string[]) {
+    const check = abort.abortName === 'ERefExists' ? 'exists' : 'mismatch';
+    const what = check === 'exists' ? 'a ref to create already exists' : 'a ref no longer holds the expected value';
+    super('REF_CONFLICT', `push refused: ${what} among ${refs.join(', ')}; fetch and retry`, abort, { refs, check });
+    this.refs = refs;
+    this.check = check;
+  }
+}
+
+/** The sender may not push to this repository (`ENotWriter`). */
+export class NotWriterError extends ContractAbortError {
+  readonly owner: string;
+  constructor(abort: AbortDetails, sender: string, owner: string) {
+    super('NOT_WRITER', `${sender} may not push to this repository: ask its owner ${owner} to run \`git walrus writers add ${sender}\``, abort, { sender, owner });
+    this.owner = owner;
+  }
+}
+
+/** Only the owner may do this (`ENotOwner`). */
+export class NotOwnerError extends ContractAbortError {
+  readonly owner: string;
+  constructor(abort: AbortDetails, sender: string, owner: string) {
+    super('NOT_OWNER', `only the repository owner ${owner} may do this, not ${sender}`, abort, { sender, owner });
+    this.owner = owner;
+  }
+}
+
+/** Force-updating or deleting a protected ref needs the owner (`EProtected`). */
+export class ProtectedRefError extends ContractAbortError {
+  readonly refs: string[];
+  constructor(abort: AbortDetails, refs: string[]) {
+    super('PROTECTED_REF', `a protected ref among ${refs.join(', ')} may only be force-updated or deleted by the owner`, abort, { refs });
+    this.refs = refs;
+  }
+}
+
+/** The owner already has a repository of that name (`ENameTaken`). */
+export class NameTakenError extends ContractAbortError {
+  constructor(abort: AbortDetails, owner: string, name: string) {
+    super('NAME_TAKEN', `${owner} already has a repository named '${name}'`, abort, { owner, name });
+  }
+}
+
+/** A repository, ref or HEAD name the contract does not accept (`EInvalidName`, `EInvalidRefName`, `EInvalidHead`). */
+export class InvalidNameError extends ContractAbortError {
+  constructor(abort: AbortDetails, names: string[]) {
+    const rule = abort.abortName === 'EInvalidName'
+      ? 'repository names are 1-100 characters of A-Z a-z 0-9 . _ - and do not start with a dot'
+      : 'ref names must be valid git ref names under refs/';
+    super('INVALID_NAME', `invalid name among ${names.join(', ')}: ${rule}`, abort, { names });
+  }
+}
+
+/** Object ids of the wrong length for the repository (`EBadHashLen`, `EHashLenMismatch`). */
+export class HashLengthError extends ContractAbortError {
+  constructor(abort: AbortDetails) {
+    super('HASH_LENGTH', 'object ids must be 20 bytes (SHA-1) or 32 bytes (SHA-256), the same for the whole repository', abort);
+  }
+}
+
+/** A malformed update the contract refuses (length mismatch, empty, duplicate ref, no-op update, bad pack, bad live_from). */
+export class InvalidUpdateError extends ContractAbortError {
+  constructor(abort: AbortDetails) {
+    const why: Partial<Record<AbortName, string>> = {
+      ELengthMismatch: 'names, old and new values and force flags differ in length',
+      EEmptyUpdate: 'a push must update at least one ref',
+      EDuplicateRef: 'the same ref appears twice in one push',
+      EInvalidUpdate: 'an update with neither old nor new value changes nothing',
+      EInvalidPack: 'a pack entry needs at least one chunk, a size above zero and a 32-byte sha256',
+      EBadLiveFrom: 'live_from may not move backwards nor past the consolidated pack',
+    };
+    super('INVALID_UPDATE', why[abort.abortName] ?? 'invalid update', abort);
+  }
+}
+
+/** The writer or protected-ref list is full (`ETooManyWriters`, `ETooManyProtected`). */
+export class LimitReachedError extends ContractAbortError {
+  constructor(abort: AbortDetails) {
+    super('LIMIT_REACHED', abort.abortName === 'ETooManyWriters' ? 'the writer list is full' : 'the protected-ref list is full', abort);
+  }
+}
+
+/** The change is already in effect, or there is nothing to undo (already a writer, not protected, same owner…). */
+export class NoChangeError extends ContractAbortError {
+  constructor(abort: AbortDetails, subject: string) {
+    const why: Partial<Record<AbortName, string>> = {
+      EAlreadyWriter: `${subject} is already a writer (or the owner)`,
+      ENotAWriter: `${subject} is not a writer`,
+      EAlreadyProtected: `${subject} is already protected`,
+      ENotProtected: `${subject} is not protected`,
+      ESameOwner: `${subject} already owns the repository`,
+    };
+    super('NO_CHANGE', why[abort.abortName] ?? 'nothing to change', abort, { subject });
+  }
+}
+
+/** The object was made by another version of the package (`EWrongVersion`): this client is out of date. */
+export class PackageVersionError extends ContractAbortError {
+  constructor(abort: AbortDetails) {
+    super('PACKAGE_VERSION', 'the repository belongs to another version of the git-walrus package: upgrade git-remote-walrus', abort);
+  }
+}
+
+export class RepositoryNotFoundError extends WalrusGitError {
+  constructor(locator: string, why: string) {
+    super('REPOSITORY_NOT_FOUND', `repository ${locator} not found: ${why}`, { locator });
+  }
+}
+
+/** The signer cannot pay for the transaction: fund the address (faucet on test networks). */
+export class InsufficientGasError extends WalrusGitError {
+  constructor(address: string, detail: string) {
+    super('INSUFFICIENT_GAS', `${address} has not enough SUI to pay for the transaction (${detail}); fund it, e.g. from the network's faucet`, { address, detail });
+  }
+}
+
+/** A transaction that failed or was refused for a reason other than the above. */
+export class TransactionFailedError extends WalrusGitError {
+  constructor(what: string, detail: string, data: Record<string, unknown> = {}, retryable = false) {
+    super('TRANSACTION_FAILED', `${what} failed: ${detail}`, { detail, ...data }, { retryable });
+  }
+}

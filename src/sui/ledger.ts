@@ -1,0 +1,330 @@
+import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
+import { SimulationError } from '@mysten/sui/client';
+import type { Signer } from '@mysten/sui/cryptography';
+import { Transaction } from '@mysten/sui/transactions';
+import { bcs } from '@mysten/sui/bcs';
+import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
+import { TypeTagSerializer } from '@mysten/sui/bcs';
+import type { Ledger, PackEntry, PushEvent, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
+import type { Log } from '../core/log.ts';
+import { silentLog } from '../core/log.ts';
+import { abortName } from '../contract/abort-codes.ts';
+import {
+  PackEntry as PackEntryBcs, Pushed, Registry, RegistryKey, Repository, eventType, packEntryType, registryKeyType, repositoryType,
+  type PushedValue, type RepositoryValue,
+} from '../contract/bcs.ts';
+import { blobIdFromBytes } from '../walrus/encoding.ts';
+import {
+  ContractAbortError, HashLengthError, InsufficientGasError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
+  NotOwnerError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, TransactionFailedError,
+  type AbortDetails,
+} from './errors.ts';
+
+/**
+ * The repository ledger over `client.core` of `@mysten/sui`: the same code serves the embedded devnet, a devnet
+ * server (JSON-RPC), testnet and mainnet (gRPC). Reads decode objects and dynamic fields with the contract's BCS
+ * layouts; writes are one programmable transaction each, and a Move abort of our package comes back as the typed
+ * error of its group (src/sui/errors.ts).
+ */
+export interface SuiLedgerOptions {
+  client: ClientWithCoreApi;
+  signer: Signer;
+  packageId: string;
+  registryId: string;
+  log?: Log;
+}
+
+/** What a failed call was about, to name it in the typed error. */
+interface Subject { what: string; refs?: string[]; names?: string[]; subject?: string; repositoryId?: string; name?: string }
+
+const PAGE = 50;
+const CLOCK = '0x6';
+
+export class SuiLedger implements Ledger {
+  readonly address: string;
+  readonly #client: ClientWithCoreApi;
+  readonly #signer: Signer;
+  readonly #packageId: string;
+  readonly #registryId: string;
+  readonly #log: Log;
+
+  constructor(options: SuiLedgerOptions) {
+    this.#client = options.client;
+    this.#signer = options.signer;
+    this.#packageId = normalizeSuiAddress(options.packageId);
+    this.#registryId = normalizeSuiAddress(options.registryId);
+    this.#log = options.log ?? silentLog;
+    this.address = normalizeSuiAddress(options.signer.toSuiAddress());
+  }
+
+  async resolve(locator: RepositoryLocator): Promise<string> {
+    if ('id' in locator) {
+      await this.#repository(locator.id);
+      return normalizeSuiAddress(locator.id);
+    }
+    const registry = Registry.parse(await this.#content(this.#registryId, 'the registry'));
+    const key = RegistryKey.serialize({ owner: locator.owner, name: locator.name }).toBytes();
+    const fieldId = deriveDynamicFieldID(registry.entries.id, TypeTagSerializer.parseFromStr(registryKeyType(this.#packageId), true), key);
+    const [field] = (await this.#client.core.getObjects({ objectIds: [fieldId], include: { content: true } })).objects;
+    if (field instanceof Error) throw new RepositoryNotFoundError(`${locator.owner}/${locator.name}`, `${locator.owner} has no repository of that name`);
+    return bcs.Address.parse(field.content.slice(32 + key.length));
+  }
+
+  async getRepository(id: string): Promise<RepositoryInfo> {
+    const repo = await this.#repository(id);
+    return {
+      id: normalizeSuiAddress(id),
+      name: repo.name,
+      owner: repo.owner,
+      writers: [...repo.writers.contents],
+      protectedRefs: [...repo.protected.contents],
+      head: repo.head,
+      hashLength: repo.hash_len as 0 | 20 | 32,
+      seq: Number(repo.seq),
+      logHead: Buffer.from(repo.log_head).toString('hex'),
+      packCount: Number(repo.pack_count),
+      liveFrom: Number(repo.live_from),
+    };
+  }
+
+  async listRefs(id: string): Promise<Map<string, string>> {
+    const repo = await this.#repository(id);
+    const refs = new Map<string, string>();
+    let cursor: string | null = null;
+    do {
+      const page: SuiClientTypes.ListDynamicFieldsResponse = await this.#client.core.listDynamicFields({ parentId: repo.refs.id, cursor, limit: PAGE });
+      const fields = await this.#fieldValues(page.dynamicFields.map((field) => ({ id: field.fieldId, keyLength: field.name.bcs.length })));
+      page.dynamicFields.forEach((field, index) => {
+        refs.set(bcs.string().parse(field.name.bcs), Buffer.from(bcs.byteVector().parse(fields[index])).toString('hex'));
+      });
+      cursor = page.hasNextPage ? page.cursor : null;
+    } while (cursor !== null);
+    return refs;
+  }
+
+  async listPacks(id: string, from: number): Promise<PackEntry[]> {
+    const repo = await this.#repository(id);
+    const indexTag = TypeTagSerializer.parseFromStr('u64', true);
+    const wanted: { id: string; keyLength: number }[] = [];
+    for (let index = from; index < Number(repo.pack_count); index++) {
+      wanted.push({ id: deriveDynamicFieldID(repo.packs.id, indexTag, bcs.u64().serialize(index).toBytes()), keyLength: 8 });
+    }
+    const values: Uint8Array[] = [];
+    for (let start = 0; start < wanted.length; start += PAGE) values.push(...(await this.#fieldValues(wanted.slice(start, start + PAGE))));
+    return values.map((value) => packEntryOf(PackEntryBcs.parse(value)));
+  }
+
+  async listPushes(id: string): Promise<PushEvent[]> {
+    const repositoryId = normalizeSuiAddress(id);
+    const pushes: PushEvent[] = [];
+    let after: string | null = null;
+    do {
+      const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: eventType(this.#packageId, 'Pushed') }, after, limit: PAGE });
+      for (const event of page.events) {
+        const pushed = Pushed.parse(event.bcs);
+        if (pushed.repository === repositoryId) pushes.push(pushEventOf(pushed, event.transactionDigest));
+      }
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after !== null);
+    return pushes.sort((a, b) => a.seq - b.seq);
+  }
+
+  async createRepository(name: string, head = 'refs/heads/main'): Promise<TxReceipt & { id: string }> {
+    const tx = new Transaction();
+    tx.moveCall({ target: this.#target('create'), arguments: [tx.object(this.#registryId), tx.pure.string(name), tx.pure.string(head)] });
+    const result = await this.#execute(tx, { what: `creating repository '${name}'`, names: [name, head], name });
+    const type = normalizeStructTag(repositoryType(this.#packageId));
+    const id = Object.entries(result.objectTypes ?? {}).find(([objectId, objectType]) => objectType === type && result.effects?.changedObjects.some((c) => c.objectId === objectId && c.idOperation === 'Created'))?.[0];
+    if (!id) throw new TransactionFailedError(`creating repository '${name}'`, 'the transaction created no Repository', { digest: result.digest });
+    this.#log.debug(`created repository ${name} as ${id} (transaction ${result.digest})`);
+    return { digest: result.digest, id };
+  }
+
+  async push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }> {
+    const tx = new Transaction();
+    const option = pack
+      ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
+      : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
+    const hex = (value: string | null) => (value === null ? null : [...Buffer.from(value, 'hex')]);
+    tx.moveCall({
+      target: this.#target('push'),
+      arguments: [
+        tx.object(id),
+        tx.pure.vector('string', updates.map((u) => u.name)),
+        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
+        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
+        tx.pure.vector('bool', updates.map((u) => u.force)),
+        option,
+        tx.object(CLOCK),
+      ],
+    });
+    const refs = updates.map((u) => u.name);
+    const result = await this.#execute(tx, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
+    return { digest: result.digest, seq: this.#pushedSeq(result) };
+  }
+
+  async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
+    const tx = new Transaction();
+    tx.moveCall({ target: this.#target('repack'), arguments: [tx.object(id), this.#newPackEntry(tx, pack), tx.pure.u64(liveFrom), tx.object(CLOCK)] });
+    const result = await this.#execute(tx, { what: 'repacking', repositoryId: id });
+    return { digest: result.digest, seq: this.#pushedSeq(result) };
+  }
+
+  addWriter(id: string, address: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'add_writer', (tx) => tx.pure.address(address), { what: `adding writer ${address}`, subject: address, repositoryId: id });
+  }
+
+  removeWriter(id: string, address: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'remove_writer', (tx) => tx.pure.address(address), { what: `removing writer ${address}`, subject: address, repositoryId: id });
+  }
+
+  protectRef(id: string, ref: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'protect_ref', (tx) => tx.pure.string(ref), { what: `protecting ${ref}`, subject: ref, refs: [ref], names: [ref], repositoryId: id });
+  }
+
+  unprotectRef(id: string, ref: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'unprotect_ref', (tx) => tx.pure.string(ref), { what: `unprotecting ${ref}`, subject: ref, refs: [ref], names: [ref], repositoryId: id });
+  }
+
+  setHead(id: string, ref: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'set_head', (tx) => tx.pure.string(ref), { what: `setting HEAD to ${ref}`, subject: ref, names: [ref], repositoryId: id });
+  }
+
+  async transferOwnership(id: string, newOwner: string): Promise<TxReceipt> {
+    const tx = new Transaction();
+    tx.moveCall({ target: this.#target('transfer_ownership'), arguments: [tx.object(this.#registryId), tx.object(id), tx.pure.address(newOwner)] });
+    const result = await this.#execute(tx, { what: `transferring ownership to ${newOwner}`, subject: newOwner, repositoryId: id });
+    return { digest: result.digest };
+  }
+
+  async #ownerCall(id: string, fn: string, argument: (tx: Transaction) => ReturnType<Transaction['pure']['string']>, subject: Subject): Promise<TxReceipt> {
+    const tx = new Transaction();
+    tx.moveCall({ target: this.#target(fn), arguments: [tx.object(id), argument(tx)] });
+    const result = await this.#execute(tx, subject);
+    return { digest: result.digest };
+  }
+
+  #target(fn: string): `${string}::${string}::${string}` {
+    return `${this.#packageId}::repository::${fn}`;
+  }
+
+  #newPackEntry(tx: Transaction, pack: PackEntry) {
+    return tx.moveCall({
+      target: this.#target('new_pack_entry'),
+      arguments: [tx.pure.vector('u256', pack.chunks.map(blobIdToU256)), tx.pure.u64(pack.size), tx.pure.vector('u8', [...Buffer.from(pack.sha256, 'hex')])],
+    });
+  }
+
+  #pushedSeq(result: SuiClientTypes.Transaction<{ events: true }>): number {
+    const type = normalizeStructTag(eventType(this.#packageId, 'Pushed'));
+    const event = result.events.find((e) => normalizeStructTag(e.eventType) === type);
+    if (!event) throw new TransactionFailedError('the push', `transaction ${result.digest} emitted no Pushed event`, { digest: result.digest });
+    return Number(Pushed.parse(event.bcs).seq);
+  }
+
+  async #repository(id: string): Promise<RepositoryValue> {
+    return Repository.parse(await this.#content(id, `repository ${id}`, repositoryType(this.#packageId)));
+  }
+
+  async #content(id: string, what: string, expectedType?: string): Promise<Uint8Array> {
+    const [object] = (await this.#client.core.getObjects({ objectIds: [normalizeSuiAddress(id)], include: { content: true } })).objects;
+    if (object instanceof Error) throw new RepositoryNotFoundError(id, `${what} does not exist on this network`);
+    if (expectedType && normalizeStructTag(object.type) !== normalizeStructTag(expectedType)) {
+      throw new RepositoryNotFoundError(id, `object ${id} is a ${object.type}, not a repository of package ${this.#packageId}`);
+    }
+    return object.content;
+  }
+
+  /** Values of dynamic fields (`Field<K, V>` content is UID ‖ key ‖ value). */
+  async #fieldValues(fields: { id: string; keyLength: number }[]): Promise<Uint8Array[]> {
+    if (fields.length === 0) return [];
+    const { objects } = await this.#client.core.getObjects({ objectIds: fields.map((f) => f.id), include: { content: true } });
+    return objects.map((object, index) => {
+      if (object instanceof Error) throw new TransactionFailedError('reading repository state', `dynamic field ${fields[index].id} vanished while reading; retry`, {}, true);
+      return object.content.slice(32 + fields[index].keyLength);
+    });
+  }
+
+  async #execute(tx: Transaction, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
+    let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
+    try {
+      result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer: this.#signer, include: { effects: true, events: true, objectTypes: true } });
+    } catch (error) {
+      // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
+      if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject);
+      throw this.#refusal(error, subject);
+    }
+    if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject);
+    await this.#client.core.waitForTransaction({ result });
+    return result.Transaction;
+  }
+
+  async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject): Promise<Error> {
+    const location = error.MoveAbort?.location;
+    const name = error.$kind === 'MoveAbort' && location?.package && normalizeSuiAddress(location.package) === this.#packageId ? abortName(Number(error.MoveAbort!.abortCode)) : undefined;
+    if (!name) {
+      if (/InsufficientGas/.test(error.message)) return new InsufficientGasError(this.address, error.message);
+      return new TransactionFailedError(subject.what, error.message, { digest, kind: error.$kind });
+    }
+    const abort: AbortDetails = { abortName: name, abortCode: Number(error.MoveAbort!.abortCode), module: location!.module ?? '', functionName: location!.functionName ?? '', digest };
+    const owner = async () => (subject.repositoryId ? (await this.#repository(subject.repositoryId).catch(() => null))?.owner ?? 'unknown' : 'unknown');
+    switch (name) {
+      case 'ERefMismatch': case 'ERefExists': return new RefConflictError(abort, subject.refs ?? []);
+      case 'ENotWriter': return new NotWriterError(abort, this.address, await owner());
+      case 'ENotOwner': return new NotOwnerError(abort, this.address, await owner());
+      case 'EProtected': return new ProtectedRefError(abort, subject.refs ?? []);
+      case 'ENameTaken': return new NameTakenError(abort, this.address, subject.name ?? '');
+      case 'EInvalidName': case 'EInvalidRefName': case 'EInvalidHead': return new InvalidNameError(abort, subject.names ?? []);
+      case 'EBadHashLen': case 'EHashLenMismatch': return new HashLengthError(abort);
+      case 'ETooManyWriters': case 'ETooManyProtected': return new LimitReachedError(abort);
+      case 'EAlreadyWriter': case 'ENotAWriter': case 'EAlreadyProtected': case 'ENotProtected': case 'ESameOwner': return new NoChangeError(abort, subject.subject ?? '');
+      case 'EWrongVersion': return new PackageVersionError(abort);
+      case 'ELengthMismatch': case 'EEmptyUpdate': case 'EDuplicateRef': case 'EInvalidUpdate': case 'EInvalidPack': case 'EBadLiveFrom': return new InvalidUpdateError(abort);
+    }
+    return new ContractAbortError('CONTRACT_ABORT', `${subject.what} failed`, abort);
+  }
+
+  /** A transaction refused before execution (validator input checks) or that could not be built. */
+  #refusal(error: unknown, subject: Subject): unknown {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(this.address, message);
+    if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
+      return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
+    }
+    return error;
+  }
+}
+
+/** A Walrus blob id (URL-safe base64 of 32 little-endian bytes) as the u256 the contract stores. */
+export function blobIdToU256(blobId: string): bigint {
+  const bytes = Buffer.from(blobId, 'base64url');
+  if (bytes.length !== 32) throw new TransactionFailedError('encoding a pack entry', `'${blobId}' is not a Walrus blob id`);
+  return BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
+}
+
+export function u256ToBlobId(value: bigint): string {
+  return blobIdFromBytes(Buffer.from(value.toString(16).padStart(64, '0'), 'hex').reverse());
+}
+
+function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
+  return { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
+}
+
+function pushEventOf(pushed: PushedValue, txDigest: string): PushEvent {
+  const hex = (value: Uint8Array | null) => (value === null ? null : Buffer.from(value).toString('hex'));
+  return {
+    repository: pushed.repository,
+    seq: Number(pushed.seq),
+    kind: pushed.kind,
+    sender: pushed.sender,
+    timestampMs: Number(pushed.timestamp_ms),
+    updates: pushed.updates.map((u) => ({ name: u.name, old: hex(u.old), new: hex(u.new), force: u.forced })),
+    pack: pushed.pack ? packEntryOf(pushed.pack) : null,
+    packIndex: pushed.pack_index === null ? null : Number(pushed.pack_index),
+    liveFrom: Number(pushed.live_from),
+    logHead: Buffer.from(pushed.log_head).toString('hex'),
+    txDigest,
+  };
+}
+
+
