@@ -16,6 +16,8 @@ export interface CliApp {
   stdout(text: string): void;
   /** Messages and progress (stderr). */
   log: Log;
+  /** Raw stderr, for the final `fatal:` line. */
+  stderr(text: string): void;
 }
 
 export interface CliServices {

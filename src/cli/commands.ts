@@ -1,0 +1,9 @@
+import type { CommandModule } from 'yargs';
+import type { CliArgs } from './app.ts';
+import { initCommand } from './init.ts';
+import { protectCommand, unprotectCommand } from './protect.ts';
+import { whoamiCommand } from './whoami.ts';
+import { writersCommand } from './writers.ts';
+
+/** Every `git walrus` command. */
+export const commands: CommandModule<CliArgs, any>[] = [initCommand, whoamiCommand, writersCommand, protectCommand, unprotectCommand];

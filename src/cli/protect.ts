@@ -1,0 +1,42 @@
+import type { CommandModule } from 'yargs';
+import type { CliArgs } from './app.ts';
+import { resolveRemoteArg } from './remote-arg.ts';
+
+interface ProtectArgs extends CliArgs {
+  remote: string;
+  ref: string;
+  network?: string;
+}
+
+/** A branch name as the user types it (`main`) or a full ref (`refs/tags/v1`). */
+export function fullRefName(ref: string): string {
+  return ref.startsWith('refs/') ? ref : `refs/heads/${ref}`;
+}
+
+function protectionCommand(protect: boolean): CommandModule<CliArgs, ProtectArgs> {
+  const verb = protect ? 'protect' : 'unprotect';
+  return {
+    command: `${verb} <remote> <ref>`,
+    describe: protect ? 'only the owner may force-push or delete <ref>' : 'lift the protection of <ref>',
+    builder: (y) =>
+      y
+        .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+        .positional('ref', { type: 'string', demandOption: true, describe: 'branch name or full ref' })
+        .option('network', { type: 'string', describe: 'network to use' }) as never,
+    handler: async (argv) => {
+      const { app } = argv;
+      const services = await app.open({ network: argv.network });
+      try {
+        const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+        const ref = fullRefName(argv.ref);
+        const receipt = protect ? await services.ledger.protectRef(id, ref) : await services.ledger.unprotectRef(id, ref);
+        app.log.info(`${protect ? 'Protected' : 'Unprotected'} ${ref} (transaction ${receipt.digest}).`);
+      } finally {
+        await services.close();
+      }
+    },
+  };
+}
+
+export const protectCommand = protectionCommand(true);
+export const unprotectCommand = protectionCommand(false);

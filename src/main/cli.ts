@@ -1,0 +1,30 @@
+/** Entry of `git walrus <command>`: composes the app (network, workspace, streams) and runs the command table. */
+import { adjustableLog } from '../core/log.ts';
+import type { CliApp } from '../cli/app.ts';
+import { runCli } from '../cli/index.ts';
+import { runGit, git } from '../git/run-git.ts';
+import { openNetwork } from './context.ts';
+
+const args = process.argv.slice(2);
+const verbose = args.includes('-v') || args.includes('--verbose');
+const log = adjustableLog((text) => process.stderr.write(text), () => (args.includes('-q') || args.includes('--quiet') ? 0 : verbose ? 2 : 1), process.stderr.isTTY === true);
+
+const app: CliApp = {
+  open: async ({ network } = {}) => {
+    const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
+    return { ledger: opened.ledger, blobStore: opened.blobStore, networkName: opened.name, close: opened.close };
+  },
+  workspace: {
+    isRepository: async () => (await runGit(['rev-parse', '--git-dir'])).code === 0,
+    remoteUrl: async (name) => {
+      const result = await runGit(['config', '--get', `remote.${name}.url`]);
+      return result.code === 0 ? result.stdout.trim() : null;
+    },
+    addRemote: async (name, url) => { await git(['remote', 'add', name, url]); },
+  },
+  stdout: (text) => process.stdout.write(text),
+  log,
+  stderr: (text) => process.stderr.write(text),
+};
+
+process.exitCode = await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose);

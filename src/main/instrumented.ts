@@ -1,0 +1,89 @@
+import { appendFileSync } from 'node:fs';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { Ledger } from '../ports/ledger.ts';
+
+/**
+ * Operational decorators over the ports, chosen by the composition root from the environment:
+ * - GIT_WALRUS_STATS=<file>: count blob writes/reads, chain reads and transactions at the port boundary and append
+ *   one JSON line per process to <file> (for the benchmark; the numbers are the real calls, nothing estimated);
+ * - GIT_WALRUS_FAULT=during-upload|after-upload: die in the middle of the first pack upload, or after the upload and
+ *   before the transaction, as a crash would (for the interruption tests).
+ */
+export interface PortStats {
+  blobWrites: number;
+  blobReads: number;
+  bytesWritten: number;
+  chainReads: number;
+  transactions: number;
+}
+
+const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes'] as const;
+export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
+
+export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];
+
+/**
+ * A Ledger that forwards every call to `ledger` (methods stay bound to it), running `before(name)` first; when
+ * `before` returns a promise, the call waits for it.
+ */
+export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) => void | Promise<void>): Ledger {
+  const forward = <N extends LedgerMethod>(name: N) =>
+    ((...args: unknown[]) => {
+      const call = () => (ledger[name] as (...a: unknown[]) => unknown).apply(ledger, args);
+      const ready = before(name);
+      return ready ? ready.then(call) : call();
+    }) as Ledger[N];
+  const methods = Object.fromEntries([...LEDGER_READS, ...LEDGER_WRITES].map((name) => [name, forward(name)]));
+  return { get address() { return ledger.address; }, ...methods } as Ledger;
+}
+
+export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {
+  return {
+    ledger: forwardingLedger(ledger, (name) => {
+      if ((LEDGER_READS as readonly string[]).includes(name)) stats.chainReads++;
+      else stats.transactions++;
+    }),
+    blobStore: {
+      maxBlobSize: blobStore.maxBlobSize,
+      write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
+      read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
+    },
+  };
+}
+
+export function newStats(): PortStats {
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0 };
+}
+
+/** Appends the stats of this process as one JSON line. */
+export function reportStats(file: string, role: string, stats: PortStats): void {
+  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats })}\n`);
+}
+
+export type Fault = 'during-upload' | 'after-upload';
+
+export function faultOf(value: string | undefined): Fault | null {
+  return value === 'during-upload' || value === 'after-upload' ? value : null;
+}
+
+/** Wraps the ports so the process dies at the chosen point of a push, as a crash or kill -9 would. */
+export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault): { ledger: Ledger; blobStore: BlobStore } {
+  const die = (): never => {
+    process.kill(process.pid, 'SIGKILL');
+    throw new Error('unreachable');
+  };
+  return {
+    ledger: forwardingLedger(ledger, (name) => { if (name === 'push' && fault === 'after-upload') die(); }),
+    blobStore: {
+      maxBlobSize: blobStore.maxBlobSize,
+      read: (blobId, options) => blobStore.read(blobId, options),
+      write: (bytes, options) => {
+        if (fault !== 'during-upload') return blobStore.write(bytes, options);
+        // The upload is under way when the process dies: the blob may or may not have been stored.
+        const pending = blobStore.write(bytes, options);
+        setTimeout(die, 5);
+        return pending;
+      },
+    },
+  };
+}
