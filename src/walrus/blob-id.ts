@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
 import { InternalError, UsageError } from '../core/errors.ts';
 import { maxBlobSizeForShards } from './encoding.ts';
 import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
@@ -6,7 +7,8 @@ import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
 /**
  * Walrus blob ids computed locally, exactly as the network does (`BlobEncoder(numShards).compute_metadata` of
  * @mysten/walrus-wasm), in a worker thread: at 1000 shards one id costs about a second of CPU, so callers start it
- * and overlap it with the upload. One worker serves the process; it does not keep the process alive when idle.
+ * and overlap it with the upload. A small pool of workers (two at most: ids are needed one per chunk, and each
+ * worker holds its own encoders, ~200 MB at 1000 shards) serves the process; idle workers do not keep it alive.
  */
 export async function computeBlobId(bytes: Uint8Array, numShards: number): Promise<string> {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
@@ -15,12 +17,12 @@ export async function computeBlobId(bytes: Uint8Array, numShards: number): Promi
   if (bytes.byteLength > maxBlobSizeForShards(numShards)) {
     throw new UsageError(`a blob of ${bytes.byteLength} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size: bytes.byteLength, numShards });
   }
-  return idWorker().compute(bytes, numShards);
+  return leastBusyWorker().compute(bytes, numShards);
 }
 
 class BlobIdWorker {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void }>();
+  readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   failed = false;
 
@@ -59,9 +61,17 @@ class BlobIdWorker {
   }
 }
 
-let shared: BlobIdWorker | undefined;
+const POOL_SIZE = Math.max(1, Math.min(2, availableParallelism()));
+const pool: BlobIdWorker[] = [];
 
-function idWorker(): BlobIdWorker {
-  if (shared === undefined || shared.failed) shared = new BlobIdWorker();
-  return shared;
+function leastBusyWorker(): BlobIdWorker {
+  for (let i = pool.length - 1; i >= 0; i--) if (pool[i]!.failed) pool.splice(i, 1);
+  const idle = pool.find((worker) => worker.pending.size === 0);
+  if (idle !== undefined) return idle;
+  if (pool.length < POOL_SIZE) {
+    const worker = new BlobIdWorker();
+    pool.push(worker);
+    return worker;
+  }
+  return pool.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
 }
