@@ -3,7 +3,8 @@
  * checked against the same data:
  * - contracts/tests/scenarios_tests.move from contracts/tests/scenarios.json (one test per scenario);
  * - contracts/tests/push_log_vectors_tests.move from contracts/tests/push_log_vectors.json (golden record bytes and
- *   log heads).
+ *   log heads);
+ * - contracts/tests/name_vectors_tests.move from contracts/tests/name_vectors.json (repository and ref name rules).
  * `node scripts/gen-move-tests.ts` writes them; scripts/check-move.ts fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -210,12 +211,37 @@ export function renderVectorTests(json: { vectors: VectorJson[] }): string {
   return `${l.out.join('\n')}\n`;
 }
 
+interface NameVectors {
+  repository_names: { valid: string[]; invalid: string[] };
+  ref_names: { valid: string[]; invalid: string[] };
+}
+
+/** Move tests of the name rules on the shared name vectors. */
+export function renderNameTests(json: NameVectors): string {
+  const l = new Lines();
+  l.out.push(HEADER('name_vectors.json'));
+  l.out.push('#[test_only]', 'module walrus_git::name_vectors_tests;', '');
+  l.out.push('use std::string;', 'use walrus_git::repository;');
+  const test = (name: string, fn: string, set: { valid: string[]; invalid: string[] }) => {
+    l.out.push('', '#[test]', `fun ${name}() {`);
+    let code = 0;
+    for (const v of set.valid) l.add(1, `assert!(repository::${fn}(&${str(v)}), ${code++});`);
+    for (const v of set.invalid) l.add(1, `assert!(!repository::${fn}(&${str(v)}), ${code++});`);
+    l.out.push('}');
+  };
+  test('repository_names', 'is_valid_name', json.repository_names);
+  test('ref_names', 'is_valid_ref_name', json.ref_names);
+  return `${l.out.join('\n')}\n`;
+}
+
 /** Every generated file with the content it should have. */
 export function generatedFiles(root: string): { path: string; content: string }[] {
   const tests = join(root, 'contracts', 'tests');
   const scenarios = parseScenarios(JSON.parse(readFileSync(join(tests, 'scenarios.json'), 'utf8')));
   const vectors = JSON.parse(readFileSync(join(tests, 'push_log_vectors.json'), 'utf8'));
+  const names = JSON.parse(readFileSync(join(tests, 'name_vectors.json'), 'utf8'));
   return [
+    { path: join(tests, 'name_vectors_tests.move'), content: renderNameTests(names) },
     { path: join(tests, 'scenarios_tests.move'), content: renderScenarioTests(scenarios) },
     { path: join(tests, 'push_log_vectors_tests.move'), content: renderVectorTests(vectors) },
   ];

@@ -429,7 +429,7 @@ fun record(
 }
 
 /// Repository names: 1–100 bytes of [A-Za-z0-9._-], not starting with '.'.
-fun is_valid_name(name: &String): bool {
+public(package) fun is_valid_name(name: &String): bool {
     let b = name.as_bytes();
     let n = b.length();
     if (n == 0 || n > MAX_NAME_LENGTH || *b.borrow(0) == 0x2e) return false;
@@ -447,7 +447,7 @@ fun is_valid_name(name: &String): bool {
 
 /// Ref names: `refs/` then at most 255 bytes in all of printable ASCII without `~^:?*[\`, no `..`, `//`, `@{` or
 /// `/.`, no component ending in `.lock`, not ending in `/` or `.` (git check-ref-format, restricted to refs/).
-fun is_valid_ref_name(name: &String): bool {
+public(package) fun is_valid_ref_name(name: &String): bool {
     let b = name.as_bytes();
     let n = b.length();
     if (n < 6 || n > MAX_REF_NAME_LENGTH) return false;
