@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClientWithCoreApi } from '@mysten/sui/client';
+import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
+import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { startDevnetServer } from '../../src/devnet/server.ts';
+
+/** One way of reaching a devnet: the in-process client, or `SuiJsonRpcClient` against a server on a free port. */
+export interface Front {
+  name: string;
+  client: ClientWithCoreApi;
+  packageId: string;
+  registryId: string;
+  dir: string;
+  faucet(address: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type FrontFactory = { name: string; open(): Promise<Front> };
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'walrus-git-devnet-'));
+}
+
+export const inProcess: FrontFactory = {
+  name: 'in-process',
+  async open() {
+    const dir = tempDir();
+    const network = await openLocalNetwork(dir);
+    return {
+      name: 'in-process', client: network.client, packageId: network.packageId, registryId: network.registryId, dir,
+      faucet: network.faucet,
+      close: async () => { await network.close(); rmSync(dir, { recursive: true, force: true }); },
+    };
+  },
+};
+
+export const jsonRpcServer: FrontFactory = {
+  name: 'json-rpc server',
+  async open() {
+    const dir = tempDir();
+    const server = await startDevnetServer({ dir, port: 0 });
+    return {
+      name: 'json-rpc server',
+      client: new SuiJsonRpcClient({ url: server.suiRpcUrl, network: 'localnet' }),
+      packageId: server.packageId, registryId: server.registryId, dir,
+      faucet: async (recipient) => { await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient }); },
+      close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); },
+    };
+  },
+};
+
+export const FRONTS: FrontFactory[] = [inProcess, jsonRpcServer];

@@ -1,0 +1,240 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { SuiLedger, blobIdToU256, u256ToBlobId } from '../../src/sui/ledger.ts';
+import {
+  InsufficientGasError, InvalidNameError, NameTakenError, NoChangeError, NotOwnerError, NotWriterError, ProtectedRefError, RefConflictError,
+  RepositoryNotFoundError, HashLengthError,
+} from '../../src/sui/errors.ts';
+import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
+import { FRONTS, type Front } from './fronts.ts';
+import type { PackEntry } from '../../src/ports/ledger.ts';
+
+const oid = (n: number) => n.toString(16).padStart(40, '0');
+const blobId = (n: number) => u256ToBlobId(BigInt(n) * 0x1234567n);
+const pack = (n: number): PackEntry => ({ chunks: [blobId(n), blobId(n + 1)], size: 1000 + n, sha256: createHash('sha256').update(`pack ${n}`).digest('hex') });
+
+for (const factory of FRONTS) {
+  const test = suite<{ front: Front; owner: SuiLedger; other: SuiLedger; otherAddress: string }>(`SuiLedger (${factory.name})`);
+
+  test.before(async (context) => {
+    context.front = await factory.open();
+    const ownerKey = Ed25519Keypair.generate();
+    const otherKey = Ed25519Keypair.generate();
+    await context.front.faucet(ownerKey.toSuiAddress());
+    await context.front.faucet(otherKey.toSuiAddress());
+    const common = { client: context.front.client, packageId: context.front.packageId, registryId: context.front.registryId };
+    context.owner = new SuiLedger({ ...common, signer: ownerKey });
+    context.other = new SuiLedger({ ...common, signer: otherKey });
+    context.otherAddress = otherKey.toSuiAddress();
+  });
+
+  test.after(async ({ front }) => {
+    await front.close();
+  });
+
+  test('creates a repository and finds it by id and by owner/name', async ({ owner }) => {
+    const { id, digest } = await owner.createRepository('alpha');
+    assert.match(digest, /^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
+    assert.is(await owner.resolve({ id }), id);
+    assert.is(await owner.resolve({ owner: owner.address, name: 'alpha' }), id);
+    const info = await owner.getRepository(id);
+    assert.equal(
+      { name: info.name, owner: info.owner, head: info.head, seq: info.seq, packCount: info.packCount, hashLength: info.hashLength, writers: info.writers },
+      { name: 'alpha', owner: owner.address, head: 'refs/heads/main', seq: 0, packCount: 0, hashLength: 0, writers: [] },
+    );
+    assert.is(info.logHead, Buffer.from(GENESIS_LOG_HEAD).toString('hex'));
+  });
+
+  test('pushes refs and packs, and reads them back with the push log', async ({ owner }) => {
+    const { id } = await owner.createRepository('beta', 'refs/heads/trunk');
+    const first = await owner.push(id, [{ name: 'refs/heads/trunk', old: null, new: oid(1), force: false }], pack(1));
+    assert.is(first.seq, 1);
+    const second = await owner.push(id, [
+      { name: 'refs/heads/trunk', old: oid(1), new: oid(2), force: false },
+      { name: 'refs/tags/v1', old: null, new: oid(1), force: false },
+    ], null);
+    assert.is(second.seq, 2);
+    assert.equal(await owner.listRefs(id), new Map([['refs/heads/trunk', oid(2)], ['refs/tags/v1', oid(1)]]));
+    assert.equal(await owner.listPacks(id, 0), [pack(1)]);
+    const info = await owner.getRepository(id);
+    assert.is(info.hashLength, 20);
+    assert.is(info.packCount, 1);
+
+    const pushes = await owner.listPushes(id);
+    assert.equal(pushes.map((p) => [p.seq, p.txDigest]), [[1, first.digest], [2, second.digest]]);
+    assert.equal(pushes[0].pack, pack(1));
+    assert.is(pushes[0].packIndex, 0);
+    assert.is(pushes[1].pack, null);
+    assert.ok(pushes[1].timestampMs >= pushes[0].timestampMs && pushes[0].timestampMs > 1_700_000_000_000, 'clock time on the records');
+    // The chain's log head is the hash chain over the records the events describe (DESIGN.md §5).
+    let head = GENESIS_LOG_HEAD;
+    for (const p of pushes) {
+      head = nextLogHead(head, {
+        repository: p.repository, seq: BigInt(p.seq), kind: p.kind, sender: p.sender, timestamp_ms: BigInt(p.timestampMs),
+        updates: p.updates.map((u) => ({ name: u.name, old: u.old === null ? null : Buffer.from(u.old, 'hex'), new: u.new === null ? null : Buffer.from(u.new, 'hex'), forced: u.force })),
+        pack: p.pack && { chunks: p.pack.chunks.map(blobIdToU256), size: BigInt(p.pack.size), sha256: Buffer.from(p.pack.sha256, 'hex') },
+        live_from: BigInt(p.liveFrom),
+      });
+      assert.is(Buffer.from(head).toString('hex'), p.logHead);
+    }
+    assert.is(info.logHead, pushes[1].logHead);
+  });
+
+  test('repack records the consolidated pack and moves live_from', async ({ owner }) => {
+    const { id } = await owner.createRepository('gamma');
+    await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], pack(10));
+    await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: false }], pack(20));
+    const { seq } = await owner.repack(id, pack(30), 2);
+    assert.is(seq, 3);
+    const info = await owner.getRepository(id);
+    assert.equal([info.packCount, info.liveFrom], [3, 2]);
+    assert.equal(await owner.listPacks(id, info.liveFrom), [pack(30)]);
+  });
+
+  test('refs are paged: more refs than one page', async ({ owner }) => {
+    const { id } = await owner.createRepository('many-refs');
+    const updates = Array.from({ length: 120 }, (_, i) => ({ name: `refs/heads/b${i}`, old: null, new: oid(i + 1), force: false }));
+    await owner.push(id, updates, pack(5));
+    const refs = await owner.listRefs(id);
+    assert.is(refs.size, 120);
+    assert.is(refs.get('refs/heads/b77'), oid(78));
+  });
+
+  test('compare-and-swap failures are RefConflictError naming the refs and the check', async ({ owner }) => {
+    const { id } = await owner.createRepository('delta');
+    await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], null);
+    try {
+      await owner.push(id, [{ name: 'refs/heads/main', old: oid(9), new: oid(2), force: false }], null);
+      assert.unreachable('stale old value accepted');
+    } catch (error) {
+      assert.instance(error, RefConflictError);
+      assert.equal([(error as RefConflictError).check, (error as RefConflictError).refs, (error as RefConflictError).data.abortName], ['mismatch', ['refs/heads/main'], 'ERefMismatch']);
+    }
+    try {
+      await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(2), force: false }], null);
+      assert.unreachable('create over an existing ref accepted');
+    } catch (error) {
+      assert.instance(error, RefConflictError);
+      assert.is((error as RefConflictError).check, 'exists');
+    }
+    try {
+      await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: 'ab'.repeat(32), force: false }], null);
+      assert.unreachable('a 32-byte id in a SHA-1 repository accepted');
+    } catch (error) {
+      assert.instance(error, HashLengthError);
+    }
+  });
+
+  test('writers: a non-writer is refused with the owner named; owner operations need the owner', async ({ owner, other, otherAddress }) => {
+    const { id } = await owner.createRepository('epsilon');
+    const update = [{ name: 'refs/heads/feature', old: null, new: oid(3), force: false }];
+    try {
+      await other.push(id, update, null);
+      assert.unreachable('non-writer push accepted');
+    } catch (error) {
+      assert.instance(error, NotWriterError);
+      assert.is((error as NotWriterError).owner, owner.address);
+    }
+    try {
+      await other.addWriter(id, otherAddress);
+      assert.unreachable('non-owner added a writer');
+    } catch (error) {
+      assert.instance(error, NotOwnerError);
+    }
+    await owner.addWriter(id, otherAddress);
+    assert.equal((await owner.getRepository(id)).writers, [otherAddress]);
+    try {
+      await owner.addWriter(id, otherAddress);
+      assert.unreachable('duplicate writer accepted');
+    } catch (error) {
+      assert.instance(error, NoChangeError);
+      assert.is((error as NoChangeError).data.abortName, 'EAlreadyWriter');
+    }
+    assert.is((await other.push(id, update, null)).seq, 1);
+    await owner.removeWriter(id, otherAddress);
+    assert.equal((await owner.getRepository(id)).writers, []);
+  });
+
+  test('protected refs: only the owner may force or delete them', async ({ owner, other, otherAddress }) => {
+    const { id } = await owner.createRepository('zeta');
+    await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], null);
+    await owner.protectRef(id, 'refs/heads/main');
+    await owner.addWriter(id, otherAddress);
+    assert.equal((await owner.getRepository(id)).protectedRefs, ['refs/heads/main']);
+    try {
+      await other.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: true }], null);
+      assert.unreachable('writer force-pushed a protected ref');
+    } catch (error) {
+      assert.instance(error, ProtectedRefError);
+      assert.equal((error as ProtectedRefError).refs, ['refs/heads/main']);
+    }
+    await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: true }], null);
+    await owner.unprotectRef(id, 'refs/heads/main');
+    assert.equal((await owner.getRepository(id)).protectedRefs, []);
+  });
+
+  test('HEAD, names and ownership transfer', async ({ owner, other, otherAddress }) => {
+    const { id } = await owner.createRepository('eta');
+    await owner.setHead(id, 'refs/heads/dev');
+    assert.is((await owner.getRepository(id)).head, 'refs/heads/dev');
+    try {
+      await owner.createRepository('eta');
+      assert.unreachable('duplicate name accepted');
+    } catch (error) {
+      assert.instance(error, NameTakenError);
+    }
+    try {
+      await owner.createRepository('.hidden');
+      assert.unreachable('invalid name accepted');
+    } catch (error) {
+      assert.instance(error, InvalidNameError);
+    }
+    await owner.transferOwnership(id, otherAddress);
+    assert.is((await other.getRepository(id)).owner, otherAddress);
+    assert.is(await other.resolve({ owner: otherAddress, name: 'eta' }), id);
+    try {
+      await owner.resolve({ owner: owner.address, name: 'eta' });
+      assert.unreachable('old owner/name still resolves');
+    } catch (error) {
+      assert.instance(error, RepositoryNotFoundError);
+    }
+  });
+
+  test('unknown repositories and unfunded signers get typed errors', async ({ front, owner }) => {
+    try {
+      await owner.getRepository(`0x${'ab'.repeat(32)}`);
+      assert.unreachable('a missing object read as a repository');
+    } catch (error) {
+      assert.instance(error, RepositoryNotFoundError);
+    }
+    try {
+      await owner.getRepository(front.registryId);
+      assert.unreachable('the registry read as a repository');
+    } catch (error) {
+      assert.instance(error, RepositoryNotFoundError);
+    }
+    const broke = new SuiLedger({ client: front.client, packageId: front.packageId, registryId: front.registryId, signer: Ed25519Keypair.generate() });
+    try {
+      await broke.createRepository('nofunds');
+      assert.unreachable('an unfunded address paid for a transaction');
+    } catch (error) {
+      assert.instance(error, InsufficientGasError);
+    }
+  });
+
+  test.run();
+}
+
+const blobIds = suite('blobIdToU256 / u256ToBlobId');
+
+blobIds('round-trip a Walrus blob id through the u256 the contract stores (little-endian)', () => {
+  const id = Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('base64url');
+  const value = blobIdToU256(id);
+  assert.is(value & 0xffn, 0n);
+  assert.is(value >> 248n, 31n);
+  assert.is(u256ToBlobId(value), id);
+});
+
+blobIds.run();
