@@ -13,6 +13,7 @@ export function nodeListener(handle: (request: Request) => Promise<Response>): (
 }
 
 async function serve(handle: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -23,7 +24,7 @@ async function serve(handle: (request: Request) => Promise<Response>, req: Incom
     const request = new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), {
       method: req.method,
       headers,
-      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      body: hasBody ? pullStream(chunks) : undefined,
       duplex: 'half',
     } as RequestInit);
     const response = await handle(request);
@@ -39,6 +40,25 @@ async function serve(handle: (request: Request) => Promise<Response>, req: Incom
     }
   } finally {
     // A response sent before the whole body was read (413): drain the rest so the client can read the answer.
-    if (!req.complete) req.resume();
+    if (!req.complete) void drain(chunks);
+  }
+}
+
+/** The request body as a web stream that reads only on demand; cancelling it leaves the rest to `drain`. */
+function pullStream(chunks: AsyncIterator<Buffer>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+    },
+  });
+}
+
+async function drain(chunks: AsyncIterator<Buffer>): Promise<void> {
+  try {
+    while (!(await chunks.next()).done);
+  } catch {
+    // the client went away: nothing left to drain
   }
 }
