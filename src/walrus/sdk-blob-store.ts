@@ -1,4 +1,5 @@
 import { WalrusClient, BlobBlockedError as SdkBlobBlockedError, BlobNotCertifiedError, RetryableWalrusClientError } from '@mysten/walrus';
+import type { WriteBlobStep } from '@mysten/walrus';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
@@ -13,7 +14,16 @@ import type { RetryPolicy } from './retry.ts';
 
 /** The part of `WalrusClient` this store uses: the seam where tests put a fake. */
 export interface WalrusSdkClient {
-  writeBlob(options: { blob: Uint8Array; deletable: boolean; epochs: number; signer: Signer; owner?: string; signal?: AbortSignal }): Promise<{ blobId: string; blobObject: { storage: { end_epoch: number } } }>;
+  writeBlob(options: {
+    blob: Uint8Array;
+    deletable: boolean;
+    epochs: number;
+    signer: Signer;
+    owner?: string;
+    signal?: AbortSignal;
+    onStep?: (step: WriteBlobStep) => void | Promise<void>;
+    resume?: WriteBlobStep;
+  }): Promise<{ blobId: string; blobObject: { storage: { end_epoch: number } } }>;
   readBlob(options: { blobId: string; signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
@@ -76,9 +86,22 @@ export class SdkBlobStore implements BlobStore {
     if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
     const localId = computeBlobId(bytes, this.numShards);
     localId.catch(() => {});
+    // A retry resumes from the last completed step, so a blob registered (and paid for) is not registered again.
+    let lastStep: WriteBlobStep | undefined;
     const written = await withRetry(async () => {
       try {
-        return await this.client.writeBlob({ blob: bytes, deletable: this.deletable, epochs: options.epochs ?? this.epochs, signer: this.signer, owner: this.owner, signal: options.signal });
+        return await this.client.writeBlob({
+          blob: bytes,
+          deletable: this.deletable,
+          epochs: options.epochs ?? this.epochs,
+          signer: this.signer,
+          owner: this.owner,
+          signal: options.signal,
+          resume: lastStep,
+          onStep: (step) => {
+            lastStep = step;
+          },
+        });
       } catch (error) {
         throw mapSdkError(error, undefined, options.signal);
       }

@@ -58,15 +58,18 @@ store("refuses an id the SDK reports differently from the local computation", as
   await s.write(new Uint8Array(100)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobIdMismatchError));
 });
 
-store('maps SDK errors: not certified = not found, blocked, retryable faults retried then reported', async () => {
+store('maps SDK errors: not certified = not found, blocked; retryable faults are retried from the last step', async () => {
   const { client } = fakeClient(50);
   const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
   const id = await computeBlobId(new Uint8Array(3), 50);
   await s.read(id).then(() => assert.unreachable(), (e) => assert.instance(e, BlobNotFoundError));
   let attempts = 0;
+  const resumedFrom: (string | undefined)[] = [];
   const flaky = fakeClient(50, {
     async writeBlob(options) {
       attempts++;
+      resumedFrom.push(options.resume?.step);
+      if (attempts === 1) await options.onStep?.({ step: 'registered', blobId: 'x', blobObjectId: '0x1', txDigest: 'd' });
       if (attempts < 3) throw new NotEnoughBlobConfirmationsError('too few nodes answered');
       return { blobId: await computeBlobId(options.blob, 50), blobObject: { storage: { end_epoch: 5 } } };
     },
@@ -74,6 +77,7 @@ store('maps SDK errors: not certified = not found, blocked, retryable faults ret
   const retried = new SdkBlobStore({ client: flaky.client, signer, numShards: 50, retry: fastRetry });
   assert.is((await retried.write(new Uint8Array(7))).endEpoch, 5);
   assert.is(attempts, 3);
+  assert.equal(resumedFrom, [undefined, 'registered', 'registered'], 'retries resume after the paid registration');
   const blocked = fakeClient(50, { readBlob: async () => { throw new SdkBlobBlockedError('blocked'); } });
   await new SdkBlobStore({ client: blocked.client, signer, numShards: 50 }).read(id).then(() => assert.unreachable(), (e) => assert.instance(e, BlobBlockedError));
 });
