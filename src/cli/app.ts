@@ -14,6 +14,8 @@ export interface CliApp {
   workspace: GitWorkspace;
   /** Command results (the last line of `init` is the remote URL, for scripts). */
   stdout(text: string): void;
+  /** Whether stdout is a terminal that may get colour (a TTY, and NO_COLOR unset). */
+  stdoutColor: boolean;
   /** Messages and progress (stderr). */
   log: Log;
   /** Raw stderr, for the final `fatal:` line. */
@@ -23,6 +25,8 @@ export interface CliApp {
 export interface CliServices {
   ledger: Ledger;
   blobStore: BlobStore;
+  /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
+  blobIdOf(bytes: Uint8Array): Promise<string>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
   networkName: string;
   close(): Promise<void>;

@@ -12,7 +12,7 @@ const log = adjustableLog((text) => process.stderr.write(text), () => (args.incl
 const app: CliApp = {
   open: async ({ network } = {}) => {
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
-    return { ledger: opened.ledger, blobStore: opened.blobStore, networkName: opened.name, close: opened.close };
+    return { ledger: opened.ledger, blobStore: opened.blobStore, blobIdOf: opened.blobIdOf, networkName: opened.name, close: opened.close };
   },
   workspace: {
     isRepository: async () => (await runGit(['rev-parse', '--git-dir'])).code === 0,
@@ -23,6 +23,7 @@ const app: CliApp = {
     addRemote: async (name, url) => { await git(['remote', 'add', name, url]); },
   },
   stdout: (text) => process.stdout.write(text),
+  stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,
   stderr: (text) => process.stderr.write(text),
 };

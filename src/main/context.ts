@@ -12,6 +12,7 @@ import { openLocalNetwork } from '../devnet/local-network.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { SuiLedger } from '../sui/ledger.ts';
+import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
 import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats } from './instrumented.ts';
@@ -25,6 +26,8 @@ export interface OpenedNetwork {
   name: string;
   ledger: Ledger;
   blobStore: BlobStore;
+  /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
+  blobIdOf(bytes: Uint8Array): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
   const { signer, address } = await loadSigner({ env, home });
-  const { client, blobStore, close, fund, contract } = await openAdapters(config, options.log);
+  const { client, blobStore, close, fund, contract, numShards } = await openAdapters(config, options.log);
   const { packageId, registryId } = contract ?? requireContract(config);
   let ledger: Ledger = new SuiLedger({ client, signer, packageId, registryId, log: options.log });
   let store: BlobStore = blobStore;
@@ -65,6 +68,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     name: config.name,
     ledger,
     blobStore: store,
+    blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();
@@ -79,6 +83,7 @@ interface Adapters {
   /** Tops up gas where a faucet is part of the network (embedded only). */
   fund: ((address: string) => Promise<void>) | null;
   contract?: { packageId: string; registryId: string };
+  numShards: number;
 }
 
 async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> {
@@ -94,6 +99,7 @@ async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> 
         if (BigInt(balance.balance) < LOCAL_MIN_GAS) await local.faucet(address);
       },
       contract: { packageId: local.packageId, registryId: local.registryId },
+      numShards: local.numShards,
     };
   }
   if (config.walrus.kind !== 'http') {
@@ -103,5 +109,5 @@ async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> 
     ? new SuiJsonRpcClient({ url: config.sui.url, network: config.name })
     : new SuiGrpcClient({ baseUrl: config.sui.url, network: config.name });
   const { publisherUrl, aggregatorUrl, numShards } = config.walrus;
-  return { client, blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }), close: async () => {}, fund: null };
+  return { client, blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }), close: async () => {}, fund: null, numShards };
 }
