@@ -1,9 +1,12 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { initCommand } from './init.ts';
+import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { showCommand } from './show.ts';
+import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
 import { writersCommand } from './writers.ts';
 
 /** Every `git walrus` command. */
-export const commands: CommandModule<CliArgs, any>[] = [initCommand, whoamiCommand, writersCommand, protectCommand, unprotectCommand];
+export const commands: CommandModule<CliArgs, any>[] = [initCommand, whoamiCommand, writersCommand, protectCommand, unprotectCommand, logCommand, showCommand, verifyCommand];

@@ -1,0 +1,42 @@
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../core/errors.ts';
+import { formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
+import type { CliArgs } from './app.ts';
+import { resolveRemoteArg } from './remote-arg.ts';
+
+interface LogArgs extends CliArgs {
+  remote: string;
+  ref?: string;
+  limit?: number;
+  json?: boolean;
+  network?: string;
+}
+
+/** `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events. */
+export const logCommand: CommandModule<CliArgs, LogArgs> = {
+  command: 'log <remote>',
+  describe: 'list every push (who, when, which refs moved, pack, transaction), newest first',
+  builder: (y) =>
+    y
+      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .option('ref', { type: 'string', describe: 'only pushes that updated this ref (e.g. main, v1.0, refs/heads/main)' })
+      .option('limit', { type: 'number', describe: 'at most this many pushes' })
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+      .option('network', { type: 'string', describe: 'network to use' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 0)) {
+      throw new UsageError(`--limit must be a whole number, got ${argv.limit}`);
+    }
+    const services = await app.open({ network: argv.network });
+    try {
+      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+      const pushes = selectPushes(await services.ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
+      if (argv.json) app.stdout(formatLogJson(id, pushes));
+      else if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
+      else app.stdout(formatLogText(pushes, app.stdoutColor ? ansiStyle : plainStyle));
+    } finally {
+      await services.close();
+    }
+  },
+};

@@ -1,0 +1,49 @@
+import type { CommandModule } from 'yargs';
+import { PackObjectReader } from '../git/pack-reader.ts';
+import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
+import { formatVerifyJson, formatVerifyText } from '../remote/history/format-verify.ts';
+import { verifyRepository } from '../remote/history/verify-repository.ts';
+import type { CliArgs } from './app.ts';
+import { ExitError } from './app.ts';
+import { resolveRemoteArg } from './remote-arg.ts';
+
+interface VerifyArgs extends CliArgs {
+  remote: string;
+  deep?: boolean;
+  json?: boolean;
+  network?: string;
+}
+
+/**
+ * `git walrus verify <remote|url> [--deep]`: proves the history from chain and Walrus alone. Exits 0 only when every
+ * check holds; each problem names the push, the blob and what differs. Progress goes to stderr.
+ */
+export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
+  command: 'verify <remote>',
+  describe: 'check the push log against the chain, every live pack against Walrus, and with --deep the whole history',
+  builder: (y) =>
+    y
+      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .option('deep', { type: 'boolean', default: false, describe: 'also apply every pack in order and check every commit any ref pointed to' })
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+      .option('network', { type: 'string', describe: 'network to use' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    const services = await app.open({ network: argv.network });
+    let problems = 0;
+    try {
+      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+      const report = await verifyRepository(
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: () => PackObjectReader.open(), log: app.log },
+        id,
+        { deep: argv.deep },
+      );
+      problems = report.findings.length;
+      app.stdout(argv.json ? formatVerifyJson(report) : formatVerifyText(report, app.stdoutColor ? ansiStyle : plainStyle));
+    } finally {
+      await services.close();
+    }
+    // The report on stdout already names every problem: exit 1 with nothing more to say.
+    if (problems > 0) throw new ExitError('', 1);
+  },
+};
