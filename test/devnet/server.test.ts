@@ -36,8 +36,8 @@ server('the faucet speaks the Sui faucet v2 API and funds through a real transac
   assert.is(answer.status, 'Success');
   const client = new SuiJsonRpcClient({ url: s.suiRpcUrl, network: 'localnet' });
   const { balance } = await client.core.getBalance({ owner: address });
-  assert.is(balance.balance, String(answer.coins_sent[0].amount));
-  const tx = await client.core.getTransaction({ digest: answer.coins_sent[0].transferTxDigest, include: { balanceChanges: true } });
+  assert.is(balance.balance, String(answer.coins_sent![0].amount));
+  const tx = await client.core.getTransaction({ digest: answer.coins_sent![0].transferTxDigest, include: { balanceChanges: true } });
   assert.equal(tx.Transaction!.balanceChanges!.find((c) => c.address === address)?.amount, balance.balance);
   const bad = await fetch(`${s.faucetUrl}/v2/gas`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"FixedAmountRequest":{}}' });
   assert.is(bad.status, 400);
