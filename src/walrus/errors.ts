@@ -14,8 +14,14 @@ export class BlobNotFoundError extends WalrusGitError {
 
 /** The blob is larger than the store (or the publisher) accepts in one body. */
 export class BlobTooLargeError extends WalrusGitError {
-  constructor(size: number, maxBlobSize: number) {
-    super('BLOB_TOO_LARGE', `blob of ${size} bytes exceeds the store's limit of ${maxBlobSize} bytes; split it into chunks of at most that size`, { size, maxBlobSize });
+  constructor(size: number, maxBlobSize: number, byPublisher = false) {
+    super(
+      'BLOB_TOO_LARGE',
+      byPublisher
+        ? `the Walrus publisher refused a blob of ${size} bytes as too large (413), although the store is configured for ${maxBlobSize}; this publisher's body limit is lower`
+        : `blob of ${size} bytes exceeds the store's limit of ${maxBlobSize} bytes; split it into chunks of at most that size`,
+      { size, maxBlobSize, byPublisher },
+    );
   }
 }
 

@@ -161,7 +161,7 @@ async function failure(response: Response, context: { blobId?: string; size?: nu
   const message = (body as { error?: { message?: string } } | undefined)?.error?.message ?? text.slice(0, 300);
   const data = { status: response.status, reason: errorReasonOf(body), url: response.url };
   if (response.status === 404 && context.blobId !== undefined) return new BlobNotFoundError(context.blobId);
-  if (response.status === 413) return new BlobTooLargeError(context.size ?? 0, context.maxBlobSize ?? 0);
+  if (response.status === 413) return new BlobTooLargeError(context.size ?? 0, context.maxBlobSize ?? 0, true);
   if (response.status === 451) return new BlobBlockedError(context.blobId ?? 'being stored');
   if (response.status === 429 || response.status === 408 || response.status >= 500) {
     return new WalrusUnavailableError(`the Walrus service answered ${response.status}: ${message || response.statusText}`, data);

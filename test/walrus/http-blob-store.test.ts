@@ -99,7 +99,10 @@ for (const front of fronts) {
   store("the publisher's 413 is BlobTooLargeError, and the store's own limit is checked before any upload", async () => {
     const { store: s, close } = await open({ maxBodyBytes: 64 * 1024 });
     try {
-      await s.write(pattern(64 * 1024 + 1, 5)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobTooLargeError));
+      await s.write(pattern(64 * 1024 + 1, 5)).then(() => assert.unreachable(), (e) => {
+        assert.instance(e, BlobTooLargeError);
+        assert.is(e.data.byPublisher, true);
+      });
       const small = new HttpBlobStore({ aggregatorUrl: 'http://unused.invalid', publisherUrl: 'http://unused.invalid', numShards: 50, maxBlobSize: 100, fetch: () => assert.unreachable('no request expected') as never });
       await small.write(new Uint8Array(101)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobTooLargeError));
     } finally {
