@@ -1,0 +1,23 @@
+// `npm run bench [-- --short]`: every benchmark of the project, one after another, each printing its own figures.
+// CI runs the short mode (smaller inputs, same figures) as part of `npm test`.
+import { pathToFileURL } from 'node:url';
+import { readdirSync } from 'node:fs';
+
+const short = process.argv.includes('--short');
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const here = new URL('.', import.meta.url);
+const benches = readdirSync(here)
+  .filter((file) => file.endsWith('.ts') && file !== 'run.ts')
+  .map((file) => file.slice(0, -3))
+  .filter((name) => only.length === 0 || only.includes(name))
+  .sort();
+
+for (const name of benches) {
+  console.log(`\n=== bench ${name}${short ? ' (short)' : ''} ===`);
+  const started = performance.now();
+  const bench = (await import(pathToFileURL(new URL(`${name}.ts`, here).pathname).href)) as { run(short: boolean): Promise<void> };
+  await bench.run(short);
+  console.log(`--- ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+// Worker pools and keep-alive sockets of the benches must not hold the process open.
+process.exit(0);
