@@ -61,6 +61,7 @@ export class ChainStore {
   genesis: GenesisInfo | null = null;
   checkpoint = 0;
   #offset = 0;
+  #queue: Promise<unknown> = Promise.resolve();
   #logPath: string;
   #lockPath: string;
 
@@ -71,7 +72,43 @@ export class ChainStore {
   }
 
   /** Catches up with commits other processes appended since the last call. Cheap when nothing changed. */
-  async refresh(): Promise<void> {
+  refresh(): Promise<void> {
+    return this.#exclusive(() => this.#catchUp());
+  }
+
+  /**
+   * Runs `decide` under the directory lock on the latest state; the commit it returns (if any) is appended with one
+   * write and an fsync before it is applied in memory, so a crash either keeps or loses it whole.
+   */
+  transact<T>(decide: () => Promise<{ commit: CommitRecord | null; result: T }>): Promise<T> {
+    return this.#exclusive(() => withFileLock(this.#lockPath, async () => {
+      await this.#catchUp();
+      await this.#cutTornTail();
+      const { commit, result } = await decide();
+      if (commit) {
+        const line = Buffer.from(`${JSON.stringify(commit)}\n`, 'utf8');
+        const handle = await open(this.#logPath, 'a');
+        try {
+          await handle.write(line, 0, line.length);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        this.#apply(commit);
+        this.#offset += line.length;
+      }
+      return result;
+    }));
+  }
+
+  /** In-process serialization of catch-ups and commits: two overlapping ones would apply a commit twice. */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #catchUp(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const handle = await open(this.#logPath, 'a+');
     try {
@@ -91,30 +128,21 @@ export class ChainStore {
   }
 
   /**
-   * Runs `decide` under the directory lock on the latest state; the commit it returns (if any) is appended with one
-   * write and an fsync before it is applied in memory, so a crash either keeps or loses it whole.
+   * A writer killed mid-append left a partial last line: cut it off (we hold the lock, so nobody is writing) so the
+   * next line starts clean. A complete line past what we applied would be a missed commit, which is never cut.
    */
-  async transact<T>(decide: () => Promise<{ commit: CommitRecord | null; result: T }>): Promise<T> {
-    return withFileLock(this.#lockPath, async () => {
-      await this.refresh();
-      const { size } = await stat(this.#logPath);
-      // A writer killed mid-append left a partial last line: cut it off so the next line starts clean.
-      if (size > this.#offset) await truncate(this.#logPath, this.#offset);
-      const { commit, result } = await decide();
-      if (commit) {
-        const line = Buffer.from(`${JSON.stringify(commit)}\n`, 'utf8');
-        const handle = await open(this.#logPath, 'a');
-        try {
-          await handle.write(line, 0, line.length);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        this.#apply(commit);
-        this.#offset += line.length;
-      }
-      return result;
-    });
+  async #cutTornTail(): Promise<void> {
+    const { size } = await stat(this.#logPath);
+    if (size <= this.#offset) return;
+    const handle = await open(this.#logPath, 'r');
+    try {
+      const tail = Buffer.alloc(size - this.#offset);
+      await handle.read(tail, 0, tail.length, this.#offset);
+      if (tail.includes(0x0a)) throw new InternalError('devnet chain log has unapplied commits under the lock', { dir: this.dir, offset: this.#offset, size });
+    } finally {
+      await handle.close();
+    }
+    await truncate(this.#logPath, this.#offset);
   }
 
   #apply(commit: CommitRecord): void {

@@ -68,6 +68,20 @@ async function setupKey(network: Awaited<ReturnType<typeof openLocalNetwork>>, o
   return key.getSecretKey();
 }
 
+store('overlapping catch-ups in one process apply each commit once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'walrus-git-store-'));
+  const writer = await ChainEngine.open(dir);
+  const reader = new ChainStore(dir);
+  await writer.faucet(Ed25519Keypair.generate().toSuiAddress());
+  await Promise.all(Array.from({ length: 8 }, () => reader.refresh()));
+  await writer.faucet(Ed25519Keypair.generate().toSuiAddress());
+  await Promise.all(Array.from({ length: 8 }, () => reader.refresh()));
+  assert.equal([...reader.transactions.keys()], [...writer.store.transactions.keys()]);
+  assert.is(reader.transactions.size, 2);
+  assert.equal([...reader.objects.keys()].sort(), [...writer.store.objects.keys()].sort());
+  rmSync(dir, { recursive: true, force: true });
+});
+
 store('two processes pushing into one state directory at once lose nothing', async () => {
   const { dir, ledger, id, writer } = await setup();
   const [a, b] = [await writer(), await writer()];
