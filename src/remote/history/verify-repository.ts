@@ -78,7 +78,8 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       findings.push(...check.findings);
       report.packsChecked += 1;
       report.bytesChecked += pack.size;
-      if (objects !== null && check.bytes !== null) {
+      // Only intact packs go into the object store: what is missing because of a bad pack then shows as missing.
+      if (objects !== null && check.bytes !== null && check.findings.length === 0) {
         try {
           await objects.addPack(check.bytes, packLabel(place));
         } catch (error) {
