@@ -1,0 +1,55 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { logCommand } from '../../src/cli/log.ts';
+import { buildHistory, chunk, oid } from '../remote/history/fixture.ts';
+import { runReviewerCli } from '../remote/history/cli-app.ts';
+
+const history = buildHistory([
+  { updates: [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], chunks: [chunk('a')] },
+  { updates: [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: true }], chunks: [chunk('b')] },
+  { updates: [{ name: 'refs/tags/v1', old: null, new: oid(2), force: false }] },
+]);
+
+const LogCommand = suite('logCommand');
+
+LogCommand('is `log <remote>`', () => {
+  assert.is(logCommand.command, 'log <remote>');
+});
+
+LogCommand('prints every push newest first, by remote name or URL, and closes the network', async () => {
+  const run = await runReviewerCli(history, ['log', 'origin']);
+  assert.is(run.code, 0);
+  assert.equal([...run.stdout.matchAll(/^push (\d+)  /gm)].map((m) => Number(m[1])), [3, 2, 1]);
+  assert.ok(run.stdout.includes('[forced]'));
+  assert.not.ok(run.stdout.includes('\x1b['));
+  assert.equal([run.opened, run.closed], [1, 1]);
+  assert.is((await runReviewerCli(history, ['log', `walrus://${history.repository.id}`])).stdout, run.stdout);
+});
+
+LogCommand('colours only when the app says stdout takes colour', async () => {
+  assert.ok((await runReviewerCli(history, ['log', 'origin'], { color: true })).stdout.startsWith('\x1b[33mpush 3'));
+});
+
+LogCommand('--ref, --limit and --json', async () => {
+  const run = await runReviewerCli(history, ['log', 'origin', '--ref', 'main', '--limit', '1', '--json']);
+  const json = JSON.parse(run.stdout);
+  assert.is(json.repository, history.repository.id);
+  assert.equal(json.pushes.map((p: { seq: number }) => p.seq), [2]);
+});
+
+LogCommand('says so when nothing matches', async () => {
+  const run = await runReviewerCli(history, ['log', 'origin', '--ref', 'nope']);
+  assert.is(run.code, 0);
+  assert.is(run.stdout, '');
+  assert.is(run.stderr, 'No push updated nope.\n');
+});
+
+LogCommand('refuses a bad --limit and an unknown remote as usage errors', async () => {
+  const bad = await runReviewerCli(history, ['log', 'origin', '--limit', '-1']);
+  assert.equal([bad.code, bad.stderr], [129, 'fatal: --limit must be a whole number, got -1\n']);
+  const unknown = await runReviewerCli(history, ['log', 'upstream']);
+  assert.equal([unknown.code, unknown.stderr], [129, "fatal: 'upstream' is neither a walrus:// URL nor a git remote of this repository\n"]);
+  assert.is(unknown.closed, unknown.opened, 'the network is closed after a failure too');
+});
+
+LogCommand.run();
