@@ -27,8 +27,13 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
         `package: ${server.packageId}\nregistry: ${server.registryId}\n`,
     );
     const signal = await new Promise<NodeJS.Signals>((done) => {
-      process.once('SIGINT', () => done('SIGINT'));
-      process.once('SIGTERM', () => done('SIGTERM'));
+      const stop = (received: NodeJS.Signals) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        done(received);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
     await server.close();
     argv.app.log.info(`devnet stopped (${signal})`);

@@ -123,7 +123,7 @@ async function rawCall(front: Front, actors: Actors, step: Step, build: (tx: Tra
   return abortName(Number(error.MoveAbort!.abortCode)) ?? `code ${error.MoveAbort!.abortCode}`;
 }
 
-async function checkState(front: Front, actors: Actors, step: Step, repos: Map<string, string>): Promise<void> {
+async function checkState(actors: Actors, step: Step, repos: Map<string, string>): Promise<void> {
   const expected = step.state;
   if (!expected || step.repo === undefined) return;
   const ledger = await actors.ledger(step.senderAddress);
@@ -153,7 +153,7 @@ async function checkState(front: Front, actors: Actors, step: Step, repos: Map<s
 }
 
 /** Replays each repository's push log from the scenario's records (real timestamps) up to the on-chain log head. */
-async function checkLogs(front: Front, actors: Actors, scenario: Scenario, repos: Map<string, string>, landed: Step[]): Promise<void> {
+async function checkLogs(actors: Actors, scenario: Scenario, repos: Map<string, string>, landed: Step[]): Promise<void> {
   const reader = await actors.ledger(scenario.steps[0].senderAddress);
   for (const [label, id] of repos) {
     const steps = landed.filter((s) => s.repo === label && (s.call.call === 'push' || s.call.call === 'repack'));
@@ -187,9 +187,9 @@ for (const factory of FRONTS) {
         const outcome = await perform(front, actors, step, repos);
         assert.is(outcome, step.expect, `${step.call.call} by ${step.sender}`);
         if (outcome === 'ok') landed.push(step);
-        await checkState(front, actors, step, repos);
+        await checkState(actors, step, repos);
       }
-      await checkLogs(front, actors, scenario, repos, landed);
+      await checkLogs(actors, scenario, repos, landed);
     });
   }
   test.run();

@@ -88,7 +88,7 @@ export async function executeTransaction(request: ExecutionRequest): Promise<Exe
   if (inputs.length > MAX_INPUT_OBJECTS) throw new TransactionRejectedError('SizeLimitExceeded', `Size limit exceeded: too many inputs (${inputs.length} > ${MAX_INPUT_OBJECTS})`);
 
   const working = new WorkingSet(objects);
-  const slots = inputs.map((input, index) => checkInput(input, index, sender, working, request));
+  const slots = inputs.map((input, index) => checkInput(input, index, sender, working));
   for (const command of commands) {
     const call = command.MoveCall;
     if (call && !request.packages.has(normalizeSuiAddress(call.package))) {
@@ -216,7 +216,7 @@ function checkExpiration(expiration: { $kind: string; Epoch?: string | number; V
 type Programmable = NonNullable<ReturnType<typeof bcs.TransactionData.parse>['V1']['kind']['ProgrammableTransaction']>;
 type Input = Programmable['inputs'][number];
 
-function checkInput(input: Input, index: number, sender: string, working: WorkingSet, request: ExecutionRequest): Slot {
+function checkInput(input: Input, index: number, sender: string, working: WorkingSet): Slot {
   if (input.Pure) {
     const bytes = fromBase64(input.Pure.bytes);
     if (bytes.length > MAX_PURE_ARGUMENT_SIZE) {
@@ -252,7 +252,6 @@ function checkInput(input: Input, index: number, sender: string, working: Workin
     throw new TransactionRejectedError('IncorrectUserSignature', `Object ${id} is owned by account address ${object.owner.AddressOwner}, but given owner/signer address is ${sender}`, { objectId: id });
   }
   if (object.owner.$kind === 'ObjectOwner') throw new TransactionRejectedError('InvalidChildObjectArgument', `Object ${id} is owned by object ${object.owner.ObjectOwner} and cannot be an input`);
-  void request;
   return { kind: 'object', id, mutable: object.owner.$kind !== 'Immutable', shared: false };
 }
 

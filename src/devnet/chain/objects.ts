@@ -94,11 +94,6 @@ export function ownerAddress(owner: Owner): string | null {
   return null;
 }
 
-/** Bytes of an object's size as the chain counts it for the 250 KiB limit and storage fees. */
-export function objectSize(object: ChainObject): number {
-  return object.contents.length;
-}
-
 export interface StoredObject {
   id: string; version: string; owner: Owner; type: string; contents: string; hasPublicTransfer: boolean;
   previousTransaction: string; storageRebate: string;

@@ -1,0 +1,34 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { devnetCommand } from '../../src/cli/devnet.ts';
+import { silentLog } from '../../src/core/log.ts';
+import type { CliApp } from '../../src/cli/app.ts';
+
+const devnet = suite('devnetCommand');
+
+devnet('prints its URLs, serves until SIGTERM, then stops listening', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'walrus-git-cli-devnet-'));
+  let printed = '';
+  let announce: () => void = () => {};
+  const started = new Promise<void>((resolve) => { announce = resolve; });
+  const app = { stdout: (text: string) => { printed += text; announce(); }, log: silentLog, stderr: () => {} } as unknown as CliApp;
+  const running = (devnetCommand.handler as (argv: unknown) => Promise<void>)({ app, port: 0, dir, _: [], $0: 'git walrus' });
+  await started;
+  const url = /^devnet: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)?.[1];
+  assert.ok(url, printed);
+  assert.match(printed, /^package: 0x[0-9a-f]{64}$/m);
+  const info = (await (await fetch(`${url}/v1/devnet`)).json()) as { packageId: string };
+  assert.ok(printed.includes(info.packageId));
+  process.emit('SIGTERM');
+  await running;
+  await fetch(`${url}/v1/devnet`).then(
+    () => assert.unreachable('still serving after SIGTERM'),
+    (error: unknown) => assert.instance(error, TypeError),
+  );
+  rmSync(dir, { recursive: true, force: true });
+});
+
+devnet.run();
