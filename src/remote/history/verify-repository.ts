@@ -6,6 +6,7 @@
  *    and every history rewrite (forced update, deletion) is listed.
  */
 import type { Log } from '../../core/log.ts';
+import { mapOrdered } from '../../core/ordered-parallel.ts';
 import { UsageError } from '../../core/errors.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
@@ -21,6 +22,9 @@ export interface PackObjects {
   findMissing(oid: string, seen?: Set<string>): Promise<{ oid: string; referencedBy: string | null } | null>;
   close(): Promise<void>;
 }
+
+/** Packs read from Walrus at once (and so, with `deep`, held in memory at once). */
+export const PACK_CHECK_CONCURRENCY = 4;
 
 export interface VerifyDeps {
   ledger: Ledger;
@@ -71,10 +75,15 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   const objects = deep ? await deps.openPackObjects!() : null;
   try {
     const places = packPlaces(events);
-    for (const [offset, pack] of packs.entries()) {
-      const place = { index: repository.liveFrom + offset, seq: places.get(repository.liveFrom + offset) ?? null };
-      log.progress(`checking packs: ${offset + 1}/${packs.length} (${packLabel(place)}, ${pack.size} bytes)`);
-      const check = await checkPack(deps.blobStore, deps.blobIdOf, pack, place, { keepBytes: deep, signal: options.signal });
+    const live = packs.map((pack, offset) => ({ pack, place: { index: repository.liveFrom + offset, seq: places.get(repository.liveFrom + offset) ?? null } }));
+    // Read in parallel, but add to the object store in push order: thin packs need their predecessors.
+    const checks = mapOrdered(live, PACK_CHECK_CONCURRENCY, async ({ pack, place }) => ({
+      pack,
+      place,
+      check: await checkPack(deps.blobStore, deps.blobIdOf, pack, place, { keepBytes: deep, signal: options.signal }),
+    }));
+    for await (const { pack, place, check } of checks) {
+      log.progress(`checking packs: ${report.packsChecked + 1}/${packs.length} (${packLabel(place)}, ${pack.size} bytes)`);
       findings.push(...check.findings);
       report.packsChecked += 1;
       report.bytesChecked += pack.size;
@@ -99,14 +108,13 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   return report;
 }
 
-/** Every object a ref ever pointed to, with its whole history, must be in the packs. Returns how many were checked. */
+/**
+ * Every object a ref ever pointed to, with its whole history, must be in the live packs. A repack consolidates what
+ * the refs reach at that moment, so from a repack on, only the values the refs then held are still required of the
+ * pushes before it. Returns how many ref targets were checked.
+ */
 async function checkHistory(objects: PackObjects, events: readonly PushEvent[], findings: Finding[], log: Log): Promise<number> {
-  const targets = new Map<string, { seq: number; ref: string }>();
-  for (const event of events) {
-    for (const update of event.updates) {
-      if (update.new !== null && !targets.has(update.new)) targets.set(update.new, { seq: event.seq, ref: update.name });
-    }
-  }
+  const targets = requiredTargets(events);
   const seen = new Set<string>();
   let done = 0;
   for (const [oid, { seq, ref }] of targets) {
@@ -124,4 +132,24 @@ async function checkHistory(objects: PackObjects, events: readonly PushEvent[], 
   }
   log.progress(`checking history: ${done}/${targets.size} ref targets`, true);
   return done;
+}
+
+/** Object id → the first push that set a ref to it (and which ref), for every target still required. */
+export function requiredTargets(events: readonly PushEvent[]): Map<string, { seq: number; ref: string }> {
+  let targets = new Map<string, { seq: number; ref: string }>();
+  const current = new Map<string, { oid: string; seq: number }>();
+  for (const event of events) {
+    if (event.kind === 1) {
+      targets = new Map();
+      for (const [ref, { oid, seq }] of current) if (!targets.has(oid)) targets.set(oid, { seq, ref });
+    }
+    for (const update of event.updates) {
+      if (update.new === null) current.delete(update.name);
+      else {
+        current.set(update.name, { oid: update.new, seq: event.seq });
+        if (!targets.has(update.new)) targets.set(update.new, { seq: event.seq, ref: update.name });
+      }
+    }
+  }
+  return targets;
 }

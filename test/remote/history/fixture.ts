@@ -35,6 +35,8 @@ function intOfBlobId(blobId: string): bigint {
 
 export interface PushSpec {
   sender?: string;
+  /** A repack (`git walrus gc`) instead of a push: `chunks` is the consolidated pack, `updates` must be empty. */
+  repack?: { liveFrom: number };
   updates: RefUpdate[];
   /** The pack's chunks (each a blob); none = a push without a pack. */
   chunks?: Uint8Array[];
@@ -72,7 +74,9 @@ export function buildHistory(pushes: PushSpec[]): History {
       packs.push({ chunks: ids, size: whole.length, sha256: hex(sha256(whole)) });
     }
     const u = spec.updates;
-    model.push(
+    if (spec.repack !== undefined) {
+      model.repack(chain.context(spec.sender ?? ALICE), repo, pack!, BigInt(spec.repack.liveFrom), BigInt(spec.timestampMs ?? 1_763_700_000_000 + i * 60_000));
+    } else model.push(
       chain.context(spec.sender ?? ALICE),
       repo,
       u.map((x) => x.name),

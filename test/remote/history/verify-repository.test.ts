@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLog } from '../../../src/core/log.ts';
 import { PackObjectReader } from '../../../src/git/pack-reader.ts';
-import { verifyRepository, type VerifyDeps } from '../../../src/remote/history/verify-repository.ts';
+import { requiredTargets, verifyRepository, type VerifyDeps } from '../../../src/remote/history/verify-repository.ts';
 import { formatVerifyJson, formatVerifyText } from '../../../src/remote/history/format-verify.ts';
 import { plainStyle } from '../../../src/remote/history/format-log.ts';
 import { BOB, buildHistory, fakeBlobId, historyLedger, mapBlobStore, type History, type PushSpec } from './fixture.ts';
@@ -115,7 +115,44 @@ VerifyRepository('deep verification of a SHA-256 repository is refused with a re
   }
 });
 
+VerifyRepository('after a repack, commits overwritten before it are no longer required; later pushes thin against it are read', async () => {
+  const pushes = specs().slice(0, 4);
+  pushes.push({ repack: { liveFrom: 4 }, updates: [], chunks: [repo.pack([c3, t1])] });
+  pushes.push({ updates: [{ name: 'refs/heads/topic', old: t1, new: null, force: false }] });
+  const history = buildHistory(pushes);
+  assert.is(history.repository.liveFrom, 4);
+  const report = await verifyRepository(deps(history), history.repository.id, { deep: true });
+  assert.equal(report.findings, []);
+  assert.is(report.packsChecked, 1, 'only the consolidated pack is live');
+  assert.is(report.commitsChecked, 2, 'c3 and t1, what the refs held at the repack; c1 and c2 were dropped by it');
+  assert.equal(report.rewrites?.map((r) => r.seq), [4, 6], 'rewrites before the repack are still listed');
+});
+
 VerifyRepository.run();
+
+// ---
+const RequiredTargets = suite('requiredTargets');
+
+RequiredTargets('every ref target, first setter wins; a repack keeps only what the refs then held', () => {
+  const { events } = buildHistory([
+    ...specs().slice(0, 4),
+    { repack: { liveFrom: 4 }, updates: [], chunks: [repo.pack([c3, t1])] },
+    { updates: [{ name: 'refs/heads/topic', old: t1, new: c1, force: true }] },
+  ]);
+  assert.equal([...requiredTargets(events.slice(0, 4))], [
+    [c1, { seq: 1, ref: 'refs/heads/main' }],
+    [c2, { seq: 2, ref: 'refs/heads/main' }],
+    [t1, { seq: 3, ref: 'refs/heads/topic' }],
+    [c3, { seq: 4, ref: 'refs/heads/main' }],
+  ]);
+  assert.equal([...requiredTargets(events)], [
+    [c3, { seq: 4, ref: 'refs/heads/main' }],
+    [t1, { seq: 3, ref: 'refs/heads/topic' }],
+    [c1, { seq: 6, ref: 'refs/heads/topic' }],
+  ]);
+});
+
+RequiredTargets.run();
 
 const Cleanup = suite('cleanup');
 Cleanup('removes the scratch repository', () => {
