@@ -25,8 +25,8 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 0)) {
-      throw new UsageError(`--limit must be a whole number, got ${argv.limit}`);
+    if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1)) {
+      throw new UsageError(`--limit must be a whole number of 1 or more, got ${argv.limit}`);
     }
     const services = await app.open({ network: argv.network });
     try {

@@ -45,8 +45,8 @@ LogCommand('says so when nothing matches', async () => {
 });
 
 LogCommand('refuses a bad --limit and an unknown remote as usage errors', async () => {
-  const bad = await runReviewerCli(history, ['log', 'origin', '--limit', '-1']);
-  assert.equal([bad.code, bad.stderr], [129, 'fatal: --limit must be a whole number, got -1\n']);
+  const bad = await runReviewerCli(history, ['log', 'origin', '--limit', '0']);
+  assert.equal([bad.code, bad.stderr], [129, 'fatal: --limit must be a whole number of 1 or more, got 0\n']);
   const unknown = await runReviewerCli(history, ['log', 'upstream']);
   assert.equal([unknown.code, unknown.stderr], [129, "fatal: 'upstream' is neither a walrus:// URL nor a git remote of this repository\n"]);
   assert.is(unknown.closed, unknown.opened, 'the network is closed after a failure too');

@@ -7,7 +7,7 @@
  */
 import type { Log } from '../../core/log.ts';
 import { mapOrdered } from '../../core/ordered-parallel.ts';
-import { UsageError } from '../../core/errors.ts';
+import { InternalError, UsageError } from '../../core/errors.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
 import type { Finding } from './finding.ts';
@@ -52,7 +52,7 @@ export interface VerifyReport {
 export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal } = {}): Promise<VerifyReport> {
   const { ledger, log } = deps;
   const deep = options.deep ?? false;
-  if (deep && deps.openPackObjects === undefined) throw new UsageError('verify --deep needs an object store, none was configured');
+  if (deep && deps.openPackObjects === undefined) throw new InternalError('verify --deep was asked without an object store');
   log.progress('reading chain state');
   const repository = await ledger.getRepository(id);
   if (deep && repository.hashLength === 32) throw new UsageError('verify --deep reads SHA-1 repositories only; this one uses SHA-256');
