@@ -56,6 +56,7 @@ export async function showPush(deps: ShowDeps, id: string, seq: number, options:
     );
   }
   if (event.pack === null || event.packIndex === null) return { event, commits: [] };
+  if (repository.hashLength === 32) throw new UsageError('show reads the commits of SHA-1 repositories only; this one uses SHA-256 (git walrus log shows its pushes)');
 
   const index = event.packIndex;
   const place = { index, seq };

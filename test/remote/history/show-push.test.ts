@@ -83,6 +83,19 @@ ShowPush('a pack whose bytes differ from the chain is refused with the findings'
   }
 });
 
+ShowPush('the commits of a SHA-256 repository are refused with a reason, its pushes without a pack still shown', async () => {
+  const h = history();
+  h.repository.hashLength = 32;
+  assert.equal((await showPush(deps(h), h.repository.id, 3)).commits, []);
+  try {
+    await showPush(deps(h), h.repository.id, 2);
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as { code: string }).code, 'USAGE');
+    assert.match((error as Error).message, /SHA-1 repositories only/);
+  }
+});
+
 ShowPush.run();
 
 // ---
