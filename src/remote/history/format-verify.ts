@@ -2,26 +2,27 @@
  * `git walrus verify` output: one line per check (passed or failed), every finding in full, the history rewrites
  * when `--deep` listed them, and a last line a reviewer can grep (`verified` or `FAILED`).
  */
-import type { Finding, FindingCode } from './finding.ts';
+import type { FindingCode } from './finding.ts';
 import { abbreviate, formatTime, type Style } from './format-log.ts';
 import type { VerifyReport } from './verify-repository.ts';
 
-const AREAS: Array<{ name: string; codes: string; passed: (r: VerifyReport) => string }> = [
-  { name: 'push log', codes: 'LOG_', passed: (r) => `${r.pushes} push events replay to the on-chain log_head ${r.logHead}` },
-  { name: 'chain state', codes: 'STATE_', passed: () => 'refs and pack table agree with the push events' },
-  { name: 'packs', codes: 'BLOB_|PACK_', passed: (r) => `${r.packsChecked} live packs (${r.bytesChecked} bytes): blob ids, sizes and sha256 match` },
-  { name: 'history', codes: 'COMMIT_|HISTORY_', passed: (r) => `${r.commitsChecked} commits that refs pointed to are present with their whole history` },
+/** The checks in the order they run, each with the finding codes (by prefix) that fail it. */
+const AREAS: Array<{ name: string; prefixes: string[]; passed: (r: VerifyReport) => string }> = [
+  { name: 'push log', prefixes: ['LOG_'], passed: (r) => `${r.pushes} push events replay to the on-chain log_head ${r.logHead}` },
+  { name: 'chain state', prefixes: ['STATE_'], passed: () => 'refs and pack table agree with the push events' },
+  { name: 'packs', prefixes: ['BLOB_', 'PACK_'], passed: (r) => `${r.packsChecked} live packs (${r.bytesChecked} bytes): blob ids, sizes and sha256 match` },
+  { name: 'history', prefixes: ['COMMIT_', 'HISTORY_'], passed: (r) => `${r.commitsChecked} commits that refs pointed to are present with their whole history` },
 ];
 
-function inArea(code: FindingCode, prefixes: string): boolean {
-  return prefixes.split('|').some((prefix) => code.startsWith(prefix));
+function inArea(code: FindingCode, prefixes: string[]): boolean {
+  return prefixes.some((prefix) => code.startsWith(prefix));
 }
 
 export function formatVerifyText(report: VerifyReport, style: Style): string {
   const lines = [`repository ${report.repository}: seq ${report.seq}, log_head ${report.logHead}`];
   for (const area of AREAS) {
     if (area.name === 'history' && report.commitsChecked === undefined) continue;
-    const found = report.findings.filter((finding) => inArea(finding.code, area.codes));
+    const found = report.findings.filter((finding) => inArea(finding.code, area.prefixes));
     if (found.length === 0) lines.push(`ok      ${area.name}: ${area.passed(report)}`);
     else {
       lines.push(`${style.warn('FAILED')}  ${area.name}: ${found.length} problem${found.length === 1 ? '' : 's'}`);
@@ -40,7 +41,7 @@ export function formatVerifyText(report: VerifyReport, style: Style): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The report as JSON, with `ok` first: true exactly when there are no findings. */
 export function formatVerifyJson(report: VerifyReport): string {
-  const findings: Finding[] = report.findings;
-  return `${JSON.stringify({ ok: findings.length === 0, ...report }, null, 2)}\n`;
+  return `${JSON.stringify({ ok: report.findings.length === 0, ...report }, null, 2)}\n`;
 }
