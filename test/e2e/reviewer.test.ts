@@ -212,6 +212,22 @@ Server('log, show and verify read the same repository over the network front', a
   }
 });
 
+Server('an expired blob is reported the same way through the server’s aggregator', async () => {
+  const { dir } = stateCopy('expired-server');
+  const blobId = pushNo(8).pack!.blobIds[0]!;
+  const meta = `${dir}/local/walrus/meta/${blobId}.json`;
+  const record = JSON.parse(readFileSync(meta, 'utf8'));
+  writeFileSync(meta, JSON.stringify({ ...record, endEpoch: record.certifiedEpoch }));
+  const server = await startDevnetServer({ dir: `${dir}/local` });
+  try {
+    const { code, report } = await verifyJson({ GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url });
+    assert.is(code, 1);
+    assert.equal(report.findings.map((f) => [f.code, f.seq, f.blobId]), [['BLOB_UNAVAILABLE', 8, blobId]]);
+  } finally {
+    await server.close();
+  }
+});
+
 Server.run();
 
 // ---
