@@ -4,8 +4,7 @@ module walrus_git::events;
 
 use std::string::String;
 use sui::event;
-use walrus_git::pack::PackEntry;
-use walrus_git::push_log::RefUpdate;
+use walrus_git::{pack::PackEntry, push_log::RefUpdate};
 
 public struct RepositoryCreated has copy, drop {
     repository: ID,
@@ -60,7 +59,12 @@ public struct OwnershipTransferred has copy, drop {
     to: address,
 }
 
-public(package) fun emit_repository_created(repository: ID, owner: address, name: String, head: String) {
+public(package) fun emit_repository_created(
+    repository: ID,
+    owner: address,
+    name: String,
+    head: String,
+) {
     event::emit(RepositoryCreated { repository, owner, name, head })
 }
 

@@ -3,8 +3,7 @@
 /// previous 32-byte head followed by the BCS of the record. Layouts mirrored by src/contract/bcs.ts.
 module walrus_git::push_log;
 
-use std::bcs;
-use std::string::String;
+use std::{bcs, string::String};
 use sui::hash;
 use walrus_git::pack::PackEntry;
 
@@ -63,7 +62,12 @@ public fun next_head(prev: &vector<u8>, record: &PushRecord): vector<u8> {
     hash::blake2b256(&data)
 }
 
-public(package) fun new_ref_update(name: String, old: Option<vector<u8>>, new: Option<vector<u8>>, forced: bool): RefUpdate {
+public(package) fun new_ref_update(
+    name: String,
+    old: Option<vector<u8>>,
+    new: Option<vector<u8>>,
+    forced: bool,
+): RefUpdate {
     RefUpdate { name, old, new, forced }
 }
 

@@ -7,12 +7,8 @@
 module walrus_git::repository;
 
 use std::string::String;
-use sui::clock::Clock;
-use sui::table::{Self, Table};
-use sui::vec_set::{Self, VecSet};
-use walrus_git::events;
-use walrus_git::pack::{Self, PackEntry};
-use walrus_git::push_log::{Self, RefUpdate};
+use sui::{clock::Clock, table::{Self, Table}, vec_set::{Self, VecSet}};
+use walrus_git::{events, pack::{Self, PackEntry}, push_log::{Self, RefUpdate}};
 
 /// Package version; objects carry the version that created them and every function checks it, so objects can be
 /// migrated after an upgrade and old package versions stop working on them.
@@ -77,7 +73,6 @@ const ENotProtected: u64 = 23;
 /// The new owner is the current owner.
 const ESameOwner: u64 = 24;
 
-
 /// The shared index of repositories by (owner, name), created once at publish.
 public struct Registry has key {
     id: UID,
@@ -118,7 +113,11 @@ public struct Repository has key {
 }
 
 fun init(ctx: &mut TxContext) {
-    transfer::share_object(Registry { id: object::new(ctx), version: VERSION, entries: table::new(ctx) });
+    transfer::share_object(Registry {
+        id: object::new(ctx),
+        version: VERSION,
+        entries: table::new(ctx),
+    });
 }
 
 /// Creates and shares a repository owned by the sender, registered as (sender, name); returns its ID.
@@ -240,14 +239,27 @@ public fun push(
 
 /// Appends a consolidated pack and moves `live_from` (to at most the new pack's index, never backwards); recorded
 /// in the log like a push with no ref updates.
-public fun repack(repo: &mut Repository, pack: PackEntry, live_from: u64, clock: &Clock, ctx: &TxContext) {
+public fun repack(
+    repo: &mut Repository,
+    pack: PackEntry,
+    live_from: u64,
+    clock: &Clock,
+    ctx: &TxContext,
+) {
     assert!(repo.version == VERSION, EWrongVersion);
     let sender = ctx.sender();
     assert!(repo.is_writer(sender), ENotWriter);
     assert!(live_from >= repo.live_from && live_from <= repo.pack_count, EBadLiveFrom);
     let index = repo.append_pack(pack);
     repo.live_from = live_from;
-    repo.record(push_log::kind_repack(), clock.timestamp_ms(), vector[], option::some(pack), option::some(index), sender);
+    repo.record(
+        push_log::kind_repack(),
+        clock.timestamp_ms(),
+        vector[],
+        option::some(pack),
+        option::some(index),
+        sender,
+    );
 }
 
 public fun add_writer(repo: &mut Repository, writer: address, ctx: &TxContext) {
@@ -290,7 +302,12 @@ public fun set_head(repo: &mut Repository, head: String, ctx: &TxContext) {
 
 /// Hands the repository to `new_owner` and re-keys its registry entry. The new owner leaves the writer list (the
 /// owner always writes); the old owner keeps no access unless added back as a writer.
-public fun transfer_ownership(registry: &mut Registry, repo: &mut Repository, new_owner: address, ctx: &TxContext) {
+public fun transfer_ownership(
+    registry: &mut Registry,
+    repo: &mut Repository,
+    new_owner: address,
+    ctx: &TxContext,
+) {
     assert!(registry.version == VERSION, EWrongVersion);
     repo.assert_owner(ctx);
     assert!(new_owner != repo.owner, ESameOwner);
@@ -412,7 +429,16 @@ fun record(
 ) {
     repo.seq = repo.seq + 1;
     let repository = object::id(repo);
-    let record = push_log::new_record(repository, repo.seq, kind, sender, timestamp_ms, updates, pack, repo.live_from);
+    let record = push_log::new_record(
+        repository,
+        repo.seq,
+        kind,
+        sender,
+        timestamp_ms,
+        updates,
+        pack,
+        repo.live_from,
+    );
     repo.log_head = push_log::next_head(&repo.log_head, &record);
     events::emit_pushed(
         repository,

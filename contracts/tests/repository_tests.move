@@ -3,15 +3,14 @@
 #[test_only]
 module walrus_git::repository_tests;
 
-use std::string::{Self, String};
-use std::unit_test::assert_eq;
-use sui::clock;
-use sui::event;
-use sui::test_scenario::{Self as ts, Scenario};
-use walrus_git::events;
-use walrus_git::pack::{Self, PackEntry};
-use walrus_git::push_log;
-use walrus_git::repository::{Self, Registry, Repository};
+use std::{string::{Self, String}, unit_test::assert_eq};
+use sui::{clock, event, test_scenario::{Self as ts, Scenario}};
+use walrus_git::{
+    events,
+    pack::{Self, PackEntry},
+    push_log,
+    repository::{Self, Registry, Repository}
+};
 
 const OWNER: address = @0xa11ce;
 const WRITER: address = @0xb0b;
@@ -73,8 +72,26 @@ fun push_as(
 }
 
 /// A single-ref push: `old`/`new` none mean create/delete.
-fun push_one(sc: &mut Scenario, id: ID, sender: address, name: vector<u8>, old: Option<vector<u8>>, new: Option<vector<u8>>, force: bool) {
-    push_as(sc, id, sender, vector[s(name)], vector[old], vector[new], vector[force], option::none(), 1000);
+fun push_one(
+    sc: &mut Scenario,
+    id: ID,
+    sender: address,
+    name: vector<u8>,
+    old: Option<vector<u8>>,
+    new: Option<vector<u8>>,
+    force: bool,
+) {
+    push_as(
+        sc,
+        id,
+        sender,
+        vector[s(name)],
+        vector[old],
+        vector[new],
+        vector[force],
+        option::none(),
+        1000,
+    );
 }
 
 fun repack_as(sc: &mut Scenario, id: ID, sender: address, pack: PackEntry, live_from: u64) {
@@ -231,9 +248,29 @@ fun new_pack_entry_with_a_short_sha256_aborts() {
 #[test]
 fun push_updates_refs_packs_seq_and_log() {
     let (mut sc, id) = setup();
-    push_as(&mut sc, id, OWNER, vector[s(MAIN)], vector[option::none()], vector[option::some(fill(1, 20))], vector[false], option::some(a_pack(1)), 1000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[false],
+        option::some(a_pack(1)),
+        1000,
+    );
     assert_eq!(event::events_by_type<events::Pushed>().length(), 1);
-    push_as(&mut sc, id, OWNER, vector[s(MAIN), s(DEV)], vector[option::some(fill(1, 20)), option::none()], vector[option::some(fill(2, 20)), option::some(fill(3, 20))], vector[true, false], option::none(), 2000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN), s(DEV)],
+        vector[option::some(fill(1, 20)), option::none()],
+        vector[option::some(fill(2, 20)), option::some(fill(3, 20))],
+        vector[true, false],
+        option::none(),
+        2000,
+    );
     sc.next_tx(OWNER);
     let repo = sc.take_shared_by_id<Repository>(id);
     assert_eq!(repo.ref_value(s(MAIN)), option::some(fill(2, 20)));
@@ -246,17 +283,32 @@ fun push_updates_refs_packs_seq_and_log() {
     assert_eq!(repo.pack_at(0), option::some(a_pack(1)));
     assert_eq!(repo.pack_at(1), option::none());
     let first = push_log::new_record(
-        id, 1, 0, OWNER, 1000,
+        id,
+        1,
+        0,
+        OWNER,
+        1000,
         vector[push_log::new_ref_update(s(MAIN), option::none(), option::some(fill(1, 20)), false)],
-        option::some(a_pack(1)), 0,
+        option::some(a_pack(1)),
+        0,
     );
     let second = push_log::new_record(
-        id, 2, 0, OWNER, 2000,
+        id,
+        2,
+        0,
+        OWNER,
+        2000,
         vector[
-            push_log::new_ref_update(s(MAIN), option::some(fill(1, 20)), option::some(fill(2, 20)), true),
+            push_log::new_ref_update(
+                s(MAIN),
+                option::some(fill(1, 20)),
+                option::some(fill(2, 20)),
+                true,
+            ),
             push_log::new_ref_update(s(DEV), option::none(), option::some(fill(3, 20)), false),
         ],
-        option::none(), 0,
+        option::none(),
+        0,
     );
     let expected = push_log::next_head(&push_log::next_head(&push_log::genesis(), &first), &second);
     assert_eq!(repo.log_head(), expected);
@@ -298,28 +350,66 @@ fun push_by_a_stranger_aborts() {
 #[test, expected_failure(abort_code = walrus_git::repository::ELengthMismatch)]
 fun push_with_unequal_vectors_aborts() {
     let (mut sc, id) = setup();
-    push_as(&mut sc, id, OWNER, vector[s(MAIN)], vector[option::none()], vector[option::some(fill(1, 20))], vector[], option::none(), 1000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[],
+        option::none(),
+        1000,
+    );
     sc.end();
 }
 
 #[test, expected_failure(abort_code = walrus_git::repository::EEmptyUpdate)]
 fun push_without_updates_aborts() {
     let (mut sc, id) = setup();
-    push_as(&mut sc, id, OWNER, vector[], vector[], vector[], vector[], option::some(a_pack(1)), 1000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[],
+        vector[],
+        vector[],
+        vector[],
+        option::some(a_pack(1)),
+        1000,
+    );
     sc.end();
 }
 
 #[test, expected_failure(abort_code = walrus_git::repository::EInvalidRefName)]
 fun push_of_an_invalid_ref_name_aborts() {
     let (mut sc, id) = setup();
-    push_one(&mut sc, id, OWNER, b"refs/heads/a b", option::none(), option::some(fill(1, 20)), false);
+    push_one(
+        &mut sc,
+        id,
+        OWNER,
+        b"refs/heads/a b",
+        option::none(),
+        option::some(fill(1, 20)),
+        false,
+    );
     sc.end();
 }
 
 #[test, expected_failure(abort_code = walrus_git::repository::EDuplicateRef)]
 fun push_of_one_ref_twice_aborts() {
     let (mut sc, id) = setup();
-    push_as(&mut sc, id, OWNER, vector[s(MAIN), s(MAIN)], vector[option::none(), option::none()], vector[option::some(fill(1, 20)), option::some(fill(2, 20))], vector[false, false], option::none(), 1000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN), s(MAIN)],
+        vector[option::none(), option::none()],
+        vector[option::some(fill(1, 20)), option::some(fill(2, 20))],
+        vector[false, false],
+        option::none(),
+        1000,
+    );
     sc.end();
 }
 
@@ -376,8 +466,28 @@ fun writer_deleting_a_protected_ref_aborts() {
 #[test]
 fun repack_appends_and_moves_live_from() {
     let (mut sc, id) = setup();
-    push_as(&mut sc, id, OWNER, vector[s(MAIN)], vector[option::none()], vector[option::some(fill(1, 20))], vector[false], option::some(a_pack(1)), 1000);
-    push_as(&mut sc, id, OWNER, vector[s(MAIN)], vector[option::some(fill(1, 20))], vector[option::some(fill(2, 20))], vector[false], option::some(a_pack(2)), 2000);
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[false],
+        option::some(a_pack(1)),
+        1000,
+    );
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::some(fill(1, 20))],
+        vector[option::some(fill(2, 20))],
+        vector[false],
+        option::some(a_pack(2)),
+        2000,
+    );
     repack_as(&mut sc, id, OWNER, a_pack(9), 2);
     assert_eq!(event::events_by_type<events::Pushed>().length(), 1);
     sc.next_tx(OWNER);
