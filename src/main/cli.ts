@@ -28,4 +28,4 @@ const app: CliApp = {
   stderr: (text) => process.stderr.write(text),
 };
 
-process.exitCode = await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose);
+process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));

@@ -41,4 +41,6 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: after a failure git still holds our stdin open waiting for an answer, so waiting for it to close
+// would deadlock. stdout answers are flushed by then (the session awaits each write); stderr is synchronous on pipes.
+process.exit(await main(process.argv.slice(2)));
