@@ -14,7 +14,7 @@ import { WalrusGitError } from '../core/errors.ts';
 /** A pack could not be indexed: corrupt bytes, or a thin pack whose delta base is in no earlier pack. */
 export class PackUnreadableError extends WalrusGitError {
   constructor(label: string, reason: string, cause?: unknown) {
-    super('PACK_UNREADABLE', `pack ${label} cannot be read: ${reason}`, { pack: label, reason }, { cause });
+    super('PACK_UNREADABLE', `${label}: the pack cannot be read: ${reason}`, { pack: label, reason }, { cause });
   }
 }
 
@@ -66,7 +66,7 @@ export class PackObjectReader {
 
   /**
    * Adds a pack (after every earlier pack it may be thin against) and returns the ids of the objects it holds.
-   * `label` names the pack in errors (e.g. `#3 (push 4)`).
+   * `label` names the pack in errors (e.g. `push 4, pack #3`).
    */
   async addPack(bytes: Uint8Array, label: string): Promise<string[]> {
     const name = `pack-${String(this.#packs).padStart(8, '0')}`;

@@ -42,12 +42,12 @@ AddPack('returns the ids of the objects in each pack, resolving a thin pack agai
 AddPack('refuses a thin pack whose delta base is in no earlier pack, naming the pack', () =>
   withReader(async (reader) => {
     try {
-      await reader.addPack(thinPack2, '#1 (push 2)');
+      await reader.addPack(thinPack2, 'push 2, pack #1');
       assert.unreachable('indexing should fail');
     } catch (error) {
       assert.instance(error, PackUnreadableError);
       assert.is((error as PackUnreadableError).code, 'PACK_UNREADABLE');
-      assert.match((error as Error).message, /^pack #1 \(push 2\) cannot be read: 1 of 3 objects cannot be resolved \(a delta base is in no earlier pack\)$/);
+      assert.match((error as Error).message, /^push 2, pack #1: the pack cannot be read: 1 of 3 objects cannot be resolved \(a delta base is in no earlier pack\)$/);
     }
     // The failed pack left nothing behind: the fat pack still indexes cleanly.
     assert.ok((await reader.addPack(fatPack2, '#1')).includes(c2));

@@ -91,6 +91,7 @@ VerifyRepository('a pusher that uploaded an incomplete pack is caught by the dee
   const report = await verifyRepository(deps(history), history.repository.id, { deep: true });
   const codes = report.findings.map((f) => [f.code, f.seq]);
   assert.equal(codes.slice(0, 1), [['PACK_UNREADABLE', 2]], 'pack 2 is thin against c1');
+  assert.match(report.findings[0]!.message, /^push 2, pack #0: the pack cannot be read: \d+ of \d+ objects cannot be resolved \(a delta base is in no earlier pack\)$/);
   assert.ok(report.findings.some((f) => f.code === 'COMMIT_MISSING' && f.seq === 1));
   const incomplete = report.findings.find((f) => f.code === 'HISTORY_INCOMPLETE');
   assert.match(incomplete?.message ?? '', new RegExp(`^push \\d: refs/heads/\\w+ was set to [0-9a-f]{40}, whose history is incomplete: object ${c1} \\(referenced by [0-9a-f]{40}\\) is in none of the live packs$`));
