@@ -1,0 +1,98 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../support/e2e.ts';
+import type { World } from '../support/e2e.ts';
+
+const STACK_LINE = /^\s+at /m;
+
+async function assertConsistentClone(w: World, url: string, dir: string, expected: string | null) {
+  const clone = await w.run('.', ['clone', '-q', url, dir]);
+  assert.is(clone.code, 0, clone.stderr);
+  if (expected !== null) assert.is(await w.ok(dir, ['rev-parse', 'origin/main']), expected);
+  await w.ok(dir, ['fsck', '--strict']);
+}
+
+const interrupted = suite('interrupted pushes');
+
+for (const fault of ['during-upload', 'after-upload']) {
+  interrupted(`a push killed ${fault.replace('-', ' ')} leaves the remote consistent, and the retry lands`, async () => {
+    const w = createWorld();
+    try {
+      const src = await initWorkRepo(w, 'src');
+      const first = await commit(w, src, 'a.txt', 'one\n');
+      const url = await walrusInit(w, src, 'crashy');
+      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const second = await commit(w, src, 'b.txt', 'two\n'.repeat(1000));
+      const killed = await w.run(src, ['push', 'walrus', 'main'], { env: { GIT_WALRUS_FAULT: fault } });
+      assert.is.not(killed.code, 0);
+      assert.is((await w.ok(src, ['ls-remote', 'walrus', 'refs/heads/main'])).split('\t')[0], first);
+      await assertConsistentClone(w, url, 'before-retry', first);
+      const retry = await w.run(src, ['push', 'walrus', 'main']);
+      assert.is(retry.code, 0, retry.stderr);
+      await assertConsistentClone(w, url, 'after-retry', second);
+    } finally { w.remove(); }
+  });
+}
+
+const tampered = suite('tampered packs');
+
+tampered('a pack whose bytes do not match the chain fails clone and fetch clearly, refs untouched', async () => {
+  const w = createWorld();
+  try {
+    const src = await initWorkRepo(w, 'src');
+    await commit(w, src, 'a.txt', 'one\n');
+    const url = await walrusInit(w, src, 'tampered');
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    await w.ok('.', ['clone', '-q', url, 'clone']);
+    const refsBefore = await refsOf(w, 'clone');
+
+    await commit(w, src, 'b.txt', 'two\n');
+    const blobsDir = w.path('walrus-home', 'local', 'walrus', 'blobs');
+    const before = new Set(readdirSync(blobsDir));
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    const [added] = readdirSync(blobsDir).filter((b) => !before.has(b));
+    const bytes = readFileSync(`${blobsDir}/${added}`);
+    bytes[bytes.length - 5] ^= 0xff;
+    writeFileSync(`${blobsDir}/${added}`, bytes);
+
+    const fetch = await w.run('clone', ['fetch']);
+    assert.is.not(fetch.code, 0);
+    assert.match(fetch.stderr, /fatal: pack 1 of repository 0x[0-9a-f]{64} is corrupt: its bytes hash to sha256 [0-9a-f]{64}, but the chain records [0-9a-f]{64}/);
+    assert.not.match(fetch.stderr, STACK_LINE);
+    assert.is(await refsOf(w, 'clone'), refsBefore);
+    await w.ok('clone', ['fsck', '--strict']);
+
+    const clone = await w.run('.', ['clone', url, 'fresh']);
+    assert.is.not(clone.code, 0);
+    assert.match(clone.stderr, /is corrupt/);
+  } finally { w.remove(); }
+});
+
+const errors = suite('errors the user can act on');
+
+errors('an unknown repository and a malformed URL give one clear line, no stack trace', async () => {
+  const w = createWorld();
+  try {
+    const unknown = await w.run('.', ['clone', `walrus://0x${'7'.repeat(64)}`, 'x']);
+    assert.is.not(unknown.code, 0);
+    const ours = unknown.stderr.split('\n').filter((l) => l.startsWith('fatal:'));
+    assert.ok(ours.length >= 1, unknown.stderr);
+    assert.match(ours[0], /0x7{64}/);
+    assert.not.match(unknown.stderr, STACK_LINE);
+
+    const malformed = await w.run('.', ['clone', 'walrus://not-an-id', 'y']);
+    assert.is.not(malformed.code, 0);
+    assert.match(malformed.stderr, /fatal: malformed repository URL 'walrus:\/\/not-an-id'/);
+    assert.not.match(malformed.stderr, STACK_LINE);
+
+    const cli = await w.run('.', ['walrus', 'writers', 'list', 'walrus://nope']);
+    assert.is(cli.code, 129);
+    assert.match(cli.stderr, /^fatal: malformed repository URL/);
+    assert.not.match(cli.stderr, STACK_LINE);
+  } finally { w.remove(); }
+});
+
+interrupted.run();
+tampered.run();
+errors.run();
