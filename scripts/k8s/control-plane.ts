@@ -101,18 +101,21 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
   const launch = (name: Component, command: string, args: string[]) => {
     const child = spawnLogged(dir, name, command, args, options.dieWithParent);
     child.on('exit', (code, signal) => exits.set(name, `exited (${signal ?? `code ${code}`})`));
+    child.on('error', (err) => exits.set(name, `could not be started (${err.message})`));
     children.set(name, child);
   };
   // Fails fast with the component's own last words when it dies while we wait for it.
   const wait = async (name: Component, ready: () => Promise<boolean>) => {
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
-      for (const [component, how] of exits) {
-        throw new ControlPlaneError(`${component} ${how} while starting; end of ${logPath(dir, component)}:\n${logTail(dir, component)}`);
+      const [dead] = exits;
+      if (dead) {
+        const [component, how] = dead;
+        throw new ControlPlaneError(`${component} ${how} while starting; its log ends:\n${logTail(dir, component)}`, { component });
       }
       if (await ready().catch(() => false)) return;
       if (Date.now() > deadline) {
-        throw new ControlPlaneError(`${name} not ready after ${START_TIMEOUT_MS / 1000}s; end of ${logPath(dir, name)}:\n${logTail(dir, name)}`);
+        throw new ControlPlaneError(`${name} not ready after ${START_TIMEOUT_MS / 1000}s; its log ends:\n${logTail(dir, name)}`, { component: name });
       }
       await sleep(200);
     }
@@ -167,12 +170,11 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
     await wait('kube-scheduler', async () => (await get(`https://127.0.0.1:${schedulerPort}/healthz`, { insecure: true })).status === 200);
     lap('scheduler');
   } finally {
-    const pids = Object.fromEntries([...children].map(([name, child]) => [name, child.pid]));
-    await writeFile(join(dir, 'plane.json'), JSON.stringify({ pids, server }, null, 2) + '\n');
+    // Written even when starting failed: it is how stopControlPlane finds what to stop.
+    await writeFile(join(dir, 'plane.json'), JSON.stringify({ pids: pidsOf(children), server }, null, 2) + '\n');
   }
   options.log?.(`k8s: control plane up in ${((Date.now() - started) / 1000).toFixed(1)}s (ready at: ${timings.join(', ')}) at ${server}, files in ${dir}`);
-  const pids = Object.fromEntries([...children].map(([name, child]) => [name, child.pid ?? 0])) as Record<Component, number>;
-  return { dir, kubeconfigPath, server, pids };
+  return { dir, kubeconfigPath, server, pids: pidsOf(children) as Record<Component, number> };
 }
 
 /**
@@ -194,6 +196,9 @@ export function killControlPlaneSync(dir: string): void {
   for (const pid of ownPids(dir)) signal(pid, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }
+
+const pidsOf = (children: Map<Component, ChildProcess>): Partial<Record<Component, number>> =>
+  Object.fromEntries([...children].flatMap(([name, child]) => (child.pid === undefined ? [] : [[name, child.pid]])));
 
 function ownPids(dir: string): number[] {
   let recorded: Record<string, number>;

@@ -52,7 +52,9 @@ custom('an informer sees objects of a new kind added, updated and deleted', asyn
   informer.on('update', (w) => seen.push(`update ${w.metadata?.name} ${w.spec.size}`));
   informer.on('delete', (w) => seen.push(`delete ${w.metadata?.name}`));
   informer.on('error', (err) => seen.push(`error ${err}`));
-  await waitFor('the new kind served', () => informer.start().then(() => true));
+  // Established can precede the new resource's handler by a moment; the informer's list must not race it.
+  await waitFor('the new kind served', () => objects.listNamespacedCustomObject(where).then(() => true));
+  await informer.start();
   try {
     const body: Widget = { apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } };
     await objects.createNamespacedCustomObject({ ...where, body });

@@ -104,7 +104,7 @@ rollout('rolls a template change out through a new ReplicaSet, never below 3 ava
 
 rollout('reports ProgressDeadlineExceeded when new pods never become ready, and rolls back', async () => {
   const { kc, namespace } = await cluster.get();
-  const good = deployment('stuck', '1', {}, 4);
+  const good = deployment('stuck', '1');
   await apply(kc, namespace, good);
   await rolledOut(kc, namespace, 'stuck');
   const [healthy] = await replicaSets(kc, namespace, 'stuck');
@@ -113,7 +113,8 @@ rollout('reports ProgressDeadlineExceeded when new pods never become ready, and 
   const apps = kc.makeApiClient(AppsV1Api);
   const failed = await waitFor('ProgressDeadlineExceeded', async () => {
     const d = await apps.readNamespacedDeployment({ name: 'stuck', namespace });
-    return condition(d, 'Progressing')?.reason === 'ProgressDeadlineExceeded' && d;
+    const current = d.status?.observedGeneration === d.metadata?.generation;
+    return current && condition(d, 'Progressing')?.reason === 'ProgressDeadlineExceeded' && d;
   });
   assert.is(condition(failed, 'Progressing')?.status, 'False');
   assert.is(failed.status?.availableReplicas, 3, 'the old pods kept serving');
