@@ -1,0 +1,50 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cpSync } from 'node:fs';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
+
+const PUSHERS = 10;
+
+const concurrent = suite('concurrent pushers');
+
+concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or hears "fetch first"; nothing is lost`, async () => {
+  const w = createWorld();
+  try {
+    const src = await initWorkRepo(w, 'src');
+    const base = await commit(w, src, 'base.txt', 'base\n');
+    const url = await walrusInit(w, src, 'busy');
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    await w.ok('.', ['clone', '-q', url, 'p0']);
+    const names = Array.from({ length: PUSHERS }, (_, i) => `p${i}`);
+    for (const name of names.slice(1)) cpSync(w.path('p0'), w.path(name), { recursive: true });
+    const tips = new Map<string, string>();
+    for (const name of names) tips.set(name, await commit(w, name, `${name}.txt`, `${name}\n`, `work of ${name}`));
+
+    const results = await Promise.all(names.map((name) => w.run(name, ['push', 'origin', 'main'])));
+    const landed = names.filter((_, i) => results[i].code === 0);
+    assert.ok(landed.length >= 1, 'at least one push lands');
+    results.forEach((r, i) => {
+      if (r.code !== 0) assert.match(r.stderr, /\[(remote )?rejected\]\s+main -> main \(fetch first\)/, `${names[i]}: ${r.stderr}`);
+    });
+    // Every landed push was a fast-forward of what it saw: the remote head descends from each landed commit.
+    const head = () => w.ok('src', ['ls-remote', url, 'refs/heads/main']).then((l) => l.split('\t')[0]);
+    await w.ok('src', ['fetch', '-q', 'walrus']);
+    for (const name of landed) await w.ok('src', ['merge-base', '--is-ancestor', tips.get(name)!, 'walrus/main']);
+
+    // The others integrate and push again; in the end the history holds all the work.
+    for (const name of names.filter((n) => !landed.includes(n))) {
+      await w.ok(name, ['pull', '-q', '--rebase', 'origin', 'main']);
+      const retry = await w.run(name, ['push', 'origin', 'main']);
+      assert.is(retry.code, 0, retry.stderr);
+    }
+    await w.ok('src', ['fetch', '-q', 'walrus']);
+    assert.is(await w.ok('src', ['rev-parse', 'walrus/main']), await head());
+    const subjects = (await w.ok('src', ['log', '--format=%s', 'walrus/main'])).split('\n');
+    for (const name of names) assert.ok(subjects.includes(`work of ${name}`), `${name}'s commit is in the history`);
+    await w.ok('src', ['merge-base', '--is-ancestor', base, 'walrus/main']);
+    await w.ok('.', ['clone', '-q', url, 'final']);
+    await w.ok('final', ['fsck', '--strict']);
+  } finally { w.remove(); }
+});
+
+concurrent.run();
