@@ -7,7 +7,7 @@
 import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
@@ -66,6 +66,7 @@ export interface StartOptions {
 
 /** Starts a plane and waits until it serves: API ready, service accounts being made, scheduler healthy. */
 export async function startControlPlane(options: StartOptions): Promise<ControlPlane> {
+  sweepAbandoned();
   for (let attempt = 1; ; attempt++) {
     const dir = await mkdtemp(join(scratchRoot(), 'grw-k8s-'));
     try {
@@ -199,6 +200,23 @@ export function killControlPlaneSync(dir: string): void {
 
 const pidsOf = (children: Map<Component, ChildProcess>): Partial<Record<Component, number>> =>
   Object.fromEntries([...children].flatMap(([name, child]) => (child.pid === undefined ? [] : [[name, child.pid]])));
+
+/**
+ * A run killed outright leaves its directory behind (its processes die with it), and on tmpfs that is memory.
+ * Removes such directories once nothing of theirs runs; a young one may be a parallel run still starting.
+ */
+function sweepAbandoned(): void {
+  const root = scratchRoot();
+  for (const name of readdirSync(root)) {
+    const dir = join(root, name);
+    if (!name.startsWith('grw-k8s-')) continue;
+    try {
+      if (Date.now() - statSync(dir).mtimeMs > 10 * 60_000 && ownPids(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by its owner.
+    }
+  }
+}
 
 function ownPids(dir: string): number[] {
   let recorded: Record<string, number>;
