@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
+import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
@@ -9,4 +10,14 @@ import { whoamiCommand } from './whoami.ts';
 import { writersCommand } from './writers.ts';
 
 /** Every `git walrus` command. */
-export const commands: CommandModule<CliArgs, any>[] = [initCommand, whoamiCommand, writersCommand, protectCommand, unprotectCommand, logCommand, showCommand, verifyCommand];
+export const commands: CommandModule<CliArgs, any>[] = [
+  initCommand,
+  whoamiCommand,
+  writersCommand,
+  protectCommand,
+  unprotectCommand,
+  logCommand,
+  showCommand,
+  verifyCommand,
+  devnetCommand,
+];
