@@ -15,6 +15,8 @@ export interface PortStats {
   bytesWritten: number;
   chainReads: number;
   transactions: number;
+  /** Peak resident set size of this process, KiB (reported at exit). */
+  maxRssKb?: number;
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes'] as const;
@@ -57,7 +59,7 @@ export function newStats(): PortStats {
 
 /** Appends the stats of this process as one JSON line. */
 export function reportStats(file: string, role: string, stats: PortStats): void {
-  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats })}\n`);
+  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats, maxRssKb: process.resourceUsage().maxRSS })}\n`);
 }
 
 export type Fault = 'during-upload' | 'after-upload';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Log } from '../core/log.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
-import type { Ledger, PackEntry } from '../ports/ledger.ts';
+import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError } from './errors.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
@@ -20,11 +20,11 @@ export const DOWNLOAD_CONCURRENCY = 4;
 /**
  * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,
  * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
- * fetch with nothing new one chain read and no blob read.
+ * fetch with nothing new read no blob. `known` is repository state just read (by `list`), saving a chain read.
  */
-export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean): Promise<void> {
+export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo): Promise<void> {
   const { ledger, local, log } = deps;
-  const info = await ledger.getRepository(repositoryId);
+  const info = known ?? (await ledger.getRepository(repositoryId));
   const applied = await local.readAppliedPacks(repositoryId);
   const from = Math.max(applied, info.liveFrom);
   const missing = async () => {

@@ -4,11 +4,13 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../protocol/session.ts';
 import { fetchObjects } from './fetch.ts';
-import { listRemote } from './list.ts';
+import { listingOf } from './list.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { applyOption, endPushBatch } from './options.ts';
 import type { HelperOptions } from './options.ts';
 import { pushRefs } from './push.ts';
+import { readRemote } from './remote-state.ts';
+import type { RemoteSnapshot } from './remote-state.ts';
 
 export interface HelperDeps {
   ledger: Ledger;
@@ -33,11 +35,22 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
     return deps.local;
   };
   const progress = () => options.progress && log.verbosity >= 1;
+  // The state `list` read serves the fetch or push batch that follows it (git lists right before), so a session
+  // reads the chain once; a batch that acts consumes it, and the contract's compare-and-swap catches any race.
+  let listed: RemoteSnapshot | null = null;
+  const take = () => {
+    const snapshot = listed;
+    listed = null;
+    return snapshot;
+  };
   return {
     option: (name, value) => applyOption(options, name, value),
-    list: async () => listRemote(ledger, await repository(), options.reportObjectFormat),
+    list: async () => {
+      listed = await readRemote(ledger, await repository());
+      return listingOf(listed, options.reportObjectFormat);
+    },
     fetch: async (requests) => {
-      await fetchObjects({ ledger, blobStore, local: local(), log }, await repository(), requests.map((r) => r.id), progress());
+      await fetchObjects({ ledger, blobStore, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info);
     },
     push: async (requests) => {
       try {
@@ -46,7 +59,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
           dryRun: options.dryRun,
           progress: progress(),
           leases: options.leases,
-        });
+        }, take() ?? undefined);
       } finally {
         endPushBatch(options);
       }

@@ -13,6 +13,7 @@ import { ObjectFormatMismatchError } from './errors.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
+import type { RemoteSnapshot } from './remote-state.ts';
 
 export interface PushDeps {
   ledger: Ledger;
@@ -36,9 +37,16 @@ const MAX_ATTEMPTS = 5;
  * One push batch (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit every
  * ref in one transaction whose compare-and-swap the contract checks. Answers only after the transaction is final.
  */
-export async function pushRefs(deps: PushDeps, repositoryId: string, requests: readonly PushRequest[], settings: PushSettings): Promise<PushResult[]> {
+export async function pushRefs(
+  deps: PushDeps,
+  repositoryId: string,
+  requests: readonly PushRequest[],
+  settings: PushSettings,
+  /** Chain state just read (by `list for-push`); read afresh when absent. */
+  known?: RemoteSnapshot,
+): Promise<PushResult[]> {
   const { ledger, local, log } = deps;
-  const snapshot = await readRemote(ledger, repositoryId);
+  const snapshot = known ?? (await readRemote(ledger, repositoryId));
   const remoteFormat = formatOfHashLength(snapshot.info.hashLength);
   const localFormat = await local.objectFormat();
   if (remoteFormat !== null && remoteFormat !== localFormat) throw new ObjectFormatMismatchError(remoteFormat, localFormat);
