@@ -19,10 +19,11 @@ behavior('defaults to ready for services and to succeed for run-to-completion po
   assert.is(podBehavior(pod('OnFailure')), 'succeed');
 });
 
-behavior('an exit under a policy that restarts it is a crash loop', () => {
+behavior('the restartPolicy decides between a crash loop and a failed pod', () => {
   assert.is(podBehavior(pod('Always', 'succeed')), 'crash-loop');
   assert.is(podBehavior(pod('OnFailure', 'fail')), 'crash-loop');
   assert.is(podBehavior(pod('Never', 'fail')), 'fail');
+  assert.is(podBehavior(pod('Never', 'crash-loop')), 'fail');
   assert.is(podBehavior(pod('Always', 'never-ready')), 'never-ready');
 });
 

@@ -7,8 +7,8 @@
  * A pod's annotations choose what its containers do, so tests can drive failed rollouts and rollbacks:
  *   fake-kubelet.test/behavior: ready (default when restartPolicy is Always) | never-ready (running, readiness
  *     never passes) | crash-loop (exits at once, restarted with CrashLoopBackOff) | succeed (default otherwise:
- *     runs, then exits 0) | fail (runs, then exits 1). A container that exits under a restartPolicy that
- *     restarts it crash-loops instead, as it would on a real node.
+ *     runs, then exits 0) | fail (runs, then exits 1). As on a real node, a container that exits under a
+ *     restartPolicy that restarts it crash-loops, and one that crashes under `Never` fails its pod.
  *   fake-kubelet.test/delay-ms: how long "starting" takes for this pod (default: the kubelet's readyDelayMs).
  */
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
@@ -43,6 +43,7 @@ export function podBehavior(pod: V1Pod): PodBehavior {
   const behavior = (asked ?? (policy === 'Always' ? 'ready' : 'succeed')) as PodBehavior;
   if (behavior === 'succeed' && policy === 'Always') return 'crash-loop';
   if (behavior === 'fail' && policy !== 'Never') return 'crash-loop';
+  if (behavior === 'crash-loop' && policy === 'Never') return 'fail';
   return behavior;
 }
 
