@@ -1,6 +1,4 @@
 import { resolve } from 'node:path';
-import { SuiGrpcClient } from '@mysten/sui/grpc';
-import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
@@ -8,7 +6,6 @@ import { loadSigner } from '../config/keys.ts';
 import { walrusHome } from '../config/home.ts';
 import { requireContract, resolveNetwork } from '../config/networks.ts';
 import type { NetworkConfig } from '../config/networks.ts';
-import { openLocalNetwork } from '../devnet/local-network.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { SuiLedger } from '../sui/ledger.ts';
@@ -49,15 +46,19 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
   const { signer, address } = await loadSigner({ env, home });
-  const { client, blobStore, close, fund, contract, numShards } = await openAdapters(config, options.log);
+  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log);
   const { packageId, registryId } = contract ?? requireContract(config);
   let ledger: Ledger = new SuiLedger({ client, signer, packageId, registryId, log: options.log });
   let store: BlobStore = blobStore;
-  if (fund) {
-    // The embedded network's faucet pays for the first transaction; reads never need gas, so they never wait.
+  if (faucet) {
+    // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
     let funded: Promise<void> | null = null;
+    const fund = async () => {
+      const { balance } = await client.core.getBalance({ owner: address });
+      if (BigInt(balance.balance) < LOCAL_MIN_GAS) await faucet(address);
+    };
     const base = ledger;
-    ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? (funded ??= fund(address)) : undefined));
+    ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? (funded ??= fund()) : undefined));
   }
   const fault = faultOf(env.GIT_WALRUS_FAULT);
   if (fault) ({ ledger, blobStore: store } = faultyPorts(ledger, store, fault));
@@ -80,24 +81,23 @@ interface Adapters {
   client: ClientWithCoreApi;
   blobStore: BlobStore;
   close(): Promise<void>;
-  /** Tops up gas where a faucet is part of the network (embedded only). */
-  fund: ((address: string) => Promise<void>) | null;
+  /** Sends gas to an address, where the network is ours and comes with a faucet (`local`, `devnet`). */
+  faucet: ((address: string) => Promise<void>) | null;
   contract?: { packageId: string; registryId: string };
   numShards: number;
 }
 
 async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> {
+  // Adapters load on demand: a helper talking to a remote network never loads the embedded chain engine.
   if (config.sui.kind === 'embedded') {
+    const { openLocalNetwork } = await import('../devnet/local-network.ts');
     const local = await openLocalNetwork(config.stateDir!);
     const client = local.client;
     return {
       client,
       blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
       close: () => local.close(),
-      fund: async (address) => {
-        const { balance } = await client.core.getBalance({ owner: address });
-        if (BigInt(balance.balance) < LOCAL_MIN_GAS) await local.faucet(address);
-      },
+      faucet: (address) => local.faucet(address),
       contract: { packageId: local.packageId, registryId: local.registryId },
       numShards: local.numShards,
     };
@@ -106,8 +106,17 @@ async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> 
     throw new UsageError(`network ${config.name} writes blobs through the Walrus SDK, which this helper does not wire yet; set GIT_WALRUS_PUBLISHER_URL to a publisher`);
   }
   const client: ClientWithCoreApi = config.sui.kind === 'jsonrpc'
-    ? new SuiJsonRpcClient({ url: config.sui.url, network: config.name })
-    : new SuiGrpcClient({ baseUrl: config.sui.url, network: config.name });
+    ? new (await import('@mysten/sui/jsonRpc')).SuiJsonRpcClient({ url: config.sui.url, network: config.name })
+    : new (await import('@mysten/sui/grpc')).SuiGrpcClient({ baseUrl: config.sui.url, network: config.name });
   const { publisherUrl, aggregatorUrl, numShards } = config.walrus;
-  return { client, blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }), close: async () => {}, fund: null, numShards };
+  const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
+  return {
+    client,
+    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }),
+    close: async () => {},
+    faucet: faucetUrl
+      ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }
+      : null,
+    numShards,
+  };
 }
