@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync } from 'node:fs';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
 
 const PUSHERS = 10;
@@ -17,10 +18,14 @@ concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or he
     await w.ok('.', ['clone', '-q', url, 'p0']);
     const names = Array.from({ length: PUSHERS }, (_, i) => `p${i}`);
     for (const name of names.slice(1)) cpSync(w.path('p0'), w.path(name), { recursive: true });
+    // Ten people: each signs with their own key (one key's gas coin serves one transaction at a time).
+    const keys = new Map(names.map((name) => [name, new Ed25519Keypair()]));
+    for (const key of keys.values()) await w.ok(src, ['walrus', 'writers', 'add', 'walrus', key.toSuiAddress()]);
+    const as = (name: string) => ({ env: { GIT_WALRUS_KEY: keys.get(name)!.getSecretKey() } });
     const tips = new Map<string, string>();
     for (const name of names) tips.set(name, await commit(w, name, `${name}.txt`, `${name}\n`, `work of ${name}`));
 
-    const results = await Promise.all(names.map((name) => w.run(name, ['push', 'origin', 'main'])));
+    const results = await Promise.all(names.map((name) => w.run(name, ['push', 'origin', 'main'], as(name))));
     const landed = names.filter((_, i) => results[i].code === 0);
     assert.ok(landed.length >= 1, 'at least one push lands');
     results.forEach((r, i) => {
@@ -34,7 +39,7 @@ concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or he
     // The others integrate and push again; in the end the history holds all the work.
     for (const name of names.filter((n) => !landed.includes(n))) {
       await w.ok(name, ['pull', '-q', '--rebase', 'origin', 'main']);
-      const retry = await w.run(name, ['push', 'origin', 'main']);
+      const retry = await w.run(name, ['push', 'origin', 'main'], as(name));
       assert.is(retry.code, 0, retry.stderr);
     }
     await w.ok('src', ['fetch', '-q', 'walrus']);
