@@ -1,0 +1,171 @@
+/**
+ * Benchmark of the remote helper against native git (issue 4 §7). `node bench/git.ts [--short]`.
+ *
+ * A deterministic generated repository (source-like text from a seeded generator, written with git fast-import):
+ * push and clone through the helper on the embedded network versus `git push` / `git clone` over file://; then an
+ * incremental one-commit push and a no-op fetch with the port calls the helper made (GIT_WALRUS_STATS: counted at
+ * the Ledger and BlobStore boundary, nothing estimated); then the helper's peak RSS pushing and cloning a large
+ * repository. `--short` shrinks every repository so CI runs it quickly, and still prints every figure.
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { createWorld, refsOf, walrusInit } from '../test/support/e2e.ts';
+import type { World } from '../test/support/e2e.ts';
+
+interface Shape {
+  commits: number;
+  files: number;
+  /** Initial lines per file (~40 bytes each). */
+  lines: number;
+  /** Files changed per commit. */
+  touched: number;
+}
+
+const FULL = { history: { commits: 2000, files: 400, lines: 1200, touched: 3 }, large: { commits: 10, files: 1000, lines: 5000, touched: 100 } };
+const SHORT = { history: { commits: 150, files: 60, lines: 400, touched: 3 }, large: { commits: 4, files: 100, lines: 3000, touched: 20 } };
+
+/** mulberry32: a tiny seeded PRNG, so every run generates the same repository. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['value', 'result', 'config', 'index', 'buffer', 'stream', 'handler', 'options', 'count', 'error', 'state', 'node', 'item', 'parse', 'write', 'read', 'update', 'client', 'server', 'commit'];
+
+function sourceLine(rand: () => number): string {
+  const w = () => WORDS[Math.floor(rand() * WORDS.length)];
+  const n = Math.floor(rand() * 1000);
+  switch (Math.floor(rand() * 4)) {
+    case 0: return `  const ${w()}${n} = ${w()}(${w()}, ${n});`;
+    case 1: return `  if (${w()}.${w()} > ${n}) return ${w()};`;
+    case 2: return `  // ${w()} the ${w()} before ${w()}`;
+    default: return `  ${w()}.${w()}(${w()}${n});`;
+  }
+}
+
+/** Streams a fast-import history into `repo` (branch main). */
+async function generate(world: World, repo: string, shape: Shape, seed: number): Promise<void> {
+  await world.ok('.', ['init', '-q', '-b', 'main', repo]);
+  const rand = prng(seed);
+  const files = Array.from({ length: shape.files }, () => Array.from({ length: shape.lines }, () => sourceLine(rand)));
+  const child = spawn('git', ['fast-import', '--quiet'], { cwd: world.path(repo), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
+  const done = new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`fast-import exit ${code}`)))));
+  const write = (text: string) => (child.stdin.write(text) ? Promise.resolve() : new Promise<void>((r) => child.stdin.once('drain', () => r())));
+  const fileCommand = (i: number) => {
+    const body = files[i].join('\n') + '\n';
+    return `M 100644 inline src/module${i}.ts\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  };
+  for (let c = 0; c < shape.commits; c++) {
+    const changed = c === 0 ? files.map((_, i) => i) : Array.from({ length: shape.touched }, () => Math.floor(rand() * shape.files));
+    let ops = '';
+    for (const i of new Set(changed)) {
+      if (c > 0) {
+        const at = Math.floor(rand() * files[i].length);
+        files[i].splice(at, Math.floor(rand() * 3), ...Array.from({ length: 1 + Math.floor(rand() * 6) }, () => sourceLine(rand)));
+      }
+      ops += fileCommand(i);
+    }
+    const message = `change ${c}`;
+    await write(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${1700000000 + c} +0000\ndata ${message.length}\n${message}\n${c > 0 ? '' : ''}${ops}\n`);
+  }
+  child.stdin.end();
+  await done;
+  await world.ok(repo, ['reset', '-q', '--hard']);
+}
+
+async function timed(label: string, action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  const seconds = (performance.now() - start) / 1000;
+  console.log(`  ${label.padEnd(34)} ${seconds.toFixed(2)} s`);
+  return seconds;
+}
+
+function sum(stats: ReturnType<World['takeStats']>, role = 'helper') {
+  const mine = stats.filter((s) => s.role === role);
+  const total = (key: 'blobWrites' | 'blobReads' | 'bytesWritten' | 'chainReads' | 'transactions') => mine.reduce((n, s) => n + s[key], 0);
+  return {
+    processes: mine.length,
+    blobWrites: total('blobWrites'),
+    blobReads: total('blobReads'),
+    bytesWritten: total('bytesWritten'),
+    chainReads: total('chainReads'),
+    transactions: total('transactions'),
+    maxRssMb: Math.max(0, ...mine.map((s) => ((s as { maxRssKb?: number }).maxRssKb ?? 0) / 1024)),
+  };
+}
+
+const fmtMb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export async function run(short: boolean): Promise<void> {
+  const shapes = short ? SHORT : FULL;
+  const world = createWorld('walrus-bench-');
+  try {
+    console.log(`git-remote-walrus benchmark (${short ? 'short' : 'full'} mode)`);
+    await generate(world, 'src', shapes.history, 1);
+    const size = Number((await world.ok('src', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
+    const loose = Number((await world.ok('.', ['-C', 'src', 'ls-files', '-s'])).split('\n').length);
+    const treeBytes = Number(await world.ok('.', ['-C', 'src', 'ls-tree', '-r', '-l', 'HEAD']).then((t) => t.split('\n').reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)));
+    await world.ok('src', ['gc', '-q']);
+    const packBytes = Number((await world.ok('src', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
+    void size;
+    console.log(`repository: ${shapes.history.commits} commits, ${loose} files, ${fmtMb(treeBytes)} checked out, ${fmtMb(packBytes)} packed`);
+
+    console.log('full push and clone:');
+    await world.ok('.', ['init', '-q', '--bare', 'native.git']);
+    const nativePush = await timed('git push file:// (native)', () => world.ok('src', ['push', '-q', `file://${world.path('native.git')}`, 'main']));
+    const nativeClone = await timed('git clone file:// (native)', () => world.ok('.', ['clone', '-q', `file://${world.path('native.git')}`, 'native-clone']));
+    const url = await walrusInit(world, 'src', 'bench');
+    world.takeStats();
+    const helperPush = await timed('git push walrus (helper)', () => world.ok('src', ['push', '-q', 'walrus', 'main']));
+    const pushStats = sum(world.takeStats());
+    const helperClone = await timed('git clone walrus:// (helper)', () => world.ok('.', ['clone', '-q', url, 'walrus-clone']));
+    const cloneStats = sum(world.takeStats());
+    if ((await refsOf(world, 'walrus-clone', 'refs/remotes/')) === '') throw new Error('the clone has no refs');
+    console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (target <= 1.5x)`);
+    console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (target <= 1.3x)`);
+    console.log(`  full push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s), ${pushStats.chainReads} chain reads`);
+    console.log(`  clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
+
+    console.log('incremental one-commit push:');
+    await world.ok('src', ['commit', '-q', '--allow-empty', '-m', 'placeholder']);
+    world.takeStats();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(world.path('src', 'src', 'module0.ts'), `${sourceLine(prng(7))}\n`, { flag: 'a' });
+    await world.ok('src', ['commit', '-q', '-am', 'one more change']);
+    world.takeStats();
+    await timed('git push walrus (one commit)', () => world.ok('src', ['push', '-q', 'walrus', 'main']));
+    const inc = sum(world.takeStats());
+    console.log(`  ${inc.blobWrites} blob write(s), ${inc.bytesWritten} bytes stored, ${inc.transactions} transaction(s), ${inc.chainReads} chain reads (target: 1 blob write + 1 transaction)`);
+
+    console.log('no-op fetch:');
+    await world.ok('walrus-clone', ['fetch', '-q']);
+    world.takeStats();
+    await timed('git fetch (nothing new)', () => world.ok('walrus-clone', ['fetch', '-q']));
+    const noop = sum(world.takeStats());
+    console.log(`  ${noop.chainReads} chain reads, ${noop.blobReads} blob reads, ${noop.transactions} transactions (target: 1 chain read, 0 blob reads)`);
+
+    console.log('peak RSS on a large repository:');
+    await generate(world, 'large', shapes.large, 2);
+    const largeBytes = Number(await world.ok('.', ['-C', 'large', 'ls-tree', '-r', '-l', 'HEAD']).then((t) => t.split('\n').reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)));
+    const largeUrl = await walrusInit(world, 'large', 'large');
+    world.takeStats();
+    await timed(`git push walrus (${fmtMb(largeBytes)} tree)`, () => world.ok('large', ['push', '-q', 'walrus', 'main']));
+    const largePush = sum(world.takeStats());
+    await timed('git clone walrus://', () => world.ok('.', ['clone', '-q', largeUrl, 'large-clone']));
+    const largeClone = sum(world.takeStats());
+    console.log(`  pack ${fmtMb(largePush.bytesWritten)} in ${largePush.blobWrites} chunk(s)`);
+    console.log(`  helper peak RSS: push ${largePush.maxRssMb.toFixed(0)} MB, clone ${largeClone.maxRssMb.toFixed(0)} MB (target <= 150 MB)`);
+  } finally {
+    world.remove();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await run(process.argv.includes('--short'));
