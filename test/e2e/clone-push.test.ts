@@ -40,6 +40,11 @@ readme('init, push, clone back byte-for-byte with every ref, fsck clean', async 
 
     const whoami = await w.ok(src, ['walrus', 'whoami']);
     assert.match(whoami, /^0x[0-9a-f]{64}\nnetwork: local$/);
+    // The owner/name form names the same repository.
+    const byName = `walrus://${whoami.split('\n')[0]}/myapp`;
+    assert.is(await w.ok('.', ['ls-remote', byName]), lsRemote);
+    await w.ok('.', ['clone', '-q', byName, 'by-name']);
+    assert.is(await w.ok('by-name', ['rev-parse', 'HEAD']), await w.ok(src, ['rev-parse', 'main']));
   } finally { w.remove(); }
 });
 
