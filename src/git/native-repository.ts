@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { pipeline } from 'node:stream/promises';
 import type { ObjectFormat } from '../core/object-id.ts';
 import { isObjectFormat } from '../core/object-id.ts';
 import type { Ancestry } from '../core/push-plan.ts';
-import type { LocalRepository, StagedPack } from '../remote/local-repository.ts';
+import type { IncomingPack, LocalRepository } from '../remote/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
 
 /**
@@ -64,36 +61,40 @@ export class NativeGitRepository implements LocalRepository {
     }
   }
 
-  async stagePack(): Promise<StagedPack> {
-    const dir = join(this.gitDir, 'walrus', 'incoming');
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, `${randomBytes(8).toString('hex')}.pack`);
-    const out = createWriteStream(file);
-    await once(out, 'open');
-    const env = this.#env;
-    let closed: Promise<unknown> | null = null;
-    const close = () => (closed ??= (out.end(), once(out, 'close')));
+  async receivePack(progress: boolean): Promise<IncomingPack> {
+    // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
+    // an alternate so --fix-thin finds the bases of a thin pack.
+    const objects = resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects'], { env: this.#env })).trim());
+    const quarantine = await mkdtemp(join(objects, 'incoming-'));
+    await mkdir(join(quarantine, 'pack'));
+    const args = ['index-pack', '--stdin', '--fix-thin', ...(progress ? ['-v'] : [])];
+    const child = spawnGit(args, { env: { ...this.#env, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects } });
+    const exited = gitExit(child, args);
+    exited.catch(() => {});
+    child.stdout!.resume();
+    if (progress) child.stderr!.pipe(process.stderr);
+    const stdin = child.stdin!;
+    const remove = () => rm(quarantine, { recursive: true, force: true });
     return {
       async write(bytes) {
-        if (!out.write(bytes)) await once(out, 'drain');
+        if (!stdin.write(bytes)) await Promise.race([once(stdin, 'drain'), exited]);
       },
-      async apply(progress) {
-        await close();
-        const args = ['index-pack', '--stdin', '--fix-thin', ...(progress ? ['-v'] : [])];
-        const child = spawnGit(args, { env, inheritStderr: false });
-        const exited = gitExit(child, args);
-        child.stdout!.resume();
-        if (progress) child.stderr!.pipe(process.stderr);
+      async apply() {
+        stdin.end();
         try {
-          await pipeline(createReadStream(file), child.stdin!);
           await exited;
+          // The .idx last: git sees a pack once its index exists.
+          const files = await readdir(join(quarantine, 'pack'));
+          const order = (name: string) => (name.endsWith('.idx') ? 1 : 0);
+          for (const name of files.sort((a, b) => order(a) - order(b))) await rename(join(quarantine, 'pack', name), join(objects, 'pack', name));
         } finally {
-          await rm(file, { force: true });
+          await remove();
         }
       },
       async discard() {
-        await close();
-        await rm(file, { force: true });
+        child.kill();
+        await exited.catch(() => {});
+        await remove();
       },
     };
   }

@@ -4,7 +4,7 @@ import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError } from './errors.ts';
-import type { LocalRepository } from './local-repository.ts';
+import type { IncomingPack, LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 
 export interface FetchDeps {
@@ -51,7 +51,7 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
   const started = Date.now();
   let received = 0;
   let pack = -1;
-  let staged: Awaited<ReturnType<LocalRepository['stagePack']>> | null = null;
+  let staged: IncomingPack | null = null;
   let hash = createHash('sha256');
   const finish = async (index: number, entry: PackEntry) => {
     const actual = hash.digest('hex');
@@ -59,7 +59,7 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
       await staged!.discard();
       throw new CorruptPackError(repositoryId, from + index, entry.sha256, actual);
     }
-    await staged!.apply(progress && log.verbosity >= 2);
+    await staged!.apply();
     await local.writeAppliedPacks(repositoryId, from + index + 1);
   };
   try {
@@ -67,7 +67,7 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
       if (index !== pack) {
         if (pack >= 0) await finish(pack, packs[pack]);
         pack = index;
-        staged = await local.stagePack();
+        staged = await local.receivePack(progress && log.verbosity >= 2);
         hash = createHash('sha256');
       }
       hash.update(chunk);

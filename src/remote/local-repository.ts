@@ -18,17 +18,20 @@ export interface LocalRepository {
    * --stdout --revs); git's own progress goes to stderr when `progress` is set.
    */
   packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): AsyncIterable<Uint8Array>;
-  /** Opens a staging file for a downloaded pack: nothing enters the object database before `apply`. */
-  stagePack(): Promise<StagedPack>;
+  /**
+   * Starts indexing a downloaded pack while it arrives, in quarantine: its objects enter the object database only
+   * on `apply`, so a pack that fails verification leaves nothing behind.
+   */
+  receivePack(progress: boolean): Promise<IncomingPack>;
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */
   readAppliedPacks(repositoryId: string): Promise<number>;
   writeAppliedPacks(repositoryId: string, count: number): Promise<void>;
 }
 
-export interface StagedPack {
+export interface IncomingPack {
   write(bytes: Uint8Array): Promise<void>;
-  /** Indexes the staged pack into the object database (index-pack --fix-thin) and removes the staging file. */
-  apply(progress: boolean): Promise<void>;
-  /** Removes the staging file without touching the object database. */
+  /** Finishes indexing (index-pack --fix-thin) and moves the pack into the object database. */
+  apply(): Promise<void>;
+  /** Stops indexing and removes the quarantine without touching the object database. */
   discard(): Promise<void>;
 }
