@@ -19,7 +19,7 @@ export interface PortStats {
   maxRssKb?: number;
 }
 
-const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes'] as const;
+const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'getRepositoryState', 'listPacks', 'listPushes'] as const;
 export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
 
 export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];
@@ -35,7 +35,8 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
       const ready = before(name);
       return ready ? ready.then(call) : call();
     }) as Ledger[N];
-  const methods = Object.fromEntries([...LEDGER_READS, ...LEDGER_WRITES].map((name) => [name, forward(name)]));
+  const present = [...LEDGER_READS, ...LEDGER_WRITES].filter((name) => typeof ledger[name] === 'function');
+  const methods = Object.fromEntries(present.map((name) => [name, forward(name)]));
   return { get address() { return ledger.address; }, ...methods } as Ledger;
 }
 

@@ -6,7 +6,7 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { runSession } from '../../src/protocol/session.ts';
 import { createHelperBackend } from '../../src/remote/helper.ts';
 import { defaultOptions } from '../../src/remote/options.ts';
-import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
+import { CombinedStateLedger, MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { commitFile, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
 
 async function* linesOf(text: string): AsyncIterable<string> {
@@ -45,6 +45,29 @@ helper('a push session reads the chain once, stores one blob and sends one trans
     ledger.calls.length = 0;
     await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
     assert.equal(ledger.calls, ['getRepository', 'listRefs']);
+    assert.is(blobStore.reads, reads);
+  } finally { dir.remove(); }
+});
+
+helper('with a combined state read, a fetch with nothing new is one chain read', async () => {
+  const dir = tempDir('helper-test-');
+  try {
+    const env = hermeticGitEnv(dir.path);
+    initRepo(dir.path, env);
+    const head = commitFile(dir.path, env, 'a.txt', 'a\n');
+    const ledger = new CombinedStateLedger(`0x${'1'.repeat(64)}`);
+    const blobStore = new MemoryBlobStore();
+    const { id } = await ledger.createRepository('app');
+    const session = async (script: string) => {
+      const backend = createHelperBackend({ ledger, blobStore, local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
+      await runSession(linesOf(script), async () => {}, backend, silentLog);
+    };
+    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
+    ledger.calls.length = 0;
+    const reads = blobStore.reads;
+    await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
+    assert.equal(ledger.calls, ['getRepositoryState']);
     assert.is(blobStore.reads, reads);
   } finally { dir.remove(); }
 });
