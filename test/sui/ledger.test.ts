@@ -5,10 +5,11 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { SuiLedger, blobIdToU256, u256ToBlobId } from '../../src/sui/ledger.ts';
 import {
   InsufficientGasError, InvalidNameError, NameTakenError, NoChangeError, NotOwnerError, NotWriterError, ProtectedRefError, RefConflictError,
-  RepositoryNotFoundError, HashLengthError,
+  RepositoryNotFoundError, HashLengthError, LimitReachedError,
 } from '../../src/sui/errors.ts';
+import { MAX_PROTECTED, MAX_WRITERS } from '../../src/contract/model.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
-import { FRONTS, type Front } from './fronts.ts';
+import { FRONTS, inProcess, type Front } from './fronts.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 
 const oid = (n: number) => n.toString(16).padStart(40, '0');
@@ -226,6 +227,32 @@ for (const factory of FRONTS) {
 
   test.run();
 }
+
+const limits = suite('SuiLedger list limits (in-process)');
+
+limits('a full writer list and a full protected list are LimitReachedError', async () => {
+  const front = await inProcess.open();
+  const key = Ed25519Keypair.generate();
+  await front.faucet(key.toSuiAddress());
+  const owner = new SuiLedger({ client: front.client, signer: key, packageId: front.packageId, registryId: front.registryId });
+  const { id } = await owner.createRepository('crowded');
+  for (let i = 0; i < MAX_WRITERS; i++) await owner.addWriter(id, `0x${(i + 1).toString(16).padStart(64, '0')}`);
+  for (let i = 0; i < MAX_PROTECTED; i++) await owner.protectRef(id, `refs/heads/p${i}`);
+  const info = await owner.getRepository(id);
+  assert.equal([info.writers.length, info.protectedRefs.length], [MAX_WRITERS, MAX_PROTECTED]);
+  for (const [attempt, name] of [[() => owner.addWriter(id, `0x${'f'.repeat(64)}`), 'ETooManyWriters'], [() => owner.protectRef(id, 'refs/heads/one-more'), 'ETooManyProtected']] as const) {
+    try {
+      await attempt();
+      assert.unreachable(`${name} not raised`);
+    } catch (error) {
+      assert.instance(error, LimitReachedError);
+      assert.is((error as LimitReachedError).data.abortName, name);
+    }
+  }
+  await front.close();
+});
+
+limits.run();
 
 const blobIds = suite('blobIdToU256 / u256ToBlobId');
 
