@@ -51,7 +51,7 @@ function sourceLine(rand: () => number): string {
 }
 
 /** Streams a fast-import history into `repo` (branch main). */
-async function generate(world: World, repo: string, shape: Shape, seed: number): Promise<void> {
+export async function generate(world: World, repo: string, shape: Shape, seed: number): Promise<void> {
   await world.ok('.', ['init', '-q', '-b', 'main', repo]);
   const rand = prng(seed);
   const files = Array.from({ length: shape.files }, () => Array.from({ length: shape.lines }, () => sourceLine(rand)));
@@ -103,7 +103,7 @@ function sum(stats: ReturnType<World['takeStats']>, role = 'helper') {
 }
 
 /** Starts `git walrus devnet` on a free port; returns the environment that points clients at it. */
-async function startDevnet(world: World): Promise<{ env: NodeJS.ProcessEnv; stop(): void }> {
+export async function startDevnet(world: World): Promise<{ env: NodeJS.ProcessEnv; stop(): void }> {
   const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state')], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

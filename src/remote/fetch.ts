@@ -14,8 +14,8 @@ export interface FetchDeps {
   log: Log;
 }
 
-/** Chunk downloads in flight at once (and so chunks held in memory). */
-export const DOWNLOAD_CONCURRENCY = 4;
+/** Chunk downloads in flight at once (and so chunks held in memory): two keep index-pack busy. */
+export const DOWNLOAD_CONCURRENCY = 2;
 
 /**
  * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,

@@ -56,8 +56,11 @@ t5801('fetch a new branch, push a new branch, tags, force, delete, no changes, f
     const src = await initWorkRepo(w, 'src');
     await commit(w, src, 'a.txt', 'one\n');
     const url = await walrusInit(w, src, 'proj');
-    await w.ok(src, ['push', '-q', 'walrus', 'main']);
-    await w.ok('.', ['clone', '-q', url, 'clone']);
+    const quietPush = await w.run(src, ['push', '-q', 'walrus', 'main']);
+    assert.is(quietPush.code, 0, quietPush.stderr);
+    const quietClone = await w.run('.', ['clone', '-q', url, 'clone']);
+    assert.is(quietClone.code, 0, quietClone.stderr);
+    assert.is(quietPush.stderr + quietClone.stderr + quietPush.stdout + quietClone.stdout, '', '-q silences the helper');
 
     // fetch new branch
     await w.ok(src, ['checkout', '-q', '-b', 'new']);

@@ -91,6 +91,13 @@ rules('writers and protected refs: a stranger is refused naming the owner; a wri
     await w.ok(a, ['walrus', 'unprotect', 'walrus', 'main']);
     const after = await w.run('b', ['push', '-f', 'origin', 'main'], asStranger);
     assert.is(after.code, 0, after.stderr);
+
+    await w.ok(a, ['walrus', 'writers', 'remove', 'walrus', stranger.toSuiAddress()]);
+    assert.is(await w.ok(a, ['walrus', 'writers', 'list', 'walrus']), `${owner} (owner)`);
+    await commit(w, 'b', 'h.txt', 'again\n');
+    const removed = await w.run('b', ['push', 'origin', 'main'], asStranger);
+    assert.is.not(removed.code, 0);
+    assert.match(removed.stderr, /is not a writer/);
   } finally { w.remove(); }
 });
 

@@ -1,0 +1,40 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { commit, createWorld, initWorkRepo } from '../support/e2e.ts';
+
+const devnet = suite('a git walrus devnet server');
+
+devnet('GIT_WALRUS_NETWORK=devnet (or --network) pushes and clones over the network front', async () => {
+  const w = createWorld();
+  const server = spawn('git', ['walrus', 'devnet', '--dir', w.path('devnet-state')], { cwd: w.root, env: w.env, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const match = out.match(/^devnet: (\S+)$/m);
+        if (match) resolve(match[1]);
+      });
+      server.on('close', (code) => reject(new Error(`devnet exited ${code}`)));
+    });
+    const env = { GIT_WALRUS_DEVNET_URL: url };
+    const src = await initWorkRepo(w, 'src');
+    const tip = await commit(w, src, 'a.txt', 'over the wire\n');
+    const remote = (await w.ok(src, ['walrus', 'init', 'wired', '--network', 'devnet'], { env })).split('\n').at(-1)!;
+    assert.match(await w.ok(src, ['walrus', 'whoami'], { env: { ...env, GIT_WALRUS_NETWORK: 'devnet' } }), /network: devnet/);
+    const onDevnet = { env: { ...env, GIT_WALRUS_NETWORK: 'devnet' } };
+    await w.ok(src, ['push', '-q', 'walrus', 'main'], onDevnet);
+    await w.ok('.', ['clone', '-q', remote, 'copy'], onDevnet);
+    assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), tip);
+    // The same repository does not exist on the embedded network: networks are separate.
+    const elsewhere = await w.run('.', ['ls-remote', remote]);
+    assert.is.not(elsewhere.code, 0);
+    assert.match(elsewhere.stderr, /not found/);
+  } finally {
+    server.kill('SIGTERM');
+    w.remove();
+  }
+});
+
+devnet.run();
