@@ -78,7 +78,10 @@ export async function pushRefs(
   return [...decisions.map(resultOf), ...unresolved];
 }
 
-/** Sends the transaction; when refs moved under it, drops those (or all, if atomic) and retries the rest. */
+/**
+ * Sends the transaction. When the chain refuses some refs (they moved under the push, or became protected), those
+ * are reported and the rest retried without them; with `atomic`, the whole batch fails instead.
+ */
 async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision[], pack: PackEntry | null, atomic: boolean): Promise<RefDecision[]> {
   const { ledger, log } = deps;
   let decisions = planned;
@@ -92,19 +95,26 @@ async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision
     } catch (error) {
       const refusal = refusalOf(error);
       if (refusal === null) throw error;
-      const state = await ledger.getRepository(repositoryId);
-      if (refusal !== 'conflict') {
-        const reason = refusal === 'not-writer' ? notWriterReason(ledger.address, state.owner) : null;
-        return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: reason ?? protectedRefReason(d.dst, state.owner) } : d));
-      }
-      const moved = dropMovedRefs(decisions, await ledger.listRefs(repositoryId));
-      log.debug(`refs moved during the push (attempt ${attempt}); retrying without them`);
-      if (atomic) return moved.map((d, i) => (d.kind === 'update' || decisions[i].kind === 'update' ? { kind: 'reject', dst: d.dst, reason: d.kind === 'reject' ? d.reason : 'atomic push failed' } : d));
-      if (updatesOf(moved).length === updates.length) throw error; // nothing we can see moved: not a race we understand
-      decisions = moved;
+      const refused = await refuseWhatChanged(ledger, repositoryId, decisions, refusal);
+      if (updatesOf(refused).length === updates.length) throw error; // nothing we can see changed: not a race we understand
+      log.debug(`the chain refused part of the push (${refusal}, attempt ${attempt}); ${atomic ? 'failing the batch' : 'retrying without those refs'}`);
+      if (atomic) return refused.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
+      decisions = refused;
     }
   }
   return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'fetch first' } : d));
+}
+
+/** Re-reads the chain and refuses the updates it no longer allows, each in the words that fit. */
+async function refuseWhatChanged(ledger: Ledger, repositoryId: string, decisions: RefDecision[], refusal: 'conflict' | 'protected' | 'not-writer'): Promise<RefDecision[]> {
+  if (refusal === 'conflict') return dropMovedRefs(decisions, await ledger.listRefs(repositoryId));
+  const state = await ledger.getRepository(repositoryId);
+  return decisions.map((d) => {
+    if (d.kind !== 'update') return d;
+    if (refusal === 'not-writer') return { kind: 'reject', dst: d.dst, reason: notWriterReason(ledger.address, state.owner) };
+    const forbidden = state.protectedRefs.includes(d.dst) && (d.update.force || d.update.new === null);
+    return forbidden ? { kind: 'reject', dst: d.dst, reason: protectedRefReason(d.dst, state.owner) } : d;
+  });
 }
 
 /** Sorts a refused transaction: a ref moved (retry without it), a protected ref, a non-writer, or not a refusal. */

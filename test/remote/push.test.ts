@@ -130,6 +130,29 @@ push('atomic: a ref that moved fails the whole batch', async () => {
   } finally { t.dir.remove(); }
 });
 
+push('a ref protected while the push was on its way is refused; the rest lands', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    const writer = `0x${'3'.repeat(64)}`;
+    await t.ledger.addWriter(t.id, writer);
+    t.ledger.address = writer;
+    gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
+    t.ledger.beforePush = () => {
+      t.ledger.beforePush = null;
+      t.ledger.repos.get(t.id)!.info.protectedRefs.push('refs/heads/main');
+    };
+    const results = await pushRefs(t.deps, t.id, [
+      { src: 'refs/heads/main', dst: 'refs/heads/main', force: true },
+      { src: 'refs/heads/main', dst: 'refs/heads/side', force: false },
+    ], plain);
+    assert.is(results[0].ok, false);
+    assert.match((results[0] as { reason: string }).reason, new RegExp(`refs/heads/main is protected: only the owner ${OWNER}`));
+    assert.equal(results[1], { dst: 'refs/heads/side', ok: true });
+  } finally { t.dir.remove(); }
+});
+
 push('a non-writer is refused with the owner named, before any upload', async () => {
   const t = await setup();
   try {
