@@ -1,5 +1,6 @@
 import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import { SimulationError } from '@mysten/sui/client';
+import { JsonRpcError } from '@mysten/sui/jsonRpc';
 import type { Signer } from '@mysten/sui/cryptography';
 import { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
@@ -291,6 +292,8 @@ export class SuiLedger implements Ledger {
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
       return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
     }
+    // A fullnode's refusal (JSON-RPC error object): the user needs its message, not a stack trace.
+    if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
     return error;
   }
 }

@@ -171,9 +171,7 @@ export class DevnetCoreClient extends CoreClient {
   }
 
   resolveTransactionPlugin() {
-    // The SDK's generic resolver for CoreClient transports (gas price, budget by simulation, coin selection, object
-    // references), reached through a transport that exposes it; it calls back into this client only.
-    return new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: this.network }).core.resolveTransactionPlugin();
+    return coreResolver();
   }
 
   async verifyZkLoginSignature(): Promise<SuiClientTypes.ZkLoginVerifyResponse> {
@@ -192,6 +190,18 @@ export class DevnetCoreClient extends CoreClient {
   async resolveNameServiceAddress(): Promise<SuiClientTypes.ResolveNameServiceAddressResponse> {
     return { address: null };
   }
+}
+
+let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
+
+/**
+ * The SDK's generic resolver for CoreClient transports (gas price, budget by simulation, coin selection, object
+ * references). It is only reachable through a transport that uses it; it calls back into the client passed to
+ * `build`, never into that transport (whose URL is a placeholder that nothing dials).
+ */
+function coreResolver(): ReturnType<CoreClient['resolveTransactionPlugin']> {
+  resolver ??= new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: 'local' }).core.resolveTransactionPlugin();
+  return resolver;
 }
 
 function pageAfter<T extends { id: string }>(items: T[], cursor: string | null, limit: number) {
