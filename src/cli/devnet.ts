@@ -24,7 +24,8 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
     const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port });
     argv.app.stdout(
       `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
-        `package: ${server.packageId}\nregistry: ${server.registryId}\n`,
+        `package: ${server.packageId}\nregistry: ${server.registryId}\n` +
+        `use it with: GIT_WALRUS_NETWORK=devnet GIT_WALRUS_DEVNET_URL=${server.url}\n`,
     );
     const signal = await new Promise<NodeJS.Signals>((done) => {
       const stop = (received: NodeJS.Signals) => {

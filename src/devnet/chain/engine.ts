@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../fs/atomic.ts';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
@@ -53,13 +55,23 @@ export class ChainEngine {
     const engine = new ChainEngine(new ChainStore(dir));
     await engine.store.refresh();
     if (!engine.store.genesis) {
-      await engine.store.transact(async () => ({ commit: engine.store.genesis ? null : genesis(), result: undefined }));
+      const created = await engine.store.transact(async () => {
+        if (engine.store.genesis) return { commit: null, result: false };
+        return { commit: genesis(), result: true };
+      });
+      // The ids, also for people and tools that look into the directory (the log stays the source of truth).
+      if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(engine.#publicGenesis(), null, 2)}\n`);
     }
     return engine;
   }
 
   get genesis(): GenesisInfo {
     return this.store.requireGenesis();
+  }
+
+  #publicGenesis() {
+    const { chainId, packageId, registryId, timestampMs } = this.genesis;
+    return { chainId, packageId, registryId, faucetAddress: this.faucetAddress, genesisTimestampMs: timestampMs };
   }
 
   get faucetAddress(): string {
