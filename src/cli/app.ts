@@ -38,6 +38,8 @@ export interface GitWorkspace {
   /** The URL of a configured remote; null when there is no such remote. */
   remoteUrl(name: string): Promise<string | null>;
   addRemote(name: string, url: string): Promise<void>;
+  /** Sets a value in the repository's git config (`git config <key> <value>`). */
+  setConfig?(key: string, value: string): Promise<void>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

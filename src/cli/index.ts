@@ -14,9 +14,10 @@ export async function runCli(args: readonly string[], app: CliApp, verbose = fal
     .scriptName('git walrus')
     .middleware((argv) => { (argv as Record<string, unknown>).app = app; })
     .command(commands as CommandModule[])
-    .demandCommand(1, 'name a command (see --help)')
+    .demandCommand(1, 'name a command (see git walrus -h)')
     .strict()
     .help()
+    .alias('help', 'h')
     .version(false)
     .fail((message, error) => {
       if (error) throw error;

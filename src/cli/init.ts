@@ -37,6 +37,8 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
       app.log.info(`Owner ${services.ledger.address}; also reachable as ${formatWalrusUrl({ owner: services.ledger.address, name })}`);
       if (inRepository) {
         await app.workspace.addRemote(argv.remote, url);
+        // A repository lives on one network: an explicit choice is remembered, so later pushes need no flag.
+        if (argv.network !== undefined) await app.workspace.setConfig?.('walrus.network', services.networkName);
         app.log.info(`Added remote '${argv.remote}'. Push with: git push ${argv.remote} main`);
       }
       app.stdout(`${url}\n`);

@@ -21,6 +21,7 @@ const app: CliApp = {
       return result.code === 0 ? result.stdout.trim() : null;
     },
     addRemote: async (name, url) => { await git(['remote', 'add', name, url]); },
+    setConfig: async (key, value) => { await git(['config', key, value]); },
   },
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',

@@ -24,7 +24,9 @@ devnet('GIT_WALRUS_NETWORK=devnet (or --network) pushes and clones over the netw
     const remote = (await w.ok(src, ['walrus', 'init', 'wired', '--network', 'devnet'], { env })).split('\n').at(-1)!;
     assert.match(await w.ok(src, ['walrus', 'whoami'], { env: { ...env, GIT_WALRUS_NETWORK: 'devnet' } }), /network: devnet/);
     const onDevnet = { env: { ...env, GIT_WALRUS_NETWORK: 'devnet' } };
-    await w.ok(src, ['push', '-q', 'walrus', 'main'], onDevnet);
+    // init --network remembered the network in the repository's config: a plain push goes there.
+    assert.is(await w.ok(src, ['config', 'walrus.network']), 'devnet');
+    await w.ok(src, ['push', '-q', 'walrus', 'main'], { env });
     await w.ok('.', ['clone', '-q', remote, 'copy'], onDevnet);
     assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), tip);
     // The same repository does not exist on the embedded network: networks are separate.
