@@ -25,17 +25,21 @@ export const DOWNLOAD_CONCURRENCY = 2;
 export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo): Promise<void> {
   const { ledger, local, log } = deps;
   const info = known ?? (await ledger.getRepository(repositoryId));
-  const applied = await local.readAppliedPacks(repositoryId);
-  const from = Math.max(applied, info.liveFrom);
+  const from = Math.max(await local.readAppliedPacks(repositoryId), info.liveFrom);
   const missing = async () => {
     const present = await local.presentObjects(wanted);
     return [...new Set(wanted)].filter((id) => !present.has(id));
   };
   if (from < info.packCount) await applyPacks(deps, repositoryId, from, progress);
   if ((await missing()).length === 0) return;
+  // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
+  // packs pushed since.
+  const applied = await local.readAppliedPacks(repositoryId);
+  await applyPacks(deps, repositoryId, Math.max(applied, info.liveFrom), progress);
+  if ((await missing()).length === 0) return;
   // The record says more than the object database holds (e.g. objects pruned since): apply every live pack again.
-  if (from > info.liveFrom) {
-    log.debug(`objects missing after pack ${from}; re-applying packs from ${info.liveFrom}`);
+  if (applied > info.liveFrom) {
+    log.debug(`objects missing after pack ${applied}; re-applying packs from ${info.liveFrom}`);
     await applyPacks(deps, repositoryId, info.liveFrom, progress);
   }
   const still = await missing();

@@ -103,4 +103,20 @@ fetch('re-applies from the first live pack when the record says more than the ob
   } finally { t.dir.remove(); }
 });
 
+fetch('takes the packs pushed after the pack count it was given, without reading earlier ones again', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.source, t.env, 'a.txt', 'a\n');
+    await t.pushMain();
+    const stale = await t.ledger.getRepository(t.id);
+    await fetchObjects(t.fetchDeps, t.id, [gitIn(t.source, t.env, 'rev-parse', 'HEAD')], false, stale);
+    const next = commitFile(t.source, t.env, 'b.txt', 'b\n');
+    await t.pushMain();
+    const reads = t.blobStore.reads;
+    await fetchObjects(t.fetchDeps, t.id, [next], false, stale);
+    assert.is(gitIn(t.target, t.env, 'cat-file', '-t', next), 'commit');
+    assert.is(t.blobStore.reads - reads, 1);
+  } finally { t.dir.remove(); }
+});
+
 fetch.run();
