@@ -1,6 +1,6 @@
 import { open, mkdir, truncate, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withFileLock } from '../fs/atomic.ts';
+import { withFileLock } from '../../fs/atomic.ts';
 import { InternalError } from '../../core/errors.ts';
 import { loadObject, ownerAddress, type ChainObject, type StoredObject } from './objects.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { WalrusGitError } from '../../core/errors.ts';
-import { withFileLock, writeFileAtomic } from '../fs/atomic.ts';
+import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
 import type { EpochClock } from './epochs.ts';
 
 /**

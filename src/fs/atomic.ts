@@ -1,10 +1,11 @@
 import { open, rename, unlink, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { WalrusGitError } from '../../core/errors.ts';
+import { WalrusGitError } from '../core/errors.ts';
 
 /**
- * Crash-safe file primitives for the devnet state directory, which several git processes may share at once.
+ * Crash-safe file primitives for state that several git processes may share at once (the devnet state directory,
+ * the per-signer transaction locks, a repository's fetch records).
  * A reader sees either the old or the new content of a file, never a torn write: data goes to a temporary file
  * in the same directory, is fsynced, then renamed over the target (rename is atomic within one filesystem).
  */
@@ -28,7 +29,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
 
 export class LockTimeoutError extends WalrusGitError {
   constructor(path: string, holder: string) {
-    super('DEVNET_LOCK_TIMEOUT', `timed out waiting for the devnet lock ${path} (held by ${holder}); if no devnet process is running, delete that file`, { path, holder }, { retryable: true });
+    super('LOCK_TIMEOUT', `timed out waiting for the lock ${path} (held by process ${holder}); if that process is no longer running, delete the file`, { path, holder }, { retryable: true });
   }
 }
 

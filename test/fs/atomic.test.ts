@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { writeFileAtomic, withFileLock } from '../../../src/devnet/fs/atomic.ts';
+import { writeFileAtomic, withFileLock } from '../../src/fs/atomic.ts';
 
 const atomic = suite('writeFileAtomic');
 
@@ -51,7 +51,7 @@ lock('times out with a typed error while a live process holds the lock', async (
     await withFileLock(join(dir, 'lock'), async () => 'never', 100);
     assert.unreachable('lock should time out');
   } catch (error) {
-    assert.is((error as { code?: string }).code, 'DEVNET_LOCK_TIMEOUT');
+    assert.is((error as { code?: string }).code, 'LOCK_TIMEOUT');
   }
 });
 
