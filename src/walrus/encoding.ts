@@ -34,13 +34,5 @@ export function maxBlobSizeForShards(numShards: number): number {
   return primary * secondary * (MAX_SYMBOL_SIZE - 1);
 }
 
-const BLOB_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** A blob id is the u256 as 32 little-endian bytes in URL-safe base64 without padding (43 characters). */
-export function isBlobId(text: string): boolean {
-  return BLOB_ID_PATTERN.test(text) && Buffer.from(text, 'base64url').length === BLOB_ID_LENGTH;
-}
-
-export function blobIdFromBytes(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
-}
+// The blob-id text codec lives in src/core/blob-id-codec.ts; blob-id-worker.ts still imports it from here.
+export { blobIdFromBytes } from '../core/blob-id-codec.ts';

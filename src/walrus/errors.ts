@@ -58,13 +58,6 @@ export class BlobBlockedError extends WalrusGitError {
   }
 }
 
-/** A string that is not a Walrus blob id (URL-safe base64 of 32 bytes, 43 characters). */
-export class InvalidBlobIdError extends WalrusGitError {
-  constructor(blobId: string) {
-    super('INVALID_BLOB_ID', `'${blobId}' is not a Walrus blob id (43 characters of URL-safe base64)`, { blobId });
-  }
-}
-
 /** The bytes read back do not hash to the sha256 recorded on chain: the aggregator served other data. */
 export class PackIntegrityError extends WalrusGitError {
   constructor(expectedSha256: string, actualSha256: string, data: Record<string, unknown> = {}) {

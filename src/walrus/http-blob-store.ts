@@ -2,13 +2,12 @@ import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { computeBlobId } from './blob-id.ts';
-import { isBlobId } from './encoding.ts';
+import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
   BlobBlockedError,
   BlobIdMismatchError,
   BlobNotFoundError,
   BlobTooLargeError,
-  InvalidBlobIdError,
   NoPublisherError,
   WalrusRequestError,
   WalrusUnavailableError,

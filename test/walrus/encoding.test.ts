@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
-import { blobIdFromBytes, encodedBlobLength, isBlobId, maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
+import { encodedBlobLength, maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
 
 const encoded = suite('encodedBlobLength');
 
@@ -30,17 +30,3 @@ maxSize('50 shards hold a 10 MiB chunk and 20 shards do not', () => {
 });
 
 maxSize.run();
-
-const ids = suite('isBlobId / blobIdFromBytes');
-
-ids('accepts 43-character URL-safe base64 of 32 bytes only', () => {
-  const id = blobIdFromBytes(new Uint8Array(32).fill(0xfb));
-  assert.is(id.length, 43);
-  assert.ok(isBlobId(id));
-  assert.ok(isBlobId('M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk'));
-  assert.not.ok(isBlobId('M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK+W7/4BUk'));
-  assert.not.ok(isBlobId('M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BU'));
-  assert.not.ok(isBlobId(''));
-});
-
-ids.run();

@@ -11,11 +11,11 @@ import { nodeListener } from '../../src/devnet/walrus/node-listener.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import type { HttpBlobStoreOptions } from '../../src/walrus/http-blob-store.ts';
 import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { InvalidBlobIdError } from '../../src/core/blob-id-codec.ts';
 import {
   BlobIdMismatchError,
   BlobNotFoundError,
   BlobTooLargeError,
-  InvalidBlobIdError,
   NoPublisherError,
   WalrusRequestError,
   WalrusUnavailableError,

@@ -4,6 +4,7 @@
  */
 import type { PushRecordValue } from '../../contract/bcs.ts';
 import type { PackEntry, PushEvent } from '../../ports/ledger.ts';
+import { blobIdToU256 } from '../../core/blob-id-codec.ts';
 
 export function pushRecordOf(event: PushEvent): PushRecordValue {
   return {
@@ -25,15 +26,6 @@ export function pushRecordOf(event: PushEvent): PushRecordValue {
 
 function packEntryRecord(pack: PackEntry): NonNullable<PushRecordValue['pack']> {
   return { chunks: pack.chunks.map(blobIdToU256), size: BigInt(pack.size), sha256: hexToBytes(pack.sha256) };
-}
-
-/** A Walrus blob id is its u256 as 32 little-endian bytes in URL-safe base64 (SDK-NOTES §3). */
-export function blobIdToU256(blobId: string): bigint {
-  const bytes = Buffer.from(blobId, 'base64url');
-  if (bytes.length !== 32) throw new TypeError(`not a Walrus blob id: ${blobId}`);
-  let value = 0n;
-  for (let i = bytes.length - 1; i >= 0; i -= 1) value = (value << 8n) | BigInt(bytes[i]!);
-  return value;
 }
 
 export function hexToBytes(hex: string): Uint8Array {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { createWalrusService, serviceFetch, DEVNET_NUM_SHARDS } from '../../../src/devnet/walrus/service.ts';
-import { blobIdFromBytes } from '../../../src/walrus/encoding.ts';
+import { blobIdFromBytes } from '../../../src/core/blob-id-codec.ts';
 import { DevnetWalrusConfigError } from '../../../src/devnet/walrus/blob-dir.ts';
 
 const BASE = 'http://walrus.devnet';

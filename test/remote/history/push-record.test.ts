@@ -1,20 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { blobIdToInt } from '@mysten/walrus';
-import { blobIdToU256, bytesToHex, hexToBytes, pushRecordOf } from '../../../src/remote/history/push-record.ts';
+import { bytesToHex, hexToBytes, pushRecordOf } from '../../../src/remote/history/push-record.ts';
 import { buildHistory, chunk, oid } from './fixture.ts';
-
-// ---
-const BlobIdToU256 = suite('blobIdToU256');
-BlobIdToU256('agrees with the Walrus SDK on a published blob id and on extremes', () => {
-  for (const id of ['M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk', 'A'.repeat(43), `${'_'.repeat(42)}w`]) {
-    assert.is(blobIdToU256(id), blobIdToInt(id), id);
-  }
-});
-BlobIdToU256('refuses what is not 32 bytes', () => {
-  assert.throws(() => blobIdToU256('abc'), /not a Walrus blob id: abc/);
-});
-BlobIdToU256.run();
 
 // ---
 const Hex = suite('hexToBytes');
