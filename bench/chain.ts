@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { openLocalNetwork } from '../src/devnet/local-network.ts';
-import { SuiLedger, u256ToBlobId } from '../src/sui/ledger.ts';
+import { SuiLedger } from '../src/sui/ledger.ts';
+import { u256ToBlobId } from '../src/core/blob-id-codec.ts';
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 

@@ -14,7 +14,7 @@ import {
   PackEntry as PackEntryBcs, Pushed, Registry, RegistryKey, Repository, eventType, packEntryType, registryKeyType, repositoryType,
   type PushedValue, type RepositoryValue,
 } from '../contract/bcs.ts';
-import { blobIdFromBytes } from '../walrus/encoding.ts';
+import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import {
   ContractAbortError, HashLengthError, InsufficientGasError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
   NotOwnerError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, TransactionFailedError,
@@ -296,17 +296,6 @@ export class SuiLedger implements Ledger {
     if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
     return error;
   }
-}
-
-/** A Walrus blob id (URL-safe base64 of 32 little-endian bytes) as the u256 the contract stores. */
-export function blobIdToU256(blobId: string): bigint {
-  const bytes = Buffer.from(blobId, 'base64url');
-  if (bytes.length !== 32) throw new TransactionFailedError('encoding a pack entry', `'${blobId}' is not a Walrus blob id`);
-  return BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
-}
-
-export function u256ToBlobId(value: bigint): string {
-  return blobIdFromBytes(Buffer.from(value.toString(16).padStart(64, '0'), 'hex').reverse());
 }
 
 function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {

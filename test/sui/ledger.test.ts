@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { SuiLedger, blobIdToU256, u256ToBlobId } from '../../src/sui/ledger.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { blobIdToU256, u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import {
   InsufficientGasError, InvalidNameError, NameTakenError, NoChangeError, NotOwnerError, NotWriterError, ProtectedRefError, RefConflictError,
   RepositoryNotFoundError, HashLengthError, LimitReachedError,
@@ -253,15 +254,3 @@ limits('a full writer list and a full protected list are LimitReachedError', asy
 });
 
 limits.run();
-
-const blobIds = suite('blobIdToU256 / u256ToBlobId');
-
-blobIds('round-trip a Walrus blob id through the u256 the contract stores (little-endian)', () => {
-  const id = Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('base64url');
-  const value = blobIdToU256(id);
-  assert.is(value & 0xffn, 0n);
-  assert.is(value >> 248n, 31n);
-  assert.is(u256ToBlobId(value), id);
-});
-
-blobIds.run();
