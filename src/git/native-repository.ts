@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { ObjectFormat } from '../core/object-id.ts';
 import { isObjectFormat } from '../core/object-id.ts';
 import type { Ancestry } from '../core/push-plan.ts';
-import type { IncomingPack, LocalRepository } from '../remote/local-repository.ts';
+import { writeFileAtomic } from '../fs/atomic.ts';
+import type { IncomingPack, ListedRefs, LocalRepository } from '../remote/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
 
 /**
@@ -100,24 +101,40 @@ export class NativeGitRepository implements LocalRepository {
   }
 
   async readAppliedPacks(repositoryId: string): Promise<number> {
-    try {
-      const record = JSON.parse(await readFile(this.#recordPath(repositoryId), 'utf8')) as { repository?: string; appliedPacks?: number };
-      return record.repository === repositoryId && Number.isInteger(record.appliedPacks) ? record.appliedPacks! : 0;
-    } catch {
-      return 0;
-    }
+    const record = await this.#readRecord<{ appliedPacks?: number }>(repositoryId, 'applied.json');
+    return record && Number.isInteger(record.appliedPacks) ? record.appliedPacks! : 0;
   }
 
   async writeAppliedPacks(repositoryId: string, count: number): Promise<void> {
-    // Written aside and renamed: an interrupted fetch leaves the old record, never a torn one.
-    const path = this.#recordPath(repositoryId);
-    await mkdir(join(path, '..'), { recursive: true });
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, `${JSON.stringify({ repository: repositoryId, appliedPacks: count })}\n`);
-    await rename(tmp, path);
+    await this.#writeRecord(repositoryId, 'applied.json', { appliedPacks: count });
   }
 
-  #recordPath(repositoryId: string): string {
-    return join(this.gitDir, 'walrus', repositoryId, 'applied.json');
+  async readListedRefs(repositoryId: string): Promise<ListedRefs | null> {
+    const record = await this.#readRecord<{ seq?: number; refs?: Record<string, string> }>(repositoryId, 'refs.json');
+    if (!record || !Number.isInteger(record.seq) || typeof record.refs !== 'object' || record.refs === null) return null;
+    return { seq: record.seq!, refs: new Map(Object.entries(record.refs)) };
+  }
+
+  async writeListedRefs(repositoryId: string, listed: ListedRefs): Promise<void> {
+    await this.#writeRecord(repositoryId, 'refs.json', { seq: listed.seq, refs: Object.fromEntries(listed.refs) });
+  }
+
+  /** A per-repository record under $GIT_DIR/walrus/<repository id>/; null when absent, unreadable or another repository's. */
+  async #readRecord<T extends object>(repositoryId: string, name: string): Promise<T | null> {
+    try {
+      const record = JSON.parse(await readFile(this.#recordPath(repositoryId, name), 'utf8')) as T & { repository?: string };
+      return record.repository === repositoryId ? record : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #writeRecord(repositoryId: string, name: string, fields: object): Promise<void> {
+    // Written aside and renamed: an interrupted fetch leaves the old record, never a torn one.
+    await writeFileAtomic(this.#recordPath(repositoryId, name), `${JSON.stringify({ repository: repositoryId, ...fields })}\n`);
+  }
+
+  #recordPath(repositoryId: string, name: string): string {
+    return join(this.gitDir, 'walrus', repositoryId, name);
   }
 }

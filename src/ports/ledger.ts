@@ -74,11 +74,6 @@ export interface Ledger {
   getRepository(id: string): Promise<RepositoryInfo>;
   /** Every ref of the repository, name → hex id (paged underneath). */
   listRefs(id: string): Promise<Map<string, string>>;
-  /**
-   * The repository and every ref in one call, so a fetch with nothing new is a single chain read (the remote helper's
-   * `list`). Optional: when an adapter lacks it, callers use getRepository and listRefs.
-   */
-  getRepositoryState?(id: string): Promise<{ info: RepositoryInfo; refs: Map<string, string> }>;
   /** Packs with index in [from, packCount), in push order. */
   listPacks(id: string, from: number): Promise<PackEntry[]>;
   /** Every push event in ascending seq order (paged underneath). */

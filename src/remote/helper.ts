@@ -46,7 +46,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
   return {
     option: (name, value) => applyOption(options, name, value),
     list: async () => {
-      listed = await readRemote(ledger, await repository());
+      listed = await readRemote(ledger, await repository(), deps.local);
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {

@@ -26,6 +26,16 @@ export interface LocalRepository {
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */
   readAppliedPacks(repositoryId: string): Promise<number>;
   writeAppliedPacks(repositoryId: string, count: number): Promise<void>;
+  /** The refs this repository last listed from the remote, with the `seq` they belong to; null when none are kept. */
+  readListedRefs(repositoryId: string): Promise<ListedRefs | null>;
+  /** Keeps `listed` for the next `list` (written crash-safely: a reader sees the old or the new record). */
+  writeListedRefs(repositoryId: string, listed: ListedRefs): Promise<void>;
+}
+
+/** Refs as the chain held them at repository `seq` (refs change only by a push or repack, which advance seq). */
+export interface ListedRefs {
+  seq: number;
+  refs: Map<string, string>;
 }
 
 export interface IncomingPack {

@@ -1,13 +1,26 @@
 import type { Ledger, RepositoryInfo } from '../ports/ledger.ts';
+import type { LocalRepository } from './local-repository.ts';
 
 export interface RemoteSnapshot {
   info: RepositoryInfo;
   refs: Map<string, string>;
 }
 
-/** The repository object and its refs, read together (in one ledger call where the adapter offers it). */
-export async function readRemote(ledger: Ledger, id: string): Promise<RemoteSnapshot> {
-  if (ledger.getRepositoryState) return ledger.getRepositoryState(id);
-  const [info, refs] = await Promise.all([ledger.getRepository(id), ledger.listRefs(id)]);
+/**
+ * The repository object and its refs. Refs change only by a push or repack, and both advance the repository's seq,
+ * so where a local repository keeps the refs it last listed, a read of the object alone tells whether they still
+ * hold: a fetch with nothing new is one chain read. HEAD and everything else come from the object just read.
+ */
+export async function readRemote(ledger: Ledger, id: string, local?: LocalRepository | null): Promise<RemoteSnapshot> {
+  if (!local) {
+    const [info, refs] = await Promise.all([ledger.getRepository(id), ledger.listRefs(id)]);
+    return { info, refs };
+  }
+  const [info, kept] = await Promise.all([ledger.getRepository(id), local.readListedRefs(id)]);
+  if (kept !== null && kept.seq === info.seq) return { info, refs: kept.refs };
+  // Read after the object: these refs are at info.seq or newer, and a newer seq on chain makes the next list read
+  // them again, so what is kept is never older than the seq it is kept under.
+  const refs = await ledger.listRefs(id);
+  await local.writeListedRefs(id, { seq: info.seq, refs });
   return { info, refs };
 }

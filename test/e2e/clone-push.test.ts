@@ -120,14 +120,24 @@ t5801('fetch a new branch, push a new branch, tags, force, delete, no changes, f
     assert.is(pull.code, 0, pull.stderr);
     assert.is(await w.ok('clone', ['rev-parse', 'HEAD']), mainTip);
 
-    // a fetch with nothing new: no blob read, no transaction
+    // a fetch with nothing new: the Repository object alone (its seq has not moved since the refs this clone kept),
+    // no blob read, no transaction
     w.takeStats();
     await w.ok('clone', ['fetch', '-q']);
     const stats = w.takeStats();
     assert.is(stats.length, 1);
+    assert.is(stats[0].chainReads, 1);
     assert.is(stats[0].blobReads, 0);
     assert.is(stats[0].transactions, 0);
     await w.ok('clone', ['fsck', '--strict']);
+
+    // another clone pushes: seq moves, and the next fetch sees the new refs
+    const later = await commit(w, src, 'd.txt', 'three\n');
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    w.takeStats();
+    await w.ok('clone', ['fetch', '-q']);
+    assert.is(await w.ok('clone', ['rev-parse', 'origin/main']), later);
+    assert.ok(w.takeStats()[0].chainReads > 1, 'a moved seq pages the refs again');
   } finally { w.remove(); }
 });
 

@@ -6,7 +6,7 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { runSession } from '../../src/protocol/session.ts';
 import { createHelperBackend } from '../../src/remote/helper.ts';
 import { defaultOptions } from '../../src/remote/options.ts';
-import { CombinedStateLedger, MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
+import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { commitFile, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
 
 async function* linesOf(text: string): AsyncIterable<string> {
@@ -44,31 +44,39 @@ helper('a push session reads the chain once, stores one blob and sends one trans
     const reads = blobStore.reads;
     ledger.calls.length = 0;
     await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
-    assert.equal(ledger.calls, ['getRepository', 'listRefs']);
+    assert.equal(ledger.calls, ['getRepository'], 'a list at an unchanged seq answers from the refs kept by the last one');
     assert.is(blobStore.reads, reads);
   } finally { dir.remove(); }
 });
 
-helper('with a combined state read, a fetch with nothing new is one chain read', async () => {
+helper('the kept refs serve a list only at their seq: a push elsewhere is seen, HEAD always comes from the object', async () => {
   const dir = tempDir('helper-test-');
   try {
     const env = hermeticGitEnv(dir.path);
     initRepo(dir.path, env);
     const head = commitFile(dir.path, env, 'a.txt', 'a\n');
-    const ledger = new CombinedStateLedger(`0x${'1'.repeat(64)}`);
-    const blobStore = new MemoryBlobStore();
+    const ledger = new MemoryLedger(`0x${'1'.repeat(64)}`);
     const { id } = await ledger.createRepository('app');
-    const session = async (script: string) => {
-      const backend = createHelperBackend({ ledger, blobStore, local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
-      await runSession(linesOf(script), async () => {}, backend, silentLog);
+    const list = async () => {
+      let out = '';
+      ledger.calls.length = 0;
+      const backend = createHelperBackend({ ledger, blobStore: new MemoryBlobStore(), local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
+      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
+      return { out, calls: [...ledger.calls] };
     };
-    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
-    await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
-    ledger.calls.length = 0;
-    const reads = blobStore.reads;
-    await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
-    assert.equal(ledger.calls, ['getRepositoryState']);
-    assert.is(blobStore.reads, reads);
+    await ledger.push(id, [{ name: 'refs/heads/main', old: null, new: head, force: false }], null);
+    assert.equal(await list(), { out: `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`, calls: ['getRepository', 'listRefs'] });
+    assert.equal((await list()).calls, ['getRepository']);
+
+    // Another clone pushes: seq moves, so the next list pages the refs again and keeps the new ones.
+    await ledger.push(id, [{ name: 'refs/heads/topic', old: null, new: head, force: false }], null);
+    const both = `${head} refs/heads/main\n${head} refs/heads/topic\n\n`;
+    assert.equal(await list(), { out: `@refs/heads/main HEAD\n${both}`, calls: ['getRepository', 'listRefs'] });
+    assert.equal(await list(), { out: `@refs/heads/main HEAD\n${both}`, calls: ['getRepository'] });
+
+    // set_head leaves seq alone: the kept refs still serve, and HEAD follows the object.
+    await ledger.setHead(id, 'refs/heads/topic');
+    assert.equal(await list(), { out: `@refs/heads/topic HEAD\n${both}`, calls: ['getRepository'] });
   } finally { dir.remove(); }
 });
 

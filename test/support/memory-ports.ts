@@ -30,7 +30,7 @@ export class MemoryLedger implements Ledger {
   }
 
   reads(): number {
-    return this.calls.filter((c) => ['getRepository', 'listRefs', 'getRepositoryState', 'listPacks', 'resolve'].includes(c)).length;
+    return this.calls.filter((c) => ['getRepository', 'listRefs', 'listPacks', 'resolve'].includes(c)).length;
   }
 
   #repo(id: string): Repo {
@@ -134,16 +134,6 @@ export class MemoryLedger implements Ledger {
   async transferOwnership(id: string, newOwner: string): Promise<TxReceipt> {
     this.#repo(id).info.owner = newOwner;
     return { digest: 'owner' };
-  }
-}
-
-/** A MemoryLedger whose adapter offers the combined state read (Ledger.getRepositoryState). */
-export class CombinedStateLedger extends MemoryLedger {
-  async getRepositoryState(id: string) {
-    const before = this.calls.length;
-    const [info, refs] = [await this.getRepository(id), await this.listRefs(id)];
-    this.calls.splice(before, 2, 'getRepositoryState');
-    return { info, refs };
   }
 }
 
