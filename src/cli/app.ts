@@ -38,8 +38,12 @@ export interface GitWorkspace {
   /** The URL of a configured remote; null when there is no such remote. */
   remoteUrl(name: string): Promise<string | null>;
   addRemote(name: string, url: string): Promise<void>;
+  /** A value of the git config as the repository sees it (`git config --get <key>`); null when unset. */
+  getConfig?(key: string): Promise<string | null>;
   /** Sets a value in the repository's git config (`git config <key> <value>`). */
   setConfig?(key: string, value: string): Promise<void>;
+  /** The full name of the branch HEAD points to (even before its first commit); null when HEAD is detached. */
+  currentBranch?(): Promise<string | null>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

@@ -1,13 +1,13 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { checkRepositoryName, formatWalrusUrl } from '../core/walrus-url.ts';
-import type { CliArgs } from './app.ts';
+import type { CliArgs, GitWorkspace } from './app.ts';
 
 interface InitArgs extends CliArgs {
   name: string;
   network?: string;
   remote: string;
-  head: string;
+  head?: string;
 }
 
 /** `git walrus init <name>`: creates the repository on chain and, inside a git repository, adds it as a remote. */
@@ -19,7 +19,7 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
       .positional('name', { type: 'string', demandOption: true, describe: 'repository name' })
       .option('network', { type: 'string', describe: 'local, devnet, testnet or mainnet (default: GIT_WALRUS_NETWORK, git config walrus.network, else local)' })
       .option('remote', { type: 'string', default: 'walrus', describe: 'name of the git remote to add' })
-      .option('head', { type: 'string', default: 'refs/heads/main', describe: 'the branch HEAD points to' }) as never,
+      .option('head', { type: 'string', describe: 'the branch HEAD points to (default: the current branch, else git config init.defaultBranch, else main)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const name = checkRepositoryName(argv.name);
@@ -28,7 +28,7 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
     if (inRepository && (await app.workspace.remoteUrl(argv.remote)) !== null) {
       throw new UsageError(`this git repository already has a remote named '${argv.remote}'; choose another with --remote NAME`, { remote: argv.remote });
     }
-    const head = argv.head.startsWith('refs/') ? argv.head : `refs/heads/${argv.head}`;
+    const head = argv.head === undefined ? await defaultHead(app.workspace, inRepository) : fullBranchName(argv.head);
     const services = await app.open({ network: argv.network });
     try {
       const { id, digest } = await services.ledger.createRepository(name, head);
@@ -39,7 +39,7 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
         await app.workspace.addRemote(argv.remote, url);
         // A repository lives on one network: an explicit choice is remembered, so later pushes need no flag.
         if (argv.network !== undefined) await app.workspace.setConfig?.('walrus.network', services.networkName);
-        app.log.info(`Added remote '${argv.remote}'. Push with: git push ${argv.remote} main`);
+        app.log.info(`Added remote '${argv.remote}'. Push with: git push ${argv.remote} ${head.replace(/^refs\/heads\//, '')}`);
       }
       app.stdout(`${url}\n`);
     } finally {
@@ -47,3 +47,19 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
     }
   },
 };
+
+const fullBranchName = (branch: string) => (branch.startsWith('refs/') ? branch : `refs/heads/${branch}`);
+
+/**
+ * The branch a clone should check out: the one being worked on (so the first push creates it), else the
+ * repository's configured default for new branches, else `main`. Outside a repository there is nothing to follow.
+ */
+async function defaultHead(workspace: GitWorkspace, inRepository: boolean): Promise<string> {
+  if (inRepository) {
+    const current = await workspace.currentBranch?.();
+    if (current) return current;
+    const configured = await workspace.getConfig?.('init.defaultBranch');
+    if (configured) return fullBranchName(configured);
+  }
+  return 'refs/heads/main';
+}

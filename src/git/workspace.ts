@@ -1,0 +1,23 @@
+import type { GitWorkspace } from '../cli/app.ts';
+import { git, runGit } from './run-git.ts';
+import type { GitOptions } from './run-git.ts';
+
+/** The git repository around `options.cwd` (default: the working directory), as `git walrus` commands see it. */
+export function gitWorkspace(options: Pick<GitOptions, 'cwd' | 'env'> = {}): GitWorkspace {
+  const getConfig = async (key: string): Promise<string | null> => {
+    const result = await runGit(['config', '--get', key], options);
+    return result.code === 0 ? result.stdout.trim() : null;
+  };
+  return {
+    isRepository: async () => (await runGit(['rev-parse', '--git-dir'], options)).code === 0,
+    remoteUrl: (name) => getConfig(`remote.${name}.url`),
+    addRemote: async (name, url) => { await git(['remote', 'add', name, url], options); },
+    getConfig,
+    setConfig: async (key, value) => { await git(['config', key, value], options); },
+    // `symbolic-ref` names the branch even before its first commit; it fails (exit 1 with -q) on a detached HEAD.
+    currentBranch: async () => {
+      const result = await runGit(['symbolic-ref', '-q', 'HEAD'], options);
+      return result.code === 0 ? result.stdout.trim() : null;
+    },
+  };
+}

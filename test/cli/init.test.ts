@@ -1,0 +1,81 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { streamLog } from '../../src/core/log.ts';
+import type { CliApp } from '../../src/cli/app.ts';
+import { runCli } from '../../src/cli/index.ts';
+import { gitWorkspace } from '../../src/git/workspace.ts';
+import { MemoryLedger, MemoryBlobStore } from '../support/memory-ports.ts';
+import { gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
+
+const dir = tempDir('walrus-init-');
+const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: dir.path });
+
+/** Runs `git walrus <args>` in `cwd` over a memory ledger and the real git workspace there. */
+async function walrus(cwd: string, args: string[]) {
+  const ledger = new MemoryLedger('0xa11ce');
+  const run = { code: -1, stdout: '', stderr: '', ledger };
+  const app: CliApp = {
+    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', networkName: 'local', close: async () => {} }),
+    workspace: gitWorkspace({ cwd, env }),
+    stdout: (text) => { run.stdout += text; },
+    stdoutColor: false,
+    log: streamLog((text) => { run.stderr += text; }),
+    stderr: (text) => { run.stderr += text; },
+  };
+  run.code = await runCli(args, app);
+  return run;
+}
+
+function repository(name: string, ...initArgs: string[]): string {
+  const path = join(dir.path, name);
+  mkdirSync(path);
+  gitIn(path, env, 'init', '-q', ...initArgs, '.');
+  return path;
+}
+
+const headOf = (run: Awaited<ReturnType<typeof walrus>>) => [...run.ledger.repos.values()][0]!.info.head;
+
+const InitCommand = suite('initCommand');
+
+InitCommand('HEAD follows the current branch, and the push hint names it', async () => {
+  const repo = repository('on-master', '-b', 'master');
+  const run = await walrus(repo, ['init', 'on-master']);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(headOf(run), 'refs/heads/master');
+  assert.match(run.stderr, "Added remote 'walrus'. Push with: git push walrus master\n");
+  assert.is(gitIn(repo, env, 'config', 'remote.walrus.url'), run.stdout.trim());
+});
+
+InitCommand('a detached HEAD falls back to init.defaultBranch, then main', async () => {
+  const repo = repository('detached', '-b', 'work');
+  gitIn(repo, env, 'commit', '-q', '--allow-empty', '-m', 'first');
+  gitIn(repo, env, 'checkout', '-q', '--detach');
+  const unconfigured = await walrus(repo, ['init', 'detached', '--remote', 'one']);
+  assert.is(headOf(unconfigured), 'refs/heads/main');
+  assert.match(unconfigured.stderr, 'Push with: git push one main\n');
+  gitIn(repo, env, 'config', 'init.defaultBranch', 'trunk');
+  const configured = await walrus(repo, ['init', 'detached', '--remote', 'two']);
+  assert.is(headOf(configured), 'refs/heads/trunk');
+  assert.match(configured.stderr, 'Push with: git push two trunk\n');
+});
+
+InitCommand('--head wins over the current branch', async () => {
+  const repo = repository('explicit', '-b', 'master');
+  const run = await walrus(repo, ['init', 'explicit', '--head', 'release']);
+  assert.is(headOf(run), 'refs/heads/release');
+  assert.match(run.stderr, 'Push with: git push walrus release\n');
+});
+
+InitCommand('outside a repository HEAD is main and no remote is added', async () => {
+  const outside = join(dir.path, 'outside');
+  mkdirSync(outside);
+  const run = await walrus(outside, ['init', 'bare']);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(headOf(run), 'refs/heads/main');
+  assert.not.match(run.stderr, 'Push with');
+});
+
+InitCommand.after(() => dir.remove());
+InitCommand.run();
