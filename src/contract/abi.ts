@@ -42,18 +42,22 @@ export interface CallResult {
   shared: NewSharedObject[];
 }
 
-export interface MoveFunctionAbi {
+/** What a fullnode reports about a Move function (`getNormalizedMoveFunction`), for this package and the devnet's. */
+export interface MoveFunctionSignature {
   module: string;
   name: string;
   /** Position in the module's function table (declaration order in the .move file; `init` is 0). */
   index: number;
   visibility: 'public' | 'private' | 'friend';
   isEntry: boolean;
-  /** No function of this package is generic. */
   typeParameters: { constraints: string[] }[];
   /** Parameter types, including a trailing `&TxContext`/`&mut TxContext` when the Move function takes one. */
   parameters: string[];
   returns: string[];
+}
+
+/** A function of our package (none is generic) with its model. */
+export interface MoveFunctionAbi extends MoveFunctionSignature {
   /** Executes the call on the model; `args` omits the TxContext. Throws MoveAbort on an abort. */
   run(ctx: MoveContext, args: unknown[]): CallResult;
 }

@@ -1,6 +1,7 @@
 import { bcs } from '@mysten/sui/bcs';
 import { MOVE_STDLIB, SUI_FRAMEWORK } from './objects.ts';
 import { optionInner } from './move-types.ts';
+import type { MoveFunctionSignature } from '../../contract/abi.ts';
 
 /**
  * What the engine executes: Move packages described function by function (visibility, signature, and a `run` in
@@ -38,17 +39,8 @@ export interface CallContext {
   tables: TableStore;
 }
 
-export interface MoveFunction {
-  module: string;
-  name: string;
-  /** Position in the module's function table (reported in abort locations). */
-  index: number;
-  visibility: 'public' | 'private' | 'friend';
-  isEntry: boolean;
-  typeParameters: { constraints: string[] }[];
-  /** Parameter signatures, e.g. `&mut 0x…::repository::Repository`, `vector<u8>`, `&mut 0x2::tx_context::TxContext`. */
-  parameters: string[];
-  returns: string[];
+/** A function the engine can call: its signature (parameters like `&mut 0x…::repository::Repository`) and its code. */
+export interface MoveFunction extends MoveFunctionSignature {
   run(ctx: CallContext, args: MoveArg[], typeArguments: string[]): MoveValue[];
 }
 

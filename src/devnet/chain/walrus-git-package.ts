@@ -33,14 +33,8 @@ function toMoveFunction(packageId: string, abi: MoveFunctionAbi, indexOf: (modul
   };
   const explicit = abi.parameters.filter((parameter) => !/^&(mut )?0x2::tx_context::TxContext$/.test(parameter));
   return {
-    module: abi.module,
-    name: abi.name,
-    index: abi.index,
-    visibility: abi.visibility,
-    isEntry: abi.isEntry,
-    typeParameters: abi.typeParameters,
-    parameters: abi.parameters,
-    returns: abi.returns,
+    ...abi,
+    // The engine's call: BCS in, the model's run, BCS out.
     run(ctx, args) {
       const values = args.map((arg, i) => layout(explicit[i].replace(/^&(mut )?/, ''), arg.objectId !== null).parse(arg.bcs));
       const result = runModel(packageId, () => abi.run(moveContext(packageId, ctx), values), indexOf);
