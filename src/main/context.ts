@@ -1,10 +1,11 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { loadSigner } from '../config/keys.ts';
 import { walrusHome } from '../config/home.ts';
 import { requireContract, resolveNetwork } from '../config/networks.ts';
+import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
@@ -39,6 +40,8 @@ export interface OpenOptions {
 
 /** Below this balance (MIST) the embedded network's faucet tops the signer up before a transaction. */
 const LOCAL_MIN_GAS = 1_000_000_000n;
+/** How long a transaction waits for the signer's other transactions (in other git processes) before giving up. */
+const SIGNER_LOCK_TIMEOUT_MS = 120_000;
 
 export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> {
   const env = options.network ? { ...options.env, GIT_WALRUS_NETWORK: options.network } : options.env;
@@ -48,7 +51,9 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const { signer, address } = await loadSigner({ env, home });
   const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log);
   const { packageId, registryId } = contract ?? requireContract(config);
-  let ledger: Ledger = new SuiLedger({ client, signer, packageId, registryId, log: options.log });
+  // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
+  const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
+  let ledger: Ledger = new SuiLedger({ client, signer, packageId, registryId, log: options.log, exclusive });
   let store: BlobStore = blobStore;
   if (faucet) {
     // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.

@@ -33,6 +33,15 @@ export interface SuiLedgerOptions {
   packageId: string;
   registryId: string;
   log?: Log;
+  /**
+   * Runs one submission (build with gas selection, sign, execute, wait for finality) with no other submission of
+   * the same signer under way, across processes: transactions of one address spend the same gas coins, and two at
+   * once make the loser be refused (or, on a real network, risk equivocating the coin). The composition root passes
+   * a lock; without one, submissions are not serialized.
+   */
+  exclusive?: <T>(address: string, submit: () => Promise<T>) => Promise<T>;
+  /** Waits between attempts after a refusal for a busy input object (tests shorten them). */
+  retryDelaysMs?: readonly number[];
 }
 
 /** What a failed call was about, to name it in the typed error. */
@@ -40,6 +49,8 @@ interface Subject { what: string; refs?: string[]; names?: string[]; subject?: s
 
 const PAGE = 50;
 const CLOCK = '0x6';
+/** After a refusal for a busy input object: a few retries, backing off, before the refusal reaches the user. */
+const RETRY_DELAYS_MS = [200, 500, 1000, 2000];
 
 export class SuiLedger implements Ledger {
   readonly address: string;
@@ -48,6 +59,8 @@ export class SuiLedger implements Ledger {
   readonly #packageId: string;
   readonly #registryId: string;
   readonly #log: Log;
+  readonly #exclusive: NonNullable<SuiLedgerOptions['exclusive']>;
+  readonly #retryDelaysMs: readonly number[];
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
@@ -55,6 +68,8 @@ export class SuiLedger implements Ledger {
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#registryId = normalizeSuiAddress(options.registryId);
     this.#log = options.log ?? silentLog;
+    this.#exclusive = options.exclusive ?? ((_address, submit) => submit());
+    this.#retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.address = normalizeSuiAddress(options.signer.toSuiAddress());
   }
 
@@ -131,9 +146,9 @@ export class SuiLedger implements Ledger {
   }
 
   async createRepository(name: string, head = 'refs/heads/main'): Promise<TxReceipt & { id: string }> {
-    const tx = new Transaction();
-    tx.moveCall({ target: this.#target('create'), arguments: [tx.object(this.#registryId), tx.pure.string(name), tx.pure.string(head)] });
-    const result = await this.#execute(tx, { what: `creating repository '${name}'`, names: [name, head], name });
+    const result = await this.#execute((tx) => {
+      tx.moveCall({ target: this.#target('create'), arguments: [tx.object(this.#registryId), tx.pure.string(name), tx.pure.string(head)] });
+    }, { what: `creating repository '${name}'`, names: [name, head], name });
     const type = normalizeStructTag(repositoryType(this.#packageId));
     const id = Object.entries(result.objectTypes ?? {}).find(([objectId, objectType]) => objectType === type && result.effects?.changedObjects.some((c) => c.objectId === objectId && c.idOperation === 'Created'))?.[0];
     if (!id) throw new TransactionFailedError(`creating repository '${name}'`, 'the transaction created no Repository', { digest: result.digest });
@@ -142,32 +157,32 @@ export class SuiLedger implements Ledger {
   }
 
   async push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }> {
-    const tx = new Transaction();
-    const option = pack
-      ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
-      : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
     const hex = (value: string | null) => (value === null ? null : [...Buffer.from(value, 'hex')]);
-    tx.moveCall({
-      target: this.#target('push'),
-      arguments: [
-        tx.object(id),
-        tx.pure.vector('string', updates.map((u) => u.name)),
-        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
-        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
-        tx.pure.vector('bool', updates.map((u) => u.force)),
-        option,
-        tx.object(CLOCK),
-      ],
-    });
     const refs = updates.map((u) => u.name);
-    const result = await this.#execute(tx, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
+    const result = await this.#execute((tx) => {
+      const option = pack
+        ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
+        : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
+      tx.moveCall({
+        target: this.#target('push'),
+        arguments: [
+          tx.object(id),
+          tx.pure.vector('string', updates.map((u) => u.name)),
+          tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
+          tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
+          tx.pure.vector('bool', updates.map((u) => u.force)),
+          option,
+          tx.object(CLOCK),
+        ],
+      });
+    }, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
 
   async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
-    const tx = new Transaction();
-    tx.moveCall({ target: this.#target('repack'), arguments: [tx.object(id), this.#newPackEntry(tx, pack), tx.pure.u64(liveFrom), tx.object(CLOCK)] });
-    const result = await this.#execute(tx, { what: 'repacking', repositoryId: id });
+    const result = await this.#execute((tx) => {
+      tx.moveCall({ target: this.#target('repack'), arguments: [tx.object(id), this.#newPackEntry(tx, pack), tx.pure.u64(liveFrom), tx.object(CLOCK)] });
+    }, { what: 'repacking', repositoryId: id });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
 
@@ -192,16 +207,16 @@ export class SuiLedger implements Ledger {
   }
 
   async transferOwnership(id: string, newOwner: string): Promise<TxReceipt> {
-    const tx = new Transaction();
-    tx.moveCall({ target: this.#target('transfer_ownership'), arguments: [tx.object(this.#registryId), tx.object(id), tx.pure.address(newOwner)] });
-    const result = await this.#execute(tx, { what: `transferring ownership to ${newOwner}`, subject: newOwner, repositoryId: id });
+    const result = await this.#execute((tx) => {
+      tx.moveCall({ target: this.#target('transfer_ownership'), arguments: [tx.object(this.#registryId), tx.object(id), tx.pure.address(newOwner)] });
+    }, { what: `transferring ownership to ${newOwner}`, subject: newOwner, repositoryId: id });
     return { digest: result.digest };
   }
 
   async #ownerCall(id: string, fn: string, argument: (tx: Transaction) => ReturnType<Transaction['pure']['string']>, subject: Subject): Promise<TxReceipt> {
-    const tx = new Transaction();
-    tx.moveCall({ target: this.#target(fn), arguments: [tx.object(id), argument(tx)] });
-    const result = await this.#execute(tx, subject);
+    const result = await this.#execute((tx) => {
+      tx.moveCall({ target: this.#target(fn), arguments: [tx.object(id), argument(tx)] });
+    }, subject);
     return { digest: result.digest };
   }
 
@@ -246,18 +261,34 @@ export class SuiLedger implements Ledger {
     });
   }
 
-  async #execute(tx: Transaction, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
-    let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
-    try {
-      result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer: this.#signer, include: { effects: true, events: true, objectTypes: true } });
-    } catch (error) {
-      // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
-      if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject);
-      throw this.#refusal(error, subject);
-    }
-    if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject);
-    await this.#client.core.waitForTransaction({ result });
-    return result.Transaction;
+  /**
+   * Builds (`compose` fills a fresh transaction, so each attempt selects gas anew), signs and executes one
+   * transaction and waits until it is final, exclusively for the signer. A refusal for a busy input object (the gas
+   * coin spent meanwhile by another transaction of this address) means nothing executed: it is retried a few times.
+   * An abort or an executed failure never is.
+   */
+  #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
+    return this.#exclusive(this.address, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const tx = new Transaction();
+        compose(tx);
+        let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
+        try {
+          result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer: this.#signer, include: { effects: true, events: true, objectTypes: true } });
+        } catch (error) {
+          // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
+          if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject);
+          const delay = this.#retryDelaysMs[attempt];
+          if (!isBusyInput(error) || delay === undefined) throw this.#refusal(error, subject);
+          this.#log.debug(`${subject.what}: refused while an input object is busy (${(error as Error).message}); retrying in ${delay} ms`);
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          continue;
+        }
+        if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject);
+        await this.#client.core.waitForTransaction({ result });
+        return result.Transaction;
+      }
+    });
   }
 
   async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject): Promise<Error> {
@@ -296,6 +327,16 @@ export class SuiLedger implements Ledger {
     if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
     return error;
   }
+}
+
+/**
+ * A refusal before execution because an owned input object (in practice the gas coin) is not at the version the
+ * transaction names, or is locked by another transaction in flight: Sui's ObjectVersionUnavailableForConsumption
+ * and ObjectLockConflict, whatever the transport wraps them in.
+ */
+function isBusyInput(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /not available for consumption|ObjectVersionUnavailableForConsumption|already locked by a different transaction|ObjectLockConflict/i.test(message);
 }
 
 function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {

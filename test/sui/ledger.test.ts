@@ -226,6 +226,60 @@ for (const factory of FRONTS) {
     }
   });
 
+  test('one signer\'s transactions at once: a refusal for the busy gas coin is retried, an abort never; exclusive serializes them', async ({ front }) => {
+    const key = Ed25519Keypair.generate();
+    await front.faucet(key.toSuiAddress());
+    let attempts = 0;
+    const core = front.client.core;
+    const counting = {
+      core: new Proxy(core, {
+        get(target, property) {
+          if (property === 'signAndExecuteTransaction') return (...args: Parameters<typeof core.signAndExecuteTransaction>) => { attempts++; return target.signAndExecuteTransaction(...args); };
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    } as typeof front.client;
+    const common = { client: counting, packageId: front.packageId, registryId: front.registryId, signer: key, retryDelaysMs: [5, 10, 20, 40, 80] };
+    const free = new SuiLedger(common);
+    const { id } = await free.createRepository('busy');
+    const branch = (n: number) => ({ name: `refs/heads/b${n}`, old: null, new: oid(n), force: false });
+
+    attempts = 0;
+    const seqs = await Promise.all([1, 2, 3, 4].map((n) => free.push(id, [branch(n)], null)));
+    assert.equal(seqs.map((r) => r.seq).sort(), [1, 2, 3, 4], 'every transaction landed');
+    assert.ok(attempts > 4, `the racing transactions were refused and retried (${attempts} attempts)`);
+
+    attempts = 0;
+    try {
+      await free.push(id, [branch(1)], null);
+      assert.unreachable('a ref created twice');
+    } catch (error) {
+      assert.instance(error, RefConflictError);
+    }
+    assert.is(attempts, 1, 'an abort is not retried');
+
+    // With an exclusive section (the composition root's per-address file lock), no submission overlaps another.
+    let running = 0;
+    let most = 0;
+    let tail = Promise.resolve();
+    const exclusive = <T>(address: string, submit: () => Promise<T>): Promise<T> => {
+      assert.is(address, free.address);
+      const turn = tail.then(async () => {
+        most = Math.max(most, ++running);
+        try { return await submit(); } finally { running--; }
+      });
+      tail = turn.then(() => {}, () => {});
+      return turn;
+    };
+    const serial = new SuiLedger({ ...common, exclusive });
+    attempts = 0;
+    await Promise.all([5, 6, 7, 8].map((n) => serial.push(id, [branch(n)], null)));
+    assert.is(attempts, 4, 'no refusal, no retry');
+    assert.is(most, 1);
+    assert.is((await serial.getRepository(id)).seq, 8);
+  });
+
   test.run();
 }
 
