@@ -1,11 +1,10 @@
 import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { computeBlobId } from './blob-id.ts';
+import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
   BlobBlockedError,
-  BlobIdMismatchError,
   BlobNotFoundError,
   BlobTooLargeError,
   NoPublisherError,
@@ -75,14 +74,12 @@ export class HttpBlobStore implements BlobStore {
   async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
     if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
     if (this.publisherUrl === undefined) throw new NoPublisherError();
-    const localId = computeBlobId(bytes, this.numShards);
-    localId.catch(() => {}); // awaited below; an upload failure must not leave it unhandled
     const url = endpoint(this.publisherUrl, 'v1/blobs');
     url.searchParams.set('epochs', String(options.epochs ?? this.epochs));
     if (this.permanent) url.searchParams.set('permanent', 'true');
     if (this.sendObjectTo !== undefined) url.searchParams.set('send_object_to', this.sendObjectTo);
 
-    const stored = await withRetry(async () => {
+    const stored = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
       const response = await this.request(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, options.signal);
       if (!response.ok) throw await failure(response, { size: bytes.byteLength, maxBlobSize: this.maxBlobSize });
       const answer = await readJson(response);
@@ -92,12 +89,9 @@ export class HttpBlobStore implements BlobStore {
         throw new WalrusUnavailableError(`the Walrus publisher could not store the blob: ${JSON.stringify((answer as { error: unknown }).error)}`, { url: url.href });
       }
       throw new WalrusRequestError(`the Walrus publisher answered neither newlyCreated nor alreadyCertified: ${JSON.stringify(answer).slice(0, 300)}`, { url: url.href });
-    }, this.retryOptions('store', options.signal));
-
-    const expected = await localId;
-    if (stored.blobId !== expected) throw new BlobIdMismatchError(expected, stored.blobId, this.numShards);
-    this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${expected} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
-    return { blobId: expected, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
+    }, this.retryOptions('store', options.signal)));
+    this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${stored.blobId} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
+    return { blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
   }
 
   async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {

@@ -5,9 +5,9 @@ import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { computeBlobId } from './blob-id.ts';
+import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
-import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
+import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
 import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
 import { withRetry, DEFAULT_RETRY } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -84,11 +84,9 @@ export class SdkBlobStore implements BlobStore {
 
   async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
     if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
-    const localId = computeBlobId(bytes, this.numShards);
-    localId.catch(() => {});
     // A retry resumes from the last completed step, so a blob registered (and paid for) is not registered again.
     let lastStep: WriteBlobStep | undefined;
-    const written = await withRetry(async () => {
+    const written = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
       try {
         return await this.client.writeBlob({
           blob: bytes,
@@ -105,10 +103,8 @@ export class SdkBlobStore implements BlobStore {
       } catch (error) {
         throw mapSdkError(error, undefined, options.signal);
       }
-    }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) });
-    const expected = await localId;
-    if (written.blobId !== expected) throw new BlobIdMismatchError(expected, written.blobId, this.numShards);
-    return { blobId: expected, size: bytes.byteLength, endEpoch: written.blobObject.storage.end_epoch };
+    }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) }));
+    return { blobId: written.blobId, size: bytes.byteLength, endEpoch: written.blobObject.storage.end_epoch };
   }
 
   async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
