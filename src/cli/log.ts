@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
 import type { CliArgs } from './app.ts';
-import { resolveRemoteArg } from './remote-arg.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
 interface LogArgs extends CliArgs {
   remote: string;
@@ -18,7 +18,7 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
   describe: 'list every push (who, when, which refs moved, pack, transaction), newest first',
   builder: (y) =>
     y
-      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .positional('remote', REMOTE_ARG)
       .option('ref', { type: 'string', describe: 'only pushes that updated this ref (e.g. main, v1.0, refs/heads/main)' })
       .option('limit', { type: 'number', describe: 'at most this many pushes' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
@@ -28,15 +28,11 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
     if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1)) {
       throw new UsageError(`--limit must be a whole number of 1 or more, got ${argv.limit}`);
     }
-    const services = await app.open({ network: argv.network });
-    try {
-      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
-      const pushes = selectPushes(await services.ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
+    await withRemoteRepository(app, argv, async ({ ledger }, id) => {
+      const pushes = selectPushes(await ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
       if (argv.json) app.stdout(formatLogJson(id, pushes));
       else if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
       else app.stdout(formatLogText(pushes, app.stdoutColor ? ansiStyle : plainStyle));
-    } finally {
-      await services.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
-import { resolveRemoteArg } from './remote-arg.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
 interface ProtectArgs extends CliArgs {
   remote: string;
@@ -20,20 +20,16 @@ function protectionCommand(protect: boolean): CommandModule<CliArgs, ProtectArgs
     describe: protect ? 'only the owner may force-push or delete <ref>' : 'lift the protection of <ref>',
     builder: (y) =>
       y
-        .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+        .positional('remote', REMOTE_ARG)
         .positional('ref', { type: 'string', demandOption: true, describe: 'branch name or full ref' })
         .option('network', { type: 'string', describe: 'network to use' }) as never,
     handler: async (argv) => {
       const { app } = argv;
-      const services = await app.open({ network: argv.network });
-      try {
-        const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+      await withRemoteRepository(app, argv, async ({ ledger }, id) => {
         const ref = fullRefName(argv.ref);
-        const receipt = protect ? await services.ledger.protectRef(id, ref) : await services.ledger.unprotectRef(id, ref);
+        const receipt = protect ? await ledger.protectRef(id, ref) : await ledger.unprotectRef(id, ref);
         app.log.info(`${protect ? 'Protected' : 'Unprotected'} ${ref} (transaction ${receipt.digest}).`);
-      } finally {
-        await services.close();
-      }
+      });
     },
   };
 }

@@ -1,7 +1,10 @@
 import { UsageError } from '../core/errors.ts';
 import { isWalrusUrl, parseWalrusUrl } from '../core/walrus-url.ts';
 import type { Ledger } from '../ports/ledger.ts';
-import type { GitWorkspace } from './app.ts';
+import type { CliApp, CliServices, GitWorkspace } from './app.ts';
+
+/** The yargs positional of every command that works on one repository. */
+export const REMOTE_ARG = { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' } as const;
 
 export interface ResolvedRemote {
   /** The repository object id. */
@@ -23,4 +26,19 @@ export async function resolveRemoteArg(arg: string, ledger: Ledger, workspace: P
     url = configured;
   }
   return { id: await ledger.resolve(parseWalrusUrl(url)), url };
+}
+
+/** Opens the network, resolves `remote` on it and runs `use`; the network is closed whatever happens. */
+export async function withRemoteRepository<T>(
+  app: CliApp,
+  args: { remote: string; network?: string },
+  use: (services: CliServices, id: string) => Promise<T>,
+): Promise<T> {
+  const services = await app.open({ network: args.network });
+  try {
+    const { id } = await resolveRemoteArg(args.remote, services.ledger, app.workspace);
+    return await use(services, id);
+  } finally {
+    await services.close();
+  }
 }

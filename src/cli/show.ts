@@ -5,7 +5,7 @@ import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
 import { formatShowJson, formatShowText } from '../remote/history/format-show.ts';
 import { showPush } from '../remote/history/show-push.ts';
 import type { CliArgs } from './app.ts';
-import { resolveRemoteArg } from './remote-arg.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
 interface ShowArgs extends CliArgs {
   remote: string;
@@ -20,24 +20,20 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
   describe: 'show one push in full, with the commits its pack introduced (no clone needed)',
   builder: (y) =>
     y
-      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .positional('remote', REMOTE_ARG)
       .positional('seq', { type: 'number', demandOption: true, describe: 'the push number, as `git walrus log` shows it' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!(Number.isInteger(argv.seq) && argv.seq >= 1)) throw new UsageError(`the push number must be 1 or more, got ${argv.seq}`);
-    const services = await app.open({ network: argv.network });
-    try {
-      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+    await withRemoteRepository(app, argv, async (services, id) => {
       const details = await showPush(
         { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: () => PackObjectReader.open(), log: app.log },
         id,
         argv.seq,
       );
       app.stdout(argv.json ? formatShowJson(details) : formatShowText(details, app.stdoutColor ? ansiStyle : plainStyle));
-    } finally {
-      await services.close();
-    }
+    });
   },
 };

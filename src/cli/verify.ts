@@ -5,7 +5,7 @@ import { formatVerifyJson, formatVerifyText } from '../remote/history/format-ver
 import { verifyRepository } from '../remote/history/verify-repository.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
-import { resolveRemoteArg } from './remote-arg.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
 interface VerifyArgs extends CliArgs {
   remote: string;
@@ -23,26 +23,21 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
   describe: 'check the push log against the chain, every live pack against Walrus, and with --deep the whole history',
   builder: (y) =>
     y
-      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .positional('remote', REMOTE_ARG)
       .option('deep', { type: 'boolean', default: false, describe: 'also apply every pack in order and check every commit any ref pointed to' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const services = await app.open({ network: argv.network });
-    let problems = 0;
-    try {
-      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+    const problems = await withRemoteRepository(app, argv, async (services, id) => {
       const report = await verifyRepository(
         { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: () => PackObjectReader.open(), log: app.log },
         id,
         { deep: argv.deep },
       );
-      problems = report.findings.length;
       app.stdout(argv.json ? formatVerifyJson(report) : formatVerifyText(report, app.stdoutColor ? ansiStyle : plainStyle));
-    } finally {
-      await services.close();
-    }
+      return report.findings.length;
+    });
     // The report on stdout already names every problem: exit 1 with nothing more to say.
     if (problems > 0) throw new ExitError('', 1);
   },

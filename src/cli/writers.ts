@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import type { CliArgs } from './app.ts';
-import { resolveRemoteArg } from './remote-arg.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
 interface WritersArgs extends CliArgs {
   action: 'add' | 'remove' | 'list';
@@ -18,16 +18,13 @@ export const writersCommand: CommandModule<CliArgs, WritersArgs> = {
   builder: (y) =>
     y
       .positional('action', { choices: ['add', 'remove', 'list'] as const, demandOption: true })
-      .positional('remote', { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' })
+      .positional('remote', REMOTE_ARG)
       .positional('address', { type: 'string', describe: 'Sui address (add, remove)' })
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (argv.action !== 'list' && argv.address === undefined) throw new UsageError(`writers ${argv.action} needs an address`);
-    const services = await app.open({ network: argv.network });
-    try {
-      const { ledger } = services;
-      const { id } = await resolveRemoteArg(argv.remote, ledger, app.workspace);
+    await withRemoteRepository(app, argv, async ({ ledger }, id) => {
       if (argv.action === 'list') {
         const info = await ledger.getRepository(id);
         app.stdout([`${info.owner} (owner)`, ...info.writers].join('\n') + '\n');
@@ -36,8 +33,6 @@ export const writersCommand: CommandModule<CliArgs, WritersArgs> = {
       const address = normalizeSuiId(argv.address!);
       const receipt = argv.action === 'add' ? await ledger.addWriter(id, address) : await ledger.removeWriter(id, address);
       app.log.info(`${argv.action === 'add' ? 'Added' : 'Removed'} writer ${address} (transaction ${receipt.digest}).`);
-    } finally {
-      await services.close();
-    }
+    });
   },
 };

@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../../src/core/errors.ts';
-import { resolveRemoteArg } from '../../src/cli/remote-arg.ts';
-import { MemoryLedger } from '../support/memory-ports.ts';
+import { resolveRemoteArg, withRemoteRepository } from '../../src/cli/remote-arg.ts';
+import type { CliApp } from '../../src/cli/app.ts';
+import { silentLog } from '../../src/core/log.ts';
+import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 
@@ -26,3 +28,30 @@ resolve('takes URLs of both forms and git remote names', async () => {
 });
 
 resolve.run();
+
+const withRemote = suite('withRemoteRepository');
+
+withRemote('opens the chosen network, runs on the resolved id and closes the network, also after a failure', async () => {
+  const ledger = new MemoryLedger(OWNER);
+  const { id } = await ledger.createRepository('app');
+  const events: string[] = [];
+  const app: CliApp = {
+    open: async ({ network } = {}) => {
+      events.push(`open ${network}`);
+      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', networkName: 'local', close: async () => { events.push('close'); } };
+    },
+    workspace: { isRepository: async () => true, remoteUrl: async (name) => (name === 'walrus' ? `walrus://${id}` : null), addRemote: async () => {} },
+    stdout: () => {},
+    stdoutColor: false,
+    log: silentLog,
+    stderr: () => {},
+  };
+  assert.is(await withRemoteRepository(app, { remote: 'walrus', network: 'devnet' }, async (services, got) => `${services.networkName} ${got}`), `local ${id}`);
+  assert.equal(events.splice(0), ['open devnet', 'close']);
+  const refused = new Error('refused');
+  await withRemoteRepository(app, { remote: `walrus://${OWNER}/app` }, async () => { throw refused; }).then(() => assert.unreachable(), (e) => assert.is(e, refused));
+  await withRemoteRepository(app, { remote: 'nope' }, async () => assert.unreachable()).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+  assert.equal(events, ['open undefined', 'close', 'open undefined', 'close']);
+});
+
+withRemote.run();
