@@ -52,4 +52,41 @@ concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or he
   } finally { w.remove(); }
 });
 
+concurrent('pushers sharing ONE key: every push to its own branch lands; to one branch, each lands or hears "fetch first"', async () => {
+  const w = createWorld();
+  try {
+    const src = await initWorkRepo(w, 'src');
+    await commit(w, src, 'base.txt', 'base\n');
+    const url = await walrusInit(w, src, 'one-key');
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    await w.ok('.', ['clone', '-q', url, 'k0']);
+    const branchers = ['k0', 'k1', 'k2', 'k3'];
+    const mainers = ['k4', 'k5', 'k6'];
+    for (const name of [...branchers, ...mainers].slice(1)) cpSync(w.path('k0'), w.path(name), { recursive: true });
+    const tips = new Map<string, string>();
+    for (const name of [...branchers, ...mainers]) tips.set(name, await commit(w, name, `${name}.txt`, `${name}\n`, `work of ${name}`));
+
+    // Every process signs with the world's one key and spends the same gas coins.
+    const pushes = [
+      ...branchers.map((name) => w.run(name, ['push', 'origin', `HEAD:refs/heads/${name}`])),
+      ...mainers.map((name) => w.run(name, ['push', 'origin', 'main'])),
+    ];
+    const results = await Promise.all(pushes);
+    branchers.forEach((name, i) => assert.is(results[i].code, 0, `${name}: ${results[i].stderr}`));
+    const mainResults = results.slice(branchers.length);
+    const landed = mainers.filter((_, i) => mainResults[i].code === 0);
+    assert.is(landed.length >= 1, true, 'at least one push to main lands');
+    mainResults.forEach((r, i) => {
+      if (r.code !== 0) assert.match(r.stderr, /\[(remote )?rejected\]\s+main -> main \(fetch first\)/, `${mainers[i]}: ${r.stderr}`);
+    });
+
+    // Nothing lost: each branch holds its pusher's commit, main holds a landed one, and the history is whole.
+    const remote = new Map((await w.ok('src', ['ls-remote', url])).split('\n').map((line) => line.split('\t').reverse() as [string, string]));
+    for (const name of branchers) assert.is(remote.get(`refs/heads/${name}`), tips.get(name), `${name}'s branch`);
+    assert.ok(landed.map((name) => tips.get(name)).includes(remote.get('refs/heads/main')), 'main is a landed commit');
+    await w.ok('.', ['clone', '-q', url, 'final']);
+    await w.ok('final', ['fsck', '--strict']);
+  } finally { w.remove(); }
+});
+
 concurrent.run();
