@@ -185,7 +185,7 @@ function sameAddress(a: string, b: string): boolean {
 }
 
 /** Splits `T1, T2<A, B>` at top-level commas. */
-function splitTypeArgs(s: string): string[] {
+export function splitTypeArgs(s: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let start = 0;

@@ -9,6 +9,7 @@ import { coinBalance, objectDigest, objectEnvelope, type ChainObject } from './o
 import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limits.ts';
 import type { TxRecord } from './store.ts';
 import type { MoveFunction } from './packages.ts';
+import { splitTypeArgs } from '../../contract/bcs.ts';
 
 /**
  * The in-process front: a `CoreClient` over the chain engine, so product code talks to the embedded devnet through
@@ -311,23 +312,6 @@ function openBody(text: string, typeParams: string[]): SuiClientTypes.OpenSignat
   const [address, module, name] = generic[1].split('::');
   return {
     $kind: 'datatype',
-    datatype: { typeName: `${normalizeSuiAddress(address)}::${module}::${name}`, typeParameters: generic[2] ? splitTopLevel(generic[2]).map((t) => openBody(t, typeParams)) : [] },
+    datatype: { typeName: `${normalizeSuiAddress(address)}::${module}::${name}`, typeParameters: generic[2] ? splitTypeArgs(generic[2]).map((t) => openBody(t, typeParams)) : [] },
   };
 }
-
-export function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '<') depth++;
-    else if (text[i] === '>') depth--;
-    else if (text[i] === ',' && depth === 0) {
-      parts.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start).trim());
-  return parts;
-}
-

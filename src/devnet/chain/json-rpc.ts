@@ -4,7 +4,8 @@ import type { SuiClientTypes } from '@mysten/sui/client';
 import { fromBase64, toBase64, toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
 import { coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
-import { fieldTypes, dynamicFieldName, splitTopLevel } from './core-client.ts';
+import { fieldTypes, dynamicFieldName } from './core-client.ts';
+import { splitTypeArgs } from '../../contract/bcs.ts';
 import { TransactionRejectedError, ChainNotFoundError } from './errors.ts';
 import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limits.ts';
 import type { MoveFunction } from './packages.ts';
@@ -212,7 +213,7 @@ function normalizedType(text: string, typeParams: string[]): unknown {
   if (vector) return { Vector: normalizedType(vector[1], typeParams) };
   const generic = /^([^<]+)(?:<(.+)>)?$/.exec(text)!;
   const [address, module, name] = generic[1].split('::');
-  return { Struct: { address: normalizeSuiAddress(address), module, name, typeArguments: generic[2] ? splitTopLevel(generic[2]).map((t) => normalizedType(t, typeParams)) : [] } };
+  return { Struct: { address: normalizeSuiAddress(address), module, name, typeArguments: generic[2] ? splitTypeArgs(generic[2]).map((t) => normalizedType(t, typeParams)) : [] } };
 }
 
 function normalizedFunction(fn: MoveFunction) {
