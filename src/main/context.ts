@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
-import { UsageError } from '../core/errors.ts';
+import type { Signer } from '@mysten/sui/cryptography';
+import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { loadSigner } from '../config/keys.ts';
 import { walrusHome } from '../config/home.ts';
@@ -49,7 +50,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
   const { signer, address } = await loadSigner({ env, home });
-  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log);
+  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, signer);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
@@ -92,7 +93,7 @@ interface Adapters {
   numShards: number;
 }
 
-async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> {
+async function openAdapters(config: NetworkConfig, log: Log, signer: Signer): Promise<Adapters> {
   // Adapters load on demand: a helper talking to a remote network never loads the embedded chain engine.
   if (config.sui.kind === 'embedded') {
     const { openLocalNetwork } = await import('../devnet/local-network.ts');
@@ -107,12 +108,24 @@ async function openAdapters(config: NetworkConfig, log: Log): Promise<Adapters> 
       numShards: local.numShards,
     };
   }
-  if (config.walrus.kind !== 'http') {
-    throw new UsageError(`network ${config.name} writes blobs through the Walrus SDK, which this helper does not wire yet; set GIT_WALRUS_PUBLISHER_URL to a publisher`);
-  }
+  if (config.walrus.kind === 'embedded') throw new InternalError(`network ${config.name}: an embedded Walrus needs the embedded chain`);
   const client: ClientWithCoreApi = config.sui.kind === 'jsonrpc'
     ? new (await import('@mysten/sui/jsonRpc')).SuiJsonRpcClient({ url: config.sui.url, network: config.name })
     : new (await import('@mysten/sui/grpc')).SuiGrpcClient({ baseUrl: config.sui.url, network: config.name });
+  if (config.walrus.kind === 'sdk') {
+    // No publisher (mainnet): the SDK encodes and stores with the user's key, through the upload relay when set.
+    // Building it makes no call: the first one happens at the first read or write.
+    if (config.name !== 'testnet' && config.name !== 'mainnet') throw new InternalError(`network ${config.name} cannot write through the Walrus SDK`);
+    const { SdkBlobStore } = await import('../walrus/sdk-blob-store.ts');
+    const { uploadRelayUrl, numShards } = config.walrus;
+    return {
+      client,
+      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer, numShards, epochs: config.storageEpochs, log }),
+      close: async () => {},
+      faucet: null,
+      numShards,
+    };
+  }
   const { publisherUrl, aggregatorUrl, numShards } = config.walrus;
   const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
   return {
