@@ -1,24 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { commit, createWorld, initWorkRepo } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, startDevnet } from '../support/e2e.ts';
 
 const devnet = suite('a git walrus devnet server');
 
 devnet('GIT_WALRUS_NETWORK=devnet (or --network) pushes and clones over the network front', async () => {
   const w = createWorld();
-  const server = spawn('git', ['walrus', 'devnet', '--dir', w.path('devnet-state')], { cwd: w.root, env: w.env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const server = await startDevnet(w);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      server.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const match = out.match(/^devnet: (\S+)$/m);
-        if (match) resolve(match[1]);
-      });
-      server.on('close', (code) => reject(new Error(`devnet exited ${code}`)));
-    });
-    const env = { GIT_WALRUS_DEVNET_URL: url };
+    const env = { GIT_WALRUS_DEVNET_URL: server.url };
     const src = await initWorkRepo(w, 'src');
     const tip = await commit(w, src, 'a.txt', 'over the wire\n');
     const remote = (await w.ok(src, ['walrus', 'init', 'wired', '--network', 'devnet'], { env })).split('\n').at(-1)!;
@@ -34,7 +24,7 @@ devnet('GIT_WALRUS_NETWORK=devnet (or --network) pushes and clones over the netw
     assert.is.not(elsewhere.code, 0);
     assert.match(elsewhere.stderr, /not found/);
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
     w.remove();
   }
 });

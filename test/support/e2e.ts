@@ -99,3 +99,20 @@ export async function walrusInit(world: World, repo: string, name: string, extra
 export async function refsOf(world: World, repo: string, pattern = 'refs/'): Promise<string> {
   return world.ok(repo, ['for-each-ref', '--format=%(objectname) %(refname)', pattern]);
 }
+
+/** Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port) and waits for the URL it serves. */
+export async function startDevnet(world: World): Promise<{ url: string; stop(): void }> {
+  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state')], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const url = await new Promise<string>((done, fail) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const match = out.match(/^devnet: (\S+)$/m);
+      if (match) done(match[1]!);
+    });
+    child.on('close', (code) => fail(new Error(`git walrus devnet exited (${code}):\n${stderr}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
