@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { normalizeSuiAddress, isValidSuiAddress } from '@mysten/sui/utils';
 import { ChainEngine } from './chain/engine.ts';
 import { jsonRpcHandler } from './chain/json-rpc.ts';
+import { grpcWebHandler, isGrpcWebRequest } from './chain/grpc-web.ts';
 import { FAUCET_AMOUNT } from './chain/limits.ts';
 import { createWalrusService } from './walrus/service.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
 
 /**
- * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving Sui JSON-RPC (POST /), the Sui faucet
+ * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving the Sui gRPC API as gRPC-web
+ * (POST /sui.rpc.v2.<Service>/<Method>), Sui JSON-RPC (POST /), the Sui faucet
  * API (POST /v2/gas), the Walrus publisher and aggregator API (/v1/blobs…), and the devnet's own description
  * (GET /v1/devnet), all over the same state directory the embedded network uses — so several servers and in-process
  * clients can share it.
@@ -36,14 +38,16 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'));
   const rpc = jsonRpcHandler(engine);
+  const grpc = grpcWebHandler(engine);
   const { packageId, registryId } = engine.genesis;
 
   const handle = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
+    if (isGrpcWebRequest(request)) return grpc(request);
     if (pathname === '/' && request.method === 'POST') return rpc(request);
     if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, numShards: walrus.numShards, suiRpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
+      return Response.json({ packageId, registryId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
     }
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
     return new Response('not found', { status: 404 });

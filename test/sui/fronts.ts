@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
+import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { startDevnetServer } from '../../src/devnet/server.ts';
 
-/** One way of reaching a devnet: the in-process client, or `SuiJsonRpcClient` against a server on a free port. */
+/** One way of reaching a devnet: the in-process client, or `SuiJsonRpcClient` / `SuiGrpcClient` against a server on a free port. */
 export interface Front {
   name: string;
   client: ClientWithCoreApi;
@@ -37,19 +38,24 @@ export const inProcess: FrontFactory = {
   },
 };
 
-export const jsonRpcServer: FrontFactory = {
-  name: 'json-rpc server',
-  async open() {
-    const dir = tempDir();
-    const server = await startDevnetServer({ dir, port: 0 });
-    return {
-      name: 'json-rpc server',
-      client: new SuiJsonRpcClient({ url: server.suiRpcUrl, network: 'localnet' }),
-      packageId: server.packageId, registryId: server.registryId, dir,
-      faucet: async (recipient) => { await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient }); },
-      close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); },
-    };
-  },
-};
+function serverFront(name: string, connect: (url: string) => ClientWithCoreApi): FrontFactory {
+  return {
+    name,
+    async open() {
+      const dir = tempDir();
+      const server = await startDevnetServer({ dir, port: 0 });
+      return {
+        name,
+        client: connect(server.suiRpcUrl),
+        packageId: server.packageId, registryId: server.registryId, dir,
+        faucet: async (recipient) => { await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient }); },
+        close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); },
+      };
+    },
+  };
+}
 
-export const FRONTS: FrontFactory[] = [inProcess, jsonRpcServer];
+export const jsonRpcServer = serverFront('json-rpc server', (url) => new SuiJsonRpcClient({ url, network: 'localnet' }));
+export const grpcWebServer = serverFront('grpc-web server', (baseUrl) => new SuiGrpcClient({ baseUrl, network: 'localnet' }));
+
+export const FRONTS: FrontFactory[] = [inProcess, jsonRpcServer, grpcWebServer];

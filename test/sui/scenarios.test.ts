@@ -111,12 +111,22 @@ function newPackEntry(tx: Transaction, pkg: string, pack: PackEntryValue) {
   return tx.moveCall({ target: `${pkg}::repository::new_pack_entry`, arguments: [tx.pure.vector('u256', pack.chunks), tx.pure.u64(pack.size), tx.pure.vector('u8', [...pack.sha256])] });
 }
 
-/** A hand-built PTB with a fixed budget (so an abort lands on chain as a failed transaction). */
+/**
+ * A hand-built PTB with all its gas data fixed (so an abort lands on chain as a failed transaction): only the inputs
+ * are resolved, as a transaction kind. `SuiGrpcClient` refuses to sign a transaction whose resolving dry run aborts,
+ * so anything left for the resolver to fill in would stop the abort before the chain.
+ */
 async function rawCall(front: Front, actors: Actors, step: Step, build: (tx: Transaction) => void): Promise<string> {
-  const tx = new Transaction();
-  build(tx);
+  const signer = actors.key(step.senderAddress);
+  const draft = new Transaction();
+  build(draft);
+  const tx = Transaction.fromKind(await draft.build({ client: front.client, onlyTransactionKind: true }));
+  const { objects: coins } = await front.client.core.listCoins({ owner: signer.toSuiAddress() });
+  tx.setSender(signer.toSuiAddress());
   tx.setGasBudget(100_000_000);
-  const result = await front.client.core.signAndExecuteTransaction({ transaction: tx, signer: actors.key(step.senderAddress) });
+  tx.setGasPrice(BigInt((await front.client.core.getReferenceGasPrice()).referenceGasPrice));
+  tx.setGasPayment(coins.map((coin) => ({ objectId: coin.objectId, version: coin.version, digest: coin.digest })));
+  const result = await front.client.core.signAndExecuteTransaction({ transaction: tx, signer });
   if (result.$kind === 'Transaction') return 'ok';
   const error = result.FailedTransaction.status.error!;
   assert.is(error.$kind, 'MoveAbort', error.message);

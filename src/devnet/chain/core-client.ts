@@ -1,7 +1,7 @@
 import { CoreClient, ObjectError, TransactionError, parseTransactionEffectsBcs, extractStatusFromEffectsBcs, parseTransactionBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
-import { TransactionDataBuilder } from '@mysten/sui/transactions';
+import { TransactionDataBuilder, type Transaction } from '@mysten/sui/transactions';
 import { fromBase64, normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
@@ -87,14 +87,7 @@ export class DevnetCoreClient extends CoreClient {
   }
 
   async simulateTransaction<Include extends SuiClientTypes.SimulateTransactionInclude = {}>(options: SuiClientTypes.SimulateTransactionOptions<Include>): Promise<SuiClientTypes.SimulateTransactionResult<Include>> {
-    let bytes: Uint8Array;
-    if (options.transaction instanceof Uint8Array) bytes = options.transaction;
-    else {
-      // Like a fullnode's dry run: fill in what the caller left open with a budget that cannot run out.
-      await options.transaction.build({ client: this, onlyTransactionKind: true });
-      const data = TransactionDataBuilder.restore(options.transaction.getData());
-      bytes = data.build({ overrides: { gasData: { budget: data.gasData.budget ?? '50000000000', price: data.gasData.price ?? String(REFERENCE_GAS_PRICE), payment: data.gasData.payment ?? [] } } });
-    }
+    const bytes = options.transaction instanceof Uint8Array ? options.transaction : await dryRunBytes(options.transaction, this);
     const result = await this.engine.simulate(bytes);
     const view = transactionResult({ ...result.commit.tx!, signatures: [] }, options.include);
     const commandResults = options.include?.commandResults
@@ -192,6 +185,19 @@ export class DevnetCoreClient extends CoreClient {
     return { address: null };
   }
 }
+
+/**
+ * The bytes a fullnode dry-runs for a transaction whose caller left parts open: inputs resolved through `client`, and
+ * what gas data is missing filled in with a budget that cannot run out and no payment (a dry run charges nothing).
+ */
+export async function dryRunBytes(transaction: Transaction, client: DevnetCoreClient): Promise<Uint8Array> {
+  await transaction.build({ client, onlyTransactionKind: true });
+  const data = TransactionDataBuilder.restore(transaction.getData());
+  return data.build({ overrides: { gasData: { budget: data.gasData.budget ?? String(DRY_RUN_BUDGET), price: data.gasData.price ?? String(REFERENCE_GAS_PRICE), payment: data.gasData.payment ?? [] } } });
+}
+
+/** Sui's maximum transaction budget in MIST (`max_tx_gas`), what dry runs allow. */
+const DRY_RUN_BUDGET = 50_000_000_000n;
 
 let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
 
