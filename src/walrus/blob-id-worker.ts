@@ -1,11 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { BlobEncoder } from '@mysten/walrus-wasm';
-import { blobIdFromBytes } from './encoding.ts';
+import { encodeBlobId } from './blob-id-encoder.ts';
 
-/**
- * Worker thread of blob-id.ts: computes Walrus blob ids with the Rust encoder (WebAssembly) off the main thread.
- * An encoder per shard count is kept, since building one precomputes tables for that count.
- */
+/** Worker thread of blob-id.ts: computes Walrus blob ids off the main thread. */
 export interface BlobIdRequest {
   id: number;
   bytes: Uint8Array;
@@ -14,23 +10,10 @@ export interface BlobIdRequest {
 
 export type BlobIdReply = { id: number; blobId: string } | { id: number; error: string };
 
-const encoders = new Map<number, BlobEncoder>();
-
-function encoderFor(numShards: number): BlobEncoder {
-  let encoder = encoders.get(numShards);
-  if (encoder === undefined) {
-    encoder = new BlobEncoder(numShards);
-    encoders.set(numShards, encoder);
-  }
-  return encoder;
-}
-
 parentPort!.on('message', (request: BlobIdRequest) => {
   let reply: BlobIdReply;
   try {
-    // compute_metadata returns [blobId bytes, {Digest}, unencoded length, encoding type].
-    const [idBytes] = encoderFor(request.numShards).compute_metadata(request.bytes) as [number[] | Uint8Array];
-    reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
+    reply = { id: request.id, blobId: encodeBlobId(request.bytes, request.numShards) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
