@@ -32,7 +32,7 @@ function frames(body: Uint8Array): [number, Uint8Array][] {
   return out;
 }
 
-function post(path: string, body: BodyInit, contentType = 'application/grpc-web+proto'): Request {
+function post(path: string, body: Uint8Array | string, contentType = 'application/grpc-web+proto'): Request {
   return new Request(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': contentType, 'x-grpc-web': '1' }, body });
 }
 
