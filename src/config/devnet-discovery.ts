@@ -9,6 +9,8 @@ export interface DevnetInfo {
   registryId: string;
   numShards: number;
   suiRpcUrl: string;
+  /** Base URL of its Sui gRPC API (gRPC-web); absent on a server that speaks only JSON-RPC. */
+  suiGrpcUrl?: string;
   walrusUrl: string;
   faucetUrl?: string;
 }
@@ -50,6 +52,7 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     numShards: body.numShards as number,
     suiRpcUrl: absolute(body.suiRpcUrl as string),
     walrusUrl: absolute(body.walrusUrl as string),
+    ...(typeof body.suiGrpcUrl === 'string' ? { suiGrpcUrl: absolute(body.suiGrpcUrl) } : {}),
     ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
   };
 }

@@ -113,7 +113,8 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     const info = await discoverDevnet(url, input.fetch);
     return {
       name,
-      sui: { kind: 'jsonrpc', url: info.suiRpcUrl },
+      // gRPC, the production client's protocol, wherever the server speaks it; JSON-RPC for servers that predate it.
+      sui: info.suiGrpcUrl ? { kind: 'grpc', url: info.suiGrpcUrl } : { kind: 'jsonrpc', url: info.suiRpcUrl },
       walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,

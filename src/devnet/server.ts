@@ -27,6 +27,8 @@ export interface DevnetServerOptions {
 export interface DevnetServer {
   url: string;
   suiRpcUrl: string;
+  /** Base URL of the gRPC-web API (`SuiGrpcClient({ baseUrl })`): the same port, told apart by content type. */
+  suiGrpcUrl: string;
   walrusUrl: string;
   faucetUrl: string;
   packageId: string;
@@ -63,6 +65,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
   return {
     url,
     suiRpcUrl: url,
+    suiGrpcUrl: url,
     walrusUrl: url,
     faucetUrl: url,
     packageId,

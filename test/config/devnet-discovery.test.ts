@@ -10,12 +10,12 @@ discover('reads GET /v1/devnet from a real server on 127.0.0.1', async () => {
   const server = createServer((req, res) => {
     if (req.url !== '/v1/devnet') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ packageId: '0x1', registryId: '0x2', numShards: 50, suiRpcUrl: '/', walrusUrl: '/walrus' }));
+    res.end(JSON.stringify({ packageId: '0x1', registryId: '0x2', numShards: 50, suiRpcUrl: '/', suiGrpcUrl: '/grpc', walrusUrl: '/walrus' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    assert.equal(await discoverDevnet(base), { packageId: '0x1', registryId: '0x2', numShards: 50, suiRpcUrl: base, walrusUrl: `${base}/walrus` });
+    assert.equal(await discoverDevnet(base), { packageId: '0x1', registryId: '0x2', numShards: 50, suiRpcUrl: base, suiGrpcUrl: `${base}/grpc`, walrusUrl: `${base}/walrus` });
   } finally {
     server.close();
   }

@@ -76,6 +76,12 @@ resolve('devnet asks the server for its ids and endpoints', async () => {
   await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' } })).then(() => assert.unreachable(), (e) => assert.match(e.message, /GIT_WALRUS_DEVNET_URL/));
 });
 
+resolve('devnet uses gRPC where the server offers it', async () => {
+  const server: typeof fetch = async () => Response.json({ packageId: '0xpkg', registryId: '0xreg', numShards: 50, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/' });
+  const config = await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' }, gitConfig: git({ 'walrus.devnetUrl': 'http://127.0.0.1:8' }), fetch: server }));
+  assert.equal(config.sui, { kind: 'grpc', url: 'http://127.0.0.1:8' });
+});
+
 resolve('storage epochs are configurable within the network maximum', async () => {
   assert.is((await resolveNetwork(input({ env: { GIT_WALRUS_EPOCHS: '5' } }))).storageEpochs, 5);
   await resolveNetwork(input({ env: { GIT_WALRUS_EPOCHS: '54' } })).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
