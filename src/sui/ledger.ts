@@ -323,8 +323,10 @@ export class SuiLedger implements Ledger {
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
       return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
     }
-    // A fullnode's refusal (JSON-RPC error object): the user needs its message, not a stack trace.
+    // A fullnode's refusal (JSON-RPC error object, or gRPC status: protobuf-ts's RpcError, told by name so this
+    // module need not load the gRPC client): the user needs its message, not a stack trace.
     if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
+    if (error instanceof Error && error.name === 'RpcError') return new TransactionFailedError(subject.what, message, { grpcStatus: (error as Error & { code: string }).code });
     return error;
   }
 }
