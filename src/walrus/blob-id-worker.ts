@@ -1,7 +1,11 @@
 import { parentPort } from 'node:worker_threads';
-import { encodeBlobId } from './blob-id-encoder.ts';
+import { BlobEncoder } from '@mysten/walrus-wasm';
+import { blobIdFromBytes } from './encoding.ts';
 
-/** Worker thread of blob-id.ts: computes Walrus blob ids off the main thread. */
+/**
+ * Worker thread of blob-id.ts: computes Walrus blob ids with the Rust encoder (WebAssembly) off the main thread.
+ * An encoder per shard count is kept, since building one precomputes tables for that count.
+ */
 export interface BlobIdRequest {
   id: number;
   bytes: Uint8Array;
@@ -10,10 +14,23 @@ export interface BlobIdRequest {
 
 export type BlobIdReply = { id: number; blobId: string } | { id: number; error: string };
 
+const encoders = new Map<number, BlobEncoder>();
+
+function encoderFor(numShards: number): BlobEncoder {
+  let encoder = encoders.get(numShards);
+  if (encoder === undefined) {
+    encoder = new BlobEncoder(numShards);
+    encoders.set(numShards, encoder);
+  }
+  return encoder;
+}
+
 parentPort!.on('message', (request: BlobIdRequest) => {
   let reply: BlobIdReply;
   try {
-    reply = { id: request.id, blobId: encodeBlobId(request.bytes, request.numShards) };
+    // compute_metadata returns [blobId bytes, {Digest}, unencoded length, encoding type].
+    const [idBytes] = encoderFor(request.numShards).compute_metadata(request.bytes) as [number[] | Uint8Array];
+    reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

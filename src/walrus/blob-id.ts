@@ -6,30 +6,21 @@ import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
 
 /**
  * Walrus blob ids computed locally, exactly as the network does (`BlobEncoder(numShards).compute_metadata` of
- * @mysten/walrus-wasm). On the real networks (1000 shards) one 10 MiB id costs about two seconds of CPU, so it runs
- * in a worker thread while the upload proceeds. A small pool of workers (two at most: ids are needed one per
- * chunk) serves the process; idle workers do not keep it alive.
+ * @mysten/walrus-wasm), in a worker thread: at 1000 shards one id costs about a second of CPU, so callers start it
+ * and overlap it with the upload. A small pool of workers (two at most: ids are needed one per chunk, and each
+ * worker holds its own encoders, ~200 MB at 1000 shards) serves the process; idle workers do not keep it alive.
  *
- * Small-shard networks (`devnet`, `local`: tens of shards) compute on the calling thread instead: a chunk takes
- * ~0.5 s there, while a worker is a second V8 isolate with its own TypeScript loader and a copy of every chunk,
- * ~40 MB of peak memory for nothing (measured in bench/git.ts; issue 4 caps the helper at 150 MB).
+ * Measured on `devnet` (50 shards, 84 MB pack in 9 chunks, bench/git.ts): computing on the main thread instead would
+ * lower the helper's peak RSS by ~55 MB (no second isolate, TypeScript loader and chunk copy), but the encoding
+ * (~0.5 s a chunk) then blocks the upload and pack-objects: the push took 57% longer (1.19x -> 2.33x native on
+ * `local`), so the worker stays for every shard count.
  */
-export const IN_THREAD_MAX_SHARDS = 100;
-
 export async function computeBlobId(bytes: Uint8Array, numShards: number): Promise<string> {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
     throw new UsageError(`invalid Walrus shard count ${numShards}: expected an integer from 4 to 65535`, { numShards });
   }
   if (bytes.byteLength > maxBlobSizeForShards(numShards)) {
     throw new UsageError(`a blob of ${bytes.byteLength} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size: bytes.byteLength, numShards });
-  }
-  if (numShards <= IN_THREAD_MAX_SHARDS) {
-    const { encodeBlobId } = await import('./blob-id-encoder.ts');
-    try {
-      return encodeBlobId(bytes, numShards);
-    } catch (error) {
-      throw new InternalError(`Walrus blob id computation failed: ${(error as Error)?.message ?? String(error)}`);
-    }
   }
   return leastBusyWorker().compute(bytes, numShards);
 }

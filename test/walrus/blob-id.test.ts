@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
-import { computeBlobId, IN_THREAD_MAX_SHARDS } from '../../src/walrus/blob-id.ts';
+import { computeBlobId } from '../../src/walrus/blob-id.ts';
 import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
 
@@ -14,9 +14,9 @@ blobId('gives the id the Walrus docs show for "some other string" on a 1000-shar
   assert.is(id, 'M4hsZGQ1oCktdzegB6HnI6Mi28S2nqOPHxK-W7_4BUk');
 });
 
-blobId('equals BlobEncoder(n) converted with the SDK, computed in thread (devnet shard counts) and in the worker', async () => {
+blobId('equals BlobEncoder(n) on the main thread, converted with the SDK (devnet shard count)', async () => {
   const bytes = new Uint8Array(300_000).map((_, i) => (i * 31 + 7) % 251);
-  for (const numShards of [10, 50, IN_THREAD_MAX_SHARDS, IN_THREAD_MAX_SHARDS + 1, 200]) {
+  for (const numShards of [10, 50]) {
     const [idBytes] = new BlobEncoder(numShards).compute_metadata(bytes) as [number[]];
     const expected = blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes)));
     assert.is(await computeBlobId(bytes, numShards), expected);
