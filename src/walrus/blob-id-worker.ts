@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { BlobEncoder } from '@mysten/walrus-wasm';
-import { blobIdFromBytes } from './encoding.ts';
+import { blobIdFromBytes } from '../core/blob-id-codec.ts';
 
 /**
  * Worker thread of blob-id.ts: computes Walrus blob ids with the Rust encoder (WebAssembly) off the main thread.
