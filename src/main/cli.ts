@@ -2,7 +2,7 @@
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
-import { runGit, git } from '../git/run-git.ts';
+import { gitWorkspace } from '../git/workspace.ts';
 import { openNetwork } from './context.ts';
 
 const args = process.argv.slice(2);
@@ -14,15 +14,7 @@ const app: CliApp = {
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
     return { ledger: opened.ledger, blobStore: opened.blobStore, blobIdOf: opened.blobIdOf, networkName: opened.name, close: opened.close };
   },
-  workspace: {
-    isRepository: async () => (await runGit(['rev-parse', '--git-dir'])).code === 0,
-    remoteUrl: async (name) => {
-      const result = await runGit(['config', '--get', `remote.${name}.url`]);
-      return result.code === 0 ? result.stdout.trim() : null;
-    },
-    addRemote: async (name, url) => { await git(['remote', 'add', name, url]); },
-    setConfig: async (key, value) => { await git(['config', key, value]); },
-  },
+  workspace: gitWorkspace(),
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,

@@ -48,6 +48,24 @@ readme('init, push, clone back byte-for-byte with every ref, fsck clean', async 
   } finally { w.remove(); }
 });
 
+readme('a repository on master: init points HEAD there, so a clone checks out master', async () => {
+  const w = createWorld();
+  try {
+    const src = await initWorkRepo(w, 'src');
+    await w.ok(src, ['branch', '-m', 'main', 'master']);
+    await commit(w, src, 'a.txt', 'alpha\n');
+    const init = await w.run(src, ['walrus', 'init', 'legacy']);
+    assert.is(init.code, 0, init.stderr);
+    assert.match(init.stderr, /git push walrus master/);
+    assert.is((await w.run(src, ['push', 'walrus', 'master'])).code, 0);
+    const clone = await w.run('.', ['clone', init.stdout.trim().split('\n').at(-1)!, 'copy']);
+    assert.is(clone.code, 0, clone.stderr);
+    assert.not.match(clone.stderr, /remote HEAD refers to nonexistent ref/);
+    assert.is(await w.ok('copy', ['rev-parse', '--abbrev-ref', 'HEAD']), 'master');
+    assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), await w.ok(src, ['rev-parse', 'master']));
+  } finally { w.remove(); }
+});
+
 const t5801 = suite('t5801 scenarios');
 
 t5801('fetch a new branch, push a new branch, tags, force, delete, no changes, fetch after an update, prune', async () => {
