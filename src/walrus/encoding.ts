@@ -34,5 +34,3 @@ export function maxBlobSizeForShards(numShards: number): number {
   return primary * secondary * (MAX_SYMBOL_SIZE - 1);
 }
 
-// The blob-id text codec lives in src/core/blob-id-codec.ts; blob-id-encoder.ts still imports it from here.
-export { blobIdFromBytes } from '../core/blob-id-codec.ts';
