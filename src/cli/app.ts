@@ -2,6 +2,8 @@ import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { PackObjects } from '../remote/history/verify-repository.ts';
+import type { PackCommits } from '../remote/history/show-push.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
@@ -27,6 +29,8 @@ export interface CliServices {
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** A scratch object store that packs are read into (`show`, `verify --deep`); closed by the caller. */
+  openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
   networkName: string;
   close(): Promise<void>;

@@ -1,6 +1,5 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { PackObjectReader } from '../git/pack-reader.ts';
 import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
 import { formatShowJson, formatShowText } from '../remote/history/format-show.ts';
 import { showPush } from '../remote/history/show-push.ts';
@@ -29,7 +28,7 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
     if (!(Number.isInteger(argv.seq) && argv.seq >= 1)) throw new UsageError(`the push number must be 1 or more, got ${argv.seq}`);
     await withRemoteRepository(app, argv, async (services, id) => {
       const details = await showPush(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: () => PackObjectReader.open(), log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, log: app.log },
         id,
         argv.seq,
       );

@@ -1,5 +1,4 @@
 import type { CommandModule } from 'yargs';
-import { PackObjectReader } from '../git/pack-reader.ts';
 import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
 import { formatVerifyJson, formatVerifyText } from '../remote/history/format-verify.ts';
 import { verifyRepository } from '../remote/history/verify-repository.ts';
@@ -31,7 +30,7 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
     const { app } = argv;
     const problems = await withRemoteRepository(app, argv, async (services, id) => {
       const report = await verifyRepository(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: () => PackObjectReader.open(), log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, log: app.log },
         id,
         { deep: argv.deep },
       );

@@ -2,6 +2,7 @@
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
+import { PackObjectReader } from '../git/pack-reader.ts';
 import { gitWorkspace } from '../git/workspace.ts';
 import { openNetwork } from './context.ts';
 
@@ -12,7 +13,7 @@ const log = adjustableLog((text) => process.stderr.write(text), () => (args.incl
 const app: CliApp = {
   open: async ({ network } = {}) => {
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
-    return { ledger: opened.ledger, blobStore: opened.blobStore, blobIdOf: opened.blobIdOf, networkName: opened.name, close: opened.close };
+    return { ledger: opened.ledger, blobStore: opened.blobStore, blobIdOf: opened.blobIdOf, openPackObjects: () => PackObjectReader.open(), networkName: opened.name, close: opened.close };
   },
   workspace: gitWorkspace(),
   stdout: (text) => process.stdout.write(text),

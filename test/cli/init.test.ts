@@ -8,6 +8,7 @@ import { runCli } from '../../src/cli/index.ts';
 import { gitWorkspace } from '../../src/git/workspace.ts';
 import { MemoryLedger, MemoryBlobStore } from '../support/memory-ports.ts';
 import { gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
+import { PackObjectReader } from '../../src/git/pack-reader.ts';
 
 const dir = tempDir('walrus-init-');
 const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: dir.path });
@@ -17,7 +18,7 @@ async function walrus(cwd: string, args: string[]) {
   const ledger = new MemoryLedger('0xa11ce');
   const run = { code: -1, stdout: '', stderr: '', ledger };
   const app: CliApp = {
-    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', networkName: 'local', close: async () => {} }),
+    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
     workspace: gitWorkspace({ cwd, env }),
     stdout: (text) => { run.stdout += text; },
     stdoutColor: false,

@@ -5,6 +5,7 @@ import { resolveRemoteArg, withRemoteRepository } from '../../src/cli/remote-arg
 import type { CliApp } from '../../src/cli/app.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
+import { PackObjectReader } from '../../src/git/pack-reader.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 
@@ -38,7 +39,7 @@ withRemote('opens the chosen network, runs on the resolved id and closes the net
   const app: CliApp = {
     open: async ({ network } = {}) => {
       events.push(`open ${network}`);
-      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', networkName: 'local', close: async () => { events.push('close'); } };
+      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
     },
     workspace: { isRepository: async () => true, remoteUrl: async (name) => (name === 'walrus' ? `walrus://${id}` : null), addRemote: async () => {} },
     stdout: () => {},

@@ -3,6 +3,7 @@ import { streamLog } from '../../../src/core/log.ts';
 import type { CliApp } from '../../../src/cli/app.ts';
 import { runCli } from '../../../src/cli/index.ts';
 import { fakeBlobId, historyLedger, mapBlobStore, type History } from './fixture.ts';
+import { PackObjectReader } from '../../../src/git/pack-reader.ts';
 
 export interface CliRun {
   code: number;
@@ -22,6 +23,7 @@ export async function runReviewerCli(history: History, args: string[], options: 
         ledger: historyLedger(history),
         blobStore: mapBlobStore(history.blobs),
         blobIdOf: async (bytes) => fakeBlobId(bytes),
+        openPackObjects: () => PackObjectReader.open(),
         networkName: 'local',
         close: async () => { run.closed += 1; },
       };
