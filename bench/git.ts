@@ -125,12 +125,10 @@ export async function run(short: boolean): Promise<void> {
   try {
     console.log(`git-remote-walrus benchmark (${short ? 'short' : 'full'} mode)`);
     await generate(world, 'src', shapes.history, 1);
-    const size = Number((await world.ok('src', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
     const loose = Number((await world.ok('.', ['-C', 'src', 'ls-files', '-s'])).split('\n').length);
     const treeBytes = Number(await world.ok('.', ['-C', 'src', 'ls-tree', '-r', '-l', 'HEAD']).then((t) => t.split('\n').reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)));
     await world.ok('src', ['gc', '-q']);
     const packBytes = Number((await world.ok('src', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
-    void size;
     console.log(`repository: ${shapes.history.commits} commits, ${loose} files, ${fmtMb(treeBytes)} checked out, ${fmtMb(packBytes)} packed`);
 
     console.log('full push and clone:');
@@ -144,8 +142,10 @@ export async function run(short: boolean): Promise<void> {
     const helperClone = await timed('git clone walrus:// (helper)', () => world.ok('.', ['clone', '-q', url, 'walrus-clone']));
     const cloneStats = sum(world.takeStats());
     if ((await refsOf(world, 'walrus-clone', 'refs/remotes/')) === '') throw new Error('the clone has no refs');
-    console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (target <= 1.5x)`);
-    console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (target <= 1.3x)`);
+    // The ratio targets are for the full-size repository: on the short one, process start-up dominates both sides.
+    const ratioNote = (target: string) => (short ? `target ${target} applies to the full mode` : `target ${target}`);
+    console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (${ratioNote('<= 1.5x')})`);
+    console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (${ratioNote('<= 1.3x')})`);
     console.log(`  full push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s), ${pushStats.chainReads} chain reads`);
     console.log(`  clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
 
