@@ -13,25 +13,29 @@ async function* linesOf(text: string): AsyncIterable<string> {
   for (const line of text.split('\n')) yield line;
 }
 
+/** A committed repository, a fresh remote on memory ports, and `session(script)` running the helper protocol. */
+async function setup() {
+  const dir = tempDir('helper-test-');
+  const env = hermeticGitEnv(dir.path);
+  initRepo(dir.path, env);
+  const head = commitFile(dir.path, env, 'a.txt', 'a\n');
+  const ledger = new MemoryLedger(`0x${'1'.repeat(64)}`);
+  const blobStore = new MemoryBlobStore();
+  const { id } = await ledger.createRepository('app');
+  const session = async (script: string) => {
+    let out = '';
+    const backend = createHelperBackend({ ledger, blobStore, local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
+    await runSession(linesOf(script), async (t) => { out += t; }, backend, silentLog);
+    return out;
+  };
+  return { dir, head, ledger, blobStore, id, session };
+}
+
 const helper = suite('createHelperBackend');
 
 helper('a push session reads the chain once, stores one blob and sends one transaction; a no-op fetch reads no blob', async () => {
-  const dir = tempDir('helper-test-');
+  const { dir, head, ledger, blobStore, session } = await setup();
   try {
-    const env = hermeticGitEnv(dir.path);
-    initRepo(dir.path, env);
-    const head = commitFile(dir.path, env, 'a.txt', 'a\n');
-    const ledger = new MemoryLedger(`0x${'1'.repeat(64)}`);
-    const blobStore = new MemoryBlobStore();
-    const { id } = await ledger.createRepository('app');
-    const session = async (script: string) => {
-      let out = '';
-      const options = defaultOptions();
-      const backend = createHelperBackend({ ledger, blobStore, local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options });
-      await runSession(linesOf(script), async (t) => { out += t; }, backend, silentLog);
-      return out;
-    };
-
     const pushed = await session('option object-format\nlist for-push\npush refs/heads/main:refs/heads/main\n\n\n');
     assert.is(pushed, 'ok\n\nok refs/heads/main\n\n');
     assert.equal(ledger.calls, ['getRepository', 'listRefs', 'push']);
@@ -50,18 +54,11 @@ helper('a push session reads the chain once, stores one blob and sends one trans
 });
 
 helper('the kept refs serve a list only at their seq: a push elsewhere is seen, HEAD always comes from the object', async () => {
-  const dir = tempDir('helper-test-');
+  const { dir, head, ledger, id, session } = await setup();
   try {
-    const env = hermeticGitEnv(dir.path);
-    initRepo(dir.path, env);
-    const head = commitFile(dir.path, env, 'a.txt', 'a\n');
-    const ledger = new MemoryLedger(`0x${'1'.repeat(64)}`);
-    const { id } = await ledger.createRepository('app');
     const list = async () => {
-      let out = '';
       ledger.calls.length = 0;
-      const backend = createHelperBackend({ ledger, blobStore: new MemoryBlobStore(), local: new NativeGitRepository(join(dir.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
-      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
+      const out = await session('list\n\n');
       return { out, calls: [...ledger.calls] };
     };
     await ledger.push(id, [{ name: 'refs/heads/main', old: null, new: head, force: false }], null);
