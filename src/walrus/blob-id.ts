@@ -25,6 +25,9 @@ export async function computeBlobId(bytes: Uint8Array, numShards: number): Promi
   return leastBusyWorker().compute(bytes, numShards);
 }
 
+/** The worker is this module's sibling: `.ts` when run from source, `.js` when run from the build (dist/). */
+const WORKER_URL = new URL(`./blob-id-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
+
 class BlobIdWorker {
   private readonly worker: Worker;
   readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void }>();
@@ -32,7 +35,7 @@ class BlobIdWorker {
   failed = false;
 
   constructor() {
-    this.worker = new Worker(new URL('./blob-id-worker.ts', import.meta.url));
+    this.worker = new Worker(WORKER_URL);
     this.worker.unref();
     this.worker.on('message', (reply: BlobIdReply) => this.settle(reply));
     this.worker.on('error', (error) => this.fail(error));
