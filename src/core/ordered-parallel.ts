@@ -19,9 +19,12 @@ export async function* mapOrdered<T, R>(items: readonly T[], limit: number, fn: 
   }
 }
 
-/** Regroups a byte stream into chunks of exactly `size` bytes (the last one shorter), copying each byte once. */
-export async function* rechunk(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
-  let buffer = new Uint8Array(size);
+/**
+ * Regroups a byte stream into chunks of exactly `size` bytes (the last one shorter), copying each byte once. Each
+ * chunk is a fresh buffer from `allocate`, so a consumer may keep it while the next one fills.
+ */
+export async function* rechunk(source: AsyncIterable<Uint8Array>, size: number, allocate: (size: number) => Uint8Array = (n) => new Uint8Array(n)): AsyncGenerator<Uint8Array> {
+  let buffer = allocate(size);
   let filled = 0;
   for await (const piece of source) {
     let offset = 0;
@@ -32,7 +35,7 @@ export async function* rechunk(source: AsyncIterable<Uint8Array>, size: number):
       offset += take;
       if (filled === size) {
         yield buffer;
-        buffer = new Uint8Array(size);
+        buffer = allocate(size);
         filled = 0;
       }
     }

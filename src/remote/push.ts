@@ -64,7 +64,7 @@ export async function pushRefs(
   }
   const ancestry = new Map<string, Ancestry>();
   for (const q of ancestryQuestions(refRequests, snapshot.refs)) ancestry.set(q.dst, await local.ancestry(q.old, q.new));
-  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, ledger.address, ancestry, settings.atomic);
+  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
@@ -109,9 +109,10 @@ async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision
 async function refuseWhatChanged(ledger: Ledger, repositoryId: string, decisions: RefDecision[], refusal: 'conflict' | 'protected' | 'not-writer'): Promise<RefDecision[]> {
   if (refusal === 'conflict') return dropMovedRefs(decisions, await ledger.listRefs(repositoryId));
   const state = await ledger.getRepository(repositoryId);
+  const signer = await ledger.signerAddress();
   return decisions.map((d) => {
     if (d.kind !== 'update') return d;
-    if (refusal === 'not-writer') return { kind: 'reject', dst: d.dst, reason: notWriterReason(ledger.address, state.owner) };
+    if (refusal === 'not-writer') return { kind: 'reject', dst: d.dst, reason: notWriterReason(signer, state.owner) };
     const forbidden = state.protectedRefs.includes(d.dst) && (d.update.force || d.update.new === null);
     return forbidden ? { kind: 'reject', dst: d.dst, reason: protectedRefReason(d.dst, state.owner) } : d;
   });
@@ -143,17 +144,38 @@ async function uploadPack(deps: PushDeps, include: string[], exclude: string[], 
   let size = 0;
   let pending: Promise<StoredBlob> | null = null;
   const started = Date.now();
-  for await (const chunk of rechunk(local.packObjects(include, exclude, progress), blobStore.maxBlobSize)) {
+  const buffers = new ChunkBuffers();
+  for await (const chunk of rechunk(local.packObjects(include, exclude, progress), blobStore.maxBlobSize, (n) => buffers.take(n))) {
     if (size === 0 && packObjectCount(chunk) === 0) return null;
     hash.update(chunk);
     size += chunk.byteLength;
     if (pending) chunks.push((await pending).blobId);
     pending = blobStore.write(chunk);
+    pending.then(() => buffers.give(chunk), () => {});
     if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
   }
   if (pending) chunks.push((await pending).blobId);
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
   return { chunks, size, sha256: hash.digest('hex') };
+}
+
+/**
+ * The buffers chunks fill, in shared memory: the blob-id worker reads a chunk in place while the upload streams it,
+ * instead of holding a copy (see src/walrus/blob-id.ts). A buffer is reused once its upload is done, so a push of
+ * any size holds two: shared memory is only freed after both threads have collected it, which a worker that
+ * allocates little does late.
+ */
+class ChunkBuffers {
+  readonly #free: Uint8Array[] = [];
+
+  take(size: number): Uint8Array {
+    return this.#free.pop() ?? new Uint8Array(new SharedArrayBuffer(size));
+  }
+
+  /** Returns a chunk's buffer; a short last chunk is a view of part of one and is dropped instead. */
+  give(chunk: Uint8Array): void {
+    if (chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength) this.#free.push(chunk);
+  }
 }
 
 /** The object count of a pack, from its 12-byte header ("PACK", version, count). */

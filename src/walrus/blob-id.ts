@@ -48,7 +48,8 @@ class BlobIdWorker {
       this.pending.set(id, { resolve, reject });
       // While an id is being computed, the worker must keep the process alive to deliver it.
       if (this.pending.size === 1) this.worker.ref();
-      // Structured clone copies the bytes: the caller keeps its buffer for the upload running meanwhile.
+      // A view of a SharedArrayBuffer reaches the worker without a copy (the pusher's chunks are shared); any other
+      // buffer is copied by the structured clone, so the caller keeps it for the upload running meanwhile.
       this.worker.postMessage({ id, bytes, numShards } satisfies BlobIdRequest);
     });
   }

@@ -40,6 +40,14 @@ chunks('cuts a stream into fixed-size chunks whatever the input pieces', async (
   assert.equal(out.map((c) => [...c]), [[1, 2, 3, 4], [5, 6, 7, 8], [9]]);
 });
 
+chunks('fills buffers from the given allocator, a fresh one per chunk', async () => {
+  async function* pieces() { yield new Uint8Array([1, 2, 3, 4, 5]); }
+  const out = await collect(rechunk(pieces(), 2, (n) => new Uint8Array(new SharedArrayBuffer(n))));
+  assert.equal(out.map((c) => [...c]), [[1, 2], [3, 4], [5]]);
+  assert.ok(out.every((c) => c.buffer instanceof SharedArrayBuffer));
+  assert.is.not(out[0].buffer, out[1].buffer);
+});
+
 chunks('an empty stream gives no chunk', async () => {
   async function* none() {}
   assert.equal(await collect(rechunk(none(), 4)), []);
