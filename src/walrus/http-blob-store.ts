@@ -80,7 +80,7 @@ export class HttpBlobStore implements BlobStore {
     if (this.sendObjectTo !== undefined) url.searchParams.set('send_object_to', this.sendObjectTo);
 
     const stored = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
-      const response = await this.request(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } }, options.signal);
+      const response = await this.request(url, { method: 'PUT', body: streamOf(bytes), duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) } }, options.signal);
       if (!response.ok) throw await failure(response, { size: bytes.byteLength, maxBlobSize: this.maxBlobSize });
       const answer = await readJson(response);
       const blob = storedBlobOf(answer);
@@ -101,7 +101,7 @@ export class HttpBlobStore implements BlobStore {
       const response = await this.request(url, { method: 'GET' }, options.signal);
       if (!response.ok) throw await failure(response, { blobId });
       try {
-        return new Uint8Array(await response.arrayBuffer());
+        return await bodyBytes(response);
       } catch (error) {
         throw new WalrusUnavailableError(`reading blob ${blobId} from the Walrus aggregator was interrupted: ${messageOf(error)}`, { url: url.href }, error);
       }
@@ -127,6 +127,44 @@ export class HttpBlobStore implements BlobStore {
       throw new WalrusUnavailableError(`the Walrus service at ${url.origin} is unreachable (${init.method} ${url.pathname} ${what})`, { url: url.href }, error);
     }
   }
+}
+
+/** Pieces of a request body: small, so what the HTTP client buffers or copies of a 10 MiB chunk stays small. */
+const BODY_PIECE = 256 * 1024;
+
+/**
+ * The bytes as a request body that the HTTP client reads in place: fetch copies a buffer body whole (and refuses one
+ * in shared memory), which would double the memory of every chunk in flight.
+ */
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.subarray(offset, offset + BODY_PIECE));
+      offset += BODY_PIECE;
+    },
+  });
+}
+
+/**
+ * A response body read into one buffer of the announced length: collecting it first and joining at the end (what
+ * `arrayBuffer()` does) holds each blob twice.
+ */
+async function bodyBytes(response: Response): Promise<Uint8Array> {
+  const announced = Number(response.headers.get('content-length'));
+  // A compressed body is decoded on the way, so its content-length does not give the size.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  if (response.body === null || encoded || !Number.isSafeInteger(announced) || announced <= 0) return new Uint8Array(await response.arrayBuffer());
+  const bytes = new Uint8Array(announced);
+  let filled = 0;
+  for await (const piece of response.body as AsyncIterable<Uint8Array>) {
+    if (filled + piece.byteLength > announced) throw new Error(`the body is longer than its content-length ${announced}`);
+    bytes.set(piece, filled);
+    filled += piece.byteLength;
+  }
+  if (filled !== announced) throw new Error(`the body ended after ${filled} of ${announced} bytes`);
+  return bytes;
 }
 
 function endpoint(base: string, path: string): URL {

@@ -72,6 +72,19 @@ for (const front of fronts) {
     }
   });
 
+  store('uploads a chunk held in shared memory (as the pusher hands it over) byte for byte', async () => {
+    const { store: s, close } = await open();
+    try {
+      const bytes = new Uint8Array(new SharedArrayBuffer(1024 * 1024 + 3));
+      bytes.set(pattern(bytes.length, 11));
+      const stored = await s.write(bytes);
+      assert.is(stored.blobId, await computeBlobId(pattern(bytes.length, 11), s.numShards));
+      assert.equal(await s.read(stored.blobId), pattern(bytes.length, 11));
+    } finally {
+      await close();
+    }
+  });
+
   store('a second write of the same bytes is accepted (alreadyCertified) with the same id', async () => {
     const { store: s, close } = await open();
     try {
@@ -177,6 +190,24 @@ faults('gives up after the retry budget with a retryable WalrusUnavailableError;
     assert.match(e.message, /malformed: no/);
   });
   assert.is(calls, 1);
+});
+
+faults('a read cut short of its content-length is retried, then a WalrusUnavailableError; no length still reads', async () => {
+  const id = await computeBlobId(pattern(10, 1), 50);
+  let calls = 0;
+  const short: typeof fetch = async () => {
+    calls++;
+    return new Response(pattern(10, 1), { headers: { 'content-length': '20' } });
+  };
+  const s = new HttpBlobStore({ aggregatorUrl: devnetBase, numShards: 50, fetch: short, retry: fastRetry });
+  await s.read(id).then(() => assert.unreachable(), (e) => {
+    assert.instance(e, WalrusUnavailableError);
+    assert.match(e.message, /interrupted/);
+  });
+  assert.is(calls, 3);
+  const unannounced: typeof fetch = async () => new Response(new Blob([pattern(10, 1)]).stream());
+  const u = new HttpBlobStore({ aggregatorUrl: devnetBase, numShards: 50, fetch: unannounced, retry: fastRetry });
+  assert.equal(await u.read(id), pattern(10, 1));
 });
 
 faults('without a publisher the store reads but refuses writes', async () => {
