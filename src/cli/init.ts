@@ -34,7 +34,8 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
       const { id, digest } = await services.ledger.createRepository(name, head);
       const url = formatWalrusUrl({ id });
       app.log.info(`Created repository '${name}' on ${services.networkName} (transaction ${digest}).`);
-      app.log.info(`Owner ${services.ledger.address}; also reachable as ${formatWalrusUrl({ owner: services.ledger.address, name })}`);
+      const owner = await services.ledger.signerAddress();
+      app.log.info(`Owner ${owner}; also reachable as ${formatWalrusUrl({ owner, name })}`);
       if (inRepository) {
         await app.workspace.addRemote(argv.remote, url);
         // A repository lives on one network: an explicit choice is remembered, so later pushes need no flag.

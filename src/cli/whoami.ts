@@ -13,7 +13,7 @@ export const whoamiCommand: CommandModule<CliArgs, WhoamiArgs> = {
   handler: async (argv) => {
     const services = await argv.app.open({ network: argv.network });
     try {
-      argv.app.stdout(`${services.ledger.address}\nnetwork: ${services.networkName}\n`);
+      argv.app.stdout(`${await services.ledger.signerAddress()}\nnetwork: ${services.networkName}\n`);
     } finally {
       await services.close();
     }

@@ -3,7 +3,6 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
-import { loadSigner } from '../config/keys.ts';
 import { walrusHome } from '../config/home.ts';
 import { requireContract, resolveNetwork } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
@@ -49,21 +48,25 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const home = resolve(walrusHome(env));
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
-  const { signer, address } = await loadSigner({ env, home });
-  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, signer);
+  // The key (and with it @mysten/sui's keypairs and cryptography, ~25 MB) loads on the first write, once: a clone or
+  // fetch never needs it. A missing or unreadable key still fails that write before anything is uploaded.
+  let signer: Promise<Signer> | null = null;
+  const loadSigner = () => (signer ??= import('../config/keys.ts').then(async (keys) => (await keys.loadSigner({ env, home })).signer));
+  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, loadSigner);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
-  let ledger: Ledger = new SuiLedger({ client, signer, packageId, registryId, log: options.log, exclusive });
+  let ledger: Ledger = new SuiLedger({ client, signer: loadSigner, packageId, registryId, log: options.log, exclusive });
   let store: BlobStore = blobStore;
   if (faucet) {
     // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
     let funded: Promise<void> | null = null;
+    const base = ledger;
     const fund = async () => {
+      const address = await base.signerAddress();
       const { balance } = await client.core.getBalance({ owner: address });
       if (BigInt(balance.balance) < LOCAL_MIN_GAS) await faucet(address);
     };
-    const base = ledger;
     ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? (funded ??= fund()) : undefined));
   }
   const fault = faultOf(env.GIT_WALRUS_FAULT);
@@ -93,7 +96,7 @@ interface Adapters {
   numShards: number;
 }
 
-async function openAdapters(config: NetworkConfig, log: Log, signer: Signer): Promise<Adapters> {
+async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => Promise<Signer>): Promise<Adapters> {
   // Adapters load on demand: a helper talking to a remote network never loads the embedded chain engine.
   if (config.sui.kind === 'embedded') {
     const { openLocalNetwork } = await import('../devnet/local-network.ts');
@@ -116,8 +119,10 @@ async function openAdapters(config: NetworkConfig, log: Log, signer: Signer): Pr
     // No publisher (mainnet): the SDK encodes and stores with the user's key, through the upload relay when set.
     // Building it makes no call: the first one happens at the first read or write.
     if (config.name !== 'testnet' && config.name !== 'mainnet') throw new InternalError(`network ${config.name} cannot write through the Walrus SDK`);
+    // SdkBlobStore takes the signer itself, so on this path the key loads when the network opens.
     const { SdkBlobStore } = await import('../walrus/sdk-blob-store.ts');
     const { uploadRelayUrl, numShards } = config.walrus;
+    const signer = await loadSigner();
     return {
       client,
       blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer, numShards, epochs: config.storageEpochs, log }),

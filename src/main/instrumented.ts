@@ -37,7 +37,7 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
     }) as Ledger[N];
   const present = [...LEDGER_READS, ...LEDGER_WRITES].filter((name) => typeof ledger[name] === 'function');
   const methods = Object.fromEntries(present.map((name) => [name, forward(name)]));
-  return { get address() { return ledger.address; }, ...methods } as Ledger;
+  return { signerAddress: () => ledger.signerAddress(), ...methods } as Ledger;
 }
 
 export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {

@@ -67,8 +67,11 @@ export interface TxReceipt {
 export type RepositoryLocator = { id: string } | { owner: string; name: string };
 
 export interface Ledger {
-  /** The active signer's address. */
-  readonly address: string;
+  /**
+   * The active signer's address. Loading the key is deferred to the first call (or the first write), so sessions
+   * that only read never load the signing code; a missing or unreadable key is reported here, typed.
+   */
+  signerAddress(): Promise<string>;
   /** Resolves a locator to the repository object id; throws RepositoryNotFoundError. */
   resolve(locator: RepositoryLocator): Promise<string>;
   getRepository(id: string): Promise<RepositoryInfo>;

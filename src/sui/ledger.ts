@@ -1,8 +1,7 @@
 import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import { SimulationError } from '@mysten/sui/client';
-import { JsonRpcError } from '@mysten/sui/jsonRpc';
 import type { Signer } from '@mysten/sui/cryptography';
-import { Transaction } from '@mysten/sui/transactions';
+import type { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
@@ -25,11 +24,13 @@ import {
  * The repository ledger over `client.core` of `@mysten/sui`: the same code serves the embedded devnet, a devnet
  * server (JSON-RPC), testnet and mainnet (gRPC). Reads decode objects and dynamic fields with the contract's BCS
  * layouts; writes are one programmable transaction each, and a Move abort of our package comes back as the typed
- * error of its group (src/sui/errors.ts).
+ * error of its group (src/sui/errors.ts). The signing stack (the key, `@mysten/sui/transactions`) loads on the first
+ * write or `signerAddress()`, never for reads: a clone does not pay for it.
  */
 export interface SuiLedgerOptions {
   client: ClientWithCoreApi;
-  signer: Signer;
+  /** The key that signs, or how to load it (called at most once, on first need; its failure is every write's). */
+  signer: Signer | (() => Promise<Signer>);
   packageId: string;
   registryId: string;
   log?: Log;
@@ -53,9 +54,9 @@ const CLOCK = '0x6';
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000];
 
 export class SuiLedger implements Ledger {
-  readonly address: string;
   readonly #client: ClientWithCoreApi;
-  readonly #signer: Signer;
+  readonly #loadSigner: () => Promise<Signer>;
+  #signing: Promise<{ signer: Signer; address: string }> | null = null;
   readonly #packageId: string;
   readonly #registryId: string;
   readonly #log: Log;
@@ -64,13 +65,21 @@ export class SuiLedger implements Ledger {
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
-    this.#signer = options.signer;
+    const signer = options.signer;
+    this.#loadSigner = typeof signer === 'function' ? signer : async () => signer;
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#registryId = normalizeSuiAddress(options.registryId);
     this.#log = options.log ?? silentLog;
     this.#exclusive = options.exclusive ?? ((_address, submit) => submit());
     this.#retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
-    this.address = normalizeSuiAddress(options.signer.toSuiAddress());
+  }
+
+  async signerAddress(): Promise<string> {
+    return (await this.#signer()).address;
+  }
+
+  #signer(): Promise<{ signer: Signer; address: string }> {
+    return (this.#signing ??= this.#loadSigner().then((signer) => ({ signer, address: normalizeSuiAddress(signer.toSuiAddress()) })));
   }
 
   async resolve(locator: RepositoryLocator): Promise<string> {
@@ -267,45 +276,48 @@ export class SuiLedger implements Ledger {
    * coin spent meanwhile by another transaction of this address) means nothing executed: it is retried a few times.
    * An abort or an executed failure never is.
    */
-  #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
-    return this.#exclusive(this.address, async () => {
+  async #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
+    const { signer, address } = await this.#signer();
+    const { Transaction } = await import('@mysten/sui/transactions');
+    return this.#exclusive(address, async () => {
       for (let attempt = 0; ; attempt++) {
         const tx = new Transaction();
         compose(tx);
         let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
         try {
-          result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer: this.#signer, include: { effects: true, events: true, objectTypes: true } });
+          result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer, include: { effects: true, events: true, objectTypes: true } });
         } catch (error) {
           // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
-          if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject);
+          if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject, address);
           const delay = this.#retryDelaysMs[attempt];
-          if (!isBusyInput(error) || delay === undefined) throw this.#refusal(error, subject);
+          if (!isBusyInput(error) || delay === undefined) throw await this.#refusal(error, subject, address);
           this.#log.debug(`${subject.what}: refused while an input object is busy (${(error as Error).message}); retrying in ${delay} ms`);
           await new Promise((resolve) => setTimeout(resolve, delay));
           continue;
         }
-        if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject);
+        if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject, address);
         await this.#client.core.waitForTransaction({ result });
         return result.Transaction;
       }
     });
   }
 
-  async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject): Promise<Error> {
+  /** `address`: the signer's, for the errors that name who was refused. */
+  async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject, address: string): Promise<Error> {
     const location = error.MoveAbort?.location;
     const name = error.$kind === 'MoveAbort' && location?.package && normalizeSuiAddress(location.package) === this.#packageId ? abortName(Number(error.MoveAbort!.abortCode)) : undefined;
     if (!name) {
-      if (/InsufficientGas/.test(error.message)) return new InsufficientGasError(this.address, error.message);
+      if (/InsufficientGas/.test(error.message)) return new InsufficientGasError(address, error.message);
       return new TransactionFailedError(subject.what, error.message, { digest, kind: error.$kind });
     }
     const abort: AbortDetails = { abortName: name, abortCode: Number(error.MoveAbort!.abortCode), module: location!.module ?? '', functionName: location!.functionName ?? '', digest };
     const owner = async () => (subject.repositoryId ? (await this.#repository(subject.repositoryId).catch(() => null))?.owner ?? 'unknown' : 'unknown');
     switch (name) {
       case 'ERefMismatch': case 'ERefExists': return new RefConflictError(abort, subject.refs ?? []);
-      case 'ENotWriter': return new NotWriterError(abort, this.address, await owner());
-      case 'ENotOwner': return new NotOwnerError(abort, this.address, await owner());
+      case 'ENotWriter': return new NotWriterError(abort, address, await owner());
+      case 'ENotOwner': return new NotOwnerError(abort, address, await owner());
       case 'EProtected': return new ProtectedRefError(abort, subject.refs ?? []);
-      case 'ENameTaken': return new NameTakenError(abort, this.address, subject.name ?? '');
+      case 'ENameTaken': return new NameTakenError(abort, address, subject.name ?? '');
       case 'EInvalidName': case 'EInvalidRefName': case 'EInvalidHead': return new InvalidNameError(abort, subject.names ?? []);
       case 'EBadHashLen': case 'EHashLenMismatch': return new HashLengthError(abort);
       case 'ETooManyWriters': case 'ETooManyProtected': return new LimitReachedError(abort);
@@ -317,14 +329,16 @@ export class SuiLedger implements Ledger {
   }
 
   /** A transaction refused before execution (validator input checks) or that could not be built. */
-  #refusal(error: unknown, subject: Subject): unknown {
+  async #refusal(error: unknown, subject: Subject, address: string): Promise<unknown> {
     const message = error instanceof Error ? error.message : String(error);
-    if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(this.address, message);
+    if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(address, message);
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
       return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
     }
     // A fullnode's refusal (JSON-RPC error object, or gRPC status: protobuf-ts's RpcError, told by name so this
     // module need not load the gRPC client): the user needs its message, not a stack trace.
+    // Imported on a refusal only: a session whose writes succeed (or that uses gRPC) never loads the JSON-RPC client.
+    const { JsonRpcError } = await import('@mysten/sui/jsonRpc');
     if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
     if (error instanceof Error && error.name === 'RpcError') return new TransactionFailedError(subject.what, message, { grpcStatus: (error as Error & { code: string }).code });
     return error;

@@ -40,11 +40,11 @@ for (const factory of FRONTS) {
     const { id, digest } = await owner.createRepository('alpha');
     assert.match(digest, /^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     assert.is(await owner.resolve({ id }), id);
-    assert.is(await owner.resolve({ owner: owner.address, name: 'alpha' }), id);
+    assert.is(await owner.resolve({ owner: await owner.signerAddress(), name: 'alpha' }), id);
     const info = await owner.getRepository(id);
     assert.equal(
       { name: info.name, owner: info.owner, head: info.head, seq: info.seq, packCount: info.packCount, hashLength: info.hashLength, writers: info.writers },
-      { name: 'alpha', owner: owner.address, head: 'refs/heads/main', seq: 0, packCount: 0, hashLength: 0, writers: [] },
+      { name: 'alpha', owner: await owner.signerAddress(), head: 'refs/heads/main', seq: 0, packCount: 0, hashLength: 0, writers: [] },
     );
     assert.is(info.logHead, Buffer.from(GENESIS_LOG_HEAD).toString('hex'));
   });
@@ -137,7 +137,7 @@ for (const factory of FRONTS) {
       assert.unreachable('non-writer push accepted');
     } catch (error) {
       assert.instance(error, NotWriterError);
-      assert.is((error as NotWriterError).owner, owner.address);
+      assert.is((error as NotWriterError).owner, await owner.signerAddress());
     }
     try {
       await other.addWriter(id, otherAddress);
@@ -197,7 +197,7 @@ for (const factory of FRONTS) {
     assert.is((await other.getRepository(id)).owner, otherAddress);
     assert.is(await other.resolve({ owner: otherAddress, name: 'eta' }), id);
     try {
-      await owner.resolve({ owner: owner.address, name: 'eta' });
+      await owner.resolve({ owner: await owner.signerAddress(), name: 'eta' });
       assert.unreachable('old owner/name still resolves');
     } catch (error) {
       assert.instance(error, RepositoryNotFoundError);
@@ -263,8 +263,9 @@ for (const factory of FRONTS) {
     let running = 0;
     let most = 0;
     let tail = Promise.resolve();
+    const freeAddress = await free.signerAddress();
     const exclusive = <T>(address: string, submit: () => Promise<T>): Promise<T> => {
-      assert.is(address, free.address);
+      assert.is(address, freeAddress);
       const turn = tail.then(async () => {
         most = Math.max(most, ++running);
         try { return await submit(); } finally { running--; }

@@ -19,6 +19,7 @@ interface Repo {
 }
 
 export class MemoryLedger implements Ledger {
+  /** The signer's address (tests switch identities by assigning it). */
   address: string;
   readonly repos = new Map<string, Repo>();
   readonly calls: string[] = [];
@@ -27,6 +28,10 @@ export class MemoryLedger implements Ledger {
 
   constructor(address: string) {
     this.address = address;
+  }
+
+  async signerAddress(): Promise<string> {
+    return this.address;
   }
 
   reads(): number {

@@ -150,7 +150,7 @@ export function historyLedger(history: History): Ledger {
     throw new Error('read-only ledger');
   };
   return {
-    address: ALICE,
+    signerAddress: async () => ALICE,
     resolve: async () => history.repository.id,
     getRepository: async () => history.repository,
     listRefs: async () => new Map(history.refs),
