@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
-import { startDevnetServer } from '../devnet/server.ts';
 
 interface DevnetArgs extends CliArgs {
   port: number;
@@ -21,6 +20,8 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
       .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
       .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' }) as never,
   handler: async (argv) => {
+    // Loaded here: the chain engine verifies signatures (all of @mysten/sui's cryptography), which no other command needs.
+    const { startDevnetServer } = await import('../devnet/server.ts');
     const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port });
     argv.app.stdout(
       `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
