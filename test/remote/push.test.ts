@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
+import { KeyFormatError } from '../../src/config/keystore.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
@@ -162,6 +163,20 @@ push('a non-writer is refused with the owner named, before any upload', async ()
     assert.is(result.ok, false);
     assert.match((result as { reason: string }).reason, new RegExp(`not a writer.*${OWNER}`));
     assert.is(t.blobStore.writes, 0);
+  } finally { t.dir.remove(); }
+});
+
+push('a key that cannot be loaded fails the push with its typed error, before any upload', async () => {
+  const t = await setup();
+  try {
+    commitFile(t.work, t.env, 'a.txt', '1\n');
+    t.ledger.signerAddress = async () => { throw new KeyFormatError('GIT_WALRUS_KEY', 'not a Sui private key'); };
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain).then(
+      () => assert.unreachable('pushed without a signer'),
+      (error) => assert.is(error.code, 'KEY_FORMAT'),
+    );
+    assert.is(t.blobStore.writes, 0);
+    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
   } finally { t.dir.remove(); }
 });
 
