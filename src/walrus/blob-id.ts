@@ -35,7 +35,9 @@ class BlobIdWorker {
   failed = false;
 
   constructor() {
-    this.worker = new Worker(WORKER_URL);
+    // The worker's own JavaScript is a few small messages: a minimal young generation saves ~10 MB of heap per
+    // worker (the encoder's memory is WebAssembly memory, outside the JavaScript heap).
+    this.worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 1 } });
     this.worker.unref();
     this.worker.on('message', (reply: BlobIdReply) => this.settle(reply));
     this.worker.on('error', (error) => this.fail(error));
