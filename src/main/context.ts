@@ -48,8 +48,8 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const home = resolve(walrusHome(env));
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
-  // The key (and with it @mysten/sui's keypairs and cryptography, ~25 MB) loads on the first write, once: a clone or
-  // fetch never needs it. A missing or unreadable key still fails that write before anything is uploaded.
+  // The key (and with it @mysten/sui's keypairs and cryptography, down to zklogin's poseidon constants) loads on the
+  // first write, once: a clone or fetch never needs it. A missing or unreadable key fails that write, before any upload.
   let signer: Promise<Signer> | null = null;
   const loadSigner = () => (signer ??= import('../config/keys.ts').then(async (keys) => (await keys.loadSigner({ env, home })).signer));
   const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, loadSigner);
