@@ -97,3 +97,41 @@ lazy('an unreadable key does not stop reads, and fails the first write with its 
 });
 
 lazy.run();
+
+/**
+ * The embedded network too: its chain engine checks signatures and its faucet signs, but only when a transaction
+ * runs, so a clone or fetch on `local` reads the chain without the SDK's cryptography.
+ */
+const embedded = suite('openNetwork: lazy signing on the embedded network');
+/** The engine builds the faucet's transactions with the SDK's builder, so here only keys and cryptography count. */
+const CRYPTOGRAPHY = SIGNING.filter((pattern) => !pattern.source.includes('transactions'));
+
+embedded('reads on `local` load no key and no cryptography; a write there loads them', async () => {
+  const local = tempDir('walrus-lazy-local-');
+  const localEnv = hermeticGitEnv(join(local.path, 'home'), { GIT_WALRUS_HOME: join(local.path, 'walrus-home'), GIT_WALRUS_NETWORK: 'local' });
+  try {
+    const writer = await openNetwork({ env: localEnv, log: silentLog, role: 'test' });
+    let id: string;
+    let bytes: Uint8Array;
+    try {
+      ({ id } = await writer.ledger.createRepository('embedded'));
+      bytes = new TextEncoder().encode('PACK: an embedded chunk');
+      const { blobId } = await writer.blobStore.write(bytes);
+      await writer.ledger.push(id, [{ name: 'refs/heads/main', old: null, new: 'cd'.repeat(20), force: false }], { chunks: [blobId], size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+    } finally {
+      await writer.close();
+    }
+    const run = async (args: string[]) => JSON.parse((await promisify(execFile)(process.execPath, [CHILD, ...args], { env: localEnv, encoding: 'utf8' })).stdout) as ChildReport;
+    const read = await run(['read', id]);
+    assert.equal(read.outcome, { name: 'embedded', refs: { 'refs/heads/main': 'cd'.repeat(20) }, pushes: 1, chunkHex: Buffer.from(bytes).toString('hex') });
+    assert.ok(read.loaded.some((url) => url.includes('/src/devnet/chain/engine.ts')), 'the hook saw the embedded chain load');
+    assert.equal(read.loaded.filter((url) => CRYPTOGRAPHY.some((pattern) => pattern.test(url))), []);
+    const write = await run(['write', 'another']);
+    assert.match(String(write.outcome.id), /^0x[0-9a-f]{64}$/);
+    assert.ok(write.loaded.some((url) => /\/poseidon-lite\//.test(url)), 'the write verified a signature with the SDK');
+  } finally {
+    local.remove();
+  }
+});
+
+embedded.run();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.ts';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
@@ -41,6 +41,14 @@ export interface EventQuery {
   descending: boolean;
 }
 
+/**
+ * The faucet's key class, loaded when the faucet signs or a chain is created: @mysten/sui's keypairs pull its whole
+ * cryptography (zkLogin, poseidon: ~15 MB and ~0.1 s), which a process that only reads the chain never needs.
+ */
+async function keypairClass(): Promise<typeof Ed25519Keypair> {
+  return (await import('@mysten/sui/keypairs/ed25519')).Ed25519Keypair;
+}
+
 export class ChainEngine {
   readonly store: ChainStore;
   readonly packages: Map<string, MovePackage>;
@@ -55,12 +63,13 @@ export class ChainEngine {
     const engine = new ChainEngine(new ChainStore(dir));
     await engine.store.refresh();
     if (!engine.store.genesis) {
+      const Keypair = await keypairClass();
       const created = await engine.store.transact(async () => {
         if (engine.store.genesis) return { commit: null, result: false };
-        return { commit: genesis(), result: true };
+        return { commit: genesis(Keypair.generate()), result: true };
       });
       // The ids, also for people and tools that look into the directory (the log stays the source of truth).
-      if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(engine.#publicGenesis(), null, 2)}\n`);
+      if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
     }
     return engine;
   }
@@ -69,13 +78,13 @@ export class ChainEngine {
     return this.store.requireGenesis();
   }
 
-  #publicGenesis() {
+  async #publicGenesis() {
     const { chainId, packageId, registryId, timestampMs } = this.genesis;
-    return { chainId, packageId, registryId, faucetAddress: this.faucetAddress, genesisTimestampMs: timestampMs };
+    return { chainId, packageId, registryId, faucetAddress: await this.faucetAddress(), genesisTimestampMs: timestampMs };
   }
 
-  get faucetAddress(): string {
-    return Ed25519Keypair.fromSecretKey(this.genesis.faucetKey).toSuiAddress();
+  async faucetAddress(): Promise<string> {
+    return (await keypairClass()).fromSecretKey(this.genesis.faucetKey).toSuiAddress();
   }
 
   async refresh(): Promise<void> {
@@ -95,7 +104,7 @@ export class ChainEngine {
 
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
   async faucet(address: string, amount = FAUCET_AMOUNT): Promise<TxRecord> {
-    const keypair = Ed25519Keypair.fromSecretKey(this.genesis.faucetKey);
+    const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
     return this.store.transact(async () => {
       const [coin] = this.coins(keypair.toSuiAddress(), SUI_TYPE);
       const tx = new Transaction();
@@ -200,9 +209,8 @@ export class ChainEngine {
 }
 
 /** The genesis commit: the Clock, the faucet's coin, and our package published with its `init` run (the Registry). */
-function genesis(): CommitRecord {
+function genesis(faucet: Ed25519Keypair): CommitRecord {
   const now = Date.now();
-  const faucet = Ed25519Keypair.generate();
   const working = new WorkingSet({ get: () => undefined });
   let created = 1; // creation index 0 is the package itself
   const ctx: CallContext = {

@@ -1,6 +1,5 @@
 import { bcs } from '@mysten/sui/bcs';
 import { fromBase64, toBase58, toBase64, normalizeSuiAddress } from '@mysten/sui/utils';
-import { verifyTransactionSignature } from '@mysten/sui/verify';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
 import {
   CLOCK_ID, GAS_COIN_TYPE, CoinContents, coinBalance, deriveObjectId, hashTyped, objectDigest, ownerToBcsValue, storeObject,
@@ -190,6 +189,8 @@ async function verifySignatures(txBytes: Uint8Array, signatures: string[], signe
   for (const signature of signatures) {
     let address: string;
     try {
+      // Loaded here, not at the top: it pulls the SDK's whole cryptography, which reading the chain never needs.
+      const { verifyTransactionSignature } = await import('@mysten/sui/verify');
       address = normalizeSuiAddress((await verifyTransactionSignature(txBytes, signature)).toSuiAddress());
     } catch (error) {
       throw new TransactionRejectedError('InvalidSignature', `Invalid user signature: ${(error as Error).message}`);
