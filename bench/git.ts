@@ -132,7 +132,8 @@ export async function run(short: boolean): Promise<void> {
     console.log(`repository: ${shapes.history.commits} commits, ${loose} files, ${fmtMb(treeBytes)} checked out, ${fmtMb(packBytes)} packed`);
 
     console.log('full push and clone:');
-    await world.ok('.', ['init', '-q', '--bare', 'native.git']);
+    // HEAD must name the pushed branch, or the native clone would skip the checkout the helper's clone does.
+    await world.ok('.', ['init', '-q', '--bare', '--initial-branch=main', 'native.git']);
     const nativePush = await timed('git push file:// (native)', () => world.ok('src', ['push', '-q', `file://${world.path('native.git')}`, 'main']));
     const nativeClone = await timed('git clone file:// (native)', () => world.ok('.', ['clone', '-q', `file://${world.path('native.git')}`, 'native-clone']));
     const url = await walrusInit(world, 'src', 'bench');
@@ -142,6 +143,9 @@ export async function run(short: boolean): Promise<void> {
     const helperClone = await timed('git clone walrus:// (helper)', () => world.ok('.', ['clone', '-q', url, 'walrus-clone']));
     const cloneStats = sum(world.takeStats());
     if ((await refsOf(world, 'walrus-clone', 'refs/remotes/')) === '') throw new Error('the clone has no refs');
+    // Both clones must have done the same work: the same commit checked out.
+    const checkedOut = async (dir: string) => world.ok(dir, ['rev-parse', '--verify', 'HEAD']).catch(() => 'nothing');
+    if ((await checkedOut('native-clone')) !== (await checkedOut('walrus-clone'))) throw new Error('the native and helper clones did not check out the same commit');
     // The ratio targets are for the full-size repository: on the short one, process start-up dominates both sides.
     const ratioNote = (target: string) => (short ? `target ${target} applies to the full mode` : `target ${target}`);
     console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (${ratioNote('<= 1.5x')})`);
