@@ -14,8 +14,13 @@ export interface FetchDeps {
   log: Log;
 }
 
-/** Chunk downloads in flight at once (and so chunks held in memory): two keep index-pack busy. */
-export const DOWNLOAD_CONCURRENCY = 2;
+/** Chunk downloads in flight at most: small chunks (incremental pushes) are latency-bound, so several go at once. */
+export const DOWNLOAD_CONCURRENCY = 8;
+/**
+ * Bytes of chunks held at most: the one being applied plus those downloading or waiting. With 10 MiB chunks that is
+ * one applied while the next downloads, which keeps index-pack busy and the helper's memory bounded.
+ */
+export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
 
 /**
  * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,
@@ -50,7 +55,7 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
   const { ledger, blobStore, local, log } = deps;
   const packs = await ledger.listPacks(repositoryId, from);
   if (packs.length === 0) return;
-  const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId })));
+  const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId, size: chunkSizeBound(pack) })));
   const total = packs.reduce((sum, pack) => sum + pack.size, 0);
   const started = Date.now();
   let received = 0;
@@ -67,7 +72,8 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
     await local.writeAppliedPacks(repositoryId, from + index + 1);
   };
   try {
-    for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, async (c) => ({ chunk: await blobStore.read(c.blobId), index: c.pack }))) {
+    const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId), index: c.pack });
+    for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
       if (index !== pack) {
         if (pack >= 0) await finish(pack, packs[pack]);
         pack = index;
@@ -86,6 +92,15 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
     await staged?.discard().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The most any chunk of `pack` can hold. Chunk sizes are not on chain, but all chunks of a pack but the last are the
+ * same size c, so (n - 1) * c < size: c < size / (n - 1).
+ */
+export function chunkSizeBound(pack: PackEntry): number {
+  const n = pack.chunks.length;
+  return n <= 1 ? pack.size : Math.ceil(pack.size / (n - 1));
 }
 
 function percent(done: number, total: number): string {

@@ -32,6 +32,32 @@ map('surfaces a failure when its turn comes', async () => {
   assert.equal(seen, [1]);
 });
 
+map('with a weight budget, heavy items go few at a time and light ones up to the limit', async () => {
+  const sizes = [10, 10, 10, 1, 1, 1, 1, 1, 25, 10];
+  let held = 0;
+  let peakHeld = 0;
+  let inFlight = 0;
+  let peakLight = 0;
+  const out: number[] = [];
+  const budget = { weigh: (size: number) => size, max: 24 };
+  for await (const { size, i } of mapOrdered(sizes, 4, async (size, i) => {
+    held += size;
+    peakHeld = Math.max(peakHeld, held);
+    inFlight++;
+    if (size === 1) peakLight = Math.max(peakLight, inFlight);
+    await sleep(5);
+    inFlight--;
+    return { size, i };
+  }, budget)) {
+    await sleep(5); // the consumer holds the item meanwhile: it still counts
+    out.push(i);
+    held -= size;
+  }
+  assert.equal(out, sizes.map((_, i) => i));
+  assert.ok(peakHeld <= 25, `held ${peakHeld}: at most the budget, or one item alone`);
+  assert.is(peakLight, 4);
+});
+
 const chunks = suite('rechunk');
 
 chunks('cuts a stream into fixed-size chunks whatever the input pieces', async () => {

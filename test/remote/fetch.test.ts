@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { CorruptPackError } from '../../src/remote/errors.ts';
-import { fetchObjects } from '../../src/remote/fetch.ts';
+import { chunkSizeBound, fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
@@ -119,4 +119,15 @@ fetch('takes the packs pushed after the pack count it was given, without reading
   } finally { t.dir.remove(); }
 });
 
+const bound = suite('chunkSizeBound');
+
+bound('bounds every chunk of a pack from its size and chunk count alone', () => {
+  const pack = (sizes: number[]) => ({ chunks: sizes.map((_, i) => `chunk${i}`), size: sizes.reduce((a, b) => a + b, 0), sha256: '' });
+  for (const sizes of [[10, 10, 5], [10, 10, 10], [10, 1], [7], [4, 4, 4, 4, 3]]) {
+    assert.ok(Math.max(...sizes) <= chunkSizeBound(pack(sizes)), `${sizes}`);
+  }
+  assert.is(chunkSizeBound(pack([10, 10, 10, 10, 10, 10, 10, 10, 4])), 11);
+});
+
 fetch.run();
+bound.run();
