@@ -50,6 +50,7 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
       maxBlobSize: blobStore.maxBlobSize,
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
+      release: async () => blobStore.release?.(),
     },
   };
 }
@@ -80,6 +81,7 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
     blobStore: {
       maxBlobSize: blobStore.maxBlobSize,
       read: (blobId, options) => blobStore.read(blobId, options),
+      release: async () => blobStore.release?.(),
       write: (bytes, options) => {
         if (fault !== 'during-upload') return blobStore.write(bytes, options);
         // The upload is under way when the process dies: the blob may or may not have been stored.

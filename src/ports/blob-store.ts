@@ -11,6 +11,11 @@ export interface BlobStore {
    * with the service's answer; a difference throws BlobIdMismatchError and nothing is recorded.
    */
   write(bytes: Uint8Array, options?: { epochs?: number; signal?: AbortSignal }): Promise<StoredBlob>;
+  /**
+   * Frees what writes keep between calls (the local blob-id encoders, tens of MB), for a caller done writing for
+   * now; the next write sets them up again. Optional: a store that keeps nothing has none.
+   */
+  release?(): Promise<void>;
   /** Reads a whole blob; throws BlobNotFoundError when it does not exist or has expired. */
   read(blobId: string, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }

@@ -71,6 +71,8 @@ export async function pushRefs(
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
     const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress);
+    // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
+    await deps.blobStore.release?.();
     decisions = await commit(deps, repositoryId, decisions, pack, settings.atomic);
   } else if (settings.dryRun) {
     log.debug('dry run: no upload and no transaction');

@@ -25,6 +25,17 @@ export async function computeBlobId(bytes: Uint8Array, numShards: number): Promi
   return leastBusyWorker().compute(bytes, numShards);
 }
 
+/**
+ * Ends the idle workers, freeing their isolates and encoder memory (WebAssembly memory only grows, so a worker keeps
+ * the largest chunk's working set until it ends): for a caller done writing for now, such as a push about to send
+ * its transaction. A later computation starts a worker again.
+ */
+export async function releaseBlobIdWorkers(): Promise<void> {
+  const idle = pool.filter((worker) => worker.pending.size === 0);
+  for (const worker of idle) pool.splice(pool.indexOf(worker), 1);
+  await Promise.all(idle.map((worker) => worker.end()));
+}
+
 /** The worker is this module's sibling: `.ts` when run from source, `.js` when run from the build (dist/). */
 const WORKER_URL = new URL(`./blob-id-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
 
@@ -54,6 +65,13 @@ class BlobIdWorker {
       // buffer is copied by the structured clone, so the caller keeps it for the upload running meanwhile.
       this.worker.postMessage({ id, bytes, numShards } satisfies BlobIdRequest);
     });
+  }
+
+  /** Terminates the worker; only called while nothing is pending, so no caller is left waiting. */
+  async end(): Promise<void> {
+    this.failed = true;
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
   }
 
   private settle(reply: BlobIdReply): void {

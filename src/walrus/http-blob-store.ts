@@ -1,6 +1,7 @@
 import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
+import { releaseBlobIdWorkers } from './blob-id.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
@@ -92,6 +93,10 @@ export class HttpBlobStore implements BlobStore {
     }, this.retryOptions('store', options.signal)));
     this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${stored.blobId} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
     return { blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
+  }
+
+  release(): Promise<void> {
+    return releaseBlobIdWorkers();
   }
 
   async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {

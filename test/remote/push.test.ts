@@ -41,6 +41,18 @@ push('a first push stores one pack and sets the ref in one transaction', async (
   } finally { t.dir.remove(); }
 });
 
+push('frees the blob store\'s write resources after the upload and before the transaction', async () => {
+  const t = await setup();
+  try {
+    const order: string[] = [];
+    const calls = t.ledger.calls;
+    t.blobStore.release = async () => { order.push(`release after ${t.blobStore.writes} write(s), ${calls.filter((c) => c === 'push').length} transaction(s)`); };
+    commitFile(t.work, t.env, 'a.txt', 'one\n');
+    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
+    assert.equal(order, ['release after 1 write(s), 0 transaction(s)']);
+  } finally { t.dir.remove(); }
+});
+
 push('splits a pack larger than the blob limit into chunks', async () => {
   const t = await setup(300);
   try {

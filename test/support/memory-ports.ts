@@ -147,6 +147,8 @@ export class MemoryBlobStore implements BlobStore {
   readonly blobs = new Map<string, Uint8Array>();
   writes = 0;
   reads = 0;
+  /** None by default (it is optional in the port); a test sets one to watch when it is called. */
+  release?: () => Promise<void>;
 
   constructor(maxBlobSize = 10 * 1024 * 1024) {
     this.maxBlobSize = maxBlobSize;

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
-import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
 import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
 
@@ -35,6 +35,17 @@ blobId('refuses blobs the network cannot encode and shard counts that do not exi
   const tooBig = new Uint8Array(maxBlobSizeForShards(10) + 1);
   await computeBlobId(tooBig, 10).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
   await computeBlobId(new Uint8Array(1), 2).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+});
+
+blobId('releasing the workers keeps busy ones to the end and starts afresh for the next id', async () => {
+  const bytes = new Uint8Array(200_000).map((_, i) => (i * 13) % 255);
+  const expected = await computeBlobId(bytes, 50);
+  const busy = computeBlobId(bytes, 50);
+  await releaseBlobIdWorkers();
+  assert.is(await busy, expected);
+  await releaseBlobIdWorkers();
+  assert.is(await computeBlobId(bytes, 50), expected);
+  await releaseBlobIdWorkers();
 });
 
 blobId.run();
