@@ -2,17 +2,19 @@ import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homedir } from 'node:os';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { Keypair } from '@mysten/sui/cryptography';
 import { readConfigFile } from './home.ts';
 import type { Env } from './home.ts';
-import { encodeKeystore, keypairFromSuiPrivateKey, KeyFormatError, parseKeystore } from './keystore.ts';
+import { addressOfKey, generateEd25519Key, KeyFormatError, parseSuiPrivateKey } from './key-material.ts';
+import type { KeyMaterial } from './key-material.ts';
+import { encodeKeystore, parseKeystore } from './keystore.ts';
 import { parseSuiClientYaml } from './sui-client-yaml.ts';
 
 export type SignerSource = 'env' | 'sui-cli' | 'keystore';
 
-export interface LoadedSigner {
-  signer: Keypair;
+export interface LoadedKey {
+  material: KeyMaterial;
+  /** Its Sui address, normalized. */
   address: string;
   source: SignerSource;
   /** The keystore file the key came from (not for `env`). */
@@ -25,11 +27,12 @@ export interface LoadedSigner {
  * 2. the Sui CLI's active address, when `client.yaml` exists ($SUI_CONFIG_DIR or ~/.sui/sui_config);
  * 3. `$GIT_WALRUS_HOME/keystore` (Sui keystore format), created with one new Ed25519 key on first use. Its active
  *    key is config.json's "activeAddress", else the first key.
+ * Only bytes and the address: who signs is known without the SDK's keypairs (`keypairOf` makes the signer).
  */
-export async function loadSigner({ env, home }: { env: Env; home: string }): Promise<LoadedSigner> {
+export async function loadKeyMaterial({ env, home }: { env: Env; home: string }): Promise<LoadedKey> {
   if (env.GIT_WALRUS_KEY) {
-    const signer = keypairFromSuiPrivateKey(env.GIT_WALRUS_KEY, 'GIT_WALRUS_KEY');
-    return { signer, address: signer.toSuiAddress(), source: 'env' };
+    const material = parseSuiPrivateKey(env.GIT_WALRUS_KEY, 'GIT_WALRUS_KEY');
+    return { material, address: addressOfKey(material), source: 'env' };
   }
   const userHome = env.HOME || homedir();
   const suiConfigDir = env.SUI_CONFIG_DIR || join(userHome, '.sui', 'sui_config');
@@ -42,16 +45,27 @@ export async function loadSigner({ env, home }: { env: Env; home: string }): Pro
     return { ...pick(parseKeystore(text, path), client.activeAddress, path), source: 'sui-cli', path };
   }
   const path = join(home, 'keystore');
-  const keypairs = parseKeystore((await readIfExists(path)) ?? (await createKeystore(path)), path);
-  return { ...pick(keypairs, readConfigFile(home).activeAddress, path), source: 'keystore', path };
+  const keys = parseKeystore((await readIfExists(path)) ?? (await createKeystore(path)), path);
+  return { ...pick(keys, readConfigFile(home).activeAddress, path), source: 'keystore', path };
 }
 
-function pick(keypairs: Keypair[], activeAddress: string | undefined, path: string): { signer: Keypair; address: string } {
-  if (keypairs.length === 0) throw new KeyFormatError(path, 'the keystore holds no keys');
+/** The SDK's keypair for a key, to sign with: its module (and the SDK's cryptography) loads here, on first use. */
+export async function keypairOf({ scheme, secretKey }: KeyMaterial): Promise<Keypair> {
+  switch (scheme) {
+    case 'ED25519': return (await import('@mysten/sui/keypairs/ed25519')).Ed25519Keypair.fromSecretKey(secretKey);
+    case 'Secp256k1': return (await import('@mysten/sui/keypairs/secp256k1')).Secp256k1Keypair.fromSecretKey(secretKey);
+    case 'Secp256r1': return (await import('@mysten/sui/keypairs/secp256r1')).Secp256r1Keypair.fromSecretKey(secretKey);
+  }
+}
+
+function pick(keys: KeyMaterial[], activeAddress: string | undefined, path: string): { material: KeyMaterial; address: string } {
+  if (keys.length === 0) throw new KeyFormatError(path, 'the keystore holds no keys');
   const wanted = activeAddress?.toLowerCase();
-  const signer = wanted === undefined ? keypairs[0]! : keypairs.find((k) => k.toSuiAddress() === wanted);
-  if (signer === undefined) throw new KeyFormatError(path, `the active address ${activeAddress} has no key in this keystore`);
-  return { signer, address: signer.toSuiAddress() };
+  for (const material of keys) {
+    const address = addressOfKey(material);
+    if (wanted === undefined || address === wanted) return { material, address };
+  }
+  throw new KeyFormatError(path, `the active address ${activeAddress} has no key in this keystore`);
 }
 
 /**
@@ -60,7 +74,7 @@ function pick(keypairs: Keypair[], activeAddress: string | undefined, path: stri
  */
 async function createKeystore(path: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const text = encodeKeystore([Ed25519Keypair.generate()]);
+  const text = encodeKeystore([generateEd25519Key()]);
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await open(tmp, 'wx', 0o600);
   try {

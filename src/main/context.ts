@@ -4,6 +4,7 @@ import type { Signer } from '@mysten/sui/cryptography';
 import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { walrusHome } from '../config/home.ts';
+import type { LoadedKey } from '../config/keys.ts';
 import { requireContract, resolveNetwork } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
@@ -48,15 +49,19 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const home = resolve(walrusHome(env));
   const gitConfig = await readWalrusGitConfig(env);
   const config = await resolveNetwork({ env, gitConfig, home });
-  // The key (and with it @mysten/sui's keypairs and cryptography, down to zklogin's poseidon constants) loads on the
-  // first write, once: a clone or fetch never needs it. A missing or unreadable key fails that write, before any upload.
+  // The key is read once, on first need: a clone or fetch never reads it. Knowing its address (a push's writer check,
+  // before any upload) takes @noble/curves only; @mysten/sui's keypairs and cryptography, down to zklogin's poseidon
+  // constants, load when a transaction is signed. A missing or unreadable key fails the push before any upload.
+  let key: Promise<LoadedKey> | null = null;
+  const loadKey = () => (key ??= import('../config/keys.ts').then((keys) => keys.loadKeyMaterial({ env, home })));
   let signer: Promise<Signer> | null = null;
-  const loadSigner = () => (signer ??= import('../config/keys.ts').then(async (keys) => (await keys.loadSigner({ env, home })).signer));
+  const loadSigner = () => (signer ??= loadKey().then(async ({ material }) => (await import('../config/keys.ts')).keypairOf(material)));
+  const signerAddress = async () => (await loadKey()).address;
   const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, loadSigner);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
-  let ledger: Ledger = new SuiLedger({ client, signer: loadSigner, packageId, registryId, log: options.log, exclusive });
+  let ledger: Ledger = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
   let store: BlobStore = blobStore;
   if (faucet) {
     // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.

@@ -6,6 +6,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import type { Ledger, PackEntry, PushEvent, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
+import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { abortName } from '../contract/abort-codes.ts';
@@ -25,12 +26,19 @@ import {
  * server (JSON-RPC), testnet and mainnet (gRPC). Reads decode objects and dynamic fields with the contract's BCS
  * layouts; writes are one programmable transaction each, and a Move abort of our package comes back as the typed
  * error of its group (src/sui/errors.ts). The signing stack (the key, `@mysten/sui/transactions`) loads on the first
- * write or `signerAddress()`, never for reads: a clone does not pay for it.
+ * write (or `signerAddress()` when no lighter way to know the address is given), never for reads: a clone does not
+ * pay for it.
  */
 export interface SuiLedgerOptions {
   client: ClientWithCoreApi;
   /** The key that signs, or how to load it (called at most once, on first need; its failure is every write's). */
   signer: Signer | (() => Promise<Signer>);
+  /**
+   * The signer's address without loading the signer (called at most once): a push learns who it is before it
+   * uploads, and the key is only needed to sign at the end. The loaded signer must have this address, or no
+   * transaction is signed. Without it, `signerAddress()` loads the signer.
+   */
+  signerAddress?: () => Promise<string>;
   packageId: string;
   registryId: string;
   log?: Log;
@@ -56,7 +64,9 @@ const RETRY_DELAYS_MS = [200, 500, 1000, 2000];
 export class SuiLedger implements Ledger {
   readonly #client: ClientWithCoreApi;
   readonly #loadSigner: () => Promise<Signer>;
+  readonly #loadAddress: (() => Promise<string>) | undefined;
   #signing: Promise<{ signer: Signer; address: string }> | null = null;
+  #address: Promise<string> | null = null;
   readonly #packageId: string;
   readonly #registryId: string;
   readonly #log: Log;
@@ -67,6 +77,7 @@ export class SuiLedger implements Ledger {
     this.#client = options.client;
     const signer = options.signer;
     this.#loadSigner = typeof signer === 'function' ? signer : async () => signer;
+    this.#loadAddress = options.signerAddress;
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#registryId = normalizeSuiAddress(options.registryId);
     this.#log = options.log ?? silentLog;
@@ -74,12 +85,22 @@ export class SuiLedger implements Ledger {
     this.#retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   }
 
-  async signerAddress(): Promise<string> {
-    return (await this.#signer()).address;
+  signerAddress(): Promise<string> {
+    const load = this.#loadAddress;
+    return (this.#address ??= load ? load().then(normalizeSuiAddress) : this.#signer().then(({ address }) => address));
   }
 
   #signer(): Promise<{ signer: Signer; address: string }> {
-    return (this.#signing ??= this.#loadSigner().then((signer) => ({ signer, address: normalizeSuiAddress(signer.toSuiAddress()) })));
+    return (this.#signing ??= (async () => {
+      const signer = await this.#loadSigner();
+      const address = normalizeSuiAddress(signer.toSuiAddress());
+      // Never sign as someone other than the address the caller planned with (the writer check, the gas lock).
+      if (this.#loadAddress) {
+        const expected = await this.signerAddress();
+        if (address !== expected) throw new InternalError(`the signing key's address ${address} differs from the signer address ${expected}`, { address, expected });
+      }
+      return { signer, address };
+    })());
   }
 
   async resolve(locator: RepositoryLocator): Promise<string> {

@@ -15,15 +15,19 @@ import { hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
  * The signing stack stays out of read-only sessions: a process that opens a remote network (a `git walrus devnet`
  * server, spoken to over gRPC as testnet and mainnet are) and only reads loads neither the key nor @mysten/sui's
  * keypairs and cryptography (signature -> zklogin -> poseidon-lite) nor the transaction builder; its first write
- * loads them. Each case runs in a fresh Node process that lists the modules it loaded.
+ * loads them. Knowing the signer's address (a push asks before it uploads) reads the key but loads none of the SDK's
+ * signing stack. Each case runs in a fresh Node process that lists the modules it loaded.
  */
 const lazy = suite('openNetwork: lazy signing');
 
 const CHILD = join(import.meta.dirname, 'helpers', 'open-network-child.ts');
 /** What only signing and building transactions need. The gRPC client itself loads TransactionData (the
  * transaction's BCS layout, to decode results), so the builder is told by its own modules. */
-const SIGNING = [/\/poseidon-lite\//, /@mysten\/sui\/dist\/keypairs\//, /@mysten\/sui\/dist\/cryptography\//, /@mysten\/sui\/dist\/zklogin\//,
-  /@mysten\/sui\/dist\/transactions\/(index|Transaction)\.mjs$/, /\/src\/config\/(keys|keystore)\.ts$/];
+const SDK_SIGNING = [/\/poseidon-lite\//, /@mysten\/sui\/dist\/keypairs\//, /@mysten\/sui\/dist\/cryptography\//, /@mysten\/sui\/dist\/zklogin\//,
+  /@mysten\/sui\/dist\/transactions\/(index|Transaction)\.mjs$/];
+/** Reading the key: what learning the signer's address takes. */
+const KEY = [/\/src\/config\/(keys|keystore|key-material)\.ts$/];
+const SIGNING = [...SDK_SIGNING, ...KEY];
 
 interface ChildReport { loaded: string[]; outcome: Record<string, unknown> }
 
@@ -84,6 +88,17 @@ lazy('the first write loads the key and the transaction builder, and signs with 
   for (const expected of ['config/keys.ts', '@mysten/sui/dist/transactions/Transaction.mjs', '@mysten/sui/dist/keypairs/ed25519/keypair.mjs']) {
     assert.ok(signing.includes(expected), `${expected} loaded for the write`);
   }
+});
+
+lazy("the signer's address loads the key but none of the SDK's signing stack; the first write then signs as that address", async () => {
+  const { loaded, outcome } = await child(['address', 'fourth']);
+  const expected = Ed25519Keypair.fromSecretKey(env.GIT_WALRUS_KEY!).toSuiAddress();
+  assert.is(outcome.address, expected);
+  const forAddress = loaded.slice(0, outcome.loadedForAddress as number);
+  assert.ok(forAddress.some((url) => /\/src\/config\/key-material\.ts$/.test(url)), 'the address came from the key');
+  assert.equal(forAddress.filter((url) => SDK_SIGNING.some((pattern) => pattern.test(url))), []);
+  assert.ok(loaded.some((url) => url.includes('@mysten/sui/dist/keypairs/ed25519/keypair.mjs')), 'the write loaded the keypair');
+  assert.is(outcome.owner, expected, 'and signed as that address');
 });
 
 lazy('an unreadable key does not stop reads, and fails the first write with its typed error', async () => {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { SuiLedger } from '../../src/sui/ledger.ts';
+import { InternalError } from '../../src/core/errors.ts';
 import { blobIdToU256, u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import {
   InsufficientGasError, InvalidNameError, NameTakenError, NoChangeError, NotOwnerError, NotWriterError, ProtectedRefError, RefConflictError,
@@ -16,6 +17,20 @@ import type { PackEntry } from '../../src/ports/ledger.ts';
 const oid = (n: number) => n.toString(16).padStart(40, '0');
 const blobId = (n: number) => u256ToBlobId(BigInt(n) * 0x1234567n);
 const pack = (n: number): PackEntry => ({ chunks: [blobId(n), blobId(n + 1)], size: 1000 + n, sha256: createHash('sha256').update(`pack ${n}`).digest('hex') });
+
+/** The client, calling `count` at every transaction submitted through it. */
+function onSubmit(client: Front['client'], count: () => void): Front['client'] {
+  const core = client.core;
+  return {
+    core: new Proxy(core, {
+      get(target, property) {
+        if (property === 'signAndExecuteTransaction') return (...args: Parameters<typeof core.signAndExecuteTransaction>) => { count(); return target.signAndExecuteTransaction(...args); };
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
+  } as Front['client'];
+}
 
 for (const factory of FRONTS) {
   const test = suite<{ front: Front; owner: SuiLedger; other: SuiLedger; otherAddress: string }>(`SuiLedger (${factory.name})`);
@@ -230,16 +245,7 @@ for (const factory of FRONTS) {
     const key = Ed25519Keypair.generate();
     await front.faucet(key.toSuiAddress());
     let attempts = 0;
-    const core = front.client.core;
-    const counting = {
-      core: new Proxy(core, {
-        get(target, property) {
-          if (property === 'signAndExecuteTransaction') return (...args: Parameters<typeof core.signAndExecuteTransaction>) => { attempts++; return target.signAndExecuteTransaction(...args); };
-          const value = Reflect.get(target, property);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }),
-    } as typeof front.client;
+    const counting = onSubmit(front.client, () => attempts++);
     const common = { client: counting, packageId: front.packageId, registryId: front.registryId, signer: key, retryDelaysMs: [5, 10, 20, 40, 80] };
     const free = new SuiLedger(common);
     const { id } = await free.createRepository('busy');
@@ -309,3 +315,45 @@ limits('a full writer list and a full protected list are LimitReachedError', asy
 });
 
 limits.run();
+
+const lightAddress = suite('SuiLedger signerAddress option (in-process)');
+
+lightAddress('signerAddress() answers from the light function without loading the signer; the first write loads it once', async () => {
+  const front = await inProcess.open();
+  const key = Ed25519Keypair.generate();
+  await front.faucet(key.toSuiAddress());
+  let loads = 0;
+  const signer = async () => { loads++; return key; };
+  const ledger = new SuiLedger({ client: front.client, packageId: front.packageId, registryId: front.registryId, signer, signerAddress: async () => key.toSuiAddress().toUpperCase().replace('0X', '0x') });
+  assert.is(await ledger.signerAddress(), key.toSuiAddress(), 'normalized');
+  assert.is(loads, 0);
+  const { id } = await ledger.createRepository('light');
+  await ledger.addWriter(id, `0x${'2'.repeat(64)}`);
+  assert.is(loads, 1);
+  assert.is((await ledger.getRepository(id)).owner, key.toSuiAddress());
+  await front.close();
+});
+
+lightAddress('a signer whose address is not the light one signs nothing: InternalError', async () => {
+  const front = await inProcess.open();
+  const key = Ed25519Keypair.generate();
+  const planned = Ed25519Keypair.generate().toSuiAddress();
+  await front.faucet(key.toSuiAddress());
+  let submitted = 0;
+  const client = onSubmit(front.client, () => submitted++);
+  const ledger = new SuiLedger({ client, packageId: front.packageId, registryId: front.registryId, signer: async () => key, signerAddress: async () => planned });
+  assert.is(await ledger.signerAddress(), planned);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await ledger.createRepository('impostor');
+      assert.unreachable('signed as another address');
+    } catch (error) {
+      assert.instance(error, InternalError);
+      assert.equal((error as InternalError).data, { address: key.toSuiAddress(), expected: planned });
+    }
+  }
+  assert.is(submitted, 0);
+  await front.close();
+});
+
+lightAddress.run();

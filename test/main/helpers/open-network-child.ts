@@ -4,6 +4,9 @@
  * root and uses it, then prints one JSON line: the loaded module URLs and what the calls returned.
  * Usage: node open-network-child.ts read <repositoryId>   (every Ledger read, and the first pack chunk)
  *        node open-network-child.ts write <name>          (createRepository: the first write, then signerAddress)
+ *        node open-network-child.ts address <name>        (signerAddress first, as a push does before it uploads,
+ *                                                          then createRepository; `loadedForAddress` counts the
+ *                                                          modules loaded until signerAddress answered)
  */
 import { registerHooks } from 'node:module';
 
@@ -25,6 +28,11 @@ try {
     const pushes = await network.ledger.listPushes(id);
     const chunk = await network.blobStore.read(packs[0]!.chunks[0]!);
     outcome = { name: info.name, refs, pushes: pushes.length, chunkHex: Buffer.from(chunk).toString('hex') };
+  } else if (mode === 'address') {
+    const address = await network.ledger.signerAddress();
+    const loadedForAddress = loaded.length;
+    const { id } = await network.ledger.createRepository(argument!);
+    outcome = { address, loadedForAddress, owner: (await network.ledger.getRepository(id)).owner };
   } else {
     try {
       const { id } = await network.ledger.createRepository(argument!);

@@ -1,0 +1,91 @@
+import { bech32 } from '@scure/base';
+import { blake2b } from '@noble/hashes/blake2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { p256 } from '@noble/curves/nist.js';
+import { WalrusGitError } from '../core/errors.ts';
+
+/**
+ * A Sui private key as bytes, and its address, with @noble/curves and @noble/hashes alone: knowing who signs must not
+ * load @mysten/sui's keypairs, whose cryptography pulls in zklogin and poseidon (~15 MB, ~0.1 s per process). Only
+ * signing needs the SDK's keypair (src/config/keys.ts). The formats are the SDK's and the Sui CLI's: flag ‖ 32-byte
+ * secret, as Bech32 `suiprivkey1…` or in a keystore; flag 0 = Ed25519, 1 = Secp256k1, 2 = Secp256r1. Pure.
+ */
+export class KeyFormatError extends WalrusGitError {
+  constructor(source: string, problem: string) {
+    super('KEY_FORMAT', `${source}: ${problem}`, { source });
+  }
+}
+
+/** The SDK's names for the signature schemes (`Keypair.getKeyScheme()`). */
+export type KeyScheme = 'ED25519' | 'Secp256k1' | 'Secp256r1';
+
+export interface KeyMaterial {
+  scheme: KeyScheme;
+  secretKey: Uint8Array;
+}
+
+const SECRET_KEY_SIZE = 32;
+const SCHEMES: readonly KeyScheme[] = ['ED25519', 'Secp256k1', 'Secp256r1'];
+const SUI_PRIVATE_KEY_PREFIX = 'suiprivkey';
+
+/** The public key as the address hashes it: Ed25519 32 bytes, the ECDSA curves 33 bytes compressed. */
+const PUBLIC_KEY: Record<KeyScheme, (secretKey: Uint8Array) => Uint8Array> = {
+  ED25519: (secretKey) => ed25519.getPublicKey(secretKey),
+  Secp256k1: (secretKey) => secp256k1.getPublicKey(secretKey, true),
+  Secp256r1: (secretKey) => p256.getPublicKey(secretKey, true),
+};
+
+const VALID_SECRET: Record<KeyScheme, (secretKey: Uint8Array) => boolean> = {
+  ED25519: (secretKey) => secretKey.length === SECRET_KEY_SIZE,
+  Secp256k1: (secretKey) => secp256k1.utils.isValidSecretKey(secretKey),
+  Secp256r1: (secretKey) => p256.utils.isValidSecretKey(secretKey),
+};
+
+/** The Sui address of a key: blake2b-256 of flag ‖ public key, as 0x-prefixed lowercase hex (normalized). */
+export function addressOfKey({ scheme, secretKey }: KeyMaterial): string {
+  return `0x${bytesToHex(blake2b(withFlag(scheme, PUBLIC_KEY[scheme](secretKey)), { dkLen: 32 }))}`;
+}
+
+/** A new random Ed25519 key, what a first use of git-walrus creates. */
+export function generateEd25519Key(): KeyMaterial {
+  return { scheme: 'ED25519', secretKey: ed25519.utils.randomSecretKey() };
+}
+
+/**
+ * flag ‖ 32-byte secret to a key; `undefined` when the length, the flag or the secret (a scalar outside the curve's
+ * order) is not that of a supported key. The caller names what was wrong where.
+ */
+export function decodeFlaggedKey(bytes: Uint8Array): KeyMaterial | undefined {
+  const scheme = SCHEMES[bytes[0] ?? -1];
+  if (bytes.length !== 1 + SECRET_KEY_SIZE || scheme === undefined) return undefined;
+  const secretKey = Uint8Array.from(bytes.subarray(1)); // a copy, and never a Buffer
+  return VALID_SECRET[scheme](secretKey) ? { scheme, secretKey } : undefined;
+}
+
+export function encodeFlaggedKey({ scheme, secretKey }: KeyMaterial): Uint8Array {
+  return withFlag(scheme, secretKey);
+}
+
+function withFlag(scheme: KeyScheme, bytes: Uint8Array): Uint8Array {
+  const flagged = new Uint8Array(1 + bytes.length);
+  flagged[0] = SCHEMES.indexOf(scheme);
+  flagged.set(bytes, 1);
+  return flagged;
+}
+
+/** A `suiprivkey1…` string (Bech32, as `sui keytool export` prints). */
+export function parseSuiPrivateKey(text: string, source: string): KeyMaterial {
+  let bytes: Uint8Array;
+  try {
+    const { prefix, words } = bech32.decode(text.trim() as `${string}1${string}`);
+    if (prefix !== SUI_PRIVATE_KEY_PREFIX) throw new Error('invalid private key prefix');
+    bytes = bech32.fromWords(words);
+  } catch (error) {
+    throw new KeyFormatError(source, `not a Sui private key (expected suiprivkey1…: ${(error as Error).message})`);
+  }
+  const material = decodeFlaggedKey(bytes);
+  if (material === undefined) throw new KeyFormatError(source, `unsupported key scheme or malformed key (flag ${bytes[0]}, ${bytes.length - 1}-byte secret)`);
+  return material;
+}
