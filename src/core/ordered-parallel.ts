@@ -36,27 +36,3 @@ export async function* mapOrdered<T, R>(items: readonly T[], limit: number, fn: 
     while (fits()) launch();
   }
 }
-
-/**
- * Regroups a byte stream into chunks of exactly `size` bytes (the last one shorter), copying each byte once. Each
- * chunk is a fresh buffer from `allocate`, so a consumer may keep it while the next one fills.
- */
-export async function* rechunk(source: AsyncIterable<Uint8Array>, size: number, allocate: (size: number) => Uint8Array = (n) => new Uint8Array(n)): AsyncGenerator<Uint8Array> {
-  let buffer = allocate(size);
-  let filled = 0;
-  for await (const piece of source) {
-    let offset = 0;
-    while (offset < piece.byteLength) {
-      const take = Math.min(size - filled, piece.byteLength - offset);
-      buffer.set(piece.subarray(offset, offset + take), filled);
-      filled += take;
-      offset += take;
-      if (filled === size) {
-        yield buffer;
-        buffer = allocate(size);
-        filled = 0;
-      }
-    }
-  }
-  if (filled > 0) yield buffer.subarray(0, filled);
-}

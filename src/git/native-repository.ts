@@ -1,11 +1,12 @@
-import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { ObjectFormat } from '../core/object-id.ts';
 import { isObjectFormat } from '../core/object-id.ts';
 import type { Ancestry } from '../core/push-plan.ts';
 import { writeFileAtomic } from '../fs/atomic.ts';
-import type { IncomingPack, ListedRefs, LocalRepository } from '../remote/local-repository.ts';
+import type { IncomingPack, ListedRefs, LocalRepository, SpooledPack } from '../remote/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
 
 /**
@@ -45,21 +46,48 @@ export class NativeGitRepository implements LocalRepository {
     return result.code === 0 ? 'fast-forward' : 'diverged';
   }
 
-  async *packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): AsyncIterable<Uint8Array> {
+  async packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): Promise<SpooledPack> {
     const args = ['pack-objects', '--thin', '--stdout', '--revs', '--delta-base-offset', progress ? '--progress' : '-q'];
+    // Named as git names its own temporary packs, so `git gc` removes one a killed helper left behind.
+    const path = join(resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects/pack'], { env: this.#env })).trim()), `tmp_walrus_${randomBytes(6).toString('hex')}.pack`);
+    const file = await open(path, 'w+', 0o600);
     const child = spawnGit(args, { env: this.#env, inheritStderr: true });
     const exited = gitExit(child, args);
     exited.catch(() => {});
     child.stdin!.end([...include, ...exclude.map((id) => `^${id}`)].join('\n') + '\n');
-    let finished = false;
-    try {
-      for await (const chunk of child.stdout!) yield chunk as Uint8Array;
+    let written = 0;
+    let failure: unknown = null;
+    let wake = () => {};
+    const grown = () => new Promise<void>((resolve) => { wake = resolve; });
+    const spooled = (async () => {
+      for await (const piece of child.stdout! as AsyncIterable<Uint8Array>) {
+        await file.write(piece, 0, piece.byteLength, written);
+        written += piece.byteLength;
+        wake();
+      }
       await exited;
-      finished = true;
-    } finally {
-      // The consumer stopped early (an empty pack needs no upload): do not leave git blocked on a full pipe.
-      if (!finished) child.kill();
-    }
+    })().catch((error: unknown) => { failure = error; }).finally(() => wake());
+    let finished = false;
+    void spooled.then(() => { finished = true; wake(); });
+    return {
+      async read(offset, into) {
+        for (;;) {
+          if (failure !== null) throw failure;
+          if (written >= offset + into.byteLength || finished) break;
+          await grown();
+        }
+        const length = Math.max(0, Math.min(into.byteLength, written - offset));
+        let done = 0;
+        while (done < length) done += (await file.read(into, done, length - done, offset + done)).bytesRead;
+        return length;
+      },
+      async discard() {
+        if (!finished) child.kill();
+        await spooled;
+        await file.close();
+        await rm(path, { force: true });
+      },
+    };
   }
 
   async receivePack(progress: boolean): Promise<IncomingPack> {

@@ -14,10 +14,11 @@ export interface LocalRepository {
   /** How `old` relates to `next` (is `old` an ancestor, is it known here, are both commits). */
   ancestry(old: string, next: string): Promise<Ancestry>;
   /**
-   * Streams a thin pack of everything reachable from `include` and not from `exclude` (git pack-objects --thin
-   * --stdout --revs); git's own progress goes to stderr when `progress` is set.
+   * Starts writing a thin pack of everything reachable from `include` and not from `exclude` (git pack-objects
+   * --thin --revs) to a temporary file, as fast as git produces it: git never waits for the caller, who reads the
+   * pack in chunks as it grows and holds only the chunk in hand. git's own progress goes to stderr when `progress`.
    */
-  packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): AsyncIterable<Uint8Array>;
+  packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): Promise<SpooledPack>;
   /**
    * Starts indexing a downloaded pack while it arrives, in quarantine: its objects enter the object database only
    * on `apply`, so a pack that fails verification leaves nothing behind.
@@ -36,6 +37,16 @@ export interface LocalRepository {
 export interface ListedRefs {
   seq: number;
   refs: Map<string, string>;
+}
+
+export interface SpooledPack {
+  /**
+   * Fills `into` with the pack's bytes from `offset` once git has written them (fewer only at the end of the pack)
+   * and resolves to their count: 0 past the end. Rejects if git fails.
+   */
+  read(offset: number, into: Uint8Array): Promise<number>;
+  /** Stops git if it is still writing and removes the file. */
+  discard(): Promise<void>;
 }
 
 export interface IncomingPack {

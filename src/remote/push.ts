@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
-import { rechunk } from '../core/ordered-parallel.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
-import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
 import type { PushRequest } from '../protocol/session.ts';
@@ -136,48 +135,33 @@ function resultOf(decision: RefDecision): PushResult {
 }
 
 /**
- * Streams `git pack-objects` into blobs of at most `maxBlobSize` bytes, hashing as it goes, one upload in flight
- * while the next chunk fills. Returns null for an empty pack (every object is already on the remote): no blob.
+ * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
+ * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
+ * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
+ * empty pack (every object is already on the remote): no blob.
  */
 async function uploadPack(deps: PushDeps, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
   let size = 0;
-  let pending: Promise<StoredBlob> | null = null;
   const started = Date.now();
-  const buffers = new ChunkBuffers();
-  for await (const chunk of rechunk(local.packObjects(include, exclude, progress), blobStore.maxBlobSize, (n) => buffers.take(n))) {
-    if (size === 0 && packObjectCount(chunk) === 0) return null;
-    hash.update(chunk);
-    size += chunk.byteLength;
-    if (pending) chunks.push((await pending).blobId);
-    pending = blobStore.write(chunk);
-    pending.then(() => buffers.give(chunk), () => {});
-    if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
+  const pack = await local.packObjects(include, exclude, progress);
+  try {
+    const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
+    for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
+      const chunk = buffer.subarray(0, length);
+      if (size === 0 && packObjectCount(chunk) === 0) return null;
+      hash.update(chunk);
+      size += length;
+      if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
+      chunks.push((await blobStore.write(chunk)).blobId);
+    }
+  } finally {
+    await pack.discard();
   }
-  if (pending) chunks.push((await pending).blobId);
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
   return { chunks, size, sha256: hash.digest('hex') };
-}
-
-/**
- * The buffers chunks fill, in shared memory: the blob-id worker reads a chunk in place while the upload streams it,
- * instead of holding a copy (see src/walrus/blob-id.ts). A buffer is reused once its upload is done, so a push of
- * any size holds two: shared memory is only freed after both threads have collected it, which a worker that
- * allocates little does late.
- */
-class ChunkBuffers {
-  readonly #free: Uint8Array[] = [];
-
-  take(size: number): Uint8Array {
-    return this.#free.pop() ?? new Uint8Array(new SharedArrayBuffer(size));
-  }
-
-  /** Returns a chunk's buffer; a short last chunk is a view of part of one and is dropped instead. */
-  give(chunk: Uint8Array): void {
-    if (chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength) this.#free.push(chunk);
-  }
 }
 
 /** The object count of a pack, from its 12-byte header ("PACK", version, count). */

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mapOrdered, rechunk } from '../../src/core/ordered-parallel.ts';
+import { mapOrdered } from '../../src/core/ordered-parallel.ts';
 
 const collect = async <T>(it: AsyncIterable<T>) => { const out: T[] = []; for await (const x of it) out.push(x); return out; };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -58,26 +58,4 @@ map('with a weight budget, heavy items go few at a time and light ones up to the
   assert.is(peakLight, 4);
 });
 
-const chunks = suite('rechunk');
-
-chunks('cuts a stream into fixed-size chunks whatever the input pieces', async () => {
-  async function* pieces() { yield new Uint8Array([1, 2, 3]); yield new Uint8Array([4]); yield new Uint8Array([5, 6, 7, 8, 9]); }
-  const out = await collect(rechunk(pieces(), 4));
-  assert.equal(out.map((c) => [...c]), [[1, 2, 3, 4], [5, 6, 7, 8], [9]]);
-});
-
-chunks('fills buffers from the given allocator, a fresh one per chunk', async () => {
-  async function* pieces() { yield new Uint8Array([1, 2, 3, 4, 5]); }
-  const out = await collect(rechunk(pieces(), 2, (n) => new Uint8Array(new SharedArrayBuffer(n))));
-  assert.equal(out.map((c) => [...c]), [[1, 2], [3, 4], [5]]);
-  assert.ok(out.every((c) => c.buffer instanceof SharedArrayBuffer));
-  assert.is.not(out[0].buffer, out[1].buffer);
-});
-
-chunks('an empty stream gives no chunk', async () => {
-  async function* none() {}
-  assert.equal(await collect(rechunk(none(), 4)), []);
-});
-
 map.run();
-chunks.run();

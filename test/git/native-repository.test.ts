@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
-import { hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { execFileSync } from 'node:child_process';
+import { GitCommandError } from '../../src/git/run-git.ts';
+import { commitFile, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
 
 const records = suite('NativeGitRepository records');
 
@@ -42,3 +44,55 @@ records('listed refs round-trip per repository; absent, torn or misplaced record
 });
 
 records.run();
+
+const spool = suite('NativeGitRepository.packObjects');
+
+spool('spools the pack git writes; read in any chunk size it is a pack git indexes; discard leaves nothing', async () => {
+  const dir = tempDir('native-spool-test-');
+  try {
+    const env = hermeticGitEnv(dir.path);
+    mkdirSync(join(dir.path, 'work'));
+    const work = initRepo(join(dir.path, 'work'), env);
+    let head = '';
+    for (let i = 0; i < 5; i++) head = commitFile(work, env, `f${i}.txt`, `line ${i}\n`.repeat(2000 + i));
+    const repo = new NativeGitRepository(join(work, '.git'), env);
+    const pack = await repo.packObjects([head], [], false);
+    const pieces: Buffer[] = [];
+    const buffer = new Uint8Array(1000);
+    let offset = 0;
+    for (let n = await pack.read(0, buffer); n > 0; n = await pack.read(offset, buffer)) {
+      assert.ok(n === buffer.length || (await pack.read(offset + n, buffer)) === 0, 'only the last read is short');
+      pieces.push(Buffer.from(buffer.subarray(0, n)));
+      offset += n;
+    }
+    assert.is(await pack.read(offset + 5, buffer), 0);
+    await pack.discard();
+    const bytes = Buffer.concat(pieces);
+    assert.is(bytes.subarray(0, 4).toString(), 'PACK');
+    mkdirSync(join(dir.path, 'other'));
+    const other = initRepo(join(dir.path, 'other'), env);
+    execFileSync('git', ['index-pack', '--stdin', '--fix-thin'], { cwd: other, env, input: bytes });
+    assert.is(execFileSync('git', ['cat-file', '-t', head], { cwd: other, env, encoding: 'utf8' }).trim(), 'commit');
+    assert.equal(readdirSync(join(work, '.git', 'objects', 'pack')).filter((name) => name.startsWith('tmp_')), []);
+  } finally {
+    dir.remove();
+  }
+});
+
+spool('a pack git cannot make fails the read with git\'s error, and discard still cleans up', async () => {
+  const dir = tempDir('native-spool-test-');
+  try {
+    const env = hermeticGitEnv(dir.path);
+    mkdirSync(join(dir.path, 'work'));
+    const work = initRepo(join(dir.path, 'work'), env);
+    const repo = new NativeGitRepository(join(work, '.git'), env);
+    const pack = await repo.packObjects(['1'.repeat(40)], [], false);
+    await pack.read(0, new Uint8Array(100)).then(() => assert.unreachable(), (e) => assert.instance(e, GitCommandError));
+    await pack.discard();
+    assert.equal(readdirSync(join(work, '.git', 'objects', 'pack')).filter((name) => name.startsWith('tmp_')), []);
+  } finally {
+    dir.remove();
+  }
+});
+
+spool.run();
