@@ -152,10 +152,11 @@ async function uploadPack(deps: PushDeps, include: string[], exclude: string[], 
     for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
       const chunk = buffer.subarray(0, length);
       if (size === 0 && packObjectCount(chunk) === 0) return null;
-      hash.update(chunk);
       size += length;
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
-      chunks.push((await blobStore.write(chunk)).blobId);
+      const stored = blobStore.write(chunk);
+      hash.update(chunk); // while the upload runs
+      chunks.push((await stored).blobId);
     }
   } finally {
     await pack.discard();

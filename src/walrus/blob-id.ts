@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { InternalError, UsageError } from '../core/errors.ts';
@@ -10,10 +11,9 @@ import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
  * and overlap it with the upload. A small pool of workers (two at most: ids are needed one per chunk, and each
  * worker holds its own encoders, ~200 MB at 1000 shards) serves the process; idle workers do not keep it alive.
  *
- * Measured on `devnet` (50 shards, 84 MB pack in 9 chunks, bench/git.ts): computing on the main thread instead would
- * lower the helper's peak RSS by ~55 MB (no second isolate, TypeScript loader and chunk copy), but the encoding
- * (~0.5 s a chunk) then blocks the upload and pack-objects: the push took 57% longer (1.19x -> 2.33x native on
- * `local`), so the worker stays for every shard count.
+ * Measured on `devnet` (50 shards, 84 MB pack in 9 chunks, the build in dist/, bench/git.ts): computing on the main
+ * thread instead would lower the helper's peak RSS by ~15 MB (no second isolate), but the encoding (~0.3 s a chunk)
+ * then blocks the upload and the reading of the pack: the push took ~15% longer, so the worker stays.
  */
 export async function computeBlobId(bytes: Uint8Array, numShards: number): Promise<string> {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
@@ -22,8 +22,23 @@ export async function computeBlobId(bytes: Uint8Array, numShards: number): Promi
   if (bytes.byteLength > maxBlobSizeForShards(numShards)) {
     throw new UsageError(`a blob of ${bytes.byteLength} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size: bytes.byteLength, numShards });
   }
-  return leastBusyWorker().compute(bytes, numShards);
+  const key = `${numShards}:${createHash('sha256').update(bytes).digest('base64')}`;
+  const known = recent.get(key);
+  if (known !== undefined) return known;
+  const id = leastBusyWorker().compute(bytes, numShards);
+  recent.set(key, id);
+  id.catch(() => recent.delete(key));
+  if (recent.size > RECENT_IDS) recent.delete(recent.keys().next().value!);
+  return id;
 }
+
+/**
+ * Ids computed (or under way) lately, by content and shard count. An id is a pure function of the two, and one
+ * process may need the same one twice: on the embedded network the client's check of an upload and the Walrus that
+ * stores it run side by side, and would otherwise encode every chunk twice at once.
+ */
+const recent = new Map<string, Promise<string>>();
+const RECENT_IDS = 8;
 
 /**
  * Ends the idle workers, freeing their isolates and encoder memory (WebAssembly memory only grows, so a worker keeps

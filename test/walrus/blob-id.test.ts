@@ -37,6 +37,14 @@ blobId('refuses blobs the network cannot encode and shard counts that do not exi
   await computeBlobId(new Uint8Array(1), 2).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
 });
 
+blobId('the same content asked twice at once (two buffers, as the embedded Walrus and the client do) gets one id', async () => {
+  const bytes = new Uint8Array(150_000).map((_, i) => (i * 7) % 253);
+  const [a, b] = await Promise.all([computeBlobId(bytes, 50), computeBlobId(bytes.slice(), 50)]);
+  assert.is(a, b);
+  const [idBytes] = new BlobEncoder(50).compute_metadata(bytes) as [number[]];
+  assert.is(a, blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes))));
+});
+
 blobId('releasing the workers keeps busy ones to the end and starts afresh for the next id', async () => {
   const bytes = new Uint8Array(200_000).map((_, i) => (i * 13) % 255);
   const expected = await computeBlobId(bytes, 50);
