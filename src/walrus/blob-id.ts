@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { InternalError, UsageError } from '../core/errors.ts';
@@ -16,16 +18,35 @@ import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
  * then blocks the upload and the reading of the pack: the push took ~15% longer, so the worker stays.
  */
 export async function computeBlobId(bytes: Uint8Array, numShards: number): Promise<string> {
+  checkBlob(bytes.byteLength, numShards);
+  return idOf(createHash('sha256').update(bytes).digest('base64'), numShards, async () => bytes);
+}
+
+/**
+ * The blob id of a file's bytes (what a Walrus node received), read whole only if no computation of the same
+ * content is known or under way: the file is hashed as a stream first.
+ */
+export async function computeBlobIdOfFile(path: string, size: number, numShards: number): Promise<string> {
+  checkBlob(size, numShards);
+  const hash = createHash('sha256');
+  for await (const piece of createReadStream(path)) hash.update(piece as Buffer);
+  return idOf(hash.digest('base64'), numShards, () => readFile(path));
+}
+
+function checkBlob(size: number, numShards: number): void {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
     throw new UsageError(`invalid Walrus shard count ${numShards}: expected an integer from 4 to 65535`, { numShards });
   }
-  if (bytes.byteLength > maxBlobSizeForShards(numShards)) {
-    throw new UsageError(`a blob of ${bytes.byteLength} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size: bytes.byteLength, numShards });
+  if (size > maxBlobSizeForShards(numShards)) {
+    throw new UsageError(`a blob of ${size} bytes is too large for a Walrus network of ${numShards} shards (at most ${maxBlobSizeForShards(numShards)})`, { size, numShards });
   }
-  const key = `${numShards}:${createHash('sha256').update(bytes).digest('base64')}`;
+}
+
+function idOf(sha256: string, numShards: number, load: () => Promise<Uint8Array>): Promise<string> {
+  const key = `${numShards}:${sha256}`;
   const known = recent.get(key);
   if (known !== undefined) return known;
-  const id = leastBusyWorker().compute(bytes, numShards);
+  const id = load().then((bytes) => leastBusyWorker().compute(bytes, numShards));
   recent.set(key, id);
   id.catch(() => recent.delete(key));
   if (recent.size > RECENT_IDS) recent.delete(recent.keys().next().value!);

@@ -3,7 +3,10 @@ import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
-import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { tempDir } from '../support/git-fixture.ts';
 import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
 
@@ -43,6 +46,23 @@ blobId('the same content asked twice at once (two buffers, as the embedded Walru
   assert.is(a, b);
   const [idBytes] = new BlobEncoder(50).compute_metadata(bytes) as [number[]];
   assert.is(a, blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes))));
+});
+
+blobId('a file gets the id of its bytes, whether or not the same content was just computed', async () => {
+  const dir = tempDir('blob-id-file-');
+  try {
+    const fresh = new Uint8Array(120_000).map((_, i) => (i * 11) % 249);
+    writeFileSync(join(dir.path, 'fresh'), fresh);
+    const [idBytes] = new BlobEncoder(50).compute_metadata(fresh) as [number[]];
+    assert.is(await computeBlobIdOfFile(join(dir.path, 'fresh'), fresh.length, 50), blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes))));
+    const known = new Uint8Array(90_000).map((_, i) => (i * 5) % 241);
+    writeFileSync(join(dir.path, 'known'), known);
+    const pending = computeBlobId(known, 10);
+    assert.is(await computeBlobIdOfFile(join(dir.path, 'known'), known.length, 10), await pending);
+    await computeBlobIdOfFile(join(dir.path, 'fresh'), maxBlobSizeForShards(10) + 1, 10).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+  } finally {
+    dir.remove();
+  }
 });
 
 blobId('releasing the workers keeps busy ones to the end and starts afresh for the next id', async () => {

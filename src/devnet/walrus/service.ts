@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { toBase58 } from '@mysten/bcs';
-import { computeBlobId } from '../../walrus/blob-id.ts';
+import { computeBlobIdOfFile } from '../../walrus/blob-id.ts';
 import { encodedBlobLength, maxBlobSizeForShards } from '../../walrus/encoding.ts';
 import { isBlobId } from '../../core/blob-id-codec.ts';
 import { DAEMON_ERROR_DOMAIN } from '../../walrus/publisher-api.ts';
@@ -76,8 +75,7 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     const received = await blobs.receive(request.body, maxBodyBytes);
     if (received === undefined) return payloadTooLarge(request);
 
-    // Encoding needs the whole blob in memory (at most the body limit); nothing else holds it.
-    const blobId = await computeBlobId(await readFile(received.path), params.numShards);
+    const blobId = await computeBlobIdOfFile(received.path, received.size, params.numShards);
     const epoch = epochNow(params);
     const endEpoch = epoch + query.epochs;
     const encodedLength = encodedBlobLength(received.size, params.numShards);
