@@ -124,13 +124,12 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     // No publisher (mainnet): the SDK encodes and stores with the user's key, through the upload relay when set.
     // Building it makes no call: the first one happens at the first read or write.
     if (config.name !== 'testnet' && config.name !== 'mainnet') throw new InternalError(`network ${config.name} cannot write through the Walrus SDK`);
-    // SdkBlobStore takes the signer itself, so on this path the key loads when the network opens.
+    // The store pays for storage with the key, which it loads at its first write (reads never need it).
     const { SdkBlobStore } = await import('../walrus/sdk-blob-store.ts');
     const { uploadRelayUrl, numShards } = config.walrus;
-    const signer = await loadSigner();
     return {
       client,
-      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer, numShards, epochs: config.storageEpochs, log }),
+      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer: loadSigner, numShards, epochs: config.storageEpochs, log }),
       close: async () => {},
       faucet: null,
       numShards,

@@ -30,8 +30,11 @@ export interface WalrusSdkClient {
 
 export interface SdkBlobStoreOptions {
   client: WalrusSdkClient;
-  /** Pays SUI gas and WAL for storage; owns the Blob objects unless `owner` is given. */
-  signer: Signer;
+  /**
+   * Pays SUI gas and WAL for storage; owns the Blob objects unless `owner` is given. A loader is called at the first
+   * write, so a store that only reads never loads the key.
+   */
+  signer: Signer | (() => Promise<Signer>);
   numShards: number;
   maxBlobSize?: number;
   epochs?: number;
@@ -51,7 +54,7 @@ export class SdkBlobStore implements BlobStore {
   readonly maxBlobSize: number;
   readonly numShards: number;
   private readonly client: WalrusSdkClient;
-  private readonly signer: Signer;
+  private readonly signer: () => Promise<Signer>;
   private readonly epochs: number;
   private readonly deletable: boolean;
   private readonly owner: string | undefined;
@@ -60,7 +63,9 @@ export class SdkBlobStore implements BlobStore {
 
   constructor(options: SdkBlobStoreOptions) {
     this.client = options.client;
-    this.signer = options.signer;
+    const signer = options.signer;
+    let loaded: Promise<Signer> | null = null;
+    this.signer = typeof signer === 'function' ? () => (loaded ??= signer()) : async () => signer;
     this.numShards = options.numShards;
     this.maxBlobSize = options.maxBlobSize ?? DEFAULT_MAX_BLOB_SIZE;
     this.epochs = options.epochs ?? DEFAULT_EPOCHS;
@@ -87,13 +92,14 @@ export class SdkBlobStore implements BlobStore {
     if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
     // A retry resumes from the last completed step, so a blob registered (and paid for) is not registered again.
     let lastStep: WriteBlobStep | undefined;
+    const signer = await this.signer();
     const written = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
       try {
         return await this.client.writeBlob({
           blob: bytes,
           deletable: this.deletable,
           epochs: options.epochs ?? this.epochs,
-          signer: this.signer,
+          signer,
           owner: this.owner,
           signal: options.signal,
           resume: lastStep,

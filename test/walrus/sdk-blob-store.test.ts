@@ -52,6 +52,21 @@ store('writes with the signer, permanent and the configured epochs; reads back',
   assert.equal(await s.read(stored.blobId), bytes);
 });
 
+store('a signer loader runs at the first write only, once; reads never call it', async () => {
+  const { client, calls } = fakeClient(50);
+  let loads = 0;
+  const s = new SdkBlobStore({ client, signer: async () => { loads++; return signer; }, numShards: 50 });
+  const first = new TextEncoder().encode('first chunk');
+  const stored = await s.write(first);
+  assert.equal(await s.read(stored.blobId), first);
+  await s.write(new TextEncoder().encode('second chunk'));
+  assert.is(loads, 1);
+  assert.ok(calls.filter((call) => call.method === 'writeBlob').every((call) => call.options.signer === signer));
+  const reader = new SdkBlobStore({ client, signer: async () => { loads++; return signer; }, numShards: 50 });
+  assert.equal(await reader.read(stored.blobId), first);
+  assert.is(loads, 1);
+});
+
 store("refuses an id the SDK reports differently from the local computation", async () => {
   const { client } = fakeClient(10); // the SDK's network has 10 shards, the store believes 50
   const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
