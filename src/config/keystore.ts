@@ -1,8 +1,6 @@
 import { decodeFlaggedKey, encodeFlaggedKey, KeyFormatError } from './key-material.ts';
 import type { KeyMaterial } from './key-material.ts';
 
-export { KeyFormatError } from './key-material.ts';
-
 /**
  * The Sui keystore format, shared with the Sui CLI (`sui.keystore`): a JSON array of base64(flag ‖ 32-byte secret
  * key), flag 0 = Ed25519, 1 = Secp256k1, 2 = Secp256r1. Pure: parsing and encoding only, without the SDK's keypairs.

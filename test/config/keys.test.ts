@@ -9,10 +9,10 @@ import { Secp256r1Keypair } from '@mysten/sui/keypairs/secp256r1';
 import { decodeSuiPrivateKey } from '@mysten/sui/cryptography';
 import type { Keypair } from '@mysten/sui/cryptography';
 import { verifyPersonalMessageSignature } from '@mysten/sui/verify';
-import { addressOfKey } from '../../src/config/key-material.ts';
+import { addressOfKey, KeyFormatError } from '../../src/config/key-material.ts';
 import type { KeyMaterial } from '../../src/config/key-material.ts';
 import { keypairOf, loadKeyMaterial } from '../../src/config/keys.ts';
-import { encodeKeystore, KeyFormatError } from '../../src/config/keystore.ts';
+import { encodeKeystore } from '../../src/config/keystore.ts';
 
 const sandbox = () => {
   const root = mkdtempSync(join(tmpdir(), 'walrus-keys-'));

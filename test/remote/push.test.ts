@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
-import { KeyFormatError } from '../../src/config/keystore.ts';
+import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
