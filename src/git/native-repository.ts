@@ -56,9 +56,9 @@ export class NativeGitRepository implements LocalRepository {
     exited.catch(() => {});
     child.stdin!.end([...include, ...exclude.map((id) => `^${id}`)].join('\n') + '\n');
     let written = 0;
+    let finished = false;
     let failure: unknown = null;
     let wake = () => {};
-    const grown = () => new Promise<void>((resolve) => { wake = resolve; });
     const spooled = (async () => {
       for await (const piece of child.stdout! as AsyncIterable<Uint8Array>) {
         await file.write(piece, 0, piece.byteLength, written);
@@ -66,16 +66,11 @@ export class NativeGitRepository implements LocalRepository {
         wake();
       }
       await exited;
-    })().catch((error: unknown) => { failure = error; }).finally(() => wake());
-    let finished = false;
-    void spooled.then(() => { finished = true; wake(); });
+    })().catch((error: unknown) => { failure = error; }).finally(() => { finished = true; wake(); });
     return {
       async read(offset, into) {
-        for (;;) {
-          if (failure !== null) throw failure;
-          if (written >= offset + into.byteLength || finished) break;
-          await grown();
-        }
+        while (written < offset + into.byteLength && !finished) await new Promise<void>((resolve) => { wake = resolve; });
+        if (failure !== null) throw failure;
         const length = Math.max(0, Math.min(into.byteLength, written - offset));
         let done = 0;
         while (done < length) done += (await file.read(into, done, length - done, offset + done)).bytesRead;
