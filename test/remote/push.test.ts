@@ -24,172 +24,154 @@ async function setup(maxBlobSize?: number) {
   return { dir, env, work, ledger, blobStore, id, local, deps };
 }
 
+/** Runs `test` against a fresh repository and ledger, and removes them afterwards. */
+function inRepository(test: (t: Awaited<ReturnType<typeof setup>>) => Promise<void>, maxBlobSize?: number): () => Promise<void> {
+  return async () => {
+    const t = await setup(maxBlobSize);
+    try {
+      await test(t);
+    } finally {
+      t.dir.remove();
+    }
+  };
+}
+
+/** Push the local main to the remote main, as `git push walrus main` asks. */
+const MAIN = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];
+
 const push = suite('pushRefs');
 
-push('a first push stores one pack and sets the ref in one transaction', async () => {
-  const t = await setup();
-  try {
-    const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
-    const results = await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    assert.equal(results, [{ dst: 'refs/heads/main', ok: true }]);
-    assert.equal(t.ledger.repos.get(t.id)!.refs, new Map([['refs/heads/main', head]]));
-    assert.is(t.blobStore.writes, 1);
-    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 1);
-    const pack = t.ledger.repos.get(t.id)!.packs[0];
-    assert.is(pack.chunks.length, 1);
-    assert.is(pack.size, t.blobStore.blobs.get(pack.chunks[0])!.byteLength);
-  } finally { t.dir.remove(); }
-});
+push('a first push stores one pack and sets the ref in one transaction', inRepository(async (t) => {
+  const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
+  const results = await pushRefs(t.deps, t.id, MAIN, plain);
+  assert.equal(results, [{ dst: 'refs/heads/main', ok: true }]);
+  assert.equal(t.ledger.repos.get(t.id)!.refs, new Map([['refs/heads/main', head]]));
+  assert.is(t.blobStore.writes, 1);
+  assert.is(t.ledger.calls.filter((c) => c === 'push').length, 1);
+  const pack = t.ledger.repos.get(t.id)!.packs[0];
+  assert.is(pack.chunks.length, 1);
+  assert.is(pack.size, t.blobStore.blobs.get(pack.chunks[0])!.byteLength);
+}));
 
-push('frees the blob store\'s write resources after the upload and before the transaction', async () => {
-  const t = await setup();
-  try {
-    const order: string[] = [];
-    const calls = t.ledger.calls;
-    t.blobStore.release = async () => { order.push(`release after ${t.blobStore.writes} write(s), ${calls.filter((c) => c === 'push').length} transaction(s)`); };
-    commitFile(t.work, t.env, 'a.txt', 'one\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    assert.equal(order, ['release after 1 write(s), 0 transaction(s)']);
-  } finally { t.dir.remove(); }
-});
+push('frees the blob store\'s write resources after the upload and before the transaction', inRepository(async (t) => {
+  const order: string[] = [];
+  const calls = t.ledger.calls;
+  t.blobStore.release = async () => { order.push(`release after ${t.blobStore.writes} write(s), ${calls.filter((c) => c === 'push').length} transaction(s)`); };
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  assert.equal(order, ['release after 1 write(s), 0 transaction(s)']);
+}));
 
-push('splits a pack larger than the blob limit into chunks', async () => {
-  const t = await setup(300);
-  try {
-    for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    const pack = t.ledger.repos.get(t.id)!.packs[0];
-    assert.ok(pack.chunks.length > 1);
-    assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
-  } finally { t.dir.remove(); }
-});
+push('splits a pack larger than the blob limit into chunks', inRepository(async (t) => {
+  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  const pack = t.ledger.repos.get(t.id)!.packs[0];
+  assert.ok(pack.chunks.length > 1);
+  assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
+}, 300));
 
-push('refuses non-fast-forwards and stale leases in git words; force and a matching lease land', async () => {
-  const t = await setup();
-  try {
-    const first = commitFile(t.work, t.env, 'a.txt', '1\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
-    const rewritten = gitIn(t.work, t.env, 'rev-parse', 'HEAD');
-    const req = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];
-    assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'non-fast forward' }]);
-    const stale = await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', 'f'.repeat(40)]]) });
-    assert.equal(stale, [{ dst: 'refs/heads/main', ok: false, reason: 'stale info' }]);
-    assert.equal(await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', first]]) }), [{ dst: 'refs/heads/main', ok: true }]);
-    assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/main'), rewritten);
-    assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'up to date' }]);
-  } finally { t.dir.remove(); }
-});
+push('refuses non-fast-forwards and stale leases in git words; force and a matching lease land', inRepository(async (t) => {
+  const first = commitFile(t.work, t.env, 'a.txt', '1\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
+  const rewritten = gitIn(t.work, t.env, 'rev-parse', 'HEAD');
+  const req = MAIN;
+  assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'non-fast forward' }]);
+  const stale = await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', 'f'.repeat(40)]]) });
+  assert.equal(stale, [{ dst: 'refs/heads/main', ok: false, reason: 'stale info' }]);
+  assert.equal(await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', first]]) }), [{ dst: 'refs/heads/main', ok: true }]);
+  assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/main'), rewritten);
+  assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'up to date' }]);
+}));
 
-push('a ref at a commit the remote already has needs no blob; a delete neither', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    const writes = t.blobStore.writes;
-    assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
-    assert.equal(await pushRefs(t.deps, t.id, [{ src: null, dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
-    assert.is(t.blobStore.writes, writes);
-    assert.is(t.ledger.repos.get(t.id)!.packs.length, 1);
-    assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/copy'));
-  } finally { t.dir.remove(); }
-});
+push('a ref at a commit the remote already has needs no blob; a delete neither', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  const writes = t.blobStore.writes;
+  assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
+  assert.equal(await pushRefs(t.deps, t.id, [{ src: null, dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
+  assert.is(t.blobStore.writes, writes);
+  assert.is(t.ledger.repos.get(t.id)!.packs.length, 1);
+  assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/copy'));
+}));
 
-push('dry run: no upload and no transaction', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], { ...plain, dryRun: true }), [{ dst: 'refs/heads/main', ok: true }]);
-    assert.is(t.blobStore.writes, 0);
-    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
-  } finally { t.dir.remove(); }
-});
+push('dry run: no upload and no transaction', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  assert.equal(await pushRefs(t.deps, t.id, MAIN, { ...plain, dryRun: true }), [{ dst: 'refs/heads/main', ok: true }]);
+  assert.is(t.blobStore.writes, 0);
+  assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
+}));
 
-push('when a ref moves under the push, that ref answers "fetch first" and the others land', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    const next = commitFile(t.work, t.env, 'b.txt', '2\n');
-    t.ledger.beforePush = () => {
-      t.ledger.beforePush = null;
-      t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
-    };
-    const results = await pushRefs(t.deps, t.id, [
-      { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
-      { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
-    ], plain);
-    assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: true }]);
-    assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/other'), next);
-  } finally { t.dir.remove(); }
-});
+push('when a ref moves under the push, that ref answers "fetch first" and the others land', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  const next = commitFile(t.work, t.env, 'b.txt', '2\n');
+  t.ledger.beforePush = () => {
+    t.ledger.beforePush = null;
+    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+  };
+  const results = await pushRefs(t.deps, t.id, [
+    { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
+    { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
+  ], plain);
+  assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: true }]);
+  assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/other'), next);
+}));
 
-push('atomic: a ref that moved fails the whole batch', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    commitFile(t.work, t.env, 'b.txt', '2\n');
-    t.ledger.beforePush = () => {
-      t.ledger.beforePush = null;
-      t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
-    };
-    const results = await pushRefs(t.deps, t.id, [
-      { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
-      { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
-    ], { ...plain, atomic: true });
-    assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: false, reason: 'atomic push failed' }]);
-    assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/other'));
-  } finally { t.dir.remove(); }
-});
+push('atomic: a ref that moved fails the whole batch', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  commitFile(t.work, t.env, 'b.txt', '2\n');
+  t.ledger.beforePush = () => {
+    t.ledger.beforePush = null;
+    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+  };
+  const results = await pushRefs(t.deps, t.id, [
+    { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
+    { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
+  ], { ...plain, atomic: true });
+  assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: false, reason: 'atomic push failed' }]);
+  assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/other'));
+}));
 
-push('a ref protected while the push was on its way is refused; the rest lands', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    const writer = `0x${'3'.repeat(64)}`;
-    await t.ledger.addWriter(t.id, writer);
-    t.ledger.address = writer;
-    gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
-    t.ledger.beforePush = () => {
-      t.ledger.beforePush = null;
-      t.ledger.repos.get(t.id)!.info.protectedRefs.push('refs/heads/main');
-    };
-    const results = await pushRefs(t.deps, t.id, [
-      { src: 'refs/heads/main', dst: 'refs/heads/main', force: true },
-      { src: 'refs/heads/main', dst: 'refs/heads/side', force: false },
-    ], plain);
-    assert.is(results[0].ok, false);
-    assert.match((results[0] as { reason: string }).reason, new RegExp(`refs/heads/main is protected: only the owner ${OWNER}`));
-    assert.equal(results[1], { dst: 'refs/heads/side', ok: true });
-  } finally { t.dir.remove(); }
-});
+push('a ref protected while the push was on its way is refused; the rest lands', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  const writer = `0x${'3'.repeat(64)}`;
+  await t.ledger.addWriter(t.id, writer);
+  t.ledger.address = writer;
+  gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
+  t.ledger.beforePush = () => {
+    t.ledger.beforePush = null;
+    t.ledger.repos.get(t.id)!.info.protectedRefs.push('refs/heads/main');
+  };
+  const results = await pushRefs(t.deps, t.id, [
+    { src: 'refs/heads/main', dst: 'refs/heads/main', force: true },
+    { src: 'refs/heads/main', dst: 'refs/heads/side', force: false },
+  ], plain);
+  assert.is(results[0].ok, false);
+  assert.match((results[0] as { reason: string }).reason, new RegExp(`refs/heads/main is protected: only the owner ${OWNER}`));
+  assert.equal(results[1], { dst: 'refs/heads/side', ok: true });
+}));
 
-push('a non-writer is refused with the owner named, before any upload', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    t.ledger.address = `0x${'2'.repeat(64)}`;
-    const [result] = await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain);
-    assert.is(result.ok, false);
-    assert.match((result as { reason: string }).reason, new RegExp(`not a writer.*${OWNER}`));
-    assert.is(t.blobStore.writes, 0);
-  } finally { t.dir.remove(); }
-});
+push('a non-writer is refused with the owner named, before any upload', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  t.ledger.address = `0x${'2'.repeat(64)}`;
+  const [result] = await pushRefs(t.deps, t.id, MAIN, plain);
+  assert.is(result.ok, false);
+  assert.match((result as { reason: string }).reason, new RegExp(`not a writer.*${OWNER}`));
+  assert.is(t.blobStore.writes, 0);
+}));
 
-push('a key that cannot be loaded fails the push with its typed error, before any upload', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.work, t.env, 'a.txt', '1\n');
-    t.ledger.signerAddress = async () => { throw new KeyFormatError('GIT_WALRUS_KEY', 'not a Sui private key'); };
-    await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], plain).then(
-      () => assert.unreachable('pushed without a signer'),
-      (error) => assert.is(error.code, 'KEY_FORMAT'),
-    );
-    assert.is(t.blobStore.writes, 0);
-    assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
-  } finally { t.dir.remove(); }
-});
+push('a key that cannot be loaded fails the push with its typed error, before any upload', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', '1\n');
+  t.ledger.signerAddress = async () => { throw new KeyFormatError('GIT_WALRUS_KEY', 'not a Sui private key'); };
+  await pushRefs(t.deps, t.id, MAIN, plain).then(
+    () => assert.unreachable('pushed without a signer'),
+    (error) => assert.is(error.code, 'KEY_FORMAT'),
+  );
+  assert.is(t.blobStore.writes, 0);
+  assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
+}));
 
 push.run();
