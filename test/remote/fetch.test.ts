@@ -8,7 +8,7 @@ import { CorruptPackError } from '../../src/remote/errors.ts';
 import { chunkSizeBound, fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };
@@ -32,92 +32,80 @@ async function setup(maxBlobSize?: number) {
   return { dir, env, source, target, ledger, blobStore, id, local, fetchDeps, pushMain };
 }
 
+/** A test against fresh source and target repositories and a ledger. */
+const inRepositories = (test: (t: Awaited<ReturnType<typeof setup>>) => Promise<void>, maxBlobSize?: number) => withFixture(() => setup(maxBlobSize), test);
+
 const fetch = suite('fetchObjects');
 
-fetch('applies every pack in push order (thin packs included), then a no-op fetch is one chain read and no blob read', async () => {
-  const t = await setup(700);
+fetch('applies every pack in push order (thin packs included), then a no-op fetch is one chain read and no blob read', inRepositories(async (t) => {
+  for (let round = 0; round < 3; round++) {
+    commitFile(t.source, t.env, 'big.txt', `line of text ${round}\n`.repeat(200 + round));
+    await t.pushMain();
+  }
+  const head = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
+  await fetchObjects(t.fetchDeps, t.id, [head], false);
+  assert.is(gitIn(t.target, t.env, 'cat-file', '-t', head), 'commit');
+  gitIn(t.target, t.env, 'update-ref', 'refs/heads/main', head);
+  gitIn(t.target, t.env, 'fsck', '--strict');
+  assert.is(await t.local.readAppliedPacks(t.id), 3);
+
+  t.ledger.calls.length = 0;
+  const reads = t.blobStore.reads;
+  await fetchObjects(t.fetchDeps, t.id, [head], false);
+  assert.equal(t.ledger.calls, ['getRepository']);
+  assert.is(t.blobStore.reads, reads);
+}, 700));
+
+fetch('fetches only the packs pushed since the last fetch', inRepositories(async (t) => {
+  commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  await fetchObjects(t.fetchDeps, t.id, [gitIn(t.source, t.env, 'rev-parse', 'HEAD')], false);
+  const next = commitFile(t.source, t.env, 'b.txt', 'b\n');
+  await t.pushMain();
+  const reads = t.blobStore.reads;
+  await fetchObjects(t.fetchDeps, t.id, [next], false);
+  assert.is(t.blobStore.reads - reads, 1);
+  assert.is(await t.local.readAppliedPacks(t.id), 2);
+}));
+
+fetch('a pack whose bytes do not match the chain fails the fetch and writes nothing', inRepositories(async (t) => {
+  const head = commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  const [blobId] = t.ledger.repos.get(t.id)!.packs[0].chunks;
+  const bytes = t.blobStore.blobs.get(blobId)!;
+  bytes[bytes.length - 1] ^= 0xff;
   try {
-    for (let round = 0; round < 3; round++) {
-      commitFile(t.source, t.env, 'big.txt', `line of text ${round}\n`.repeat(200 + round));
-      await t.pushMain();
-    }
-    const head = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
     await fetchObjects(t.fetchDeps, t.id, [head], false);
-    assert.is(gitIn(t.target, t.env, 'cat-file', '-t', head), 'commit');
-    gitIn(t.target, t.env, 'update-ref', 'refs/heads/main', head);
-    gitIn(t.target, t.env, 'fsck', '--strict');
-    assert.is(await t.local.readAppliedPacks(t.id), 3);
+    assert.unreachable();
+  } catch (e) {
+    assert.instance(e, CorruptPackError);
+    assert.match((e as Error).message, /pack 0 of repository .* is corrupt/);
+  }
+  assert.equal(readdirSync(join(t.target, '.git', 'objects', 'pack')), []);
+  assert.is(await t.local.readAppliedPacks(t.id), 0);
+  assert.equal(readdirSync(join(t.target, '.git', 'objects')).filter((n) => n.startsWith('incoming-')), []);
+}));
 
-    t.ledger.calls.length = 0;
-    const reads = t.blobStore.reads;
-    await fetchObjects(t.fetchDeps, t.id, [head], false);
-    assert.equal(t.ledger.calls, ['getRepository']);
-    assert.is(t.blobStore.reads, reads);
-  } finally { t.dir.remove(); }
-});
+fetch('re-applies from the first live pack when the record says more than the object database holds', inRepositories(async (t) => {
+  const head = commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  await t.local.writeAppliedPacks(t.id, 1);
+  await fetchObjects(t.fetchDeps, t.id, [head], false);
+  assert.is(gitIn(t.target, t.env, 'cat-file', '-t', head), 'commit');
+}));
 
-fetch('fetches only the packs pushed since the last fetch', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.source, t.env, 'a.txt', 'a\n');
-    await t.pushMain();
-    await fetchObjects(t.fetchDeps, t.id, [gitIn(t.source, t.env, 'rev-parse', 'HEAD')], false);
-    const next = commitFile(t.source, t.env, 'b.txt', 'b\n');
-    await t.pushMain();
-    const reads = t.blobStore.reads;
-    await fetchObjects(t.fetchDeps, t.id, [next], false);
-    assert.is(t.blobStore.reads - reads, 1);
-    assert.is(await t.local.readAppliedPacks(t.id), 2);
-  } finally { t.dir.remove(); }
-});
-
-fetch('a pack whose bytes do not match the chain fails the fetch and writes nothing', async () => {
-  const t = await setup();
-  try {
-    const head = commitFile(t.source, t.env, 'a.txt', 'a\n');
-    await t.pushMain();
-    const [blobId] = t.ledger.repos.get(t.id)!.packs[0].chunks;
-    const bytes = t.blobStore.blobs.get(blobId)!;
-    bytes[bytes.length - 1] ^= 0xff;
-    try {
-      await fetchObjects(t.fetchDeps, t.id, [head], false);
-      assert.unreachable();
-    } catch (e) {
-      assert.instance(e, CorruptPackError);
-      assert.match((e as Error).message, /pack 0 of repository .* is corrupt/);
-    }
-    assert.equal(readdirSync(join(t.target, '.git', 'objects', 'pack')), []);
-    assert.is(await t.local.readAppliedPacks(t.id), 0);
-    assert.equal(readdirSync(join(t.target, '.git', 'objects')).filter((n) => n.startsWith('incoming-')), []);
-  } finally { t.dir.remove(); }
-});
-
-fetch('re-applies from the first live pack when the record says more than the object database holds', async () => {
-  const t = await setup();
-  try {
-    const head = commitFile(t.source, t.env, 'a.txt', 'a\n');
-    await t.pushMain();
-    await t.local.writeAppliedPacks(t.id, 1);
-    await fetchObjects(t.fetchDeps, t.id, [head], false);
-    assert.is(gitIn(t.target, t.env, 'cat-file', '-t', head), 'commit');
-  } finally { t.dir.remove(); }
-});
-
-fetch('takes the packs pushed after the pack count it was given, without reading earlier ones again', async () => {
-  const t = await setup();
-  try {
-    commitFile(t.source, t.env, 'a.txt', 'a\n');
-    await t.pushMain();
-    const stale = await t.ledger.getRepository(t.id);
-    await fetchObjects(t.fetchDeps, t.id, [gitIn(t.source, t.env, 'rev-parse', 'HEAD')], false, stale);
-    const next = commitFile(t.source, t.env, 'b.txt', 'b\n');
-    await t.pushMain();
-    const reads = t.blobStore.reads;
-    await fetchObjects(t.fetchDeps, t.id, [next], false, stale);
-    assert.is(gitIn(t.target, t.env, 'cat-file', '-t', next), 'commit');
-    assert.is(t.blobStore.reads - reads, 1);
-  } finally { t.dir.remove(); }
-});
+fetch('takes the packs pushed after the pack count it was given, without reading earlier ones again', inRepositories(async (t) => {
+  commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  const stale = await t.ledger.getRepository(t.id);
+  await fetchObjects(t.fetchDeps, t.id, [gitIn(t.source, t.env, 'rev-parse', 'HEAD')], false, stale);
+  const next = commitFile(t.source, t.env, 'b.txt', 'b\n');
+  await t.pushMain();
+  const reads = t.blobStore.reads;
+  await fetchObjects(t.fetchDeps, t.id, [next], false, stale);
+  assert.is(gitIn(t.target, t.env, 'cat-file', '-t', next), 'commit');
+  assert.is(t.blobStore.reads - reads, 1);
+}));
 
 const bound = suite('chunkSizeBound');
 

@@ -7,7 +7,7 @@ import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const plain: PushSettings = { atomic: false, dryRun: false, progress: false, leases: new Map() };
@@ -24,17 +24,8 @@ async function setup(maxBlobSize?: number) {
   return { dir, env, work, ledger, blobStore, id, local, deps };
 }
 
-/** Runs `test` against a fresh repository and ledger, and removes them afterwards. */
-function inRepository(test: (t: Awaited<ReturnType<typeof setup>>) => Promise<void>, maxBlobSize?: number): () => Promise<void> {
-  return async () => {
-    const t = await setup(maxBlobSize);
-    try {
-      await test(t);
-    } finally {
-      t.dir.remove();
-    }
-  };
-}
+/** A test against a fresh repository and ledger. */
+const inRepository = (test: (t: Awaited<ReturnType<typeof setup>>) => Promise<void>, maxBlobSize?: number) => withFixture(() => setup(maxBlobSize), test);
 
 /** Push the local main to the remote main, as `git push walrus main` asks. */
 const MAIN = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];

@@ -23,6 +23,21 @@ export function hermeticGitEnv(home: string, extra: NodeJS.ProcessEnv = {}): Nod
   };
 }
 
+/**
+ * A test body that builds its fixture with `make`, runs `test` on it, and removes the fixture's directory whether
+ * the test passed or not.
+ */
+export function withFixture<F extends { dir: { remove(): void } }>(make: () => Promise<F>, test: (fixture: F) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const fixture = await make();
+    try {
+      await test(fixture);
+    } finally {
+      fixture.dir.remove();
+    }
+  };
+}
+
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
