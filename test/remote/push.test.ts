@@ -30,6 +30,16 @@ const inRepository = (test: (t: Awaited<ReturnType<typeof setup>>) => Promise<vo
 /** Push the local main to the remote main, as `git push walrus main` asks. */
 const MAIN = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];
 
+/** Another writer moves the remote main while the next push is on its way (just before its transaction). */
+function moveMainUnderNextPush(t: Awaited<ReturnType<typeof setup>>): void {
+  t.ledger.beforePush = () => {
+    t.ledger.beforePush = null;
+    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+  };
+}
+
+const MAIN_AND_OTHER = [...MAIN, { src: 'refs/heads/main', dst: 'refs/heads/other', force: false }];
+
 const push = suite('pushRefs');
 
 push('a first push stores one pack and sets the ref in one transaction', inRepository(async (t) => {
@@ -97,14 +107,8 @@ push('when a ref moves under the push, that ref answers "fetch first" and the ot
   commitFile(t.work, t.env, 'a.txt', '1\n');
   await pushRefs(t.deps, t.id, MAIN, plain);
   const next = commitFile(t.work, t.env, 'b.txt', '2\n');
-  t.ledger.beforePush = () => {
-    t.ledger.beforePush = null;
-    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
-  };
-  const results = await pushRefs(t.deps, t.id, [
-    { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
-    { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
-  ], plain);
+  moveMainUnderNextPush(t);
+  const results = await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
   assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: true }]);
   assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/other'), next);
 }));
@@ -113,14 +117,8 @@ push('atomic: a ref that moved fails the whole batch', inRepository(async (t) =>
   commitFile(t.work, t.env, 'a.txt', '1\n');
   await pushRefs(t.deps, t.id, MAIN, plain);
   commitFile(t.work, t.env, 'b.txt', '2\n');
-  t.ledger.beforePush = () => {
-    t.ledger.beforePush = null;
-    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
-  };
-  const results = await pushRefs(t.deps, t.id, [
-    { src: 'refs/heads/main', dst: 'refs/heads/main', force: false },
-    { src: 'refs/heads/main', dst: 'refs/heads/other', force: false },
-  ], { ...plain, atomic: true });
+  moveMainUnderNextPush(t);
+  const results = await pushRefs(t.deps, t.id, MAIN_AND_OTHER, { ...plain, atomic: true });
   assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: false, reason: 'atomic push failed' }]);
   assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/other'));
 }));
