@@ -13,8 +13,8 @@ readonly K8S_GIT_VERSION='v1.20.2'
 readonly CACHE_ROOT="${GRW_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/git-remote-walrus}"
 readonly CACHE="$CACHE_ROOT/kubernetes-$K8S_SOURCE_VERSION"
 readonly BIN="$CACHE/bin"
-readonly BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
-readonly RUN_PACKAGES=(etcd-server openssl)
+readonly BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
+readonly RUN_PACKAGES=(etcd-server openssl iptables conntrack iproute2)
 readonly BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev rsync make tar gzip xz-utils)
 readonly GO_ROOT=/usr/lib/go-1.19
 
@@ -143,7 +143,7 @@ build() {
   ldflags+=" -X k8s.io/kubernetes/vendor/k8s.io/client-go/pkg/version.gitVersion=$K8S_GIT_VERSION"
   mkdir -p "$work/bin"
   (cd "$src" && quietly go build -ldflags "$ldflags" -o "$work/bin/" \
-    ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler)
+    ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler ./cmd/kube-proxy ./cmd/kubectl)
   say "compiled in $(since "$step")s"
 
   rm -rf "$BIN"
