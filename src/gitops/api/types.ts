@@ -145,7 +145,8 @@ export interface WalrusAppStatus {
   observedGeneration?: number;
   conditions?: Condition[];
   head?: HeadStatus;
-  artifact?: Artifact & { commit: string };
+  /** The latest successful build: its commit and the hash of the build settings it ran with (buildConfigHash). */
+  artifact?: Artifact & { commit: string; configHash?: string };
   /** The commit the Deployment last rolled out successfully. */
   lastAppliedRevision?: string;
   /** A commit whose rollout failed and was rolled back, or whose build failed; not retried until the head moves. */
