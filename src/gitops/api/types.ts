@@ -166,8 +166,8 @@ export interface WalrusApp {
     resourceVersion?: string;
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
-    creationTimestamp?: string | Date;
-    deletionTimestamp?: string | Date;
+    creationTimestamp?: Date;
+    deletionTimestamp?: Date;
   };
   spec: WalrusAppSpec;
   status?: WalrusAppStatus;
