@@ -4,6 +4,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
+import type { CreateClone } from '../remote/checkout.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
@@ -22,6 +23,8 @@ export interface CliApp {
   log: Log;
   /** Raw stderr, for the final `fatal:` line. */
   stderr(text: string): void;
+  /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
+  createClone?: CreateClone;
 }
 
 export interface CliServices {

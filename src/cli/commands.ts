@@ -1,5 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
+import { artifactCommand } from './artifact.ts';
+import { checkoutCommand } from './checkout.ts';
 import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
@@ -20,4 +22,6 @@ export const commands: CommandModule<CliArgs, any>[] = [
   showCommand,
   verifyCommand,
   devnetCommand,
+  checkoutCommand,
+  artifactCommand,
 ];

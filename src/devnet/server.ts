@@ -61,7 +61,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${host}:${address.port}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   return {
     url,
     suiRpcUrl: url,
