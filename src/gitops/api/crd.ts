@@ -11,7 +11,7 @@ type Schema = Record<string, unknown>;
 const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
 const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
 const obj = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: 'object', properties, ...extra });
-const intOrString = (extra: Schema = {}): Schema => ({ 'x-kubernetes-int-or-string': true, ...extra });
+const intOrString = (extra: Schema = {}): Schema => ({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true, ...extra });
 const freeForm: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const quantities: Schema = { type: 'object', additionalProperties: intOrString({ pattern: '^[0-9.]+[a-zA-Z]*$' }) };
 const resources = (defaults?: Schema): Schema => obj({ limits: quantities, requests: quantities }, defaults ? { default: defaults } : {});
