@@ -25,6 +25,24 @@ export interface CliApp {
   stderr(text: string): void;
   /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
   createClone?: CreateClone;
+  /** Composes the GitOps controller (`git walrus controller`). */
+  startController?(options: ControllerRunOptions): Promise<ControllerRun>;
+}
+
+export interface ControllerRunOptions {
+  kubeconfig?: string;
+  namespace?: string;
+  controllerNamespace?: string;
+  network?: string;
+  leaderElection: boolean;
+  providerKeySecret?: string;
+  pollMs: number;
+}
+
+export interface ControllerRun {
+  /** Resolves when stopped or, with leader election, when leadership is lost. */
+  run(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export interface CliServices {

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { artifactCommand } from './artifact.ts';
 import { checkoutCommand } from './checkout.ts';
+import { controllerCommand } from './controller.ts';
 import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
@@ -24,4 +25,5 @@ export const commands: CommandModule<CliArgs, any>[] = [
   devnetCommand,
   checkoutCommand,
   artifactCommand,
+  controllerCommand,
 ];

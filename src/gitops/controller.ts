@@ -6,6 +6,7 @@ import { EventRecorder } from './events.ts';
 import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
 import { reconcile, type Templates } from './reconcile/reconcile.ts';
+import { LABELS, MANAGED_BY } from './templates/index.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
@@ -115,8 +116,10 @@ export class Controller {
   async #lead(): Promise<void> {
     const { cluster, namespace, log } = this.#options;
     this.#apps = this.#watch('walrusapps', cluster.informer('walrusapps', { namespace }));
-    const deployments = this.#watch('deployments', cluster.informer('deployments', { namespace }));
-    this.#jobs = this.#watch('jobs', cluster.informer('jobs', { namespace }));
+    // Only what the controller made: a cluster's other Deployments and Jobs never reach its caches.
+    const labelSelector = `${LABELS.managedBy}=${MANAGED_BY}`;
+    const deployments = this.#watch('deployments', cluster.informer('deployments', { namespace, labelSelector }));
+    this.#jobs = this.#watch('jobs', cluster.informer('jobs', { namespace, labelSelector }));
     this.#watched = [this.#apps, deployments, this.#jobs] as Watched<KubernetesObject>[];
 
     this.#apps.informer.on('add', (app) => this.queue.add(appKey(app)));

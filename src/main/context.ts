@@ -23,6 +23,8 @@ import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, n
  */
 export interface OpenedNetwork {
   name: string;
+  /** The walrus_git package on this network (whose `Pushed` events the GitOps controller follows). */
+  packageId: string;
   ledger: Ledger;
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
@@ -81,6 +83,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   if (statsFile) ({ ledger, blobStore: store } = countingPorts(ledger, store, stats));
   return {
     name: config.name,
+    packageId,
     ledger,
     blobStore: store,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
