@@ -33,6 +33,10 @@ export interface ControlPlane {
   /** https://127.0.0.1:<port> */
   readonly server: string;
   readonly pids: Readonly<Record<Component, number>>;
+  /** The apiserver's port (on 127.0.0.1; a node's relay serves the same port on its host address). */
+  readonly port: number;
+  /** With a node: kube-proxy's kubeconfig (user system:kube-proxy), reaching the apiserver at the node's host address. */
+  readonly proxyKubeconfigPath?: string;
 }
 
 /** The plane could not be built or started; the message carries the failing component's own last log lines. */
@@ -62,6 +66,19 @@ export interface StartOptions {
    */
   dieWithParent: boolean;
   log?: (line: string) => void;
+  /** The node network the plane serves: its Service range, and the address the node reaches the apiserver at. */
+  node?: PlaneNodeOptions;
+}
+
+export interface PlaneNodeOptions {
+  serviceCidr: string;
+  /** The `kubernetes` Service's ClusterIP (first address of serviceCidr); in the serving certificate. */
+  apiServiceIp: string;
+  /**
+   * The host's address on the node link: advertised as the `kubernetes` Service's endpoint and in the
+   * serving certificate. The apiserver still binds 127.0.0.1; the node runner relays this address to it.
+   */
+  advertiseIp: string;
 }
 
 /** Starts a plane and waits until it serves: API ready, service accounts being made, scheduler healthy. */
@@ -85,17 +102,22 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
   const started = Date.now();
   const [etcdClient, etcdPeer, apiserverPort, managerPort, schedulerPort] = await freePorts(5);
   const server = `https://127.0.0.1:${apiserverPort}`;
-  const pki = await makePki(dir);
-  const tokens = { admin: token(), manager: token(), scheduler: token() };
+  const node = options.node;
+  const pki = await makePki(dir, node ? [node.advertiseIp, node.apiServiceIp] : ['10.0.0.1']);
+  const tokens = { admin: token(), manager: token(), scheduler: token(), proxy: token() };
   await writeFile(join(dir, 'tokens.csv'), [
     `${tokens.admin},walrus-test-admin,walrus-test-admin,"system:masters"`,
     `${tokens.manager},system:kube-controller-manager,system:kube-controller-manager`,
     `${tokens.scheduler},system:kube-scheduler,system:kube-scheduler`,
+    // The default ClusterRoleBinding system:node-proxier grants this user what kube-proxy reads.
+    `${tokens.proxy},system:kube-proxy,system:kube-proxy`,
   ].join('\n') + '\n', { mode: 0o600 });
   const kubeconfigPath = join(dir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, server, pki.caCert, tokens.admin);
   await writeKubeconfig(join(dir, 'manager.kubeconfig'), server, pki.caCert, tokens.manager);
   await writeKubeconfig(join(dir, 'scheduler.kubeconfig'), server, pki.caCert, tokens.scheduler);
+  const proxyKubeconfigPath = node ? join(dir, 'kube-proxy.kubeconfig') : undefined;
+  if (node && proxyKubeconfigPath) await writeKubeconfig(proxyKubeconfigPath, `https://${node.advertiseIp}:${apiserverPort}`, pki.caCert, tokens.proxy);
 
   const children = new Map<Component, ChildProcess>();
   const exits = new Map<Component, string>();
@@ -137,14 +159,14 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
 
     launch('kube-apiserver', join(options.binDir, 'kube-apiserver'), [
       `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiserverPort}`, '--insecure-port=0',
+      '--bind-address=127.0.0.1', `--advertise-address=${node?.advertiseIp ?? '127.0.0.1'}`, `--secure-port=${apiserverPort}`, '--insecure-port=0',
       `--tls-cert-file=${pki.serverCert}`, `--tls-private-key-file=${pki.serverKey}`, `--client-ca-file=${pki.caCert}`,
       `--token-auth-file=${join(dir, 'tokens.csv')}`, '--authorization-mode=RBAC', '--anonymous-auth=false',
       `--service-account-key-file=${pki.serviceAccountPublic}`, `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--service-account-issuer=https://kubernetes.default.svc', '--api-audiences=https://kubernetes.default.svc',
-      '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true',
-      // Endpoints may not hold a loopback address, so the `kubernetes` service gets none (nothing here needs it).
-      '--endpoint-reconciler-type=none', '--profiling=false', '--v=1',
+      `--service-cluster-ip-range=${node?.serviceCidr ?? '10.0.0.0/24'}`, '--allow-privileged=true',
+      // Endpoints may not hold a loopback address: without a node the `kubernetes` service gets none.
+      ...(node ? [] : ['--endpoint-reconciler-type=none']), '--profiling=false', '--v=1',
     ]);
     await wait('kube-apiserver', async () => (await get(`${server}/readyz`, { ca: pki.caCert, token: tokens.admin })).status === 200);
     lap('apiserver');
@@ -175,7 +197,7 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
     await writeFile(join(dir, 'plane.json'), JSON.stringify({ pids: pidsOf(children), server }, null, 2) + '\n');
   }
   options.log?.(`k8s: control plane up in ${((Date.now() - started) / 1000).toFixed(1)}s (ready at: ${timings.join(', ')}) at ${server}, files in ${dir}`);
-  return { dir, kubeconfigPath, server, pids: pidsOf(children) as Record<Component, number> };
+  return { dir, kubeconfigPath, server, pids: pidsOf(children) as Record<Component, number>, port: apiserverPort, proxyKubeconfigPath };
 }
 
 /**
@@ -313,8 +335,11 @@ interface Pki {
   serviceAccountPublic: string;
 }
 
-/** A throwaway CA, the apiserver's serving certificate and the service-account signing key pair (EC P-256). */
-async function makePki(dir: string): Promise<Pki> {
+/**
+ * A throwaway CA, the apiserver's serving certificate (valid for loopback and `extraIps`) and the
+ * service-account signing key pair (EC P-256).
+ */
+async function makePki(dir: string, extraIps: readonly string[]): Promise<Pki> {
   const pki = join(dir, 'pki');
   await mkdir(pki, { mode: 0o700 });
   const at = (name: string) => join(pki, name);
@@ -324,7 +349,7 @@ async function makePki(dir: string): Promise<Pki> {
     'subjectKeyIdentifier = hash',
     '[server_ext]', 'basicConstraints = critical, CA:FALSE', 'keyUsage = critical, digitalSignature, keyEncipherment',
     'extendedKeyUsage = serverAuth',
-    'subjectAltName = IP:127.0.0.1, DNS:localhost, IP:10.0.0.1, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc',
+    `subjectAltName = IP:127.0.0.1, DNS:localhost, ${extraIps.map((ip) => `IP:${ip}, `).join('')}DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc`,
   ].join('\n') + '\n');
   const openssl = (...args: string[]) => run('openssl', args, { cwd: pki });
   await Promise.all(['ca.key', 'server.key', 'sa.key'].map((key) => openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key)));

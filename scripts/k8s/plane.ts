@@ -1,40 +1,128 @@
 /**
- * `npm run k8s:up`: builds (or reuses) the binaries, starts a control plane that outlives this command,
- * and prints how to use it. `npm run k8s:down [-- DIR]`: stops it (by default the last one started here).
+ * `npm run k8s:up`: starts a cluster (node network, control plane, process kubelet, kube-proxy) owned
+ * by a runner process that outlives this command, and prints how to use it. `npm run k8s:down [-- RUN]`
+ * stops it (by default the last one started here) and removes everything it made; a run whose runner
+ * died is removed from its state file.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBinaries, startControlPlane, stopControlPlane } from './control-plane.ts';
+import { fileURLToPath } from 'node:url';
+import { sweepDeadRuns, teardownRun } from './node/cleanup.ts';
+import { startCluster } from './node/node.ts';
+import { REGISTRY_DIR, isAlive, readState } from './node/run-state.ts';
 
-// Where `up` leaves the plane's directory for a later `down` without arguments.
-const CURRENT = join(tmpdir(), `git-remote-walrus-k8s-${process.getuid?.() ?? 'user'}.current`);
+// The run `up` started last and the directory of its runner's log, for a `down` without arguments.
+const CURRENT = join(REGISTRY_DIR, 'current');
+const current = async (): Promise<{ runId?: string; dir?: string }> => JSON.parse(await readFile(CURRENT, 'utf8').catch(() => '{}'));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+interface Ready {
+  runId: string;
+  kubeconfig: string;
+  binDir: string;
+  kubectl: string;
+  hostIp: string;
+  podCidr: string;
+  serviceCidr: string;
+  nodeName: string;
+  logs: string[];
+}
+
 async function up(): Promise<void> {
-  const binDir = await ensureBinaries();
-  const plane = await startControlPlane({ binDir, dieWithParent: false, log });
-  await writeFile(CURRENT, plane.dir + '\n');
-  process.stdout.write(`export KUBECONFIG=${plane.kubeconfigPath}\n`);
-  log(`k8s: stop it with: npm run k8s:down -- ${plane.dir}`);
-}
-
-async function down(dir: string | undefined): Promise<void> {
-  const target = dir ?? (await readFile(CURRENT, 'utf8').catch(() => '')).trim();
-  if (!target) {
-    log('k8s: no control plane recorded as started; pass its directory: npm run k8s:down -- DIR');
-    process.exitCode = 1;
-    return;
+  const dir = await mkdtemp(join(tmpdir(), 'grw-k8s-up-'));
+  const readyFile = join(dir, 'ready.json');
+  const runnerLog = join(dir, 'runner.log');
+  const fd = openSync(runnerLog, 'a');
+  const runner = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', readyFile], { detached: true, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  runner.unref();
+  const exited = new Promise<string>((resolve) => runner.on('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+  let printed = 0;
+  const follow = () => {
+    const text = existsSync(runnerLog) ? readFileSync(runnerLog, 'utf8') : '';
+    process.stderr.write(text.slice(printed));
+    printed = text.length;
+  };
+  for (;;) {
+    follow();
+    if (existsSync(readyFile)) break;
+    const how = await Promise.race([exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200))]);
+    if (how !== undefined) {
+      follow();
+      log(`k8s: the cluster runner exited (${how}) before the cluster was up; its log: ${runnerLog}`);
+      process.exitCode = 1;
+      return;
+    }
   }
-  await stopControlPlane(target);
-  if (!dir || (await readFile(CURRENT, 'utf8').catch(() => '')).trim() === target) await rm(CURRENT, { force: true });
-  log(`k8s: stopped the control plane in ${target}`);
+  const ready = JSON.parse(await readFile(readyFile, 'utf8')) as Ready;
+  await writeFile(CURRENT, JSON.stringify({ runId: ready.runId, dir }) + '\n');
+  process.stdout.write([
+    `export KUBECONFIG=${ready.kubeconfig}`,
+    `export PATH=${ready.binDir}:$PATH`,
+    `# kubectl: ${ready.kubectl} (the one built with the plane; the PATH line puts it first)`,
+    `# node ${ready.nodeName}: pods ${ready.podCidr}, services ${ready.serviceCidr}; bind test servers pods must reach to ${ready.hostIp}`,
+    `# logs: ${[runnerLog, ...ready.logs].join(' ')}`,
+    `# stop: npm run k8s:down (run ${ready.runId})`,
+  ].join('\n') + '\n');
 }
 
-const [command, arg] = process.argv.slice(2);
+/** The runner: owns the cluster (the kubelet runs in it) until SIGTERM or SIGINT. */
+async function serve(readyFile: string): Promise<void> {
+  const cluster = await startCluster({ log });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= cluster.stop().then(() => process.exit(0), (err: Error) => { log(`k8s: stopping failed: ${err.message}`); process.exit(1); });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', stop);
+  // Keeps the runner alive: the cluster's own handles are unref'd so that test processes can exit.
+  setInterval(() => {}, 1 << 30);
+  const ready: Ready = {
+    runId: cluster.network.runId, kubeconfig: cluster.plane.kubeconfigPath,
+    binDir: join(cluster.kubectl, '..'), kubectl: cluster.kubectl,
+    hostIp: cluster.network.hostIp, podCidr: cluster.network.podCidr, serviceCidr: cluster.network.serviceCidr,
+    nodeName: cluster.nodeName, logs: [cluster.logs.plane, cluster.logs.kubeProxy, cluster.stateDir],
+  };
+  await writeFile(readyFile, JSON.stringify(ready));
+}
+
+async function down(runArg: string | undefined): Promise<void> {
+  const last = await current();
+  const runId = runArg ?? last.runId;
+  if (runId) {
+    const state = readState(runId);
+    if (!state) log(`k8s: run ${runId} is already gone`);
+    else {
+      if (isAlive(state)) {
+        process.kill(state.owner.pid, 'SIGTERM');
+        const deadline = Date.now() + 30_000;
+        while (readState(runId) && isAlive(state) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (isAlive(state)) process.kill(state.owner.pid, 'SIGKILL');
+      }
+      // The runner removes its run when it stops; whatever is left (it was killed, or died before) goes here.
+      const left = readState(runId);
+      if (left) await teardownRun(left, log);
+      log(`k8s: run ${runId} stopped and removed`);
+    }
+    if (last.runId === runId) {
+      if (last.dir) await rm(last.dir, { recursive: true, force: true });
+      await rm(CURRENT, { force: true });
+    }
+  } else {
+    log('k8s: no run recorded as started here; removing what dead runs left, if anything');
+  }
+  await sweepDeadRuns(log);
+}
+
+const [command, ...args] = process.argv.slice(2);
 if (command === 'up') await up();
-else if (command === 'down') await down(arg);
+else if (command === 'serve') await serve(args[0]);
+else if (command === 'down') await down(args[0]);
 else {
-  log('usage: node scripts/k8s/plane.ts up | down [DIR]');
+  log('usage: node scripts/k8s/plane.ts up | down [RUN]');
   process.exitCode = 2;
 }

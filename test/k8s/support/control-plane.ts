@@ -1,47 +1,72 @@
 /**
- * Gives Kubernetes tests a real control plane: started once per test run (the first test to ask pays),
- * torn down when the process exits. Each test file gets its own namespace and its own fake kubelet.
+ * Gives Kubernetes tests a real cluster: one node network, control plane, process kubelet and
+ * kube-proxy per test run (the first test to ask pays), shared by every test file; each file gets its
+ * own namespace on the one node.
  *
  *   const cluster = testCluster('deployments');
  *   rollout.after(() => cluster.stop());
  *   rollout('...', async () => { const { kc, namespace } = await cluster.get(); ... });
  *
- * `get()` rejects with the reason when the plane cannot start, so every test asking for it fails loudly
- * (uvu would swallow an error thrown from a `before` hook, which is why the plane is not started there).
+ * `get()` rejects with the reason when the cluster cannot start (no root, no namespaces, no iptables,
+ * a component failing), so every test asking for it fails loudly and none is skipped (uvu would swallow
+ * an error thrown from a `before` hook, which is why the cluster is not started there).
+ *
+ * The run is removed when the last handle made by testCluster() is stopped (every file stops its own
+ * in `after`, failed tests included), and otherwise as the process exits: on SIGINT/SIGTERM/SIGHUP it
+ * is stopped in order, and on any other exit a detached sweeper removes it once this process is gone.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ensureBinaries, killControlPlaneSync, startControlPlane } from '../../../scripts/k8s/control-plane.ts';
-import type { ControlPlane } from '../../../scripts/k8s/control-plane.ts';
-import { FakeKubelet } from './fake-kubelet.ts';
-import type { FakeKubeletOptions } from './fake-kubelet.ts';
+import { startCluster } from '../../../scripts/k8s/node/node.ts';
+import type { Cluster } from '../../../scripts/k8s/node/node.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-let shared: Promise<ControlPlane> | undefined;
+const SWEEPER = fileURLToPath(new URL('../../../scripts/k8s/node/sweep.ts', import.meta.url));
+let shared: Promise<Cluster> | undefined;
+let stopped: Promise<void> | undefined;
+let openHandles = 0;
 
-/** The run's control plane, started on first use. */
-export function sharedControlPlane(): Promise<ControlPlane> {
+/** The run's cluster, started on first use. */
+export function sharedCluster(): Promise<Cluster> {
+  if (stopped) return Promise.reject(new Error('the test run\'s cluster was already stopped (every testCluster handle was stopped)'));
   shared ??= (async () => {
-    const started = Date.now();
-    const binDir = await ensureBinaries();
-    log(`k8s: binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    const plane = await startControlPlane({ binDir, dieWithParent: true, log });
-    process.once('exit', () => killControlPlaneSync(plane.dir));
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-      process.once(signal, () => {
-        killControlPlaneSync(plane.dir);
-        process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal]);
-      });
-    }
-    return plane;
+    installExitHandlers();
+    return startCluster({ log });
   })();
   return shared;
 }
 
-/** An admin KubeConfig for the run's control plane. */
+function stopShared(): Promise<void> {
+  stopped ??= (async () => {
+    const cluster = await shared?.catch(() => undefined);
+    await cluster?.stop();
+  })();
+  return stopped;
+}
+
+function installExitHandlers(): void {
+  process.once('exit', () => {
+    if (stopped) return;
+    // Nothing asynchronous runs any more: a sweeper removes the run once this process is gone.
+    spawn(process.execPath, [SWEEPER, '--after', String(process.pid)], { detached: true, stdio: 'ignore' }).unref();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      const code = 128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal];
+      // A stop that hangs is cut short; the exit handler's sweeper then finishes the job.
+      setTimeout(() => process.exit(code), 20_000).unref();
+      stopShared().finally(() => process.exit(code));
+    });
+  }
+}
+
+/** An admin KubeConfig for the run's cluster. */
 export async function kubeConfig(): Promise<KubeConfig> {
   const kc = new KubeConfig();
-  kc.loadFromFile((await sharedControlPlane()).kubeconfigPath);
+  kc.loadFromFile((await sharedCluster()).plane.kubeconfigPath);
   return kc;
 }
 
@@ -49,30 +74,37 @@ export interface TestCluster {
   kc: KubeConfig;
   /** A fresh namespace whose `default` service account already has its token, so pods are admitted at once. */
   namespace: string;
-  kubelet: FakeKubelet;
+  /** The run's node: its name, network (hostIp for servers pods must reach, podCidr, serviceCidr), kubectl. */
+  cluster: Cluster;
+  /** What the named pod's containers printed so far (one log per pod, lines prefixed with the container name). */
+  podLog(name: string): Promise<string>;
 }
 
 export interface TestClusterHandle {
   get(): Promise<TestCluster>;
-  /** Stops the kubelet and deletes the namespace; safe to call when `get` was never called or failed. */
+  /** Deletes the namespace; the last handle stopped also stops the run's cluster. Safe when `get` never ran or failed. */
   stop(): Promise<void>;
 }
 
-/** A namespace and a fake kubelet on the shared plane, made on first `get()`. */
-export function testCluster(name: string, kubelet: Partial<FakeKubeletOptions> = {}): TestClusterHandle {
+/** A namespace on the run's shared node, made on first `get()`. */
+export function testCluster(name: string): TestClusterHandle {
   let made: Promise<TestCluster> | undefined;
+  let open = true;
+  openHandles++;
   return {
-    get: () => (made ??= makeTestCluster(name, kubelet)),
+    get: () => (made ??= makeTestCluster(name)),
     async stop() {
-      const cluster = await made?.catch(() => undefined);
-      if (!cluster) return;
-      await cluster.kubelet.stop();
-      await cluster.kc.makeApiClient(CoreV1Api).deleteNamespace({ name: cluster.namespace }).catch(() => {});
+      if (!open) return;
+      open = false;
+      const test = await made?.catch(() => undefined);
+      await test?.kc.makeApiClient(CoreV1Api).deleteNamespace({ name: test.namespace }).catch(() => {});
+      if (--openHandles === 0) await stopShared();
     },
   };
 }
 
-async function makeTestCluster(name: string, options: Partial<FakeKubeletOptions>): Promise<TestCluster> {
+async function makeTestCluster(name: string): Promise<TestCluster> {
+  const cluster = await sharedCluster();
   const kc = await kubeConfig();
   const core = kc.makeApiClient(CoreV1Api);
   const namespace = `${name}-${randomBytes(3).toString('hex')}`;
@@ -81,9 +113,11 @@ async function makeTestCluster(name: string, options: Partial<FakeKubeletOptions
     const account = await core.readNamespacedServiceAccount({ name: 'default', namespace }).catch(() => undefined);
     return (account?.secrets?.length ?? 0) > 0;
   });
-  const kubelet = new FakeKubelet(kc, { nodeName: `node-${namespace}`, log, ...options });
-  await kubelet.start();
-  return { kc, namespace, kubelet };
+  const podLog = async (pod: string) => {
+    if (!cluster.kubelet) throw new Error('no kubelet runs on this node (scripts/k8s/kubelet/kubelet.ts is missing), so pods have no logs');
+    return readFile(cluster.kubelet.podLogPath(namespace, pod), 'utf8').catch(() => '');
+  };
+  return { kc, namespace, cluster, podLog };
 }
 
 /**

@@ -1,0 +1,144 @@
+/**
+ * The process kubelet: registers the node, keeps its Lease and status fresh, and runs every pod the
+ * scheduler binds to it as processes in the pod's own network namespace (see pod-worker.ts, runtime.ts).
+ * `stop()` kills every process it started, removes every pod's namespace and files, and deletes the Node.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { NodeNetwork } from '../node/network.ts';
+import { describeImageMap, parseImageMap } from './images.ts';
+import type { ImageMap } from './images.ts';
+import { NodeStatus } from './node-status.ts';
+import { PodSync } from './pod-sync.ts';
+import { PodWorker } from './pod-worker.ts';
+import type { VolumeSources } from './volumes.ts';
+
+export type { ImageMap } from './images.ts';
+
+export interface KubeletOptions {
+  kubeconfigPath: string;
+  nodeName: string;
+  network: Pick<NodeNetwork, 'nodeIp' | 'attachPod' | 'detachPod'>;
+  /** Per-pod dirs (volumes, container roots) and per-pod log files. */
+  stateDir: string;
+  /** Replaces the default image map; without it the default applies, overlaid by the JSON file in $GRW_K8S_IMAGE_MAP. */
+  images?: ImageMap;
+  log: (line: string) => void;
+}
+
+export interface Kubelet {
+  stop(): Promise<void>;
+  /** The pod's log: each line its containers write, prefixed with the container's name. */
+  podLogPath(namespace: string, name: string): string;
+}
+
+const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const IMAGES_DIR = join(PROJECT_ROOT, 'scripts/k8s/kubelet/images');
+export const IMAGE_MAP_ENV = 'GRW_K8S_IMAGE_MAP';
+
+/** `node:*` runs on the project's Node 22 (npm/npx shims included); the project's own image runs its bin/. */
+export function defaultImageMap(): ImageMap {
+  const node = join(IMAGES_DIR, 'node');
+  return {
+    'node:*': { path: [node], cmd: ['node'], env: { NODE_VERSION: process.versions.node } },
+    'git-remote-walrus:*': { path: [join(PROJECT_ROOT, 'bin'), node] },
+  };
+}
+
+function imageMap(options: KubeletOptions): { map: ImageMap; source: string } {
+  if (options.images) return { map: options.images, source: 'the kubelet options' };
+  const file = process.env[IMAGE_MAP_ENV];
+  if (!file) return { map: defaultImageMap(), source: `the default; set ${IMAGE_MAP_ENV} to a JSON file to add images` };
+  const extra = parseImageMap(JSON.parse(readFileSync(file, 'utf8')), file);
+  // The file's patterns are tried first, so it can also override a default one.
+  return { map: { ...extra, ...defaultImageMap() }, source: `${file} over the default` };
+}
+
+export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.kubeconfigPath);
+  const core = kc.makeApiClient(CoreV1Api);
+  const { map: images, source } = imageMap(options);
+  const describeImages = describeImageMap(images, source);
+  const podsDir = join(options.stateDir, 'pods');
+  const logsDir = join(options.stateDir, 'logs');
+  await mkdir(podsDir, { recursive: true });
+  await mkdir(logsDir, { recursive: true });
+  const podLogPath = (namespace: string, name: string) => join(logsDir, `${namespace}_${name}.log`);
+
+  const decode = (data: Record<string, string> | undefined, base64: boolean) =>
+    Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, base64 ? 'base64' : 'utf8')]));
+  const absent = (err: { code?: number }) => {
+    if (err?.code === 404) return undefined;
+    throw err;
+  };
+  const sources: VolumeSources = {
+    configMap: (namespace, name) => core.readNamespacedConfigMap({ name, namespace })
+      .then((c) => ({ ...decode(c.data, false), ...decode(c.binaryData, true) }), absent),
+    secret: (namespace, name) => core.readNamespacedSecret({ name, namespace }).then((s) => decode(s.data, true), absent),
+    async serviceAccountToken(namespace, serviceAccount, audience, expirationSeconds) {
+      const request = await core.createNamespacedServiceAccountToken({
+        name: serviceAccount, namespace,
+        body: { spec: { audiences: audience ? [audience] : [], expirationSeconds } },
+      });
+      return request.status?.token ?? '';
+    },
+  };
+
+  const workers = new Map<string, PodWorker>();
+  const finished = new Set<string>();
+  const handlers = {
+    upsert(pod: V1Pod) {
+      const uid = pod.metadata!.uid!;
+      const worker = workers.get(uid);
+      if (worker) return worker.update(pod);
+      if (finished.has(uid)) return;
+      const created = new PodWorker(pod, {
+        core, nodeIp: options.network.nodeIp,
+        attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
+        images, describeImages, sources,
+        podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
+      });
+      workers.set(uid, created);
+      created.update(pod);
+    },
+    remove(uid: string) {
+      const worker = workers.get(uid);
+      if (!worker) return;
+      workers.delete(uid);
+      finished.add(uid);
+      void worker.terminate('gone');
+    },
+    known: () => workers.keys(),
+  };
+
+  const nodeStatus = new NodeStatus(kc, { nodeName: options.nodeName, nodeIp: options.network.nodeIp, stateDir: options.stateDir, log: options.log });
+  const sync = new PodSync(kc, core, options.nodeName, handlers, options.log);
+  try {
+    await nodeStatus.register();
+    await sync.start();
+    await nodeStatus.untilSchedulable();
+  } catch (err) {
+    await sync.stop();
+    await nodeStatus.stop();
+    throw err;
+  }
+  options.log(`kubelet: node ${options.nodeName} ready (InternalIP ${options.network.nodeIp}, state in ${options.stateDir})`);
+
+  return {
+    podLogPath,
+    async stop() {
+      await sync.stop();
+      const all = [...workers.values()];
+      workers.clear();
+      await Promise.all(all.map((w) => w.terminate('kubelet')));
+      await nodeStatus.stop();
+      await rm(podsDir, { recursive: true, force: true, maxRetries: 3 });
+      await rm(logsDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * A container as a process. The kubelet's process (the parent) spawns
+ *
+ *   setpriv --pdeathsig KILL  nsenter --net=<pod netns>  unshare --mount --pid --uts --ipc --fork --kill-child
+ *     └─ PID 1 of a new pid namespace: sh (setup) → chroot <root> → setpriv [--reuid/--regid] --pdeathsig KILL → env -i … <argv>
+ *
+ * The root is an overlay of the host's `/` (writes land in the container's own upper dir), with a fresh
+ * /proc, a minimal /dev, a tmpfs /tmp, and the volumes bind-mounted at their mountPaths. The command runs
+ * as PID 1, so as in a container a process without a SIGTERM handler ignores SIGTERM until SIGKILL.
+ * Lifetimes chain by parent-death signals: if the kubelet's process dies, unshare dies, its child (PID 1)
+ * dies and the kernel kills the whole pid namespace; nothing is left behind.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { constants } from 'node:os';
+
+export interface Mount {
+  source: string;
+  target: string;
+  readOnly: boolean;
+}
+
+export interface ContainerProcessSpec {
+  /** Directory for this run of the container: its overlay's upper, work and merged dirs. */
+  dir: string;
+  netnsPath: string;
+  hostname: string;
+  argv: string[];
+  env: Record<string, string>;
+  workingDir: string;
+  uid?: number;
+  gid?: number;
+  mounts: Mount[];
+  /** Each line the process writes to stdout or stderr. */
+  onLine: (line: string) => void;
+}
+
+export interface Exit {
+  exitCode: number;
+  signal?: number;
+}
+
+export interface ContainerProcess {
+  /** PID (in the host's pid namespace) of the unshare process that holds the container's namespaces. */
+  readonly pid: number;
+  /** PID 1 of the container's pid namespace, seen from the host; undefined until it exists. */
+  containerPid(): number | undefined;
+  readonly exited: Promise<Exit>;
+  signal(name: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+// $1 root, $2 upper, $3 work, $4 hostname, $5 workingDir, $6 number of mounts, then (source target ro|rw)…, then argv.
+const SETUP = `set -e
+root=$1 upper=$2 work=$3 name=$4 workdir=$5 n=$6
+shift 6
+mount -t overlay overlay -o "lowerdir=/,upperdir=$upper,workdir=$work" "$root"
+mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount -t tmpfs -o mode=755,nosuid tmpfs "$root/dev"
+for d in null zero full random urandom tty; do : > "$root/dev/$d"; mount --bind "/dev/$d" "$root/dev/$d"; done
+mkdir "$root/dev/shm" "$root/dev/pts"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
+ln -s /proc/self/fd "$root/dev/fd"; ln -s /proc/self/fd/0 "$root/dev/stdin"; ln -s /proc/self/fd/1 "$root/dev/stdout"; ln -s /proc/self/fd/2 "$root/dev/stderr"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
+while [ "$n" -gt 0 ]; do
+  src=$1 dst=$root$2 mode=$3
+  shift 3; n=$((n - 1))
+  if [ -d "$src" ]; then mkdir -p "$dst"; else mkdir -p "$(dirname "$dst")"; [ -e "$dst" ] || : > "$dst"; fi
+  mount --bind "$src" "$dst"
+  if [ "$mode" = ro ]; then mount -o remount,bind,ro "$dst"; fi
+done
+hostname "$name"
+mkdir -p "$root$workdir"
+exec chroot "$root" "$@"
+`;
+
+/** unshare cannot re-raise SIGKILL on itself, so it reports a SIGKILLed child this way (exit 1). */
+const UNSHARE_SIGKILL = 'unshare: sigprocmask unblock failed';
+
+export function startContainerProcess(spec: ContainerProcessSpec): ContainerProcess {
+  const [upper, work, root] = ['upper', 'work', 'root'].map((d) => `${spec.dir}/${d}`);
+  for (const d of [upper, work, root]) mkdirSync(d, { recursive: true });
+  const credentials = spec.uid === undefined && spec.gid === undefined ? []
+    : [`--reuid=${spec.uid ?? 0}`, `--regid=${spec.gid ?? 0}`, '--clear-groups'];
+  const envArgs = Object.entries(spec.env).map(([k, v]) => `${k}=${v}`);
+  const args = [
+    '--pdeathsig', 'KILL', '--', 'nsenter', `--net=${spec.netnsPath}`, '--',
+    'unshare', '--mount', '--propagation', 'private', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--',
+    'sh', '-c', SETUP, 'sh', root, upper, work, spec.hostname, spec.workingDir, String(spec.mounts.length),
+    ...spec.mounts.flatMap((m) => [m.source, m.target, m.readOnly ? 'ro' : 'rw']),
+    'setpriv', ...credentials, '--pdeathsig', 'KILL', '--', 'env', '-i', '-C', spec.workingDir, ...envArgs, ...spec.argv,
+  ];
+  const child: ChildProcess = spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let sigkilled = false;
+  let unshareSigkillSeen = false;
+  const onLine = (line: string) => {
+    if (line.startsWith(UNSHARE_SIGKILL)) unshareSigkillSeen = true;
+    else spec.onLine(line);
+  };
+  const streams = [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine).on('close', resolve);
+  }));
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('error', (err) => {
+      spec.onLine(`kubelet: could not start the container process: ${err.message}`);
+      resolve({ exitCode: 128 });
+    });
+    child.on('exit', async (code, signal) => {
+      await Promise.all(streams);
+      if (signal) {
+        const number = constants.signals[signal];
+        resolve({ exitCode: 128 + number, signal: number });
+      } else if (code === 1 && (sigkilled || unshareSigkillSeen)) resolve({ exitCode: 137, signal: 9 });
+      else resolve({ exitCode: code ?? 128 });
+    });
+  });
+  const pid = child.pid ?? -1;
+  const containerPid = () => {
+    try {
+      const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0];
+      return first ? Number(first) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    pid,
+    containerPid,
+    exited,
+    signal(name) {
+      if (name === 'SIGKILL') sigkilled = true;
+      const target = containerPid();
+      for (const p of name === 'SIGKILL' ? [target, pid] : [target ?? pid]) {
+        if (p === undefined || p <= 0) continue;
+        try {
+          process.kill(p, name);
+        } catch {
+          // Already gone.
+        }
+      }
+    },
+  };
+}

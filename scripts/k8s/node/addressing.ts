@@ -1,0 +1,166 @@
+/**
+ * The pure part of a run's node network: which subnets a run takes, how its namespaces, links and
+ * iptables rules are named and tagged, and which pod address is next. Every name starts with
+ * `grw-<run>`, so a sweep recognises what is ours and never touches anything else.
+ */
+
+/** Every netns, host link and rule tag of ours starts with this. */
+export const RUN_PREFIX = 'grw-';
+/** A run id: six hex digits, so `grw-<run>` fits an interface name (15 characters at most). */
+export const RUN_ID = /^[0-9a-f]{6}$/;
+
+export interface RunSubnets {
+  /** 1..254: the third octet shared by the run's three subnets. */
+  readonly index: number;
+  readonly podCidr: string;
+  readonly serviceCidr: string;
+  /** The /30 between the host and the node namespace. */
+  readonly linkCidr: string;
+  readonly hostIp: string;
+  readonly nodeIp: string;
+  /** The bridge's address in the node namespace: every pod's gateway. */
+  readonly bridgeIp: string;
+  /** The `kubernetes` Service's ClusterIP (the first address of serviceCidr), as the apiserver allocates it. */
+  readonly apiServiceIp: string;
+}
+
+export function subnetsFor(index: number): RunSubnets {
+  if (!Number.isInteger(index) || index < 1 || index > 254) throw new RangeError(`subnet index ${index} is not in 1..254`);
+  return {
+    index,
+    podCidr: `10.244.${index}.0/24`,
+    serviceCidr: `10.96.${index}.0/24`,
+    linkCidr: `10.245.${index}.0/30`,
+    hostIp: `10.245.${index}.1`,
+    nodeIp: `10.245.${index}.2`,
+    bridgeIp: `10.244.${index}.1`,
+    apiServiceIp: `10.96.${index}.1`,
+  };
+}
+
+/**
+ * The lowest index whose three subnets overlap none of `routes` (the host's routing table, as CIDRs or
+ * single addresses) and that no other run holds.
+ */
+export function chooseSubnets(routes: readonly string[], takenIndexes: ReadonlySet<number>): RunSubnets {
+  for (let index = 1; index <= 254; index++) {
+    if (takenIndexes.has(index)) continue;
+    const subnets = subnetsFor(index);
+    const mine = [subnets.podCidr, subnets.serviceCidr, subnets.linkCidr];
+    if (!routes.some((route) => route !== 'default' && mine.some((cidr) => cidrsOverlap(cidr, route)))) return subnets;
+  }
+  throw new RangeError('no free subnet index in 1..254: every 10.244.x.0/24, 10.96.x.0/24 or 10.245.x.0/30 is routed or held by a run');
+}
+
+export function parseCidr(cidr: string): { base: number; bits: number } {
+  const [address, bitsText = '32'] = cidr.split('/');
+  const octets = address.split('.').map(Number);
+  const bits = Number(bitsText);
+  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255) || !Number.isInteger(bits) || bits < 0 || bits > 32) {
+    throw new RangeError(`not an IPv4 CIDR: ${cidr}`);
+  }
+  const value = octets.reduce((acc, o) => acc * 256 + o, 0);
+  const size = 2 ** (32 - bits);
+  return { base: value - (value % size), bits };
+}
+
+export function cidrsOverlap(a: string, b: string): boolean {
+  const x = parseCidr(a);
+  const y = parseCidr(b);
+  const xEnd = x.base + 2 ** (32 - x.bits);
+  const yEnd = y.base + 2 ** (32 - y.bits);
+  return x.base < yEnd && y.base < xEnd;
+}
+
+/** The first free host address of a /24 pod CIDR, from .2 (.1 is the bridge). */
+export function nextPodIp(podCidr: string, inUse: ReadonlySet<string>): string {
+  const { base, bits } = parseCidr(podCidr);
+  if (bits !== 24) throw new RangeError(`pod CIDR ${podCidr} is not a /24`);
+  const prefix = [base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255].join('.');
+  for (let host = 2; host <= 254; host++) {
+    const ip = `${prefix}.${host}`;
+    if (!inUse.has(ip)) return ip;
+  }
+  throw new RangeError(`pod CIDR ${podCidr} is full (253 pods)`);
+}
+
+export interface RunNames {
+  /** `grw-<run>`: the tag on the run's iptables rules, and the host end of its link. */
+  readonly tag: string;
+  readonly hostLink: string;
+  readonly nodeNetns: string;
+  /** The node namespace's end of the link. */
+  readonly nodeLink: string;
+  readonly bridge: string;
+}
+
+export function runNames(runId: string): RunNames {
+  if (!RUN_ID.test(runId)) throw new RangeError(`run id ${JSON.stringify(runId)} is not six hex digits`);
+  const tag = `${RUN_PREFIX}${runId}`;
+  return { tag, hostLink: tag, nodeNetns: `${tag}-node`, nodeLink: 'uplink', bridge: 'cbr0' };
+}
+
+/** Kubernetes UIDs are UUIDs; eight hex digits of one name a pod's namespace and its bridge port. */
+export function podKey(podUid: string): string {
+  const hex = podUid.toLowerCase().replace(/[^0-9a-f]/g, '');
+  if (hex.length < 8) throw new RangeError(`pod uid ${JSON.stringify(podUid)} has fewer than 8 hex digits`);
+  return hex.slice(0, 8);
+}
+
+export const podNetnsName = (runId: string, podUid: string) => `${runNames(runId).tag}-${podKey(podUid)}`;
+/** The pod's veth end on the bridge, in the node namespace (so other runs' ports never clash with it). */
+export const podBridgePort = (podUid: string) => `v${podKey(podUid)}`;
+
+/** The run a namespace or link name of ours belongs to, or undefined when the name is not ours. */
+export function runOfName(name: string): string | undefined {
+  const match = /^grw-([0-9a-f]{6})(?:-|$)/.exec(name);
+  return match?.[1];
+}
+
+/**
+ * The host's iptables rules of a run, as `iptables` arguments after the chain: masquerade the pods'
+ * traffic leaving the host by any other link than the run's own (the machine's resolver may itself be
+ * in 10/8), and forward to and from the run's link even where a FORWARD policy drops. Each carries the
+ * run's tag as a comment.
+ */
+export function hostRules(runId: string, subnets: RunSubnets): HostRule[] {
+  const { tag, hostLink } = runNames(runId);
+  const comment = ['-m', 'comment', '--comment', tag];
+  return [
+    { table: 'nat', chain: 'POSTROUTING', spec: ['-s', subnets.podCidr, '!', '-o', hostLink, ...comment, '-j', 'MASQUERADE'] },
+    { table: 'filter', chain: 'FORWARD', spec: ['-i', hostLink, ...comment, '-j', 'ACCEPT'] },
+    { table: 'filter', chain: 'FORWARD', spec: ['-o', hostLink, ...comment, '-j', 'ACCEPT'] },
+  ];
+}
+
+export interface HostRule {
+  readonly table: 'nat' | 'filter';
+  readonly chain: string;
+  readonly spec: readonly string[];
+}
+
+/**
+ * Rules of `iptables-save` output carrying a tag of ours (`--comment grw-<run>`), each as the arguments
+ * that delete it, with the run it belongs to. Used by the sweep, so even rules a crashed run never
+ * recorded are found.
+ */
+export function taggedRules(iptablesSave: string): { runId: string; table: string; args: string[] }[] {
+  const found: { runId: string; table: string; args: string[] }[] = [];
+  let table = '';
+  for (const line of iptablesSave.split('\n')) {
+    if (line.startsWith('*')) table = line.slice(1).trim();
+    if (!line.startsWith('-A ')) continue;
+    const match = /--comment "?grw-([0-9a-f]{6})"?(?:\s|$)/.exec(line);
+    if (!match) continue;
+    found.push({ runId: match[1], table, args: ['-D', ...splitRule(line.slice(3))] });
+  }
+  return found;
+}
+
+/** Splits an iptables-save rule into arguments, honouring its double quotes. */
+function splitRule(rule: string): string[] {
+  const args: string[] = [];
+  const pattern = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (let m = pattern.exec(rule); m; m = pattern.exec(rule)) args.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]);
+  return args;
+}

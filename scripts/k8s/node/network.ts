@@ -1,0 +1,225 @@
+/**
+ * A run's node network. Everything lives in the run's own node namespace (bridge, pods' veths,
+ * kube-proxy's rules), so concurrent runs never share a bridge or a chain, and deleting the namespace
+ * removes them all at once. The host keeps only a veth to it, two routes and three tagged rules:
+ *
+ *   host: <grw-run> hostIp/30 ── routes podCidr, serviceCidr via nodeIp; MASQUERADE podCidr to the world
+ *   node netns grw-<run>-node: uplink nodeIp/30 (default via hostIp), bridge cbr0 (podCidr .1)
+ *   pod netns grw-<run>-<uid8>: eth0 (pod IP, default via cbr0) ── v<uid8> on cbr0
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { RunSubnets } from './addressing.ts';
+import { chooseSubnets, hostRules, nextPodIp, podBridgePort, podNetnsName, runNames, subnetsFor } from './addressing.ts';
+import { sweepDeadRuns, removeNetns, teardownRun } from './cleanup.ts';
+import { NodeNetworkError, ipBatch, sh } from './exec.ts';
+import type { RunState } from './run-state.ts';
+import { enableIpForward, listStates, ownerOfThisProcess, readState, withRegistryLock, writeState } from './run-state.ts';
+
+export interface NodeNetwork {
+  readonly runId: string;
+  readonly podCidr: string;
+  readonly serviceCidr: string;
+  /** Host end of the link: pods reach the host (and test servers) here. */
+  readonly hostIp: string;
+  /** Node-namespace end of the link: the Node's InternalIP. */
+  readonly nodeIp: string;
+  /** The node's network namespace (`grw-<run>-node`). */
+  readonly nodeNetns: string;
+  /** The `kubernetes` Service's ClusterIP (first address of serviceCidr). */
+  readonly apiServiceIp: string;
+  /** Creates (idempotently) the pod's network namespace with its veth on the bridge; returns its IP. */
+  attachPod(podUid: string): Promise<{ ip: string; netnsPath: string }>;
+  /** Removes the pod's namespace and veth (killing anything still running in it); idempotent. */
+  detachPod(podUid: string): Promise<void>;
+  /** Spawns a process inside the node namespace (kube-proxy). */
+  spawnInNode(command: string, args: string[], options: SpawnOptions): ChildProcess;
+  /** Records more of the run (plane directory, processes) in its state file, so a sweep or k8s:down finds them. */
+  record(update: (state: RunState) => void): void;
+  /** Removes the whole run: processes recorded, namespaces, link, routes, rules, files, state file. Idempotent. */
+  destroy(): Promise<void>;
+}
+
+export interface NodeNetworkOptions {
+  /** The run's directory for temporary files; removed with the run. */
+  stateDir: string;
+  log: (line: string) => void;
+}
+
+export async function createNodeNetwork(options: NodeNetworkOptions): Promise<NodeNetwork> {
+  await preflight();
+  await sweepDeadRuns(options.log);
+  const started = Date.now();
+  const state = await withRegistryLock(async () => {
+    const held = listStates();
+    const subnets = chooseSubnets(await hostRoutes(), new Set(held.map((s) => s.index)));
+    let runId: string;
+    do runId = randomBytes(3).toString('hex'); while (held.some((s) => s.runId === runId));
+    const names = runNames(runId);
+    const made: RunState = {
+      runId, owner: ownerOfThisProcess(), createdAt: new Date().toISOString(), index: subnets.index,
+      stateDir: options.stateDir, hostLink: names.hostLink, nodeNetns: names.nodeNetns,
+      routes: [subnets.podCidr, subnets.serviceCidr], rules: hostRules(runId, subnets), processes: [],
+    };
+    // Written before anything it names exists: a crash from here on leaves leftovers the sweep finds.
+    writeState(made);
+    enableIpForward();
+    return made;
+  });
+  mkdirSync(options.stateDir, { recursive: true });
+  try {
+    await build(state);
+  } catch (err) {
+    await teardownRun(state, options.log);
+    throw err;
+  }
+  const network = new RunNetwork(state, options.log);
+  options.log(`k8s: node network ${state.runId} up in ${((Date.now() - started) / 1000).toFixed(1)}s: pods ${network.podCidr}, services ${network.serviceCidr}, host ${network.hostIp}, node ${network.nodeIp}`);
+  return network;
+}
+
+class RunNetwork implements NodeNetwork {
+  readonly runId: string;
+  readonly podCidr: string;
+  readonly serviceCidr: string;
+  readonly hostIp: string;
+  readonly nodeIp: string;
+  readonly nodeNetns: string;
+  readonly apiServiceIp: string;
+  private readonly subnets: RunSubnets;
+  private readonly pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
+  private readonly ips = new Map<string, string>();
+  private destroyed: Promise<void> | undefined;
+  private readonly state: RunState;
+  private readonly log: (line: string) => void;
+
+  constructor(state: RunState, log: (line: string) => void) {
+    this.state = state;
+    this.log = log;
+    this.subnets = subnetsOf(state);
+    this.runId = state.runId;
+    this.podCidr = this.subnets.podCidr;
+    this.serviceCidr = this.subnets.serviceCidr;
+    this.hostIp = this.subnets.hostIp;
+    this.nodeIp = this.subnets.nodeIp;
+    this.nodeNetns = state.nodeNetns;
+    this.apiServiceIp = this.subnets.apiServiceIp;
+  }
+
+  attachPod(podUid: string): Promise<{ ip: string; netnsPath: string }> {
+    let attached = this.pods.get(podUid);
+    if (!attached) {
+      attached = this.attach(podUid);
+      this.pods.set(podUid, attached);
+      attached.catch(() => this.pods.delete(podUid));
+    }
+    return attached;
+  }
+
+  private async attach(podUid: string): Promise<{ ip: string; netnsPath: string }> {
+    if (this.destroyed) throw new NodeNetworkError(`node network ${this.runId} is being destroyed; pod ${podUid} cannot be attached`);
+    const netns = podNetnsName(this.runId, podUid);
+    const netnsPath = `/run/netns/${netns}`;
+    // Taken synchronously, before any await, so concurrent attaches never pick the same address.
+    const ip = nextPodIp(this.podCidr, new Set(this.ips.values()));
+    this.ips.set(podUid, ip);
+    try {
+      // A namespace left by an earlier attach of this pod (or a half-made one) is made again from scratch.
+      if (existsSync(netnsPath)) await removeNetns(netns);
+      const port = podBridgePort(podUid);
+      await sh('ip', ['netns', 'add', netns]);
+      await ipBatch([
+        `link add ${port} type veth peer name eth0 netns ${netns}`,
+        `link set ${port} master cbr0 up`,
+      ], this.nodeNetns);
+      await ipBatch([
+        'link set lo up',
+        `addr add ${ip}/24 dev eth0`,
+        'link set eth0 up',
+        `route add default via ${this.subnets.bridgeIp}`,
+      ], netns);
+      return { ip, netnsPath };
+    } catch (err) {
+      this.ips.delete(podUid);
+      await removeNetns(netns);
+      throw err;
+    }
+  }
+
+  async detachPod(podUid: string): Promise<void> {
+    await this.pods.get(podUid)?.catch(() => undefined);
+    this.pods.delete(podUid);
+    // The veth pair goes with the namespace; deleting the bridge end first frees its name at once.
+    await sh('ip', ['-n', this.nodeNetns, 'link', 'del', podBridgePort(podUid)]).catch(() => undefined);
+    await removeNetns(podNetnsName(this.runId, podUid));
+    this.ips.delete(podUid);
+  }
+
+  spawnInNode(command: string, args: string[], options: SpawnOptions): ChildProcess {
+    return spawn('ip', ['netns', 'exec', this.nodeNetns, command, ...args], options);
+  }
+
+  record(update: (state: RunState) => void): void {
+    update(this.state);
+    writeState(this.state);
+  }
+
+  destroy(): Promise<void> {
+    this.destroyed ??= (async () => {
+      // The state file may have gained records from elsewhere (k8s:up writes it too); use the newest.
+      await teardownRun(readState(this.runId) ?? this.state, this.log);
+      this.log(`k8s: node network ${this.runId} removed`);
+    })();
+    return this.destroyed;
+  }
+}
+
+const subnetsOf = (state: RunState): RunSubnets => subnetsFor(state.index);
+
+async function build(state: RunState): Promise<void> {
+  const subnets = subnetsOf(state);
+  const { hostLink, nodeNetns, nodeLink, bridge } = runNames(state.runId);
+  await sh('ip', ['netns', 'add', nodeNetns]);
+  await ipBatch([
+    `link add ${hostLink} type veth peer name ${nodeLink} netns ${nodeNetns}`,
+    `addr add ${subnets.hostIp}/30 dev ${hostLink}`,
+    `link set ${hostLink} up`,
+  ]);
+  await ipBatch([
+    'link set lo up',
+    `addr add ${subnets.nodeIp}/30 dev ${nodeLink}`,
+    `link set ${nodeLink} up`,
+    `route add default via ${subnets.hostIp}`,
+    `link add ${bridge} type bridge`,
+    `addr add ${subnets.bridgeIp}/24 dev ${bridge}`,
+    `link set ${bridge} up`,
+  ], nodeNetns);
+  // Per-namespace sysctls: the node routes between its link and the bridge, and bridged pod-to-pod
+  // traffic passes iptables (so kube-proxy's DNAT of a Service is undone on the reply).
+  await sh('ip', ['netns', 'exec', nodeNetns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.bridge.bridge-nf-call-iptables=1']);
+  await ipBatch(state.routes.map((cidr) => `route add ${cidr} via ${subnets.nodeIp} dev ${hostLink}`));
+  for (const rule of state.rules) await sh('iptables', ['-w', '-t', rule.table, '-I', rule.chain, '1', ...rule.spec]);
+}
+
+/** Everything the host routes (all tables), as CIDRs, so a run's subnets collide with none. */
+async function hostRoutes(): Promise<string[]> {
+  const routes = JSON.parse(await sh('ip', ['-4', '-j', 'route', 'show', 'table', 'all'])) as { dst: string }[];
+  const addresses = JSON.parse(await sh('ip', ['-4', '-j', 'addr', 'show'])) as { addr_info: { local: string; prefixlen: number }[] }[];
+  return [...routes.map((r) => r.dst), ...addresses.flatMap((a) => a.addr_info.map((i) => `${i.local}/${i.prefixlen}`))];
+}
+
+/** Fails with what is missing, never skips: the node needs root, network namespaces and iptables. */
+async function preflight(): Promise<void> {
+  if (process.getuid?.() !== 0) throw new NodeNetworkError('the test node needs root (network namespaces, veths, iptables); run as root');
+  for (const [tool, args] of [['ip', ['-V']], ['iptables', ['-V']], ['iptables-save', ['-V']], ['sysctl', ['-V']]] as const) {
+    await sh(tool, args).catch((err: Error) => {
+      throw new NodeNetworkError(`the test node needs ${tool} (scripts/k8s/build.sh installs iptables and iproute2): ${err.message}`);
+    });
+  }
+  if (!existsSync('/proc/sys/net/bridge')) {
+    // bridge-nf-call-iptables lives there; loading br_netfilter makes it appear.
+    await sh('modprobe', ['br_netfilter']).catch(() => undefined);
+  }
+}

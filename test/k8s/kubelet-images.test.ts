@@ -1,0 +1,52 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../../scripts/k8s/kubelet/images.ts';
+import { defaultImageMap } from '../../scripts/k8s/kubelet/kubelet.ts';
+import { projectFiles, quantityBytes, VolumeError } from '../../scripts/k8s/kubelet/volumes.ts';
+
+const images = suite('kubelet image map and volume files');
+
+images('image names normalize as a registry would read them', () => {
+  assert.is(normalizeImage('node'), 'node:latest');
+  assert.is(normalizeImage('docker.io/library/node:22'), 'node:22');
+  assert.is(normalizeImage('registry:5000/team/app'), 'registry:5000/team/app:latest');
+  assert.is(normalizeImage('app@sha256:abc'), 'app@sha256:abc');
+});
+
+images('patterns match with *, first match wins, unmapped images resolve to nothing', () => {
+  const map = defaultImageMap();
+  assert.ok(resolveImage(map, 'node:22')?.path[0].endsWith('/images/node'));
+  assert.ok(resolveImage(map, 'node'), 'node without a tag is node:latest');
+  assert.ok(resolveImage(map, 'docker.io/library/node:22-alpine'));
+  assert.ok(resolveImage(map, 'git-remote-walrus:dev')?.path[0].endsWith('/bin'));
+  assert.is(resolveImage(map, 'nodejs:22'), undefined);
+  assert.is(resolveImage(map, 'registry.invalid/web:1'), undefined);
+  const both = { 'web:*': { path: ['/first'] }, '*': { path: ['/any'] } };
+  assert.equal(resolveImage(both, 'web:2')?.path, ['/first']);
+  assert.equal(resolveImage(both, 'other')?.path, ['/any']);
+});
+
+images('a map file is checked entry by entry', () => {
+  assert.equal(parseImageMap({ 'py:*': { path: ['/usr/bin'], cmd: ['python3'] } }, 'f.json'), { 'py:*': { path: ['/usr/bin'], cmd: ['python3'] } });
+  assert.throws(() => parseImageMap({ 'py:*': { path: '/usr/bin' } }, 'f.json'), (e: Error) => e instanceof ImageMapError && /f\.json: entry "py:\*"/.test(e.message));
+  assert.throws(() => parseImageMap([], 'f.json'), (e: Error) => e instanceof ImageMapError);
+});
+
+images('secret and configMap files: every key, or items with their paths and modes over defaultMode', () => {
+  const data = { a: Buffer.from('1'), b: Buffer.from('2') };
+  assert.equal(projectFiles(data, undefined, undefined, 'v', false).map((f) => [f.path, f.mode]), [['a', 0o644], ['b', 0o644]]);
+  assert.equal(projectFiles(data, [{ key: 'b', path: 'dir/b.txt', mode: 0o400 }, { key: 'a', path: 'a' }], 0o440, 'v', false)
+    .map((f) => [f.path, f.content.toString(), f.mode]), [['dir/b.txt', '2', 0o400], ['a', '1', 0o440]]);
+  assert.throws(() => projectFiles(data, [{ key: 'zz', path: 'z' }], undefined, 'volume "v"', false), (e: Error) => e instanceof VolumeError && /key "zz" not found/.test(e.message));
+  assert.equal(projectFiles(data, [{ key: 'zz', path: 'z' }], undefined, 'v', true), []);
+});
+
+images('quantities in bytes (for emptyDir sizeLimit)', () => {
+  assert.is(quantityBytes('1Mi'), 1048576);
+  assert.is(quantityBytes('2k'), 2000);
+  assert.is(quantityBytes('1e3'), 1000);
+  assert.is(quantityBytes('512'), 512);
+  assert.throws(() => quantityBytes('lots'), (e: Error) => e instanceof VolumeError);
+});
+
+images.run();

@@ -1,0 +1,76 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  chooseSubnets, cidrsOverlap, hostRules, nextPodIp, podBridgePort, podNetnsName, runNames, runOfName, subnetsFor, taggedRules,
+} from '../../scripts/k8s/node/addressing.ts';
+
+const addressing = suite('k8s node addressing');
+
+addressing('a run takes the same third octet in its pod, service and link subnets', () => {
+  const s = subnetsFor(7);
+  assert.equal([s.podCidr, s.serviceCidr, s.linkCidr], ['10.244.7.0/24', '10.96.7.0/24', '10.245.7.0/30']);
+  assert.equal([s.hostIp, s.nodeIp, s.bridgeIp, s.apiServiceIp], ['10.245.7.1', '10.245.7.2', '10.244.7.1', '10.96.7.1']);
+  assert.ok(cidrsOverlap(s.linkCidr, `${s.hostIp}/32`) && cidrsOverlap(s.linkCidr, s.nodeIp));
+  assert.throws(() => subnetsFor(0), /not in 1\.\.254/);
+  assert.throws(() => subnetsFor(255), /not in 1\.\.254/);
+});
+
+addressing('the chosen subnets avoid routed networks and other runs', () => {
+  assert.is(chooseSubnets(['default', '192.0.2.0/24', '127.0.0.0/8'], new Set()).index, 1);
+  assert.is(chooseSubnets([], new Set([1, 2])).index, 3);
+  // A route anywhere in one of the three subnets rules the index out; a wide one rules out many.
+  assert.is(chooseSubnets(['10.96.1.128/25'], new Set()).index, 2);
+  assert.is(chooseSubnets(['10.245.1.3'], new Set()).index, 2);
+  assert.is(chooseSubnets(['10.244.0.0/22'], new Set()).index, 4);
+  assert.throws(() => chooseSubnets(['10.0.0.0/8'], new Set()), /no free subnet/);
+});
+
+addressing('CIDR overlap is computed on network boundaries', () => {
+  assert.ok(cidrsOverlap('10.0.0.0/8', '10.255.255.53'));
+  assert.ok(cidrsOverlap('10.244.3.7/24', '10.244.3.200/32'));
+  assert.not.ok(cidrsOverlap('10.244.3.0/24', '10.244.4.0/24'));
+  assert.not.ok(cidrsOverlap('10.245.1.0/30', '10.245.1.4/30'));
+  assert.throws(() => cidrsOverlap('10.1.2/24', '10.0.0.0/8'), /not an IPv4 CIDR/);
+});
+
+addressing('pod addresses start after the bridge and skip those in use', () => {
+  assert.is(nextPodIp('10.244.9.0/24', new Set()), '10.244.9.2');
+  assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.2', '10.244.9.4'])), '10.244.9.3');
+  const full = new Set(Array.from({ length: 253 }, (_, i) => `10.244.9.${i + 2}`));
+  assert.throws(() => nextPodIp('10.244.9.0/24', full), /is full/);
+});
+
+addressing('names carry the run, fit interface names, and are recognised as ours', () => {
+  const names = runNames('0a1b2c');
+  assert.equal(names, { tag: 'grw-0a1b2c', hostLink: 'grw-0a1b2c', nodeNetns: 'grw-0a1b2c-node', nodeLink: 'uplink', bridge: 'cbr0' });
+  assert.ok(names.hostLink.length <= 15);
+  const uid = '3F2504E0-4F89-11D3-9A0C-0305E82C3301';
+  assert.is(podNetnsName('0a1b2c', uid), 'grw-0a1b2c-3f2504e0');
+  assert.is(podBridgePort(uid), 'v3f2504e0');
+  assert.is(runOfName('grw-0a1b2c-node'), '0a1b2c');
+  assert.is(runOfName('grw-0a1b2c'), '0a1b2c');
+  for (const foreign of ['grw-0a1b2', 'grw-0a1b2cd', 'docker0', 'cni-grw-0a1b2c', 'grw-XYZXYZ-node']) assert.is(runOfName(foreign), undefined, foreign);
+  assert.throws(() => runNames('run1'), /six hex digits/);
+});
+
+addressing('tagged rules round-trip from iptables-save into delete commands of their run only', () => {
+  const [rule] = hostRules('0a1b2c', subnetsFor(5));
+  assert.equal(rule.spec, ['-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE']);
+  const saved = [
+    '*nat',
+    ':POSTROUTING ACCEPT [0:0]',
+    '-A POSTROUTING -s 10.244.5.0/24 ! -o grw-0a1b2c -m comment --comment grw-0a1b2c -j MASQUERADE',
+    '-A POSTROUTING -s 172.17.0.0/16 -m comment --comment "docker grw-0a1b2c" -j MASQUERADE',
+    '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
+    'COMMIT',
+    '*filter',
+    '-A FORWARD -i grw-ffffff -m comment --comment "grw-ffffff" -j ACCEPT',
+    'COMMIT',
+  ].join('\n');
+  assert.equal(taggedRules(saved), [
+    { runId: '0a1b2c', table: 'nat', args: ['-D', 'POSTROUTING', '-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE'] },
+    { runId: 'ffffff', table: 'filter', args: ['-D', 'FORWARD', '-i', 'grw-ffffff', '-m', 'comment', '--comment', 'grw-ffffff', '-j', 'ACCEPT'] },
+  ]);
+});
+
+addressing.run();
