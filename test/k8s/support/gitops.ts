@@ -1,14 +1,12 @@
 /** Shared by the GitOps tests on the real plane: the WalrusApp CRD installed once per run, and kubectl. */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
 import { GROUP, PLURAL, VERSION } from '../../../src/gitops/api/types.ts';
-import { ensureBinaries } from '../../../scripts/k8s/control-plane.ts';
-import { sharedControlPlane, waitFor } from './control-plane.ts';
+import { sharedCluster, waitFor } from './control-plane.ts';
 
 let installed: Promise<void> | undefined;
 
@@ -30,8 +28,8 @@ export function installWalrusAppCrd(kc: KubeConfig): Promise<void> {
 
 /** Runs the plane's own kubectl with the admin kubeconfig (or `kubeconfig`); resolves with stdout, rejects with stderr. */
 export async function kubectl(args: string[], options: { kubeconfig?: string; cwd?: string } = {}): Promise<string> {
-  const binDir = await ensureBinaries();
-  const kubeconfig = options.kubeconfig ?? (await sharedControlPlane()).kubeconfigPath;
-  const { stdout } = await promisify(execFile)(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], { cwd: options.cwd, maxBuffer: 16 << 20 });
+  const cluster = await sharedCluster();
+  const kubeconfig = options.kubeconfig ?? cluster.plane.kubeconfigPath;
+  const { stdout } = await promisify(execFile)(cluster.kubectl, ['--kubeconfig', kubeconfig, ...args], { cwd: options.cwd, maxBuffer: 16 << 20 });
   return stdout;
 }
