@@ -169,7 +169,7 @@ export class TarReader {
         input = input.subarray(take);
         this.#remaining -= take;
         if (this.#remaining === 0) {
-          this.#pax = parsePax(concat(this.#paxBody));
+          this.#pax = parsePax(Buffer.concat(this.#paxBody));
           this.#paxBody = [];
           this.#skipPadding();
         }
@@ -186,7 +186,7 @@ export class TarReader {
       const need = BLOCK - this.#pending.byteLength;
       const piece = input.subarray(0, need);
       input = input.subarray(piece.byteLength);
-      this.#pending = this.#pending.byteLength === 0 && piece.byteLength === BLOCK ? piece : concat([this.#pending, piece]);
+      this.#pending = this.#pending.byteLength === 0 && piece.byteLength === BLOCK ? piece : Buffer.concat([this.#pending, piece]);
       if (this.#pending.byteLength < BLOCK) continue;
       const block = this.#pending;
       this.#pending = new Uint8Array(0);
@@ -297,14 +297,4 @@ function decodeUtf8(bytes: Uint8Array): string {
   } catch {
     throw new MalformedArchiveError('a name that is not UTF-8');
   }
-}
-
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
-  let offset = 0;
-  for (const piece of pieces) {
-    out.set(piece, offset);
-    offset += piece.byteLength;
-  }
-  return out;
 }

@@ -87,7 +87,11 @@ async function* treeEntries(root: string, relative: string): AsyncGenerator<{ en
     } else if (stat.isFile()) {
       yield { entry: { path, type: 'file', mode: stat.mode & 0o100 ? 0o755 : 0o644, size: stat.size }, absolute };
     } else if (stat.isSymbolicLink()) {
-      yield { entry: { path, type: 'symlink', mode: 0o777, size: 0, target: await readlink(absolute) }, absolute };
+      // Refused here as unpacking would refuse it: the build fails with the reason, instead of every run pod.
+      const target = await readlink(absolute);
+      const problem = linkTargetProblem(path, target);
+      if (problem !== null) throw new UnpackableTreeError(path, `${problem}, which no artifact may contain`);
+      yield { entry: { path, type: 'symlink', mode: 0o777, size: 0, target }, absolute };
     } else {
       throw new UnpackableTreeError(path, 'it is not a regular file, a directory or a symbolic link');
     }
@@ -191,11 +195,18 @@ function safePath(path: string): string {
 
 /** A link target that stays inside the tree when read from the link's own directory. */
 function safeLinkTarget(path: string, target: string): string {
-  if (target === '' || target.includes('\u0000')) throw new UnsafeArchiveEntryError(path, 'its link target is empty or contains a NUL byte');
-  if (isAbsolute(target)) throw new UnsafeArchiveEntryError(path, `its link target '${target}' is an absolute path`);
-  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
-  if (resolved === '..' || resolved.startsWith('../')) throw new UnsafeArchiveEntryError(path, `its link target '${target}' leads out of the target directory`);
+  const problem = linkTargetProblem(path, target);
+  if (problem !== null) throw new UnsafeArchiveEntryError(path, problem);
   return target;
+}
+
+/** Why the link at `path` to `target` would lead out of its tree on paper, or null when it stays inside. */
+function linkTargetProblem(path: string, target: string): string | null {
+  if (target === '' || target.includes('\u0000')) return 'its link target is empty or contains a NUL byte';
+  if (isAbsolute(target)) return `its link target '${target}' is an absolute path`;
+  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
+  if (resolved === '..' || resolved.startsWith('../')) return `its link target '${target}' leads out of the tree`;
+  return null;
 }
 
 /** The most links one resolution follows before it counts as a loop (Linux's own limit). */

@@ -9,7 +9,7 @@ import { tempDir } from '../../support/git-fixture.ts';
 import { packTree, unpackTarball } from '../../../src/gitops/artifact/tarball.ts';
 import { bodyPadding, endOfArchive, entryHeader } from '../../../src/gitops/artifact/tar.ts';
 import type { TarEntry } from '../../../src/gitops/artifact/tar.ts';
-import { ArtifactDigestMismatchError, MalformedArchiveError, UnsafeArchiveEntryError } from '../../../src/gitops/artifact/errors.ts';
+import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../../../src/gitops/artifact/errors.ts';
 
 const LONG_DIR = `node_modules/${'a-rather-long-package-name-'.repeat(3)}/lib/${'deeply-nested-directory/'.repeat(2)}`;
 const LONG_FILE = `${LONG_DIR}index-with-a-long-name.js`;
@@ -72,6 +72,23 @@ determinism('the same tree gives the same sha256, whatever the creation order, t
     assert.is(a.sha256, b.sha256);
     assert.is(a.entries, b.entries);
     assert.is(a.sha256, (await shaOf(join(dir.path, 'a'))).sha256, 'packing twice');
+  } finally {
+    dir.remove();
+  }
+});
+
+determinism('a link leading out of the tree fails the pack, naming it', async () => {
+  const dir = tempDir('walrus-artifact-');
+  try {
+    const root = join(dir.path, 'tree');
+    makeTree(root);
+    symlinkSync('/etc/passwd', join(root, 'bin', 'passwd'));
+    const error = await shaOf(root).then(() => null, (e: unknown) => e);
+    assert.instance(error, UnpackableTreeError);
+    assert.match((error as Error).message, /cannot pack 'bin\/passwd': its link target '\/etc\/passwd' is an absolute path/);
+    execFileSync('rm', [join(root, 'bin', 'passwd')]);
+    symlinkSync('../../outside', join(root, 'bin', 'up'));
+    assert.match(String(await shaOf(root).then(() => null, (e: unknown) => e)), /leads out of the tree/);
   } finally {
     dir.remove();
   }
