@@ -89,7 +89,7 @@ async function* treeEntries(root: string, relative: string): AsyncGenerator<{ en
     } else if (stat.isSymbolicLink()) {
       // Refused here as unpacking would refuse it: the build fails with the reason, instead of every run pod.
       const target = await readlink(absolute);
-      const problem = linkTargetProblem(path, target);
+      const problem = linkTargetProblem(path, target) ?? ((await leavesRoot(root, path)) ? `its link target '${target}' leads out of the tree through other links` : null);
       if (problem !== null) throw new UnpackableTreeError(path, `${problem}, which no artifact may contain`);
       yield { entry: { path, type: 'symlink', mode: 0o777, size: 0, target }, absolute };
     } else {

@@ -89,6 +89,10 @@ determinism('a link leading out of the tree fails the pack, naming it', async ()
     execFileSync('rm', [join(root, 'bin', 'passwd')]);
     symlinkSync('../../outside', join(root, 'bin', 'up'));
     assert.match(String(await shaOf(root).then(() => null, (e: unknown) => e)), /leads out of the tree/);
+    execFileSync('rm', [join(root, 'bin', 'up')]);
+    symlinkSync('..', join(root, 'bin', 'l1'));
+    symlinkSync('l1/..', join(root, 'bin', 'l2'));
+    assert.match(String(await shaOf(root).then(() => null, (e: unknown) => e)), /'bin\/l2': its link target 'l1\/\.\.' leads out of the tree through other links/);
   } finally {
     dir.remove();
   }
