@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { chmod, lstat, mkdir, open, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,16 +61,25 @@ export async function packTree(root: string, sink: (compressed: Uint8Array) => P
 export async function* tarStream(root: string, onEntry: (entry: TarEntry) => void = () => {}): AsyncGenerator<Uint8Array> {
   for await (const { entry, absolute } of treeEntries(root, '')) {
     onEntry(entry);
-    yield entryHeader(entry);
-    if (entry.type !== 'file') continue;
-    let read = 0;
-    for await (const piece of createReadStream(absolute, { highWaterMark: READ_PIECE }) as AsyncIterable<Buffer>) {
-      read += piece.byteLength;
-      if (read > entry.size) break;
-      yield piece;
+    const changed = (read: number) => new UnpackableTreeError(entry.path, `it changed while being packed (${entry.size} bytes when listed, ${read} when read)`);
+    if (entry.type !== 'file') {
+      yield entryHeader(entry);
+    } else if (entry.size <= READ_PIECE) {
+      // Most files of an app are small: one read, and header, body and padding handed on as one piece.
+      const body = await readFile(absolute);
+      if (body.byteLength !== entry.size) throw changed(body.byteLength);
+      yield Buffer.concat([entryHeader(entry), body, bodyPadding(entry.size)]);
+    } else {
+      yield entryHeader(entry);
+      let read = 0;
+      for await (const piece of createReadStream(absolute, { highWaterMark: READ_PIECE }) as AsyncIterable<Buffer>) {
+        read += piece.byteLength;
+        if (read > entry.size) throw changed(read);
+        yield piece;
+      }
+      if (read !== entry.size) throw changed(read);
+      yield bodyPadding(entry.size);
     }
-    if (read !== entry.size) throw new UnpackableTreeError(entry.path, `it changed while being packed (${entry.size} bytes when listed, ${read} when read)`);
-    yield bodyPadding(entry.size);
   }
   yield endOfArchive();
 }
@@ -121,6 +130,8 @@ export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: stri
   const reader = new TarReader();
   const seen = new Set<string>();
   const links: Array<{ path: string; target: string }> = [];
+  /** Directories known to exist: a file's parent is created once, not once per file. */
+  const directories = new Set<string>();
   let file: { handle: FileHandle; path: string; mode: number } | null = null;
   let entries = 0;
   let tarSize = 0;
@@ -150,8 +161,13 @@ export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: stri
             if (event.entry.type === 'directory') {
               await mkdir(absolute, { recursive: true });
               await chmod(absolute, 0o755);
+              directories.add(path);
             } else if (event.entry.type === 'file') {
-              await mkdir(join(absolute, '..'), { recursive: true });
+              const parent = posix.dirname(path);
+              if (parent !== '.' && !directories.has(parent)) {
+                await mkdir(join(dir, parent), { recursive: true });
+                directories.add(parent);
+              }
               const mode = event.entry.mode & 0o100 ? 0o755 : 0o644;
               file = { handle: await open(absolute, 'wx', mode), path: absolute, mode };
             } else {
@@ -179,7 +195,9 @@ export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: stri
     if ((error as { code?: string }).code === 'Z_DATA_ERROR' || (error as { code?: string }).code === 'Z_BUF_ERROR') {
       throw new MalformedArchiveError(`the gzip stream is corrupt (${(error as Error).message})`);
     }
-    if ((error as { code?: string }).code === 'EEXIST') throw new MalformedArchiveError(`an entry appears twice (${(error as Error).message})`);
+    const code = (error as { code?: string }).code;
+    // The same path twice, or a path below a file: the filesystem says so first.
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new MalformedArchiveError(`two entries collide (${(error as Error).message})`);
     throw error;
   }
 }

@@ -225,6 +225,10 @@ safety('refuses a sha256 mismatch, a corrupt stream, a duplicate entry, a hard l
     assert.instance(await unpackTarball(once(twice.gz), out, twice.sha256, 't').then(() => null, (e: unknown) => e), MalformedArchiveError);
     assert.equal(readdirSync(out), []);
 
+    const belowFile = craft([{ path: 'a', type: 'file', mode: 0o644, size: 0, body: '1' }, { path: 'a/b', type: 'file', mode: 0o644, size: 0, body: '2' }]);
+    assert.match(String(await unpackTarball(once(belowFile.gz), out, belowFile.sha256, 't').then(() => null, (e: unknown) => e)), /MalformedArchiveError: .*two entries collide/);
+    assert.equal(readdirSync(out), []);
+
     const hard = Buffer.from(entryHeader({ path: 'h', type: 'file', mode: 0o644, size: 0 }));
     hard[156] = '1'.charCodeAt(0); // a hard link: recompute the checksum so only the type is wrong
     hard.fill(0x20, 148, 156);
