@@ -78,7 +78,7 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
 
 /** `git walrus artifact pack|fetch`: the build pipeline's artifact steps, usable by hand. */
 export const artifactCommand: CommandModule<CliArgs, CliArgs> = {
-  command: 'artifact <command>',
+  command: 'artifact',
   describe: 'pack a tree into a deterministic tarball on Walrus, or fetch and unpack one (the GitOps build steps)',
   builder: (y: Argv<CliArgs>) => y.command(packCommand).command(fetchCommand).demandCommand(1, 'name a subcommand: pack or fetch') as never,
   handler: () => {},
