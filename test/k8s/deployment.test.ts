@@ -1,132 +1,145 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AppsV1Api, CoreV1Api, PatchStrategy, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
-import type { KubeConfig, V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, makeInformer } from '@kubernetes/client-node';
+import type { KubeConfig, V1Container, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { BEHAVIOR_ANNOTATION } from './support/fake-kubelet.ts';
 
-const serverSideApply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+/** A real HTTP server: /healthz answers 503 until HEALTHY_AFTER_MS have passed since it started, then 200. */
+const SERVER = `
+const started = Date.now();
+require('node:http').createServer((req, res) => {
+  if (req.url === '/healthz') {
+    const healthy = Date.now() - started >= Number(process.env.HEALTHY_AFTER_MS);
+    res.statusCode = healthy ? 200 : 503;
+    return res.end(healthy ? 'ok' : 'starting');
+  }
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ pod: process.env.POD_NAME, ip: process.env.POD_IP, hostname: require('node:os').hostname() }));
+}).listen(8080, () => console.log('listening on 8080'));
+process.on('SIGTERM', () => process.exit(0));
+`;
 
-/** A Deployment as the GitOps controller will write it: 3 replicas, surge one at a time, never below 3. */
-function deployment(name: string, version: string, podAnnotations: Record<string, string> = {}, progressDeadlineSeconds = 600): V1Deployment {
+function deployment(name: string, container: V1Container, replicas: number): V1Deployment {
   return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
     metadata: { name },
     spec: {
-      replicas: 3,
-      progressDeadlineSeconds,
+      replicas,
       selector: { matchLabels: { app: name } },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
-        metadata: { labels: { app: name }, annotations: podAnnotations },
-        spec: { containers: [{ name: 'app', image: `registry.invalid/${name}:${version}` }] },
+        metadata: { labels: { app: name } },
+        spec: { automountServiceAccountToken: false, terminationGracePeriodSeconds: 5, containers: [container] },
       },
     },
   };
 }
 
-async function apply(kc: KubeConfig, namespace: string, body: V1Deployment): Promise<V1Deployment> {
-  return kc.makeApiClient(AppsV1Api).patchNamespacedDeployment(
-    { name: body.metadata!.name!, namespace, body, fieldManager: 'smoke-test', force: true }, serverSideApply);
+function server(healthyAfterMs: number): V1Container {
+  return {
+    name: 'web', image: 'node:22', command: ['node', '-e', SERVER],
+    ports: [{ name: 'http', containerPort: 8080 }],
+    env: [
+      { name: 'HEALTHY_AFTER_MS', value: String(healthyAfterMs) },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    ],
+    readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
+  };
 }
 
-const condition = (d: V1Deployment, type: string) => d.status?.conditions?.find((c) => c.type === type);
+const isReady = (p: V1Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-/** Done rolling out: every replica updated and available, nothing old left, and the controller has seen the last change. */
-async function rolledOut(kc: KubeConfig, namespace: string, name: string): Promise<V1Deployment> {
-  const apps = kc.makeApiClient(AppsV1Api);
-  return waitFor(`deployment ${name} rolled out`, async () => {
-    const d = await apps.readNamespacedDeployment({ name, namespace });
-    const s = d.status ?? {};
-    const done = s.observedGeneration === d.metadata?.generation && s.updatedReplicas === 3 && s.availableReplicas === 3 &&
-      s.replicas === 3 && condition(d, 'Available')?.status === 'True';
-    return done && d;
-  });
-}
-
-async function replicaSets(kc: KubeConfig, namespace: string, name: string): Promise<V1ReplicaSet[]> {
-  const list = await kc.makeApiClient(AppsV1Api).listNamespacedReplicaSet({ namespace, labelSelector: `app=${name}` });
-  return list.items;
+/** Records, per pod, whether it was ever seen running but not ready, and when it was first seen ready. */
+async function watchPods(kc: KubeConfig, namespace: string, app: string) {
+  const core = kc.makeApiClient(CoreV1Api);
+  const informer = makeInformer<V1Pod>(kc, `/api/v1/namespaces/${namespace}/pods`, () => core.listNamespacedPod({ namespace, labelSelector: `app=${app}` }), `app=${app}`);
+  const runningUnready = new Set<string>();
+  const readyAt = new Map<string, number>();
+  const observe = (p: V1Pod) => {
+    const name = p.metadata!.name!;
+    const running = p.status?.containerStatuses?.every((s) => s.state?.running) ?? false;
+    if (running && !isReady(p)) runningUnready.add(name);
+    if (isReady(p) && !readyAt.has(name)) readyAt.set(name, Date.now());
+  };
+  informer.on('add', observe);
+  informer.on('update', observe);
+  await informer.start();
+  return { runningUnready, readyAt, stop: () => informer.stop() };
 }
 
 const cluster = testCluster('deployments');
-const rollout = suite('Deployment on the real control plane');
+const rollout = suite('Deployments on the process kubelet');
 rollout.after(() => cluster.stop());
 
-rollout('becomes available with 3 ready replicas', async () => {
-  const { kc, namespace } = await cluster.get();
-  await apply(kc, namespace, deployment('web', '1'));
-  const d = await rolledOut(kc, namespace, 'web');
-  assert.is(d.status?.readyReplicas, 3);
-  const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: 'app=web' });
-  assert.is(pods.items.length, 3);
-  assert.ok(pods.items.every((p) => p.status?.phase === 'Running' && p.spec?.nodeName), 'all pods scheduled and running');
-});
-
-rollout('rolls a template change out through a new ReplicaSet, never below 3 available nor above 4 pods', async () => {
-  const { kc, namespace } = await cluster.get();
-  const [before] = await replicaSets(kc, namespace, 'web');
-  const core = kc.makeApiClient(CoreV1Api);
-  // Watch every pod change during the rollout; each event is a consistent step of the cluster's state.
-  const pods = makeInformer<V1Pod>(kc, `/api/v1/namespaces/${namespace}/pods`, () => core.listNamespacedPod({ namespace }), 'app=web');
-  let fewestAvailable = Infinity;
-  let mostPods = 0;
-  let synced = false;
-  const observe = () => {
-    // The initial list arrives one pod at a time; count from the first complete view on.
-    if (!synced) return;
-    const live = pods.list().filter((p) => !p.metadata?.deletionTimestamp);
-    const ready = live.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-    fewestAvailable = Math.min(fewestAvailable, ready.length);
-    mostPods = Math.max(mostPods, live.length);
-  };
-  for (const verb of ['add', 'update', 'delete'] as const) pods.on(verb, observe);
-  await pods.start();
-  synced = true;
-  observe();
-  try {
-    await apply(kc, namespace, deployment('web', '2'));
-    await rolledOut(kc, namespace, 'web');
-    const sets = await replicaSets(kc, namespace, 'web');
-    const old = sets.find((rs) => rs.metadata?.name === before.metadata?.name);
-    const current = sets.find((rs) => rs.metadata?.name !== before.metadata?.name);
-    assert.is(sets.length, 2);
-    assert.is(old?.status?.replicas, 0, 'old ReplicaSet scaled to 0');
-    assert.is(current?.status?.availableReplicas, 3, 'new ReplicaSet has all 3');
-    assert.is(current?.spec?.template?.spec?.containers[0].image, 'registry.invalid/web:2');
-    assert.ok(fewestAvailable >= 3, `available pods dipped to ${fewestAvailable}`);
-    assert.is(mostPods, 4, 'surged by exactly one pod');
-  } finally {
-    await pods.stop();
-  }
-});
-
-rollout('reports ProgressDeadlineExceeded when new pods never become ready, and rolls back', async () => {
-  const { kc, namespace } = await cluster.get();
-  const good = deployment('stuck', '1');
-  await apply(kc, namespace, good);
-  await rolledOut(kc, namespace, 'stuck');
-  const [healthy] = await replicaSets(kc, namespace, 'stuck');
-
-  await apply(kc, namespace, deployment('stuck', '2', { [BEHAVIOR_ANNOTATION]: 'never-ready' }, 4));
+rollout('3 replicas of a Node HTTP server: three pod IPs, each Ready only once its readiness probe passes', async () => {
+  const { kc, namespace, cluster: node } = await cluster.get();
   const apps = kc.makeApiClient(AppsV1Api);
-  const failed = await waitFor('ProgressDeadlineExceeded', async () => {
-    const d = await apps.readNamespacedDeployment({ name: 'stuck', namespace });
-    const current = d.status?.observedGeneration === d.metadata?.generation;
-    return current && condition(d, 'Progressing')?.reason === 'ProgressDeadlineExceeded' && d;
-  });
-  assert.is(condition(failed, 'Progressing')?.status, 'False');
-  assert.is(failed.status?.availableReplicas, 3, 'the old pods kept serving');
-  assert.is(failed.status?.updatedReplicas, 1, 'only the surge pod was tried');
+  const core = kc.makeApiClient(CoreV1Api);
+  const observed = await watchPods(kc, namespace, 'web');
+  const created = Date.now();
+  try {
+    await apps.createNamespacedDeployment({ namespace, body: deployment('web', server(3000), 3) });
+    await waitFor('3 ready replicas', async () => (await apps.readNamespacedDeployment({ name: 'web', namespace })).status?.readyReplicas === 3);
+  } finally {
+    await observed.stop();
+  }
+  const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=web' })).items;
+  assert.is(pods.length, 3);
+  const ips = pods.map((p) => p.status!.podIP!);
+  assert.is(new Set(ips).size, 3, `distinct pod IPs: ${ips}`);
+  const prefix = node.network.podCidr.replace(/\.0\/24$/, '.');
+  assert.ok(ips.every((ip) => ip.startsWith(prefix)), `pod IPs ${ips} in ${node.network.podCidr}`);
+  for (const p of pods) {
+    const name = p.metadata!.name!;
+    assert.ok(observed.runningUnready.has(name), `${name} was seen running but not ready while /healthz failed`);
+    const started = Date.parse(String(p.status!.containerStatuses![0].state!.running!.startedAt));
+    const ready = p.status!.conditions!.find((c) => c.type === 'Ready')!;
+    // Second precision on both sides: a 3 s delay shows as at least 2 s.
+    assert.ok(Date.parse(String(ready.lastTransitionTime)) - started >= 2000, `${name} became Ready before its server was healthy`);
+    assert.is(p.status!.containerStatuses![0].ready, true);
+    assert.is(p.status!.conditions!.find((c) => c.type === 'ContainersReady')?.status, 'True');
+    // The server answers on its own pod IP, and knows its own name and IP from the downward API.
+    const answer = await (await fetch(`http://${p.status!.podIP}:8080/`)).json() as { pod: string; ip: string; hostname: string };
+    assert.equal(answer, { pod: name, ip: p.status!.podIP, hostname: name });
+  }
+  const slowest = Math.max(...observed.readyAt.values()) - created;
+  process.stderr.write(`kubelet: 3 replicas (3 s health delay) all Ready ${(slowest / 1000).toFixed(1)} s after the Deployment was created\n`);
+});
 
-  // Rolling back is applying the previous template again: the controller reuses its ReplicaSet.
-  await apply(kc, namespace, good);
-  const back = await rolledOut(kc, namespace, 'stuck');
-  assert.is(condition(back, 'Progressing')?.reason, 'NewReplicaSetAvailable');
-  const sets = await replicaSets(kc, namespace, 'stuck');
-  const active = sets.filter((rs) => (rs.spec?.replicas ?? 0) > 0);
-  assert.equal(active.map((rs) => rs.metadata?.name), [healthy.metadata?.name]);
+rollout('pod start to Ready: a server with a TCP readiness probe', async () => {
+  const { kc, namespace } = await cluster.get();
+  const apps = kc.makeApiClient(AppsV1Api);
+  const observed = await watchPods(kc, namespace, 'quick');
+  const created = Date.now();
+  const container = { ...server(0), readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 } };
+  try {
+    await apps.createNamespacedDeployment({ namespace, body: deployment('quick', container, 1) });
+    await waitFor('the pod Ready', async () => observed.readyAt.size === 1);
+  } finally {
+    await observed.stop();
+  }
+  const [readyAt] = observed.readyAt.values();
+  assert.ok(readyAt > created);
+  process.stderr.write(`kubelet: pod start → Ready (Deployment created → its pod Ready, TCP probe every 1 s): ${((readyAt - created) / 1000).toFixed(2)} s\n`);
+});
+
+rollout('a crash-looping container shows CrashLoopBackOff and a rising restart count', async () => {
+  const { kc, namespace } = await cluster.get();
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  await apps.createNamespacedDeployment({ namespace, body: deployment('crash', { name: 'app', image: 'node:22', command: ['sh', '-c', 'echo starting; exit 3'] }, 1) });
+  // The first restart is immediate, the second waits out a 10 s back-off.
+  const looping = await waitFor('CrashLoopBackOff after 2 restarts', async () => {
+    const [p] = (await core.listNamespacedPod({ namespace, labelSelector: 'app=crash' })).items;
+    const s = p?.status?.containerStatuses?.[0];
+    return s?.state?.waiting?.reason === 'CrashLoopBackOff' && s.restartCount >= 2 && p;
+  }, 60_000);
+  const s = looping.status!.containerStatuses![0];
+  assert.is(looping.status?.phase, 'Running', 'a crash-looping pod under restartPolicy Always stays Running');
+  assert.is(s.ready, false);
+  assert.match(s.state?.waiting?.message ?? '', /^back-off \d+s restarting failed container=app pod=crash-/);
+  assert.is(s.lastState?.terminated?.exitCode, 3);
+  assert.is(s.lastState?.terminated?.reason, 'Error');
+  assert.is(looping.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
 });
 
 rollout.run();

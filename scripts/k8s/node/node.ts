@@ -3,24 +3,21 @@
  * kube-proxy, started in that order and stopped in the reverse one. Everything it starts is recorded
  * in the run's state file, so `k8s:down` or the next run's sweep removes it even after a crash.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControlPlane } from '../control-plane.ts';
 import { ensureBinaries, startControlPlane } from '../control-plane.ts';
+import type { Kubelet } from '../kubelet/kubelet.ts';
+import { startKubelet } from '../kubelet/kubelet.ts';
 import type { ApiRelay } from './api-relay.ts';
 import { startApiRelay } from './api-relay.ts';
 import type { KubeProxy } from './kube-proxy.ts';
 import { startKubeProxy } from './kube-proxy.ts';
 import type { NodeNetwork } from './network.ts';
 import { createNodeNetwork } from './network.ts';
-
-export interface Kubelet {
-  stop(): Promise<void>;
-  podLogPath(namespace: string, name: string): string;
-}
 
 export interface Cluster {
   readonly network: NodeNetwork;
@@ -31,8 +28,7 @@ export interface Cluster {
   readonly kubectl: string;
   /** The run's temporary files (kubelet state, pod logs, kube-proxy log). */
   readonly stateDir: string;
-  /** Undefined until scripts/k8s/kubelet/kubelet.ts exists. */
-  readonly kubelet: Kubelet | undefined;
+  readonly kubelet: Kubelet;
   readonly logs: { readonly plane: string; readonly kubeProxy: string };
   /** Seconds from the start of startCluster at which each part was ready. */
   readonly timings: Readonly<Record<string, number>>;
@@ -76,13 +72,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // The `kubernetes` Service's endpoint is hostIp on the apiserver's own port.
     relay = await startApiRelay({ host: network.hostIp, port: plane.port }, { host: '127.0.0.1', port: plane.port });
     const nodeName = `node-${network.runId}`;
-    const startKubelet = await loadKubelet();
-    if (startKubelet) {
-      kubelet = await startKubelet({ kubeconfigPath: plane.kubeconfigPath, nodeName, network, stateDir: join(stateDir, 'kubelet'), log });
-      lap('kubelet');
-    } else {
-      log('k8s: no kubelet yet (scripts/k8s/kubelet/kubelet.ts is missing): pods will stay Pending');
-    }
+    const started = await startKubelet({ kubeconfigPath: plane.kubeconfigPath, nodeName, network, stateDir: join(stateDir, 'kubelet'), log });
+    kubelet = started;
+    lap('kubelet');
     const kubeProxyLog = join(stateDir, 'kube-proxy.log');
     const kubeProxy = startKubeProxy({ binDir, network, kubeconfigPath: plane.proxyKubeconfigPath!, nodeName, logPath: kubeProxyLog });
     proxy = kubeProxy;
@@ -91,22 +83,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     lap('kube-proxy');
     log(`k8s: cluster up in ${timings['kube-proxy'].toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
-      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet,
+      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started,
       logs: { plane: plane.dir, kubeProxy: kubeProxyLog }, timings, stop,
     };
   } catch (err) {
     await stop().catch((cleanupErr: Error) => log(`k8s: cleanup after a failed start failed too: ${cleanupErr.message}`));
     throw err;
   }
-}
-
-type StartKubelet = (options: { kubeconfigPath: string; nodeName: string; network: NodeNetwork; stateDir: string; log: (line: string) => void }) => Promise<Kubelet>;
-
-/** The process kubelet, once it exists in this tree. */
-async function loadKubelet(): Promise<StartKubelet | undefined> {
-  const entry = new URL('../kubelet/kubelet.ts', import.meta.url);
-  if (!existsSync(entry)) return undefined;
-  return ((await import(entry.href)) as { startKubelet: StartKubelet }).startKubelet;
 }
 
 /**

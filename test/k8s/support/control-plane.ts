@@ -113,10 +113,7 @@ async function makeTestCluster(name: string): Promise<TestCluster> {
     const account = await core.readNamespacedServiceAccount({ name: 'default', namespace }).catch(() => undefined);
     return (account?.secrets?.length ?? 0) > 0;
   });
-  const podLog = async (pod: string) => {
-    if (!cluster.kubelet) throw new Error('no kubelet runs on this node (scripts/k8s/kubelet/kubelet.ts is missing), so pods have no logs');
-    return readFile(cluster.kubelet.podLogPath(namespace, pod), 'utf8').catch(() => '');
-  };
+  const podLog = (pod: string) => readFile(cluster.kubelet.podLogPath(namespace, pod), 'utf8').catch(() => '');
   return { kc, namespace, cluster, podLog };
 }
 

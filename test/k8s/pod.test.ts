@@ -1,0 +1,173 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { testCluster, waitFor } from './support/control-plane.ts';
+import { containerLines, createPod, finishedPod, pod, processesWith, readPod, shell } from './support/pods.ts';
+
+const cluster = testCluster('pods');
+const pods = suite('Pods on the process kubelet');
+pods.after(() => cluster.stop());
+
+pods('secret and configMap volumes: items, paths and modes as seen from inside the container', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'creds' }, stringData: { user: 'alice', password: 'hunter2' } } });
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'settings' }, data: { 'app.json': '{"port":8080}', unused: 'x' } } });
+  await createPod(kc, namespace, pod('volumes', {
+    restartPolicy: 'Never',
+    volumes: [
+      { name: 'secret', secret: { secretName: 'creds', defaultMode: 0o400 } },
+      { name: 'config', configMap: { name: 'settings', items: [{ key: 'app.json', path: 'conf/app.json', mode: 0o640 }] } },
+    ],
+    containers: [shell('check', 'cd /etc/creds && for f in user password; do echo "$f $(stat -c %a $f) $(cat $f)"; done; ' +
+      'find /etc/app -type f; echo "app.json $(stat -c %a /etc/app/conf/app.json) $(cat /etc/app/conf/app.json)"', {
+      volumeMounts: [{ name: 'secret', mountPath: '/etc/creds', readOnly: true }, { name: 'config', mountPath: '/etc/app' }],
+    })],
+  }));
+  const done = await finishedPod(kc, namespace, 'volumes');
+  const lines = containerLines(await podLog('volumes'), 'check');
+  assert.is(done.status?.phase, 'Succeeded', lines.join('\n'));
+  assert.equal(lines, ['user 400 alice', 'password 400 hunter2', '/etc/app/conf/app.json', 'app.json 640 {"port":8080}']);
+});
+
+pods('env: $(VAR) expansion and $$ escapes, envFrom with a prefix, fieldRefs, args expanded', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'env' }, data: { HOST: 'db', PORT: '5432' } } });
+  await createPod(kc, namespace, pod('env', {
+    restartPolicy: 'Never',
+    containers: [{
+      name: 'show', image: 'node:22', command: ['sh', '-c'],
+      args: ['echo "url=$URL literal=$LITERAL name=$NAME ns=$NS ip=$IP cfg=$CFG_HOST arg=$(NAME)"'],
+      envFrom: [{ configMapRef: { name: 'env' }, prefix: 'CFG_' }],
+      env: [
+        { name: 'URL', value: 'postgres://$(CFG_HOST):$(CFG_PORT)/$(MISSING)' },
+        { name: 'LITERAL', value: '$$(CFG_HOST)' },
+        { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      ],
+    }],
+  }));
+  const done = await finishedPod(kc, namespace, 'env');
+  assert.is(done.status?.phase, 'Succeeded');
+  assert.equal(containerLines(await podLog('env'), 'show'),
+    [`url=postgres://db:5432/$(MISSING) literal=$(CFG_HOST) name=env ns=${namespace} ip=${done.status?.podIP} cfg=db arg=env`]);
+});
+
+pods('runAsUser and runAsGroup are the process credentials; a pod-level value applies unless the container sets its own', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  await createPod(kc, namespace, pod('user', {
+    restartPolicy: 'Never',
+    securityContext: { runAsUser: 1000, runAsGroup: 3000 },
+    containers: [
+      shell('pod-level', 'echo "$(id -u) $(id -g) $(id -G)"'),
+      shell('own', 'echo "$(id -u) $(id -g)"', { securityContext: { runAsUser: 4242 } }),
+    ],
+  }));
+  const done = await finishedPod(kc, namespace, 'user');
+  assert.is(done.status?.phase, 'Succeeded');
+  const log = await podLog('user');
+  assert.equal(containerLines(log, 'pod-level'), ['1000 3000 3000']);
+  assert.equal(containerLines(log, 'own'), ['4242 3000']);
+});
+
+pods('an image missing from the image map fails with ErrImagePull, then ImagePullBackOff, and never starts', async () => {
+  const { kc, namespace } = await cluster.get();
+  const seen: { reason?: string; message?: string }[] = [];
+  const watch = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, { fieldSelector: 'metadata.name=unmapped' },
+    (_type, p: V1Pod) => {
+      const waiting = p.status?.containerStatuses?.[0]?.state?.waiting;
+      if (waiting) seen.push({ reason: waiting.reason, message: waiting.message });
+    }, () => {});
+  try {
+    await createPod(kc, namespace, pod('unmapped', { containers: [{ name: 'app', image: 'registry.invalid/nothing:1', command: ['true'] }] }));
+    await waitFor('ImagePullBackOff after ErrImagePull', async () =>
+      seen.some((s) => s.reason === 'ErrImagePull') && seen.some((s) => s.reason === 'ImagePullBackOff'));
+  } finally {
+    watch.abort();
+  }
+  const pull = seen.find((s) => s.reason === 'ErrImagePull')!;
+  assert.match(pull.message ?? '', 'Failed to pull image "registry.invalid/nothing:1"');
+  assert.match(pull.message ?? '', 'node:*', 'the message lists what the image map has');
+  const current = await readPod(kc, namespace, 'unmapped');
+  assert.is(current.status?.phase, 'Pending');
+  assert.is(current.status?.podIP, undefined, 'no network was set up for it');
+});
+
+pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace and files removed, the pod finalized', async () => {
+  const test = await cluster.get();
+  const { kc, namespace } = test;
+  const marker = `marker-${randomBytes(4).toString('hex')}`;
+  await createPod(kc, namespace, pod('doomed', {
+    terminationGracePeriodSeconds: 2,
+    containers: [shell('run', `trap 'exit 0' TERM; while :; do sleep 0.2; done # ${marker}`)],
+  }));
+  const running = await waitFor('pod doomed running', async () => {
+    const p = await readPod(kc, namespace, 'doomed');
+    return p.status?.containerStatuses?.[0]?.state?.running && p;
+  });
+  const uid8 = running.metadata!.uid!.slice(0, 8);
+  const netnsOfPod = () => readdirSync('/run/netns').filter((n) => n.endsWith(uid8));
+  assert.ok(processesWith(marker).length > 0, 'the container runs as a process here');
+  assert.is(netnsOfPod().length, 1, 'the pod has its network namespace');
+
+  await kc.makeApiClient(CoreV1Api).deleteNamespacedPod({ name: 'doomed', namespace });
+  await waitFor('pod doomed finalized', async () => (await readPod(kc, namespace, 'doomed').then(() => false, (err) => err?.code === 404)));
+  assert.equal(processesWith(marker), [], 'no process of the pod is left');
+  assert.equal(netnsOfPod(), [], 'its network namespace is removed');
+  assert.not.ok(existsSync(join(test.cluster.stateDir, 'kubelet', 'pods', running.metadata!.uid!)), 'its files are removed');
+});
+
+pods('activeDeadlineSeconds: the pod is killed and fails with DeadlineExceeded', async () => {
+  const { kc, namespace } = await cluster.get();
+  const marker = `deadline-${randomBytes(4).toString('hex')}`;
+  await createPod(kc, namespace, pod('deadline', {
+    restartPolicy: 'Never', activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1,
+    containers: [shell('run', `sleep 60 # ${marker}`)],
+  }));
+  const done = await finishedPod(kc, namespace, 'deadline');
+  assert.is(done.status?.phase, 'Failed');
+  assert.is(done.status?.reason, 'DeadlineExceeded');
+  assert.match(done.status?.message ?? '', 'longer than the specified deadline');
+  // The phase is reported at once; the container's end follows when the grace period is over.
+  const terminated = await waitFor('deadline container terminated', async () =>
+    (await readPod(kc, namespace, 'deadline')).status?.containerStatuses?.[0]?.state?.terminated);
+  assert.is(terminated.exitCode, 137, 'sleep as PID 1 ignores SIGTERM and is killed');
+  await waitFor('deadline pod processes gone', async () => processesWith(marker).length === 0, 10_000);
+});
+
+pods('a failing liveness probe kills and restarts the container', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('liveness', {
+    terminationGracePeriodSeconds: 1,
+    containers: [shell('app', 'touch /tmp/healthy; sleep 2; rm /tmp/healthy; exec sleep 60', {
+      livenessProbe: { exec: { command: ['test', '-f', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 2 },
+    })],
+  }));
+  const restarted = await waitFor('liveness restart', async () => {
+    const p = await readPod(kc, namespace, 'liveness');
+    const s = p.status?.containerStatuses?.[0];
+    return (s?.restartCount ?? 0) >= 1 && s?.state?.running && s;
+  }, 30_000);
+  assert.is(restarted.lastState?.terminated?.exitCode, 137, 'killed after the grace period (sleep as PID 1 ignores SIGTERM)');
+});
+
+pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('greedy', {
+    restartPolicy: 'Never', terminationGracePeriodSeconds: 1,
+    volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }],
+    containers: [shell('fill', 'head -c 3000000 /dev/zero > /scratch/big; sleep 60', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] })],
+  }));
+  const done = await finishedPod(kc, namespace, 'greedy');
+  assert.is(done.status?.phase, 'Failed');
+  assert.is(done.status?.reason, 'Evicted');
+  assert.match(done.status?.message ?? '', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"');
+});
+
+pods.run();
