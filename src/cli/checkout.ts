@@ -1,7 +1,7 @@
-import { mkdir, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { InternalError, UsageError } from '../core/errors.ts';
+import { InternalError } from '../core/errors.ts';
+import { claimEmptyDirectory, emptyDirectory } from '../fs/empty-directory.ts';
 import { checkoutCommit } from '../remote/checkout.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
@@ -33,13 +33,16 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
     if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');
     const createClone = app.createClone;
     const dir = resolve(argv.dir);
-    await mkdir(dir, { recursive: true });
-    if ((await readdir(dir)).length > 0) throw new UsageError(`'${dir}' is not empty: checkout writes only into an empty or new directory`, { dir });
+    await claimEmptyDirectory(dir, 'checkout');
     const services = await app.open({ network: argv.network });
     let result;
     try {
       const { id, url } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone }, id, url, dir, argv.commit, app.log.verbosity >= 1);
+    } catch (error) {
+      // Nothing half-cloned stays behind: the directory is as empty as it was.
+      await emptyDirectory(dir);
+      throw error;
     } finally {
       await services.close();
     }

@@ -39,6 +39,7 @@ async function pipeline(w: World, env: NodeJS.ProcessEnv): Promise<void> {
   const missing = await w.run('.', ['walrus', 'checkout', url, 'co3', '--commit', unknown], { env });
   assert.is(missing.code, 1);
   assert.match(missing.stderr, new RegExp(`fatal: commit ${unknown} is not in repository`));
+  assert.equal(readdirSync(w.path('co3')), [], 'a refused checkout leaves nothing behind');
   await w.ok(src, ['push', '-q', '-f', 'walrus', `${c1}:refs/heads/main`], { env });
   const unreachable = await w.run('.', ['walrus', 'checkout', url, 'co4', '--commit', c2], { env });
   assert.is(unreachable.code, 1);

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { chmod, lstat, mkdir, open, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, readlink, symlink } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { UsageError } from '../../core/errors.ts';
+import { claimEmptyDirectory, emptyDirectory } from '../../fs/empty-directory.ts';
 import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from './errors.ts';
 import { bodyPadding, endOfArchive, entryHeader, TarReader } from './tar.ts';
 import type { TarEntry } from './tar.ts';
@@ -124,8 +124,7 @@ export interface UnpackedTree {
  * only after the digest matched. Whatever fails, `dir` is left empty. `label` names the artifact in errors.
  */
 export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: string, expectedSha256: string, label: string): Promise<UnpackedTree> {
-  await mkdir(dir, { recursive: true });
-  if ((await readdir(dir)).length > 0) throw new UsageError(`'${dir}' is not empty: an artifact unpacks only into an empty or new directory`, { dir });
+  await claimEmptyDirectory(dir, 'artifact fetch');
   const hash = createHash('sha256');
   const reader = new TarReader();
   const seen = new Set<string>();
@@ -263,10 +262,4 @@ async function leavesRoot(root: string, path: string): Promise<boolean> {
 async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < bytes.byteLength) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
-}
-
-/** Removes what `dir` holds, keeping `dir` itself (it may be a mount point, e.g. a pod's emptyDir). */
-async function emptyDirectory(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => []);
-  await Promise.all(names.map((name) => rm(join(dir, name), { recursive: true, force: true })));
 }
