@@ -11,6 +11,9 @@ import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
 
+/** How long a container log read may take before the termination message is used instead. */
+const LOG_TIMEOUT_MS = 5000;
+
 export class KubernetesCluster implements Cluster {
   readonly #kc: KubeConfig;
   readonly #core: CoreV1Api;
@@ -87,10 +90,14 @@ export class KubernetesCluster implements Cluster {
   }
 
   async podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null> {
+    // The API server proxies this to the node's kubelet; a node that serves no logs (or is unreachable) must not
+    // hold the reconcile: after a few seconds the caller falls back to the termination message.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), LOG_TIMEOUT_MS); });
     try {
-      return await this.#core.readNamespacedPodLog({ ...pod, container, tailLines: lines });
-    } catch {
-      return null; // the node serves no logs (or the pod is gone): the caller falls back to the termination message
+      return await Promise.race([this.#core.readNamespacedPodLog({ ...pod, container, tailLines: lines }).catch(() => null), timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -132,7 +139,8 @@ export class KubernetesCluster implements Cluster {
 
 /** Lease times are MicroTime: the API server refuses them unless they carry exactly 6 fraction digits. */
 function microTimes(lease: V1Lease): V1Lease {
-  const micro = (time: Date | undefined) => (time === undefined ? undefined : new V1MicroTime(time.getTime()));
+  // A lease read back carries its times as the strings the server sent (client-node does not parse MicroTime).
+  const micro = (time: Date | string | undefined) => (time === undefined ? undefined : new V1MicroTime(typeof time === 'string' ? Date.parse(time) : time.getTime()));
   return { ...lease, spec: { ...lease.spec, acquireTime: micro(lease.spec?.acquireTime), renewTime: micro(lease.spec?.renewTime) } };
 }
 

@@ -239,6 +239,8 @@ class Pass {
     if (rollout.phase === 'Complete') {
       const first = status.lastAppliedRevision !== release.commit;
       status.lastAppliedRevision = release.commit;
+      // A release after a failure: the failed commit is history now (its entry says so), not a state to show.
+      if (status.failedRevision !== release.commit) delete status.failedRevision;
       status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'Released', time: this.now.toISOString(), message: rollout.message });
       this.set('Released', 'True', 'Succeeded', `${short} rolled out: ${rollout.message}`);
       this.set('Ready', 'True', 'Succeeded', `serving ${short}`);
