@@ -23,7 +23,13 @@ const server = createServer((request, response) => {
 
 server.listen(port, () => console.log(`${name} ${version} listening on port ${server.address().port}`));
 
-// Kubernetes stops a pod with SIGTERM: finish the requests in flight, then exit.
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.on(signal, () => server.close(() => process.exit(0)));
-}
+// Kubernetes sends SIGTERM while it takes the pod out of the Service: keep serving for a moment, so connections
+// routed here before that took effect still get an answer, then stop accepting, finish what is in flight, and exit.
+// (`exec` in the start script lets the signal npm forwards reach this process rather than a shell.)
+const drainMs = Number(process.env.SHUTDOWN_DELAY_MS ?? 2000);
+const stop = (signal) => {
+  console.log(`${signal}: stopping in ${drainMs} ms`);
+  setTimeout(() => server.close(() => process.exit(0)), drainMs).unref();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
