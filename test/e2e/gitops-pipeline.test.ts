@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { commit, createWorld, initWorkRepo, startDevnet } from '../support/e2e.ts';
 import type { World } from '../support/e2e.ts';
@@ -88,6 +89,22 @@ e2e('the same on a git walrus devnet server', async () => {
     await pipeline(w, { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url });
   } finally {
     server.stop();
+    w.remove();
+  }
+});
+
+e2e('an artifact larger than one Walrus blob is stored as several and comes back whole', async () => {
+  const w = createWorld();
+  try {
+    mkdirSync(w.path('big'));
+    const noise = randomBytes(10 * 1024 * 1024 + 123_456); // incompressible: more than one 10 MiB blob once gzipped
+    writeFileSync(w.path('big', 'noise.bin'), noise);
+    const artifact = JSON.parse(await w.ok('.', ['walrus', 'artifact', 'pack', 'big'])) as { blobId: string; sha256: string; size: number };
+    assert.ok(artifact.size > 10 * 1024 * 1024, String(artifact.size));
+    assert.is(w.takeStats().find((s) => s.role === 'cli')!.blobWrites, 3, 'two chunks and the index');
+    await w.ok('.', ['walrus', 'artifact', 'fetch', artifact.blobId, '--sha256', artifact.sha256, 'back']);
+    assert.ok(readFileSync(w.path('back', 'noise.bin')).equals(noise));
+  } finally {
     w.remove();
   }
 });
