@@ -151,7 +151,11 @@ export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: stri
           } else {
             entries++;
             const path = safePath(event.entry.path);
-            if (path === '') continue; // the archive's own root (`./`)
+            if (path === '') {
+              // The archive's own root (`./`, as GNU tar writes it): nothing to create, and nothing else may name it.
+              if (event.entry.type !== 'directory') throw new UnsafeArchiveEntryError(event.entry.path, 'it names the target directory itself');
+              continue;
+            }
             if (seen.has(path)) throw new MalformedArchiveError(`'${path}' appears twice`, { path });
             seen.add(path);
             const below = links.find((link) => path.startsWith(`${link.path}/`));
@@ -191,10 +195,8 @@ export async function unpackTarball(source: AsyncIterable<Uint8Array>, dir: stri
   } catch (error) {
     await (file as { handle: FileHandle } | null)?.handle.close().catch(() => {});
     await emptyDirectory(dir);
-    if ((error as { code?: string }).code === 'Z_DATA_ERROR' || (error as { code?: string }).code === 'Z_BUF_ERROR') {
-      throw new MalformedArchiveError(`the gzip stream is corrupt (${(error as Error).message})`);
-    }
     const code = (error as { code?: string }).code;
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw new MalformedArchiveError(`the gzip stream is corrupt (${(error as Error).message})`);
     // The same path twice, or a path below a file: the filesystem says so first.
     if (code === 'EEXIST' || code === 'ENOTDIR') throw new MalformedArchiveError(`two entries collide (${(error as Error).message})`);
     throw error;

@@ -177,6 +177,7 @@ const refusals: Array<[string, Array<TarEntry & { body?: string }>, RegExp]> = [
   ['a path with ..', [{ path: 'a/../../evil', type: 'file', mode: 0o644, size: 0, body: 'x' }], /contains '\.\.'/],
   ['an absolute path', [{ path: '/tmp/evil', type: 'file', mode: 0o644, size: 0, body: 'x' }], /absolute path/],
   ['a link out of the tree', [{ path: 'l', type: 'symlink', mode: 0o777, size: 0, target: '../outside' }], /leads out/],
+  ['a file named like the target directory', [{ path: './', type: 'file', mode: 0o644, size: 0, body: 'x' }], /names the target directory itself/],
   ['an absolute link', [{ path: 'l', type: 'symlink', mode: 0o777, size: 0, target: '/etc/passwd' }], /absolute path/],
   ['an entry below a link', [
     { path: 'l', type: 'symlink', mode: 0o777, size: 0, target: 'd' },
