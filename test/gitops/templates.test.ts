@@ -1,12 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
 import { API_VERSION, KIND, resolveSpec } from '../../src/gitops/api/types.ts';
 import type { WalrusApp, WalrusAppSpec } from '../../src/gitops/api/types.ts';
 import {
-  ANNOTATIONS, APP_DIR, appService, buildJob, buildJobName, createTemplates, dnsLabel, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
+  ANNOTATIONS, APP_DIR, appService, buildJob, buildJobName, createTemplates, dnsLabel, forwardingShell, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
   TERMINATION_MESSAGE_PATH, WORKSPACE,
 } from '../../src/gitops/templates/index.ts';
 import { REPO_ROOT } from '../support/e2e.ts';
@@ -146,7 +147,7 @@ run('fetch (tool, sha256-checked) → app with PORT, env, probe, resources; comm
   assert.is(envOf(fetch).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
   assert.is(envOf(fetch).GIT_WALRUS_KEY, undefined, 'run pods never get the provider key');
   const container = pod.containers[0];
-  assert.equal(container.command, ['sh', '-c', 'npm start']);
+  assert.equal(container.command, forwardingShell('npm start'));
   assert.is(container.workingDir, APP_DIR);
   assert.is(envOf(container).PORT, '3000', 'PORT is the spec port, whatever env says');
   assert.is(container.env!.filter((e) => e.name === 'PORT').length, 1);
@@ -201,6 +202,28 @@ run('createTemplates binds the network config; the image constant follows packag
   assert.is(templates.buildJobName(app, COMMIT, '0123456789'), buildJobName(app, COMMIT, '0123456789'));
   assert.is(PROJECT_VERSION, JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, 'utf8')).version);
   assert.is(PROJECT_IMAGE, `git-remote-walrus:${PROJECT_VERSION}`);
+});
+
+run('the run shell passes SIGTERM on to the command and exits with its status (real sh)', async () => {
+  const node = process.execPath;
+  const app = (exit: number) => `${node} -e 'process.on("SIGTERM", () => { console.log("got TERM"); setTimeout(() => process.exit(${exit}), 200) }); setInterval(() => {}, 1000); console.log("up")'`;
+  const runShell = (command: string, terminate: boolean) => new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    const [shell, ...args] = forwardingShell(command);
+    const child = spawn(shell, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    let sent = false;
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+      if (terminate && !sent && out.includes('up')) { sent = true; child.kill('SIGTERM'); }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+  assert.equal(await runShell(app(3), true), { code: 3, out: 'up\ngot TERM\n' }, 'a simple command');
+  assert.equal(await runShell(`cd / && PORT=1 ${app(4)}`, true), { code: 4, out: 'up\ngot TERM\n' }, 'a compound command');
+  assert.equal((await runShell('exit 7', false)).code, 7);
+  assert.equal((await runShell('true', false)).code, 0);
+  assert.equal((await runShell('no-such-command-anywhere', false)).code, 127);
 });
 
 job.run();

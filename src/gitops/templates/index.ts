@@ -21,5 +21,5 @@ export function createTemplates(config: ToolConfig): Templates {
 export { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from './build-job.ts';
 export { appService, runDeployment, APP_DIR, PORT_NAME, SERVICE_PORT } from './run.ts';
 export { ANNOTATIONS, LABELS, MANAGED_BY, PROJECT_IMAGE, PROJECT_VERSION, appResourceName, buildJobName, dnsLabel, labelsOf, selectorLabels } from './names.ts';
-export { RUN_AS } from './pods.ts';
+export { forwardingShell, RUN_AS } from './pods.ts';
 export type { ToolConfig } from './pods.ts';

@@ -70,3 +70,26 @@ export function toolContainer(name: string, args: string[], config: ToolConfig, 
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
 }
+
+/**
+ * `sh -c <command>` that passes SIGTERM (and SIGINT) on to the command. The shell is the container's PID 1, and a
+ * PID 1 without a handler never receives SIGTERM from the kubelet: the app would get no chance to drain and would be
+ * SIGKILLed when the grace period ends. Here the shell traps the signal, signals the command (run as its child),
+ * waits for it to finish, and exits with its status. (A compound command runs in a subshell, which gets the signal;
+ * its last program gets it too only when the subshell execs it, as dash and bash do.)
+ */
+export function forwardingShell(command: string): string[] {
+  return ['sh', '-c', [
+    `trap 'kill -TERM "$child" 2>/dev/null' TERM INT`,
+    `${command} &`,
+    'child=$!',
+    // A trapped signal interrupts `wait` (status 128+n): wait again while the command runs. A status not collected
+    // yet (the command ended right after an interrupted wait) is still there for one more `wait`; 127 means none.
+    'status=127',
+    'while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done',
+    'wait "$child" 2>/dev/null; last=$?',
+    '[ "$last" -eq 127 ] || status=$last',
+    'exit "$status"',
+  ].join('\n')];
+}
+

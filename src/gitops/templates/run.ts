@@ -2,7 +2,7 @@ import type { V1Deployment, V1EnvVar, V1Service, V1Volume, V1VolumeMount } from 
 import { resolveSpec } from '../api/types.ts';
 import type { Artifact, WalrusApp } from '../api/types.ts';
 import { ANNOTATIONS, appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
-import { containerSecurityContext, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
+import { containerSecurityContext, forwardingShell, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';
 
 /** Where the artifact is unpacked and the app runs. */
@@ -14,7 +14,8 @@ export const SERVICE_PORT = 80;
 
 /**
  * The app's Deployment for one release (issue 11 part 5): an init container fetches the artifact by blob id and
- * unpacks it only if its sha256 matches; the app container runs spec.run.command there with PORT, the spec's
+ * unpacks it only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes
+ * SIGTERM on, so the app can drain) with PORT, the spec's
  * env/envFrom/resources and a readiness probe on health.path. The pod template names the commit and artifact, so a
  * new release changes the template and the Deployment rolls out (maxSurge/maxUnavailable, progressDeadlineSeconds),
  * and re-applying the same release changes nothing.
@@ -53,7 +54,7 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
               name: 'app',
               image: spec.run.image,
               imagePullPolicy: 'IfNotPresent',
-              command: ['sh', '-c', spec.run.command],
+              command: forwardingShell(spec.run.command),
               workingDir: APP_DIR,
               env: env as V1EnvVar[],
               envFrom: spec.envFrom as never,
