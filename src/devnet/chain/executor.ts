@@ -391,6 +391,14 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
         hasPublicTransfer: false, previousTransaction: state.digest, storageRebate: 0n,
       });
     },
+    transfer: (type, contents, recipient) => {
+      // Only types with `store` are sent with public_transfer: coins and the market's caps.
+      const id = bcs.Address.parse(contents.slice(0, 32));
+      state.working.write({
+        id, version: 0n, owner: { $kind: 'AddressOwner', AddressOwner: normalizeSuiAddress(recipient) }, type: normalizeType(type), contents,
+        hasPublicTransfer: true, previousTransaction: state.digest, storageRebate: 0n,
+      });
+    },
     tables: tableStore(state.working, state.digest),
   };
   const returned = fn.run(ctx, args, typeArguments);
