@@ -1,9 +1,13 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
+import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
+import { leaseCommand } from './lease.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { providerCommand } from './provider.ts';
+import { providersCommand } from './providers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -20,4 +24,8 @@ export const commands: CommandModule<CliArgs, any>[] = [
   showCommand,
   verifyCommand,
   devnetCommand,
+  providerCommand,
+  providersCommand,
+  leaseCommand,
+  deploymentsCommand,
 ];

@@ -70,12 +70,16 @@ export interface Payout extends TxReceipt {
 export interface MarketLedger {
   signerAddress(): Promise<string>;
   params(): Promise<MarketParams>;
+  /** The chain's Clock (ms): what settlement would use now. */
+  clockMs(): Promise<number>;
   getProvider(id: string): Promise<ProviderInfo>;
   /** Every registered provider (from `ProviderRegistered` events, each read from its object). */
   listProviders(): Promise<ProviderInfo[]>;
   /** Providers whose ProviderCap the signer holds. */
   ownProviders(): Promise<string[]>;
   getLease(id: string): Promise<LeaseInfo>;
+  /** Every lease ever opened with a provider (from `LeaseOpened` events), each read from its object: its state now. */
+  listLeases(providerId: string): Promise<LeaseInfo[]>;
   /** Every `Deployed` record of a repository, oldest first. */
   listDeployments(repositoryId: string): Promise<DeployedRecord[]>;
 

@@ -2,6 +2,7 @@ import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import type { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
 import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
+import { Clock } from '../contract/bcs.ts';
 import {
   AdminCap, Lease, Market, MarketEvents, Provider, ProviderCap, adminCapType, leaseType, marketEventType, marketType, providerCapType,
   providerType,
@@ -57,6 +58,12 @@ export class SuiMarket implements MarketLedger {
     return { minStake: market.min_stake, unbondingMs: Number(market.unbonding_ms), minLeaseMs: Number(market.min_lease_ms) };
   }
 
+  async clockMs(): Promise<number> {
+    const [clock] = (await this.#client.core.getObjects({ objectIds: [CLOCK], include: { content: true } })).objects;
+    if (clock instanceof Error) throw clock;
+    return Number(Clock.parse(clock.content).timestamp_ms);
+  }
+
   async getProvider(id: string): Promise<ProviderInfo> {
     return providerInfo(Provider.parse(await this.#content(id, 'provider', providerType(this.#pkg))));
   }
@@ -77,6 +84,17 @@ export class SuiMarket implements MarketLedger {
 
   async getLease(id: string): Promise<LeaseInfo> {
     return leaseInfo(Lease.parse(await this.#content(id, 'lease', leaseType(this.#pkg))));
+  }
+
+  async listLeases(providerId: string): Promise<LeaseInfo[]> {
+    const provider = normalizeSuiAddress(providerId);
+    const ids = (await this.#events('LeaseOpened')).map(({ bcs }) => MarketEvents.LeaseOpened.parse(bcs)).filter((e) => e.provider === provider).map((e) => e.lease);
+    const leases: LeaseInfo[] = [];
+    for (let start = 0; start < ids.length; start += PAGE) {
+      const { objects } = await this.#client.core.getObjects({ objectIds: ids.slice(start, start + PAGE), include: { content: true } });
+      for (const object of objects) if (!(object instanceof Error)) leases.push(leaseInfo(Lease.parse(object.content)));
+    }
+    return leases;
   }
 
   async listDeployments(repositoryId: string): Promise<DeployedRecord[]> {
