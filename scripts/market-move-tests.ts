@@ -17,7 +17,7 @@ const strings = (items: string[]): string => (items.length === 0 ? 'vector<std::
 const mint = (amount: bigint): string => `coin::mint_for_testing<SUI>(${amount}, s.ctx())`;
 
 /** The statements of one step's transaction (inside a block), with `clock` in scope. */
-function stepBody(step: MarketStep, owners: Map<string, string>, admin: string, defines: string | null): string[] {
+function stepBody(step: MarketStep, owners: Map<string, string>, admin: string): string[] {
   const c = step.call;
   const take = {
     market: (mut: boolean) => `let ${mut ? 'mut ' : ''}market = s.take_shared<Market>();`,
@@ -76,7 +76,6 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string, 
         give.shared('repo'), give.cap(c.cap), give.shared('lease'),
       ];
   }
-  void defines;
 }
 
 /** The label a step defines (its result is bound to a variable), or null. */
@@ -113,7 +112,7 @@ export function renderMarketScenarioTests(file: MarketScenarioFile): string {
       if (c.call === 'register') owners.set(c.provider, step.senderAddress);
       line(1, name === null ? '{' : `let ${ok ? name : `_${name}`} = {`);
       line(2, 'let mut clock = clock::create_for_testing(s.ctx());', `clock.set_for_testing(${step.clockMs});`);
-      const body = stepBody(step, owners, admin, name);
+      const body = stepBody(step, owners, admin);
       const result = name === null ? null : body.pop()!;
       line(2, ...body, 'clock.destroy_for_testing();');
       if (result !== null) line(2, result);

@@ -14,7 +14,8 @@ import { executeTransaction, type ExecutionResult } from './executor.ts';
 import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
 import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
-import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
+import { ChainNotFoundError } from './errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, MIST_PER_SUI, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
 
@@ -159,7 +160,7 @@ export class ChainEngine {
       const now = Date.now();
       const current = this.#tickClock(now);
       const previous = BigInt(ClockContents.parse(current.contents).timestamp_ms);
-      if (timestampMs < previous) throw new TransactionRejectedError('ClockBackwards', `the devnet clock is at ${previous} ms and never goes back (asked for ${timestampMs})`);
+      if (timestampMs < previous) throw new UsageError(`the devnet clock is at ${previous} ms and never goes back (asked for ${timestampMs})`, { clockMs: previous.toString() });
       const clock = { ...current, contents: ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: timestampMs }).toBytes() };
       return { commit: { clock: { offsetMs: Number(timestampMs) - now, frozen: options.frozen }, writes: [storeObject(clock)], deletes: [] }, result: undefined };
     });
