@@ -251,20 +251,7 @@ function genesis(faucet: Ed25519Keypair): CommitRecord {
   const now = Date.now();
   const working = new WorkingSet({ get: () => undefined });
   let created = 1; // creation index 0 is the package itself
-  const ctx: CallContext = {
-    sender: normalizeSuiAddress('0x0'),
-    txDigest: GENESIS_DIGEST,
-    epoch: EPOCH,
-    newId: () => deriveObjectId(GENESIS_DIGEST, created++),
-    emit: () => {},
-    share: (type, contents) => {
-      working.write(genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }));
-    },
-    transfer: () => {
-      throw new Error('the repository module sends no object at publication');
-    },
-    tables: tableStore(working, GENESIS_DIGEST),
-  };
+  const ctx = publicationContext(GENESIS_DIGEST, '0x0', working, () => created++);
   initWalrusGitPackage(DEVNET_PACKAGE_ID, ctx);
   const registry = [...working.written.values()].find((object) => object.type.endsWith('::repository::Registry'));
   if (!registry) throw new Error('package init created no Registry');
@@ -292,23 +279,25 @@ function genesis(faucet: Ed25519Keypair): CommitRecord {
 function marketGenesis(admin: string): { writes: ReturnType<typeof storeObject>[]; marketId: string; adminCapId: string } {
   const working = new WorkingSet({ get: () => undefined });
   let created = 0;
-  const ctx: CallContext = {
-    sender: normalizeSuiAddress(admin),
-    txDigest: MARKET_DIGEST,
-    epoch: EPOCH,
-    newId: () => deriveObjectId(MARKET_DIGEST, created++),
-    emit: () => {},
-    share: (type, contents) => {
-      working.write(genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }));
-    },
-    transfer: (type, contents, recipient) => {
-      const owner = { $kind: 'AddressOwner' as const, AddressOwner: normalizeSuiAddress(recipient) };
-      working.write({ ...genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, owner), hasPublicTransfer: true });
-    },
-    tables: tableStore(working, MARKET_DIGEST),
-  };
+  const ctx = publicationContext(MARKET_DIGEST, admin, working, () => created++);
   const { marketId, adminCapId } = initMarketModule(DEVNET_PACKAGE_ID, ctx);
   return { writes: [...working.written.values()].map(storeObject), marketId, adminCapId };
+}
+
+/** The context a module's `init` runs in at publication: what it shares or sends is written at the genesis version. */
+function publicationContext(digest: string, sender: string, working: WorkingSet, nextIndex: () => number): CallContext {
+  const write = (type: string, contents: Uint8Array, owner: ChainObject['owner'], hasPublicTransfer: boolean) =>
+    working.write({ ...genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, owner), hasPublicTransfer });
+  return {
+    sender: normalizeSuiAddress(sender),
+    txDigest: digest,
+    epoch: EPOCH,
+    newId: () => deriveObjectId(digest, nextIndex()),
+    emit: () => {},
+    share: (type, contents) => write(type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, false),
+    transfer: (type, contents, recipient) => write(type, contents, { $kind: 'AddressOwner', AddressOwner: normalizeSuiAddress(recipient) }, true),
+    tables: tableStore(working, digest),
+  };
 }
 
 function genesisObject(id: string, type: string, contents: Uint8Array, owner: ChainObject['owner']): ChainObject {
