@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
-import { formatLease } from '../remote/market/format.ts';
+import { formatApproxDuration, formatLease } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
 import { NETWORK_OPTION, withMarket } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
@@ -45,7 +45,7 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         const ref = argv.ref ?? (await services.ledger.getRepository(id)).head;
         const { leaseId, digest } = await market.openLease(provider.id, id, ref, deposit);
         const lasts = Number(deposit / provider.pricePerMs);
-        app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for ${Math.floor(lasts / 60_000)} min (transaction ${digest}).`);
+        app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for about ${formatApproxDuration(lasts)} (transaction ${digest}).`);
         app.stdout(`${leaseId}\n`);
         return;
       }

@@ -14,6 +14,14 @@ export function formatDuration(ms: number): string {
   return `${ms} ms`;
 }
 
+/** A duration rounded down to its largest whole unit, for estimates: `57 days`, `3 h`. */
+export function formatApproxDuration(ms: number): string {
+  for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (ms >= size) return `${Math.floor(ms / size)} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
 /** Where a provider stands: bonded, or unbonding until a time. */
 export function providerStatus(p: ProviderInfo, nowMs: number): string {
   if (p.unbondsAtMs === null) return 'bonded';

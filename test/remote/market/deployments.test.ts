@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verifyDeployments } from '../../../src/remote/market/deployments.ts';
-import { formatDeployments, formatDuration } from '../../../src/remote/market/format.ts';
+import { formatApproxDuration, formatDeployments, formatDuration } from '../../../src/remote/market/format.ts';
 import type { PushEvent } from '../../../src/ports/ledger.ts';
 import type { DeployedRecord } from '../../../src/ports/market.ts';
 
@@ -59,6 +59,9 @@ duration('states a duration exactly in its largest unit', () => {
   assert.is(formatDuration(5_400_000), '90 min');
   assert.is(formatDuration(5000), '5 s');
   assert.is(formatDuration(1500), '1500 ms');
+  assert.is(formatApproxDuration(5_000_000_000), '57 days');
+  assert.is(formatApproxDuration(5_400_000), '1 h');
+  assert.is(formatApproxDuration(999), '999 ms');
 });
 
 duration.run();
