@@ -2,6 +2,7 @@ import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
 import type { CreateClone } from '../remote/checkout.ts';
@@ -54,6 +55,8 @@ export interface CliServices {
   openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
   networkName: string;
+  /** The network's compute market (throws where none is known); absent in apps that offer none. */
+  market?(): Promise<MarketLedger>;
   close(): Promise<void>;
 }
 

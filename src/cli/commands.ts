@@ -3,10 +3,14 @@ import type { CliArgs } from './app.ts';
 import { artifactCommand } from './artifact.ts';
 import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
+import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
+import { leaseCommand } from './lease.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { providerCommand } from './provider.ts';
+import { providersCommand } from './providers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -26,4 +30,8 @@ export const commands: CommandModule<CliArgs, any>[] = [
   checkoutCommand,
   artifactCommand,
   controllerCommand,
+  providerCommand,
+  providersCommand,
+  leaseCommand,
+  deploymentsCommand,
 ];

@@ -7,6 +7,8 @@ import { WalrusGitError } from '../core/errors.ts';
 export interface DevnetInfo {
   packageId: string;
   registryId: string;
+  /** The compute market's Market object (servers that predate the market have none). */
+  marketId?: string;
   numShards: number;
   suiRpcUrl: string;
   /** Base URL of its Sui gRPC API (gRPC-web); absent on a server that speaks only JSON-RPC. */
@@ -54,5 +56,6 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     walrusUrl: absolute(body.walrusUrl as string),
     ...(typeof body.suiGrpcUrl === 'string' ? { suiGrpcUrl: absolute(body.suiGrpcUrl) } : {}),
     ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
+    ...(typeof body.marketId === 'string' ? { marketId: body.marketId } : {}),
   };
 }

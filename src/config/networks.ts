@@ -25,6 +25,8 @@ export interface NetworkConfig {
   walrus: WalrusEndpoint;
   packageId?: string;
   registryId?: string;
+  /** The compute market's shared Market object (GIT_WALRUS_MARKET_ID / walrus.marketId / config "marketId"). */
+  marketId?: string;
   faucetUrl?: string;
   /** Storage epochs per pack blob (GIT_WALRUS_EPOCHS / walrus.epochs / config "epochs"; default the maximum, 53). */
   storageEpochs: number;
@@ -118,6 +120,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,
+      ...(info.marketId ? { marketId: info.marketId } : {}),
       faucetUrl: info.faucetUrl,
       storageEpochs,
     };
@@ -138,6 +141,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     walrus,
     packageId: setting('packageId', 'GIT_WALRUS_PACKAGE_ID') ?? PUBLISHED_PACKAGES[name].packageId,
     registryId: setting('registryId', 'GIT_WALRUS_REGISTRY_ID') ?? PUBLISHED_PACKAGES[name].registryId,
+    marketId: setting('marketId', 'GIT_WALRUS_MARKET_ID'),
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
   };

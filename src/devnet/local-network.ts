@@ -19,6 +19,8 @@ export interface LocalNetwork {
   numShards: number;
   packageId: string;
   registryId: string;
+  /** The compute market's shared Market object. */
+  marketId: string;
   /** Sends the faucet's amount of SUI to `address` (a real faucet transaction on the devnet chain). */
   faucet(address: string): Promise<void>;
   close(): Promise<void>;
@@ -37,6 +39,7 @@ export async function openLocalNetwork(dir: string): Promise<LocalNetwork> {
     numShards: walrus.numShards,
     packageId: engine.genesis.packageId,
     registryId: engine.genesis.registryId,
+    marketId: engine.genesis.marketId!,
     faucet: async (address) => {
       await engine.faucet(address);
     },

@@ -33,6 +33,8 @@ export interface DevnetServer {
   faucetUrl: string;
   packageId: string;
   registryId: string;
+  /** The compute market's shared Market object. */
+  marketId: string;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
   const { packageId, registryId } = engine.genesis;
+  const marketId = engine.genesis.marketId!;
 
   const handle = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
@@ -49,7 +52,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
     if (pathname === '/' && request.method === 'POST') return rpc(request);
     if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
+      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
     }
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
     return new Response('not found', { status: 404 });
@@ -70,6 +73,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
     faucetUrl: url,
     packageId,
     registryId,
+    marketId,
     close: () => new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();

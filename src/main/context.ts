@@ -10,6 +10,7 @@ import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { MarketLedger } from '../ports/market.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
@@ -29,6 +30,8 @@ export interface OpenedNetwork {
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
+  market(): Promise<MarketLedger>;
   close(): Promise<void>;
 }
 
@@ -63,19 +66,26 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
-  let ledger: Ledger = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
+  const base = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
+  let ledger: Ledger = base;
   let store: BlobStore = blobStore;
-  if (faucet) {
-    // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
-    let funded: Promise<void> | null = null;
-    const base = ledger;
-    const fund = async () => {
+  // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
+  let funded: Promise<void> | null = null;
+  const fund = faucet
+    ? () => (funded ??= (async () => {
       const address = await base.signerAddress();
       const { balance } = await client.core.getBalance({ owner: address });
       if (BigInt(balance.balance) < LOCAL_MIN_GAS) await faucet(address);
-    };
-    ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? (funded ??= fund()) : undefined));
-  }
+    })())
+    : undefined;
+  if (fund) ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? fund() : undefined));
+  const marketId = contract?.marketId ?? config.marketId;
+  const market = async (): Promise<MarketLedger> => {
+    const { SuiMarket } = await import('../sui/market.ts');
+    const { MarketNotPublishedError } = await import('../sui/market-errors.ts');
+    if (marketId === undefined) throw new MarketNotPublishedError(config.name);
+    return new SuiMarket({ client, ledger: base, packageId, marketId, ...(fund ? { beforeWrite: fund } : {}) });
+  };
   const fault = faultOf(env.GIT_WALRUS_FAULT);
   if (fault) ({ ledger, blobStore: store } = faultyPorts(ledger, store, fault));
   const statsFile = env.GIT_WALRUS_STATS;
@@ -87,6 +97,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     ledger,
     blobStore: store,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
+    market,
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();
@@ -100,7 +111,7 @@ interface Adapters {
   close(): Promise<void>;
   /** Sends gas to an address, where the network is ours and comes with a faucet (`local`, `devnet`). */
   faucet: ((address: string) => Promise<void>) | null;
-  contract?: { packageId: string; registryId: string };
+  contract?: { packageId: string; registryId: string; marketId?: string };
   numShards: number;
 }
 
@@ -115,7 +126,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
       close: () => local.close(),
       faucet: (address) => local.faucet(address),
-      contract: { packageId: local.packageId, registryId: local.registryId },
+      contract: { packageId: local.packageId, registryId: local.registryId, marketId: local.marketId },
       numShards: local.numShards,
     };
   }

@@ -25,7 +25,7 @@ server.after(async ({ server: s, dir }) => {
 server('listens on 127.0.0.1 and describes itself for discovery', async ({ server: s }) => {
   assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   const info = await discoverDevnet(s.url);
-  assert.equal(info, { packageId: s.packageId, registryId: s.registryId, numShards: info.numShards, suiRpcUrl: s.suiRpcUrl, suiGrpcUrl: s.suiGrpcUrl, walrusUrl: s.walrusUrl, faucetUrl: s.faucetUrl });
+  assert.equal(info, { packageId: s.packageId, registryId: s.registryId, marketId: s.marketId, numShards: info.numShards, suiRpcUrl: s.suiRpcUrl, suiGrpcUrl: s.suiGrpcUrl, walrusUrl: s.walrusUrl, faucetUrl: s.faucetUrl });
   assert.ok(info.numShards >= 4);
   assert.is((await fetch(`${s.url}/nothing-here`)).status, 404);
 });
