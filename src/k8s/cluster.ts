@@ -61,10 +61,12 @@ export class KubernetesCluster implements Cluster {
   }
 
   async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {
+    // The whole status at once (a JSON patch `add` replaces it): a merge patch would keep fields the new status
+    // leaves out, such as a cleared failedRevision.
     await call('patch', `${PLURAL}/status`, app.namespace, () =>
       this.#custom.patchNamespacedCustomObjectStatus(
-        { group: GROUP, version: VERSION, namespace: app.namespace, plural: PLURAL, name: app.name, body: { status } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        { group: GROUP, version: VERSION, namespace: app.namespace, plural: PLURAL, name: app.name, body: [{ op: 'add', path: '/status', value: status }] },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
       ));
   }
 

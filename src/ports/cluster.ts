@@ -37,7 +37,7 @@ export interface Cluster {
   /** An informer over one kind in `namespace` (all namespaces when null), limited by `labelSelector`. */
   informer<K extends keyof WatchedKinds>(kind: K, options: { namespace: string | null; labelSelector?: string }): Informer<WatchedKinds[K]>;
 
-  /** Replaces `status` through the status subresource (a merge patch of the whole status). */
+  /** Replaces the whole `status` through the status subresource. */
   patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void>;
   /** Creates a Job; an existing Job of that name is returned instead (a second pass after a missed cache update). */
   createJob(job: V1Job): Promise<V1Job>;
