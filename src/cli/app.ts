@@ -38,6 +38,16 @@ export interface ControllerRunOptions {
   leaderElection: boolean;
   providerKeySecret?: string;
   pollMs: number;
+  /** Provider mode: serve the leases of this provider (the key holds its ProviderCap). */
+  provider?: ProviderModeOptions;
+}
+
+export interface ProviderModeOptions {
+  providerId: string;
+  /** A JSON file holding the WalrusApp spec every lease's app starts from (replicas, port, build, run, health…). */
+  appSpecFile?: string;
+  intervalMs: number;
+  claimEveryMs: number;
 }
 
 export interface ControllerRun {

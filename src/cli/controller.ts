@@ -10,6 +10,10 @@ interface ControllerArgs extends CliArgs {
   'leader-elect': boolean;
   'provider-key-secret'?: string;
   'poll-ms': number;
+  provider?: string;
+  'provider-app-spec'?: string;
+  'provider-interval-ms': number;
+  'claim-every-ms': number;
 }
 
 /**
@@ -29,11 +33,23 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       .option('network', { type: 'string', describe: 'network to serve' })
       .option('leader-elect', { type: 'boolean', default: true, describe: 'act only while holding the Lease (--no-leader-elect for a single replica)' })
       .option('provider-key-secret', { type: 'string', describe: "Secret (key 'key') with the provider's key, given to the pack step only" })
-      .option('poll-ms', { type: 'number', default: 1000, describe: 'how often new pushes are read from the chain' }) as never,
+      .option('poll-ms', { type: 'number', default: 1000, describe: 'how often new pushes are read from the chain' })
+      .option('provider', { type: 'string', describe: "provider mode: serve the leases of this provider (the controller's key must hold its ProviderCap)" })
+      .option('provider-app-spec', { type: 'string', describe: 'provider mode: JSON file with the WalrusApp spec every lease starts from (replicas, port, build, run, health)' })
+      .option('provider-interval-ms', { type: 'number', default: 5000, describe: 'provider mode: how often the leases are read from the chain' })
+      .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!app.startController) throw new UsageError('this build of git walrus has no controller');
-    if (!(Number.isInteger(argv['poll-ms']) && argv['poll-ms'] >= 100)) throw new UsageError(`--poll-ms must be a whole number of 100 or more, got ${argv['poll-ms']}`);
+    wholeAtLeast('--poll-ms', argv['poll-ms'], 100);
+    const provider = argv.provider === undefined ? undefined : {
+      providerId: argv.provider,
+      appSpecFile: argv['provider-app-spec'],
+      intervalMs: wholeAtLeast('--provider-interval-ms', argv['provider-interval-ms'], 100),
+      claimEveryMs: wholeAtLeast('--claim-every-ms', argv['claim-every-ms'], 1000),
+    };
+    if (provider && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
+    if (!provider && argv['provider-app-spec'] !== undefined) throw new UsageError('--provider-app-spec needs --provider');
     const controller = await app.startController({
       kubeconfig: argv.kubeconfig,
       namespace: argv.namespace,
@@ -42,6 +58,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       leaderElection: argv['leader-elect'],
       providerKeySecret: argv['provider-key-secret'],
       pollMs: argv['poll-ms'],
+      ...(provider ? { provider } : {}),
     });
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -61,3 +78,8 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
     if (!stopping) throw new (await import('./app.ts')).ExitError('controller: leadership lost; exiting so a supervisor restarts the candidate', 1);
   },
 };
+
+function wholeAtLeast(flag: string, value: number, min: number): number {
+  if (!(Number.isInteger(value) && value >= min)) throw new UsageError(`${flag} must be a whole number of ${min} or more, got ${value}`);
+  return value;
+}

@@ -147,7 +147,7 @@ function microTimes(lease: V1Lease): V1Lease {
 }
 
 /** Runs one API call and types its failure. */
-async function call<T>(verb: string, resource: string, namespace: string | null, request: () => Promise<T>): Promise<T> {
+export async function call<T>(verb: string, resource: string, namespace: string | null, request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {
@@ -158,7 +158,7 @@ async function call<T>(verb: string, resource: string, namespace: string | null,
   }
 }
 
-async function orNull<T>(request: Promise<T>): Promise<T | null> {
+export async function orNull<T>(request: Promise<T>): Promise<T | null> {
   try {
     return await request;
   } catch (error) {

@@ -11,6 +11,11 @@ import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
 import { createTemplates, type ToolConfig } from '../gitops/templates/index.ts';
 import { KubernetesCluster } from '../k8s/cluster.ts';
+import { KubernetesTenants } from '../k8s/tenants.ts';
+import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
+import type { PlanInput } from '../gitops/provider/plan.ts';
+import { normalizeSuiId } from '../core/walrus-url.ts';
+import { UsageError } from '../core/errors.ts';
 import { openNetwork } from './context.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
@@ -46,9 +51,33 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     log: line,
   });
   line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
+  let provider: ProviderReconciler | undefined;
+  if (options.provider) {
+    const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
+    const providerId = normalizeSuiId(given);
+    const market = await network.market();
+    const own = await market.ownProviders();
+    if (!own.includes(providerId)) {
+      await network.close();
+      throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
+    }
+    provider = new ProviderReconciler({
+      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), intervalMs, claimEveryMs,
+      leading: () => controller.leading, log: line,
+    });
+    line(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
+  }
   return {
-    run: () => controller.run(),
+    run: async () => {
+      provider?.start();
+      try {
+        await controller.run();
+      } finally {
+        await provider?.stop();
+      }
+    },
     stop: async () => {
+      await provider?.stop();
       await controller.stop();
       await network.close();
     },
@@ -61,4 +90,18 @@ function inClusterNamespace(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The WalrusApp spec every lease starts from: a JSON object of WalrusApp spec fields (repository and ref come from the lease). */
+function appTemplate(file: string | undefined): PlanInput['template'] {
+  if (file === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--provider-app-spec ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--provider-app-spec ${file}: expected a JSON object of WalrusApp spec fields`);
+  const { repository: _repository, ref: _ref, ...template } = parsed as Record<string, unknown>;
+  return template as PlanInput['template'];
 }

@@ -11,7 +11,7 @@ export function buildConfigHash(spec: Pick<ResolvedSpec, 'build'>): string {
 }
 
 /** Objects with sorted keys, so equal settings hash equally whatever order they were written in. */
-function canonical(value: unknown): unknown {
+export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
   return value;

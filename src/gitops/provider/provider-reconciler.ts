@@ -1,0 +1,155 @@
+/**
+ * The controller in provider mode (DESIGN.md §11), a second reconciler beside the WalrusApp one: every pass reads
+ * the leases that name this provider from chain state and the lease apps from the cluster, plans (plan.ts), and runs
+ * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. Only the
+ * leader acts, so two replicas never both send a transaction.
+ */
+import type { MarketLedger } from '../../ports/market.ts';
+import type { TenantCluster } from '../../ports/tenant-cluster.ts';
+import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+
+export interface ProviderReconcilerOptions {
+  market: MarketLedger;
+  tenants: TenantCluster;
+  /** The provider served; the controller's key holds its ProviderCap. */
+  providerId: string;
+  template: PlanInput['template'];
+  /** Time between passes. */
+  intervalMs?: number;
+  /** How often each lease's earnings are claimed. */
+  claimEveryMs?: number;
+  /** Whether this replica leads (passes are skipped otherwise). */
+  leading(): boolean;
+  log(line: string): void;
+}
+
+const SELECTOR = `${PROVIDER_LABELS.managedBy}=${PROVIDER_MANAGED_BY}`;
+
+export class ProviderReconciler {
+  readonly #options: ProviderReconcilerOptions;
+  readonly #lastClaimMs = new Map<string, number>();
+  readonly #recorded = new Map<string, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: ProviderReconcilerOptions) {
+    this.#options = options;
+  }
+
+  /** Passes until `stop()`, the first at once. */
+  start(): void {
+    const loop = async () => {
+      if (this.#stopped) return;
+      if (this.#options.leading()) {
+        this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${message(error)}`));
+        await this.#running;
+      }
+      if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass: read both states, plan, act. Returns the plan it ran. */
+  async pass(): Promise<Action[]> {
+    const { market, tenants, providerId, log } = this.#options;
+    const [leases, apps, namespaces, nowMs] = await Promise.all([
+      market.listLeases(providerId),
+      tenants.listApps(SELECTOR),
+      tenants.listNamespaces(SELECTOR),
+      market.clockMs(),
+    ]);
+    for (const lease of leases) {
+      if (lease.state !== 'open' || runsOutBy(lease, nowMs)) {
+        this.#lastClaimMs.delete(lease.id);
+        this.#recorded.delete(lease.id);
+      } else if (!this.#lastClaimMs.has(lease.id)) {
+        this.#lastClaimMs.set(lease.id, nowMs);
+      }
+    }
+    const actions = plan({
+      providerId, leases, nowMs, template: this.#options.template,
+      apps: apps.flatMap((app): LeaseApp[] => {
+        const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
+        return lease ? [{ namespace: app.metadata.namespace!, name: app.metadata.name, lease, specHash: app.metadata.annotations?.[PROVIDER_ANNOTATIONS.specHash], status: app.status }] : [];
+      }),
+      // A terminating namespace is gone already: not deleted again, and applied again (refused until it is gone).
+      namespaces: namespaces.filter((namespace) => !namespace.metadata?.deletionTimestamp).map((namespace) => namespace.metadata!.name!),
+      lastClaimMs: this.#lastClaimMs,
+      claimEveryMs: this.#options.claimEveryMs ?? 3_600_000,
+      recorded: this.#recorded,
+    });
+    for (const action of actions) {
+      try {
+        await this.#act(action, nowMs);
+      } catch (error) {
+        log(`provider: ${describe(action)} failed: ${message(error)}; again next pass`);
+      }
+    }
+    return actions;
+  }
+
+  async #act(action: Action, nowMs: number): Promise<void> {
+    const { market, tenants, log } = this.#options;
+    switch (action.kind) {
+      case 'apply-namespace':
+        await tenants.applyNamespace({
+          metadata: {
+            name: action.namespace,
+            labels: { [PROVIDER_LABELS.managedBy]: PROVIDER_MANAGED_BY, [PROVIDER_LABELS.tenant]: action.tenant.replace(/^0x/, '').slice(0, 62) },
+            annotations: { [PROVIDER_ANNOTATIONS.tenant]: action.tenant },
+          },
+        });
+        log(`provider: namespace ${action.namespace} for tenant ${action.tenant}`);
+        return;
+      case 'apply-app':
+        await tenants.applyApp(action.app);
+        log(`provider: lease ${action.lease} served by WalrusApp ${action.app.metadata.namespace}/${action.app.metadata.name} (${action.app.spec.repository} ${action.app.spec.ref})`);
+        return;
+      case 'delete-app':
+        await tenants.deleteApp({ namespace: action.namespace, name: action.name });
+        log(`provider: WalrusApp ${action.namespace}/${action.name} removed: ${action.reason} (lease ${action.lease})`);
+        return;
+      case 'delete-namespace':
+        await tenants.deleteNamespace(action.namespace);
+        log(`provider: namespace ${action.namespace} removed: no open lease of its tenant`);
+        return;
+      case 'close-lease': {
+        const payout = await market.close(action.lease);
+        log(`provider: lease ${action.lease} ran out of funds; closed: ${payout.paid} MIST paid to the provider, ${payout.refunded} MIST refunded (${payout.digest})`);
+        return;
+      }
+      case 'record-deploy': {
+        const receipt = await market.recordDeploy(action.lease, action.commit, action.artifact, action.sha256);
+        this.#recorded.set(action.lease, deployKey(action.commit, action.artifact));
+        log(`provider: lease ${action.lease}: recorded the deploy of ${action.commit} (artifact ${action.artifact}) (${receipt.digest})`);
+        return;
+      }
+      case 'claim': {
+        const payout = await market.claim(action.lease);
+        this.#lastClaimMs.set(action.lease, nowMs);
+        log(`provider: lease ${action.lease}: claimed ${payout.paid} MIST (${payout.digest})`);
+        return;
+      }
+    }
+  }
+}
+
+function describe(action: Action): string {
+  switch (action.kind) {
+    case 'apply-namespace': case 'delete-namespace': return `${action.kind} ${action.namespace}`;
+    case 'apply-app': return `apply-app ${action.app.metadata.namespace}/${action.app.metadata.name}`;
+    case 'delete-app': return `delete-app ${action.namespace}/${action.name}`;
+    default: return `${action.kind} ${action.lease}`;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,150 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { LeaseInfo } from '../../src/ports/market.ts';
+import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+import {
+  PROVIDER_ANNOTATIONS, claimable, leaseApp, leaseAppName, plan, runsOutBy, tenantNamespace, type Action, type LeaseApp, type PlanInput,
+} from '../../src/gitops/provider/plan.ts';
+
+const test = suite('provider mode: which leases → which apps, when to record, claim and tear down');
+const id = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+const oid = (n: number) => n.toString(16).padStart(40, '0');
+const PROVIDER = id(0xaa);
+const TEMPLATE = { replicas: 2, port: 8080, build: { command: 'npm ci' } };
+
+function lease(n: number, fields: Partial<LeaseInfo> = {}): LeaseInfo {
+  return {
+    id: id(n), tenant: id(0x100 + (fields.tenant ? 0 : n)), provider: PROVIDER, repository: id(0x200 + n), ref: 'refs/heads/main',
+    pricePerMs: 10n, escrow: 1_000_000n, earned: 0n, settledUntilMs: 1000, state: 'open', lastDeploy: null, ...fields,
+  };
+}
+
+/** The app as the controller applied it for `l`, with `status`. */
+function appOf(l: LeaseInfo, status?: WalrusAppStatus): LeaseApp {
+  const app = leaseApp(PROVIDER, l, TEMPLATE);
+  return { namespace: app.metadata.namespace!, name: app.metadata.name, lease: l.id, specHash: app.metadata.annotations![PROVIDER_ANNOTATIONS.specHash], status };
+}
+
+function released(commit: string, blobId = `blob-${commit.slice(0, 4)}`, head = commit, ready = 'True'): WalrusAppStatus {
+  return {
+    lastAppliedRevision: commit, head: { ref: 'refs/heads/main', commit: head, seq: 1, pusher: id(1), transaction: 'tx' },
+    artifact: { commit, blobId, sha256: 'ab'.repeat(32), size: 10 },
+    conditions: [{ type: 'Ready', status: ready as 'True', reason: 'Released', message: '', lastTransitionTime: '' }],
+  };
+}
+
+function run(fields: Partial<PlanInput>): Action[] {
+  return plan({
+    providerId: PROVIDER, leases: [], apps: [], namespaces: [], nowMs: 2000, template: TEMPLATE,
+    lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), ...fields,
+  });
+}
+const kinds = (actions: Action[]) => actions.map((action) => action.kind);
+
+test('names: a namespace per tenant and an app per lease, valid DNS labels', () => {
+  const l = lease(1);
+  assert.is(tenantNamespace(l.tenant), `tenant-${l.tenant.slice(2, 58)}`);
+  assert.ok(tenantNamespace(l.tenant).length <= 63);
+  assert.match(leaseAppName(l.id), /^lease-[0-9a-f]{16}$/);
+  const app = leaseApp(PROVIDER, l, TEMPLATE);
+  assert.is(app.spec.repository, `walrus://${l.repository}`);
+  assert.is(app.spec.ref, 'refs/heads/main');
+  assert.is(app.spec.replicas, 2);
+  assert.is(app.metadata.annotations![PROVIDER_ANNOTATIONS.lease], l.id);
+  assert.is(app.metadata.annotations![PROVIDER_ANNOTATIONS.tenant], l.tenant);
+});
+
+test('a new open lease: its tenant namespace, then its app', () => {
+  const l = lease(1);
+  const actions = run({ leases: [l] });
+  assert.equal(kinds(actions), ['apply-namespace', 'apply-app']);
+  assert.equal(actions[0], { kind: 'apply-namespace', namespace: tenantNamespace(l.tenant), tenant: l.tenant });
+  const apply = actions[1] as Extract<Action, { kind: 'apply-app' }>;
+  assert.is(apply.app.metadata.namespace, tenantNamespace(l.tenant));
+});
+
+test('an app already applied with the same spec is left alone; a changed template applies it again', () => {
+  const l = lease(1);
+  const ns = [tenantNamespace(l.tenant)];
+  assert.equal(run({ leases: [l], apps: [appOf(l)], namespaces: ns }), []);
+  assert.equal(kinds(run({ leases: [l], apps: [appOf(l)], namespaces: ns, template: { ...TEMPLATE, replicas: 3 } })), ['apply-app']);
+});
+
+test('two leases of one tenant share its namespace; another provider\'s lease is not served', () => {
+  const a = lease(1, { tenant: id(0x101) });
+  const b = lease(2, { tenant: id(0x101) });
+  const foreign = lease(3, { provider: id(0xbb) });
+  const actions = run({ leases: [a, b, foreign] });
+  assert.equal(kinds(actions), ['apply-namespace', 'apply-app', 'apply-app']);
+});
+
+test('a closed lease: its app and, with no other open lease of the tenant, its namespace are removed', () => {
+  const l = lease(1, { state: 'closed' });
+  const actions = run({ leases: [l], apps: [appOf(l)], namespaces: [tenantNamespace(l.tenant)] });
+  assert.equal(actions, [
+    { kind: 'delete-app', namespace: tenantNamespace(l.tenant), name: leaseAppName(l.id), lease: l.id, reason: 'the lease is closed' },
+    { kind: 'delete-namespace', namespace: tenantNamespace(l.tenant) },
+  ]);
+});
+
+test('a tenant keeps its namespace while another of its leases is open', () => {
+  const closed = lease(1, { tenant: id(0x101), state: 'closed' });
+  const open = lease(2, { tenant: id(0x101) });
+  const actions = run({ leases: [closed, open], apps: [appOf(closed), appOf(open)], namespaces: [tenantNamespace(open.tenant)] });
+  assert.equal(kinds(actions), ['delete-app']);
+});
+
+test('out of funds: exhausted on chain, or by the clock before anyone settled: torn down and closed by the provider', () => {
+  const exhausted = lease(1, { state: 'exhausted', escrow: 0n, earned: 500n });
+  assert.equal(kinds(run({ leases: [exhausted], apps: [appOf(exhausted)], namespaces: [tenantNamespace(exhausted.tenant)] })), ['delete-app', 'close-lease', 'delete-namespace']);
+  // 1000 MIST left at 10 MIST/ms from t=1000: runs out at t=1100, not before.
+  const draining = lease(2, { escrow: 1000n });
+  assert.not.ok(runsOutBy(draining, 1099));
+  assert.ok(runsOutBy(draining, 1100));
+  assert.equal(kinds(run({ leases: [draining], apps: [appOf(draining)], namespaces: [tenantNamespace(draining.tenant)], nowMs: 1099 })), []);
+  const actions = run({ leases: [draining], apps: [appOf(draining)], namespaces: [tenantNamespace(draining.tenant)], nowMs: 1100 });
+  assert.equal(kinds(actions), ['delete-app', 'close-lease', 'delete-namespace']);
+  assert.is((actions[0] as Extract<Action, { kind: 'delete-app' }>).reason, 'the lease ran out of funds');
+});
+
+test('an app whose lease is unknown (deleted by hand, another provider) is removed', () => {
+  const gone = lease(9);
+  assert.equal(kinds(run({ apps: [appOf(gone)], namespaces: [tenantNamespace(gone.tenant)] })), ['delete-app', 'delete-namespace']);
+});
+
+test('record_deploy: once the app is Ready at a released head, with its artifact; never twice for one release', () => {
+  const c1 = oid(1);
+  const l = lease(1);
+  const ns = [tenantNamespace(l.tenant)];
+  const at = (status: WalrusAppStatus, fields: Partial<PlanInput> = {}, leaseFields: Partial<LeaseInfo> = {}) =>
+    run({ leases: [{ ...l, ...leaseFields }], apps: [appOf(l, status)], namespaces: ns, ...fields });
+  assert.equal(at(released(c1)), [{ kind: 'record-deploy', lease: l.id, commit: c1, artifact: 'blob-0000', sha256: 'ab'.repeat(32) }]);
+  // Recorded on chain: nothing more.
+  assert.equal(at(released(c1), {}, { lastDeploy: { commit: c1, artifact: 'blob-0000', sha256: 'ab'.repeat(32), atMs: 1500 } }), []);
+  // Recorded by this process, the chain read not showing it yet: nothing more.
+  assert.equal(at(released(c1), { recorded: new Map([[l.id, `${c1}:blob-0000`]]) }), []);
+  // Not Ready, or the head moved on (record_deploy would refuse a commit that is not the head), or no artifact yet.
+  assert.equal(at(released(c1, 'blob-0000', c1, 'False')), []);
+  assert.equal(at(released(c1, 'blob-0000', oid(2))), []);
+  assert.equal(at({ ...released(c1), artifact: { commit: oid(2), blobId: 'b', sha256: 'ab'.repeat(32), size: 1 } }), []);
+  assert.equal(at({}), []);
+  // A new release after a recorded one is recorded.
+  const c2 = oid(2);
+  assert.equal(kinds(at(released(c2, 'blob-2'), {}, { lastDeploy: { commit: c1, artifact: 'blob-0000', sha256: 'ab'.repeat(32), atMs: 1500 } })), ['record-deploy']);
+});
+
+test('claims: every claimEveryMs per lease, only when something accrued', () => {
+  const l = lease(1);
+  const ns = [tenantNamespace(l.tenant)];
+  const claims = (lastClaim: number | undefined, nowMs: number, fields: Partial<LeaseInfo> = {}) =>
+    kinds(run({ leases: [{ ...l, ...fields }], apps: [appOf(l)], namespaces: ns, nowMs, lastClaimMs: new Map(lastClaim === undefined ? [] : [[l.id, lastClaim]]) }));
+  assert.equal(claims(undefined, 100_000), [], 'a lease first seen is not claimed at once');
+  assert.equal(claims(1000, 60_999), []);
+  assert.equal(claims(1000, 61_000), ['claim']);
+  assert.equal(claims(1000, 61_000, { pricePerMs: 0n }), [], 'nothing accrued');
+  assert.is(claimable(l, 1500), 5000n);
+  assert.is(claimable({ ...l, earned: 7n }, 1000), 7n);
+  assert.is(claimable({ ...l, escrow: 100n }, 5000), 100n, 'never more than the escrow');
+});
+
+test.run();
