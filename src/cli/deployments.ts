@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { formatDeployments } from '../remote/market/format.ts';
 import type { DeploymentLine } from '../remote/market/format.ts';
 import { verifyDeployments } from '../remote/market/deployments.ts';
+import { artifactSha256 } from '../gitops/artifact/store.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
 import { NETWORK_OPTION, withMarket } from './market-services.ts';
@@ -31,7 +32,7 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);
-      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, blobStore: services.blobStore }, id, records) : records.map((record) => ({ record }));
+      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256(services.blobStore, blobId) }, id, records) : records.map((record) => ({ record }));
       app.stdout(formatDeployments(lines));
       return lines.reduce((n, l) => n + (l.problems?.length ?? 0), 0);
     });

@@ -6,10 +6,12 @@
  * checks a deploy record whose artifact is on Walrus, and fails on one whose sha256 does not match.
  */
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { silentLog } from '../../src/core/log.ts';
+import { publishArtifact } from '../../src/gitops/artifact/store.ts';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
@@ -114,9 +116,10 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
   const blobs = new HttpBlobStore({ publisherUrl: network.walrusUrl, aggregatorUrl: network.walrusUrl, numShards: network.numShards, fetch: network.walrusFetch });
   const { providerId: second } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
   const lease = (await ok(['lease', 'open', 'walrus', '--provider', second, '--deposit', '5'])).stdout.trim();
-  const artifact = new TextEncoder().encode('a built app');
-  const { blobId } = await blobs.write(artifact);
-  const sha256 = createHash('sha256').update(artifact).digest('hex');
+  // A built app as the build Job stores it (a deterministic tarball; the record names its blob and its tar's sha256).
+  mkdirSync(world.path('built'));
+  writeFileSync(world.path('built', 'index.js'), 'console.log("built")\n');
+  const { blobId, sha256 } = await publishArtifact({ blobStore: blobs, log: silentLog }, world.path('built'), false);
   await market.recordDeploy(lease, head, blobId, sha256);
 
   const listed = await ok(['deployments', 'walrus', '--verify']);

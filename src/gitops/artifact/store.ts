@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import type { Log } from '../../core/log.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import { formatBytes, rateOf } from '../../remote/progress.ts';
@@ -81,16 +85,12 @@ export async function publishArtifact(deps: ArtifactDeps, root: string, progress
  * `dir`, refusing it unless its tar hashes to `ref.sha256` (then `dir` is left empty).
  */
 export async function fetchArtifact(deps: ArtifactDeps, ref: Pick<ArtifactRef, 'blobId' | 'sha256'>, dir: string, progress: boolean): Promise<{ entries: number; size: number; tarSize: number }> {
-  const { blobStore, log } = deps;
-  const first = await blobStore.read(ref.blobId);
-  const index = isGzip(first) ? null : parseIndex(ref.blobId, first);
-  const total = index?.size ?? first.byteLength;
+  const { log } = deps;
+  const { total, blobs } = await openArtifact(deps.blobStore, ref.blobId);
   const started = Date.now();
   let received = 0;
   async function* download(): AsyncGenerator<Uint8Array> {
-    const blobs = index === null ? [first] : index.chunks;
-    for (const blob of blobs) {
-      const bytes = typeof blob === 'string' ? await blobStore.read(blob) : blob;
+    for await (const bytes of blobs) {
       received += bytes.byteLength;
       if (progress) log.progress(`Receiving artifact: ${Math.floor((received * 100) / Math.max(total, 1))}%, ${formatBytes(received)} | ${rateOf(received, started)}`);
       yield bytes;
@@ -99,6 +99,33 @@ export async function fetchArtifact(deps: ArtifactDeps, ref: Pick<ArtifactRef, '
   const unpacked = await unpackTarball(download(), dir, ref.sha256, ref.blobId);
   if (progress) log.progress(`Receiving artifact: 100%, ${formatBytes(received)}, ${unpacked.entries} entries, done.`, true);
   return { ...unpacked, size: received };
+}
+
+/**
+ * The sha256 of the artifact `blobId`'s tar stream (its identity, what a build reports and a deploy record names),
+ * computed while downloading, nothing written: what `git walrus deployments --verify` checks a record against.
+ */
+export async function artifactSha256(blobStore: Pick<BlobStore, 'read'>, blobId: string): Promise<string> {
+  const { blobs } = await openArtifact(blobStore, blobId);
+  const hash = createHash('sha256');
+  await pipeline(Readable.from(blobs), createGunzip(), async (tar: AsyncIterable<Uint8Array>) => {
+    for await (const piece of tar) hash.update(piece);
+  });
+  return hash.digest('hex');
+}
+
+/** The blobs of an artifact in order (one, or those its index lists, read one at a time) and their total size. */
+async function openArtifact(blobStore: Pick<BlobStore, 'read'>, blobId: string): Promise<{ total: number; blobs: AsyncGenerator<Uint8Array> }> {
+  const first = await blobStore.read(blobId);
+  const index = isGzip(first) ? null : parseIndex(blobId, first);
+  async function* blobs(): AsyncGenerator<Uint8Array> {
+    if (index === null) {
+      yield first;
+      return;
+    }
+    for (const chunk of index.chunks) yield await blobStore.read(chunk);
+  }
+  return { total: index?.size ?? first.byteLength, blobs: blobs() };
 }
 
 function isGzip(bytes: Uint8Array): boolean {

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../../src/core/log.ts';
-import { fetchArtifact, publishArtifact } from '../../../src/gitops/artifact/store.ts';
+import { artifactSha256, fetchArtifact, publishArtifact } from '../../../src/gitops/artifact/store.ts';
 import { ArtifactDigestMismatchError, MalformedArchiveError } from '../../../src/gitops/artifact/errors.ts';
 import { tempDir } from '../../support/git-fixture.ts';
 import { MemoryBlobStore } from '../../support/memory-ports.ts';
@@ -66,6 +66,26 @@ store('a small artifact is one blob; a blob that is neither gzip nor an index is
     const error = await fetchArtifact(deps, { blobId: junk.blobId, sha256: artifact.sha256 }, join(dir.path, 'junk'), false).then(() => null, (e: unknown) => e);
     assert.instance(error, MalformedArchiveError);
     assert.match((error as Error).message, /neither a gzip-compressed tarball nor an artifact index/);
+  } finally {
+    dir.remove();
+  }
+});
+
+store('artifactSha256: the tar stream\'s sha256 of a one-blob or chunked artifact, as published, not the stored bytes\' hash', async () => {
+  const dir = tempDir('walrus-artifact-store-');
+  try {
+    const src = join(dir.path, 'src');
+    mkdirSync(src);
+    writeFileSync(join(src, 'noise.bin'), randomBytes(40_000));
+    for (const blobStore of [new MemoryBlobStore(), new MemoryBlobStore(16 * 1024)]) {
+      const artifact = await publishArtifact({ blobStore, log: silentLog }, src, false);
+      assert.is(await artifactSha256(blobStore, artifact.blobId), artifact.sha256);
+      assert.is.not(createHash('sha256').update(await blobStore.read(artifact.blobId)).digest('hex'), artifact.sha256);
+    }
+    const blobStore = new MemoryBlobStore();
+    const junk = await blobStore.write(Buffer.from('not an artifact'));
+    const error = await artifactSha256(blobStore, junk.blobId).then(() => null, (e: unknown) => e);
+    assert.instance(error, MalformedArchiveError);
   } finally {
     dir.remove();
   }

@@ -19,11 +19,9 @@ const record = (commit: string, atMs: number, artifact = 'blob', sha256 = sha): 
 });
 const deps = {
   ledger: { listPushes: async () => [push(100, 'refs/heads/main', A), push(300, 'refs/heads/dev', B)] },
-  blobStore: {
-    read: async (id: string) => {
-      if (id !== 'blob') throw new Error(`blob ${id} not found`);
-      return bytes;
-    },
+  artifactSha256: async (id: string) => {
+    if (id !== 'blob') throw new Error(`blob ${id} not found`);
+    return sha;
   },
 };
 
