@@ -1,0 +1,141 @@
+/**
+ * Issue 14 part 4 end to end on the real plane with the process kubelet: a provider registers on a `git walrus
+ * devnet` server on the node's host address and runs `git walrus controller --provider`; a tenant opens a lease for
+ * the hello-npm repository → the controller makes the tenant's namespace and the lease's WalrusApp, which is built and
+ * served → a `Deployed` record names the served commit and its artifact → `git walrus deployments --verify` passes →
+ * the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
+ * support (test/k8s/support/gitops.ts).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { createWorld, type World } from '../support/e2e.ts';
+import { testCluster, waitFor } from './support/control-plane.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+
+const BUILD_MS = 300_000;
+const ROLLOUT_MS = 120_000;
+
+const cluster = testCluster('provider-e2e');
+const test = suite('controller in provider mode end to end (process kubelet, devnet, a real npm build)');
+const step = (text: string) => process.stderr.write(`provider-e2e: ${text}\n`);
+const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+
+const providerKey = Ed25519Keypair.generate();
+let world: World;
+let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
+let controller: ControllerProcess | undefined;
+let kc: KubeConfig;
+let tenantNs: string | undefined;
+
+test.after(async () => {
+  if (controller) {
+    await controller.kill('SIGKILL');
+    if (process.env.PROVIDER_TEST_VERBOSE) process.stderr.write(controller.output());
+  }
+  // What the controller made outside the test's own namespace goes too, also when a step failed.
+  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
+  devnet?.stop();
+  world?.remove();
+  await cluster.stop();
+});
+
+test('open a lease → served → Deployed record verified → close → removed and settled', async () => {
+  const { namespace, cluster: node } = await cluster.get();
+  ({ kc } = await cluster.get());
+  await installWalrusAppCrd(kc);
+  world = createWorld('walrus-provider-e2e-');
+  devnet = await startDevnetServer(world, node.network.hostIp);
+  const asTenant = devnet.env;
+  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
+  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
+    const result = await world.run('app', ['walrus', ...args], { env });
+    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+
+  await helloRepository(world, asTenant);
+  await world.ok('app', ['commit', '-qm', 'hello v1']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const commit = await world.ok('app', ['rev-parse', 'HEAD']);
+
+  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  assert.match(providerId, /^0x[0-9a-f]{64}$/);
+  const specFile = world.path('lease-app.json');
+  writeFileSync(specFile, JSON.stringify({
+    replicas: 1, port: 8080,
+    health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 },
+    build: { command: TEST_BUILD_COMMAND },
+  }));
+  controller = startControllerProcess(world, asProvider, 'provider-a', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
+  ]);
+  await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
+
+  const sent = Date.now();
+  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  assert.match(leaseId, /^0x[0-9a-f]{64}$/);
+  // From the moment the lease is on chain (the command has its effects once it returns).
+  const opened = Date.now();
+  step(`git walrus lease open took ${((opened - sent) / 1000).toFixed(1)} s`);
+  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
+  tenantNs = tenantNamespace(tenant);
+  const name = leaseAppName(leaseId);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name }) as Promise<WalrusApp>;
+
+  const app = await waitBounded(`WalrusApp ${tenantNs}/${name}`, () => readApp().catch(() => undefined), 30_000);
+  step(`lease opened → its WalrusApp in ${((Date.now() - opened) / 1000).toFixed(1)} s`);
+  assert.is(app.spec.repository, `walrus://${(await walrus(['lease', 'show', leaseId], asTenant)).match(/repository\s+(0x[0-9a-f]{64})/)![1]}`);
+  assert.is(app.spec.ref, 'refs/heads/main');
+  const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
+  assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
+
+  const ready = await waitBounded(`${name} Ready at ${commit.slice(0, 12)}`, async () => {
+    const current = await readApp();
+    return current.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && current.status?.lastAppliedRevision === commit && current;
+  }, BUILD_MS + ROLLOUT_MS);
+  const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });
+  const served = await waitBounded('served through the Service', async () => {
+    const { status, body } = await httpGet(service.spec!.clusterIP!, 80);
+    return status === 200 && JSON.parse(body) as { version: string };
+  });
+  step(`lease opened → served in ${((Date.now() - opened) / 1000).toFixed(1)} s (version ${served.version})`);
+  const artifact = ready.status!.artifact!;
+
+  const records = await waitBounded('the Deployed record', async () => {
+    const out = await walrus(['deployments', 'walrus'], asTenant);
+    return out.includes(commit) && out;
+  }, 30_000);
+  assert.ok(records.includes(artifact.blobId), `the record names the served artifact ${artifact.blobId}:\n${records}`);
+  assert.ok(records.includes(providerId) || records.includes(providerId.slice(0, 10)), records);
+  assert.is(records.split('\n').filter((line) => line.includes(commit)).length, 1, 'recorded once');
+  const verified = await world.run('app', ['walrus', 'deployments', 'walrus', '--verify'], { env: asTenant });
+  assert.is(verified.code, 0, verified.stderr + verified.stdout);
+  assert.match(verified.stdout, /verified: the artifact matches its sha256 and the commit was pushed/);
+  const shown = await walrus(['lease', 'show', leaseId], asTenant);
+  assert.match(shown, new RegExp(commit));
+
+  // Earnings are claimed periodically (every 5 s here) while the lease runs.
+  await waitFor('a periodic claim', async () => new RegExp(`lease ${leaseId}: claimed [1-9]\\d* MIST`).test(controller!.output()), 30_000);
+
+  const closed = await walrus(['lease', 'close', leaseId], asTenant);
+  assert.match(closed, /^closed: [\d.]+ SUI refunded to the tenant, [\d.]+ SUI paid to the provider$/);
+  const closedAt = Date.now();
+  await waitBounded('the WalrusApp removed', () => readApp().then(() => false, () => true), 30_000);
+  await waitBounded('its Deployment removed', () => kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name, namespace: tenantNs! }).then(() => false, () => true), 60_000);
+  await waitBounded('the tenant namespace removed', () => kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs! }).then(() => false, () => true), 120_000);
+  step(`lease closed → app and namespace removed in ${((Date.now() - closedAt) / 1000).toFixed(1)} s`);
+  const after = await walrus(['lease', 'show', leaseId], asTenant);
+  assert.match(after, /state\s+closed/);
+  assert.match(after, /escrow\s+0 SUI/);
+  assert.match(controller.output(), new RegExp(`recorded the deploy of ${commit}`));
+});
+
+test.run();
