@@ -1,0 +1,123 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { V1Namespace } from '@kubernetes/client-node';
+import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
+import type { TenantCluster } from '../../src/ports/tenant-cluster.ts';
+import type { WalrusApp } from '../../src/gitops/api/types.ts';
+import { ProviderReconciler } from '../../src/gitops/provider/provider-reconciler.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+
+const test = suite('provider mode: one pass reads chain and cluster, acts, and comes back to what failed');
+const id = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+const PROVIDER = id(0xaa);
+const COMMIT = 'c'.repeat(40);
+
+/** The chain as the reconciler sees it: leases it can be told to change, the calls it received. */
+function chain(lease: LeaseInfo) {
+  const calls: string[] = [];
+  let now = 10_000;
+  const market = {
+    listLeases: async () => [{ ...lease }],
+    clockMs: async () => now,
+    recordDeploy: async (leaseId: string, commit: string) => { calls.push(`record ${leaseId} ${commit}`); return { digest: 'd' }; },
+    claim: async (leaseId: string) => { calls.push(`claim ${leaseId}`); return { digest: 'd', paid: 1n, refunded: 0n }; },
+    close: async (leaseId: string) => { calls.push(`close ${leaseId}`); return { digest: 'd', paid: 1n, refunded: 0n }; },
+  } as unknown as MarketLedger;
+  return { market, calls, lease, advance: (ms: number) => { now += ms; } };
+}
+
+/** The cluster: namespaces and apps by name, and a switch that makes the next namespace apply fail. */
+function cluster() {
+  const namespaces = new Map<string, V1Namespace>();
+  const apps = new Map<string, WalrusApp>();
+  let failNamespace = 0;
+  const tenants: TenantCluster = {
+    listNamespaces: async () => [...namespaces.values()],
+    applyNamespace: async (namespace) => {
+      if (failNamespace-- > 0) throw new Error('the API server is unavailable');
+      namespaces.set(namespace.metadata!.name!, namespace);
+    },
+    deleteNamespace: async (name) => { namespaces.delete(name); },
+    listApps: async () => [...apps.values()],
+    applyApp: async (app) => { apps.set(`${app.metadata.namespace}/${app.metadata.name}`, { ...app, status: apps.get(`${app.metadata.namespace}/${app.metadata.name}`)?.status }); },
+    deleteApp: async (ref) => { apps.delete(`${ref.namespace}/${ref.name}`); },
+  };
+  return { tenants, namespaces, apps, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
+}
+
+test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
+  const lease: LeaseInfo = {
+    id: id(1), tenant: id(2), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
+  };
+  const c = chain(lease);
+  const k = cluster();
+  const logs: string[] = [];
+  const reconciler = new ProviderReconciler({
+    market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, claimEveryMs: 60_000, leading: () => true, log: (line) => logs.push(line),
+  });
+  const key = `${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`;
+
+  // The namespace apply fails once: the app is still applied, the namespace comes in the next pass.
+  k.failNextNamespaceApplies(1);
+  await reconciler.pass();
+  assert.ok(k.apps.has(key));
+  assert.is(k.namespaces.size, 0);
+  assert.ok(logs.some((line) => /apply-namespace .* failed: the API server is unavailable; again next pass/.test(line)));
+  await reconciler.pass();
+  assert.ok(k.namespaces.has(tenantNamespace(lease.tenant)));
+
+  // Released and Ready at the head: recorded once, though the lease read back still shows no record.
+  k.apps.get(key)!.status = {
+    lastAppliedRevision: COMMIT, head: { ref: 'refs/heads/main', commit: COMMIT, seq: 1, pusher: id(4), transaction: 't' },
+    artifact: { commit: COMMIT, blobId: 'blob', sha256: 'ab'.repeat(32), size: 1 },
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Succeeded', message: '', lastTransitionTime: '' }],
+  };
+  await reconciler.pass();
+  await reconciler.pass();
+  assert.equal(c.calls, [`record ${lease.id} ${COMMIT}`]);
+
+  // Claimed once claimEveryMs has passed since the lease was first seen, then not again until it passes again.
+  c.advance(60_000);
+  await reconciler.pass();
+  await reconciler.pass();
+  assert.equal(c.calls.slice(1), [`claim ${lease.id}`]);
+
+  lease.state = 'closed';
+  await reconciler.pass();
+  assert.is(k.apps.size, 0);
+  assert.is(k.namespaces.size, 0);
+  assert.is(c.calls.length, 2, 'a closed lease is not closed again nor claimed');
+});
+
+test('a lease out of funds by the clock is torn down and closed by the provider', async () => {
+  const lease: LeaseInfo = {
+    id: id(5), tenant: id(6), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 10n, escrow: 1000n,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
+  };
+  const c = chain(lease);
+  const k = cluster();
+  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, leading: () => true, log: () => {} });
+  await reconciler.pass();
+  assert.is(k.apps.size, 1);
+  c.advance(100);
+  await reconciler.pass();
+  assert.is(k.apps.size, 0);
+  assert.equal(c.calls, [`close ${lease.id}`]);
+});
+
+test('a replica that does not lead never acts', async () => {
+  const lease: LeaseInfo = {
+    id: id(7), tenant: id(8), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
+  };
+  const k = cluster();
+  const reconciler = new ProviderReconciler({ market: chain(lease).market, tenants: k.tenants, providerId: PROVIDER, template: {}, intervalMs: 10, leading: () => false, log: () => {} });
+  reconciler.start();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await reconciler.stop();
+  assert.is(k.apps.size, 0);
+  assert.is(k.namespaces.size, 0);
+});
+
+test.run();
