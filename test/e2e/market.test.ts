@@ -25,12 +25,10 @@ const providerKey = Ed25519Keypair.generate();
 const asProvider = { GIT_WALRUS_KEY: providerKey.getSecretKey() };
 const DAY = 86_400_000n;
 
-const repo = await initWorkRepo(world, 'app');
-const head = await commit(world, repo, 'index.js', 'console.log("hello")\n', 'app');
-await walrusInit(world, repo, 'app');
-await world.ok(repo, ['push', '-q', 'walrus', 'main']);
-const engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
-const t0 = (await engine.clockMs()) + 60_000n;
+const repo = 'app';
+let head = '';
+let engine: ChainEngine;
+let t0 = 0n;
 const at = (ms: bigint) => engine.setClock(t0 + ms, { frozen: true });
 
 const walrus = (args: string[], env: NodeJS.ProcessEnv = {}) => world.run(repo, ['walrus', ...args], { env });
@@ -42,6 +40,15 @@ const ok = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
 let providerId = '';
 let leaseId = '';
 
+// In a hook, not at import: uvu imports every test file before it runs the first suite, and the clock runs meanwhile.
+test.before(async () => {
+  await initWorkRepo(world, repo);
+  head = await commit(world, repo, 'index.js', 'console.log("hello")\n', 'app');
+  await walrusInit(world, repo, 'app');
+  await world.ok(repo, ['push', '-q', 'walrus', 'main']);
+  engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
+  t0 = (await engine.clockMs()) + 60_000n;
+});
 test.after(() => world.remove());
 
 test('a provider registers with a stake and a price, and is listed', async () => {
