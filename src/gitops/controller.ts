@@ -65,8 +65,6 @@ export class Controller {
   #workers: Promise<void>[] = [];
   #stopped = false;
   #chain: ChainWatcher;
-  /** Chain reads of the last poll (the benchmark's figure). */
-  lastPollReads = 0;
 
   constructor(options: ControllerOptions) {
     this.#options = options;
@@ -107,10 +105,6 @@ export class Controller {
     this.#elector?.stop();
     this.#shutDown();
     await Promise.all(this.#workers);
-  }
-
-  get leading(): boolean {
-    return this.#elector ? this.#elector.leading : !this.#stopped;
   }
 
   async #lead(): Promise<void> {
@@ -203,7 +197,7 @@ export class Controller {
 
   async #poll(): Promise<void> {
     try {
-      this.lastPollReads = (await this.#chain.poll()).reads;
+      await this.#chain.poll();
     } catch (error) {
       this.#options.log(`controller: reading new pushes failed: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -24,15 +24,10 @@ export class LeaderElector {
   readonly #options: Required<LeaderElectionOptions>;
   #observed: { record: string; at: number } | null = null;
   #stopped = false;
-  #leading = false;
   #wake: (() => void) | null = null;
 
   constructor(options: LeaderElectionOptions) {
     this.#options = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...options };
-  }
-
-  get leading(): boolean {
-    return this.#leading;
   }
 
   /**
@@ -43,7 +38,6 @@ export class LeaderElector {
     const { retryPeriodMs, renewDeadlineMs, identity, lease, log } = this.#options;
     while (!this.#stopped && !(await this.#tryAcquireOrRenew())) await this.#sleep(retryPeriodMs * (1 + Math.random() * 0.2));
     if (this.#stopped) return;
-    this.#leading = true;
     log(`leader election: ${identity} leads (lease ${lease.namespace}/${lease.name})`);
     const lost = new AbortController();
     void Promise.resolve(lead(lost.signal)).catch((error) => log(`leader callback failed: ${error instanceof Error ? error.message : String(error)}`));
@@ -57,7 +51,6 @@ export class LeaderElector {
         break;
       }
     }
-    this.#leading = false;
     lost.abort();
     if (this.#stopped) await this.#release();
   }

@@ -4,6 +4,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import type { PushEvent } from '../../src/ports/ledger.ts';
 import { ChainWatcher, RepositoryIndex, type CursorStore } from '../../src/gitops/watch/chain-watcher.ts';
+import { HeadReader } from '../../src/gitops/watch/head-reader.ts';
 import { inProcess, type Front } from '../sui/fronts.ts';
 
 const oid = (n: number) => n.toString(16).padStart(40, '0');
@@ -80,6 +81,34 @@ test('more pushes than a page are read page by page in order', async ({ ledger }
   assert.is(result.events, 55);
   assert.is(result.reads, 2, '50 + 5');
   assert.equal(seen, Array.from({ length: 55 }, (_, i) => i + 1));
+});
+
+test('the head reader finds who set each ref with one scan of the events for every repository, then only what is new', async ({ ledger }) => {
+  let scans = 0;
+  const counted = { resolve: ledger.resolve.bind(ledger), getRepository: ledger.getRepository.bind(ledger), listRefs: ledger.listRefs.bind(ledger),
+    listPushesAfter: (cursor: string | null) => { scans++; return ledger.listPushesAfter(cursor); } };
+  const reader = new HeadReader(counted);
+  const { id: a } = await ledger.createRepository('head-a');
+  const { id: b } = await ledger.createRepository('head-b', 'refs/heads/trunk');
+  await ledger.push(a, [{ name: 'refs/heads/main', old: null, new: oid(21), force: false }], null);
+  const second = await ledger.push(a, [{ name: 'refs/heads/main', old: oid(21), new: oid(22), force: false }, { name: 'refs/tags/v1', old: null, new: oid(21), force: false }], null);
+  await ledger.push(b, [{ name: 'refs/heads/trunk', old: null, new: oid(23), force: false }], null);
+  const address = await ledger.signerAddress();
+
+  const headA = await reader.read(`walrus://${a}`, 'main');
+  assert.equal(headA.head, { ref: 'refs/heads/main', commit: oid(22), seq: 2, pusher: address, transaction: second.digest });
+  const scansForA = scans;
+  assert.ok(scansForA >= 1);
+  const headB = await reader.read(`walrus://${b}`, null);
+  assert.equal([headB.ref, headB.head?.commit, headB.head?.seq], ['refs/heads/trunk', oid(23), 1], 'HEAD names trunk');
+  assert.is(scans, scansForA, 'the first scan covered every repository');
+  assert.is((await reader.read(`walrus://${a}`, 'v1')).head?.commit, oid(21), 'a short name finds the tag');
+  assert.is((await reader.read(`walrus://${a}`, 'nope')).head, null);
+
+  await ledger.push(b, [{ name: 'refs/heads/trunk', old: oid(23), new: oid(24), force: false }], null);
+  const moved = await reader.read(`walrus://${b}`, null);
+  assert.equal([moved.head?.commit, moved.head?.seq], [oid(24), 2]);
+  assert.is(scans, scansForA + 1, 'one read of what is new');
 });
 
 test.run();

@@ -134,7 +134,7 @@ e2e('push v1 → built in a Job, rolled out, served through the Service', async 
   } });
   const app = await readyAt(v1);
   assert.is(condition(app, 'Built')?.status, 'True');
-  assert.is(condition(app, 'Released')?.reason, 'Succeeded');
+  assert.is(condition(app, 'Released')?.reason, 'RolloutSucceeded');
   assert.is(app.status?.artifact?.commit, v1);
   assert.is(app.status?.head?.commit, v1);
   assert.is(app.status?.history?.[0]?.result, 'Released');
@@ -180,6 +180,7 @@ e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status 
   assert.is(condition(app, 'Remediated')?.reason, 'RollbackSucceeded');
   assert.is(condition(app, 'Released')?.status, 'False');
   assert.is(condition(app, 'Ready')?.status, 'False');
+  assert.is(condition(app, 'Ready')?.reason, 'RolledBack');
   assert.is(app.status?.lastAppliedRevision, v2);
   assert.is(app.status?.history?.[0]?.result, 'RolledBack');
   const warnings = (await events()).filter((event) => event.type === 'Warning').map((event) => event.reason);

@@ -100,9 +100,12 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
   return world.ok(repo, ['for-each-ref', '--format=%(objectname) %(refname)', pattern]);
 }
 
-/** Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port) and waits for the URL it serves. */
-export async function startDevnet(world: World): Promise<{ url: string; stop(): void }> {
-  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state')], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port; on `host` when given, e.g. a test node's
+ * hostIp) and waits for the URL it serves.
+ */
+export async function startDevnet(world: World, host?: string): Promise<{ url: string; stop(): void }> {
+  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...(host ? ['--host', host] : [])], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const url = await new Promise<string>((done, fail) => {

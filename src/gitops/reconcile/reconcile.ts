@@ -1,7 +1,7 @@
 import type { V1Deployment, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import { buildConfigHash } from '../api/build-config.ts';
-import { resolveSpec, type Artifact, type Condition, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
+import { appKey, resolveSpec, type Artifact, type Condition, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
 import { BuildResultError } from '../errors.ts';
 import type { EventRecorder } from '../events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
@@ -132,7 +132,7 @@ class Pass {
       this.notReady('ChainReadFailed', `reading ${spec.repository} from the chain failed: ${messageOf(error)}`);
       throw error;
     }
-    deps.follow(appKeyOf(app), chain.repositoryId);
+    deps.follow(appKey(app), chain.repositoryId);
     if (!chain.head) return this.notReady('RefNotFound', `${chain.ref} does not exist in ${spec.repository}`);
     const head = chain.head;
     status.head = head;
@@ -165,7 +165,7 @@ class Pass {
       const name = job.metadata!.name!;
       if (name !== wantedJob || (jobOutcome(job) !== 'running' && recorded)) {
         await this.deps.cluster.deleteJob(this.ref(name));
-        this.deps.log(`${appKeyOf(this.app)}: deleted build job ${name}`);
+        this.deps.log(`${appKey(this.app)}: deleted build job ${name}`);
       }
     }
   }
@@ -175,7 +175,7 @@ class Pass {
     const job = deps.ownedJobs(app).find((candidate) => candidate.metadata?.name === jobName);
     if (!job) {
       await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash }));
-      deps.log(`${appKeyOf(app)}: build job ${jobName} created for ${commit}`);
+      deps.log(`${appKey(app)}: build job ${jobName} created for ${commit}`);
       await deps.events.record(app, 'Normal', 'BuildStarted', `building ${commit.slice(0, 12)} in job ${jobName}`);
       this.set('Built', 'Unknown', 'Building', `building ${commit.slice(0, 12)} in job ${jobName}`);
       return { result: this.progressing('Building', `building ${commit.slice(0, 12)}`) };
@@ -186,7 +186,7 @@ class Pass {
       try {
         const artifact = parseArtifact(jobName, await deps.cluster.jobPods(this.ref(jobName)));
         this.status.artifact = { commit, configHash, ...artifact };
-        this.set('Built', 'True', 'Succeeded', `built ${commit.slice(0, 12)}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
+        this.set('Built', 'True', 'BuildSucceeded', `built ${commit.slice(0, 12)}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
         return { artifact };
       } catch (error) {
         if (!(error instanceof BuildResultError)) throw error;
@@ -242,10 +242,10 @@ class Pass {
       // A release after a failure: the failed commit is history now (its entry says so), not a state to show.
       if (status.failedRevision !== release.commit) delete status.failedRevision;
       status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'Released', time: this.now.toISOString(), message: rollout.message });
-      this.set('Released', 'True', 'Succeeded', `${short} rolled out: ${rollout.message}`);
+      this.set('Released', 'True', 'RolloutSucceeded', `${short} rolled out: ${rollout.message}`);
       this.set('Ready', 'True', 'Succeeded', `serving ${short}`);
       this.drop('Reconciling', 'Remediated');
-      if (first) deps.log(`${appKeyOf(app)}: ${short} released (${rollout.message})`);
+      if (first) deps.log(`${appKey(app)}: ${short} released (${rollout.message})`);
       return {};
     }
     // ProgressDeadlineExceeded: back to the last good template; this commit is not tried again until the head moves.
@@ -258,9 +258,9 @@ class Pass {
       return this.notReady('ProgressDeadlineExceeded', `${short} did not become available and there is no earlier release to roll back to: ${rollout.message}`, true);
     }
     await this.#apply(good);
-    deps.log(`${appKeyOf(app)}: ${short} failed (${rollout.message}); rolled back to ${good.commit.slice(0, 12)}`);
+    deps.log(`${appKey(app)}: ${short} failed (${rollout.message}); rolled back to ${good.commit.slice(0, 12)}`);
     this.set('Remediated', 'True', 'RollbackSucceeded', `rolled back to ${good.commit.slice(0, 12)} after ${short} failed: ${rollout.message}`);
-    return this.notReady('RollbackSucceeded', `${short} failed and was rolled back; ${good.commit.slice(0, 12)} keeps serving`);
+    return this.notReady('RolledBack', `${short} failed and was rolled back; ${good.commit.slice(0, 12)} keeps serving`);
   }
 
   /** The head is a commit that failed: keep (re-apply) the last good release, and wait for a new head. */
@@ -293,10 +293,6 @@ class Pass {
       await this.deps.events.record(this.app, abnormal ? 'Warning' : 'Normal', condition.reason, condition.message);
     }
   }
-}
-
-function appKeyOf(app: WalrusApp): string {
-  return `${app.metadata.namespace}/${app.metadata.name}`;
 }
 
 /** The last release that rolled out, with its artifact (from the history), to roll back to. */

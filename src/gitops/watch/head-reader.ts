@@ -15,27 +15,47 @@ export interface ChainHead {
 
 /**
  * Reads an app's head from the chain every time it is asked (level-triggered): the repository object and its refs.
- * The push that set the ref comes from the push log, which is read again only when the repository's seq moved past
- * what this reader has seen: the chain watcher feeds it every push (`observe`), so a followed repository costs no log
- * scan after the first.
+ * The push that set the ref comes from the push log, kept per repository from one incremental scan of the package's
+ * `Pushed` events: when a repository's seq is ahead of what this reader holds, it reads the events after its own
+ * cursor (every repository's at once), so N apps cost one pass over the events in total, not one pass each. The chain
+ * watcher also hands it every push it sees (`observe`), so a followed repository usually needs no read at all.
  */
 export class HeadReader {
-  readonly #ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushes'>;
+  readonly #ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter'>;
   readonly #ids = new Map<string, string>();
-  /** Per repository: every push seen, and the seq they cover up to. */
+  /** Per repository: its pushes in seq order, without gaps. */
   readonly #logs = new Map<string, { seq: number; pushes: PushEvent[] }>();
+  /** Where this reader's own scan of the events stands; one scan at a time. */
+  #cursor: string | null = null;
+  #scanning: Promise<void> | null = null;
 
-  constructor(ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushes'>) {
+  constructor(ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter'>) {
     this.#ledger = ledger;
   }
 
-  /** A push the chain watcher saw: appended when it continues a log this reader holds. */
+  /** A push seen on the chain (by the watcher or this reader's scan): appended when it continues the log. */
   observe(event: PushEvent): void {
-    const log = this.#logs.get(event.repository);
-    if (log && event.seq === log.seq + 1) {
+    let log = this.#logs.get(event.repository);
+    if (!log) this.#logs.set(event.repository, (log = { seq: 0, pushes: [] }));
+    if (event.seq === log.seq + 1) {
       log.pushes.push(event);
       log.seq = event.seq;
     }
+  }
+
+  #catchUp(): Promise<void> {
+    return (this.#scanning ??= (async () => {
+      try {
+        for (;;) {
+          const page = await this.#ledger.listPushesAfter(this.#cursor);
+          for (const event of page.events) this.observe(event);
+          if (page.cursor !== null) this.#cursor = page.cursor;
+          if (!page.hasNextPage || page.events.length === 0) return;
+        }
+      } finally {
+        this.#scanning = null;
+      }
+    })());
   }
 
   async read(repository: string, ref: string | null): Promise<ChainHead> {
@@ -45,13 +65,8 @@ export class HeadReader {
     const name = fullRefName(ref ?? info.head, refs);
     const commit = refs.get(name);
     if (commit === undefined) return { repositoryId, ref: name, head: null, push: null };
-    let log = this.#logs.get(repositoryId);
-    if (!log || log.seq < info.seq) {
-      const pushes = await this.#ledger.listPushes(repositoryId);
-      log = { seq: pushes.at(-1)?.seq ?? 0, pushes };
-      this.#logs.set(repositoryId, log);
-    }
-    const push = pushThatSet(log.pushes, name, commit);
+    if ((this.#logs.get(repositoryId)?.seq ?? 0) < info.seq) await this.#catchUp();
+    const push = pushThatSet(this.#logs.get(repositoryId)?.pushes ?? [], name, commit);
     return {
       repositoryId, ref: name, push,
       head: { ref: name, commit, seq: push?.seq ?? info.seq, pusher: push?.sender ?? '', transaction: push?.txDigest ?? '' },

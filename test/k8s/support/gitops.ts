@@ -8,7 +8,7 @@ import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
 import { DEFAULTS, GROUP, PLURAL, VERSION } from '../../../src/gitops/api/types.ts';
-import { initWorkRepo, REPO_ROOT, type World } from '../../support/e2e.ts';
+import { initWorkRepo, REPO_ROOT, startDevnet, type World } from '../../support/e2e.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
 let installed: Promise<void> | undefined;
@@ -39,19 +39,8 @@ export async function kubectl(args: string[], options: { kubeconfig?: string; cw
 
 /** `git walrus devnet --host <host>` in the world (state in `<root>/devnet-state`): pods reach it on the node's hostIp. */
 export async function startDevnetServer(world: World, host: string): Promise<{ url: string; env: NodeJS.ProcessEnv; stop(): void }> {
-  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), '--host', host], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const url = await new Promise<string>((done, fail) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const match = out.match(/^devnet: (\S+)$/m);
-      if (match) done(match[1]!);
-    });
-    child.on('close', (code) => fail(new Error(`git walrus devnet exited (${code}):\n${stderr}`)));
-  });
-  return { url, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: url }, stop: () => child.kill('SIGTERM') };
+  const server = await startDevnet(world, host);
+  return { ...server, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url } };
 }
 
 export interface ControllerProcess {
