@@ -32,7 +32,14 @@ export interface ControllerOptions {
   resyncMs?: number;
   /** An informer that shows no sign of life (event or reconnection) for this long is restarted. */
   watchdogMs?: number;
+  /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
+  companion?: Companion;
   log(line: string): void;
+}
+
+export interface Companion {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export const LEASE_NAME = 'walrus-gitops-controller';
@@ -105,6 +112,7 @@ export class Controller {
     this.#elector?.stop();
     this.#shutDown();
     await Promise.all(this.#workers);
+    await this.#options.companion?.stop();
   }
 
   async #lead(): Promise<void> {
@@ -142,6 +150,7 @@ export class Controller {
         }
       }
     });
+    this.#options.companion?.start();
     await this.#poll();
   }
 
@@ -250,5 +259,6 @@ export class Controller {
     this.#timers = [];
     this.queue.shutDown();
     for (const watched of this.#watched) void watched.informer.stop().catch(() => {});
+    void this.#options.companion?.stop();
   }
 }

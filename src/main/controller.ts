@@ -37,21 +37,8 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   };
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
-  const controller = new Controller({
-    cluster: new KubernetesCluster(kc),
-    ledger: network.ledger,
-    templates: createTemplates(tools),
-    network: network.name,
-    packageId: network.packageId,
-    namespace: options.namespace ?? null,
-    controllerNamespace,
-    identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
-    leaderElection: options.leaderElection,
-    pollMs: options.pollMs,
-    log: line,
-  });
-  line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
   let provider: ProviderReconciler | undefined;
+  let providerLine: string | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -63,21 +50,29 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     }
     provider = new ProviderReconciler({
       market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), intervalMs, claimEveryMs,
-      leading: () => controller.leading, log: line,
+      log: line,
     });
-    line(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
+    providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
+  const controller = new Controller({
+    cluster: new KubernetesCluster(kc),
+    ledger: network.ledger,
+    templates: createTemplates(tools),
+    network: network.name,
+    packageId: network.packageId,
+    namespace: options.namespace ?? null,
+    controllerNamespace,
+    identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
+    leaderElection: options.leaderElection,
+    pollMs: options.pollMs,
+    ...(provider ? { companion: provider } : {}),
+    log: line,
+  });
+  line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
+  if (providerLine) line(providerLine);
   return {
-    run: async () => {
-      provider?.start();
-      try {
-        await controller.run();
-      } finally {
-        await provider?.stop();
-      }
-    },
+    run: () => controller.run(),
     stop: async () => {
-      await provider?.stop();
       await controller.stop();
       await network.close();
     },

@@ -54,7 +54,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
   const k = cluster();
   const logs: string[] = [];
   const reconciler = new ProviderReconciler({
-    market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, claimEveryMs: 60_000, leading: () => true, log: (line) => logs.push(line),
+    market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, claimEveryMs: 60_000, log: (line) => logs.push(line),
   });
   const key = `${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`;
 
@@ -97,27 +97,13 @@ test('a lease out of funds by the clock is torn down and closed by the provider'
   };
   const c = chain(lease);
   const k = cluster();
-  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, leading: () => true, log: () => {} });
+  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, log: () => {} });
   await reconciler.pass();
   assert.is(k.apps.size, 1);
   c.advance(100);
   await reconciler.pass();
   assert.is(k.apps.size, 0);
   assert.equal(c.calls, [`close ${lease.id}`]);
-});
-
-test('a replica that does not lead never acts', async () => {
-  const lease: LeaseInfo = {
-    id: id(7), tenant: id(8), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
-  };
-  const k = cluster();
-  const reconciler = new ProviderReconciler({ market: chain(lease).market, tenants: k.tenants, providerId: PROVIDER, template: {}, intervalMs: 10, leading: () => false, log: () => {} });
-  reconciler.start();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await reconciler.stop();
-  assert.is(k.apps.size, 0);
-  assert.is(k.namespaces.size, 0);
 });
 
 test.run();

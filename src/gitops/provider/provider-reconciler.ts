@@ -1,9 +1,10 @@
 /**
  * The controller in provider mode (DESIGN.md §11), a second reconciler beside the WalrusApp one: every pass reads
  * the leases that name this provider from chain state and the lease apps from the cluster, plans (plan.ts), and runs
- * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. Only the
- * leader acts, so two replicas never both send a transaction.
+ * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. The
+ * controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
  */
+import type { Companion } from '../controller.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
@@ -18,14 +19,12 @@ export interface ProviderReconcilerOptions {
   intervalMs?: number;
   /** How often each lease's earnings are claimed. */
   claimEveryMs?: number;
-  /** Whether this replica leads (passes are skipped otherwise). */
-  leading(): boolean;
   log(line: string): void;
 }
 
 const SELECTOR = `${PROVIDER_LABELS.managedBy}=${PROVIDER_MANAGED_BY}`;
 
-export class ProviderReconciler {
+export class ProviderReconciler implements Companion {
   readonly #options: ProviderReconcilerOptions;
   readonly #lastClaimMs = new Map<string, number>();
   readonly #recorded = new Map<string, string>();
@@ -41,10 +40,8 @@ export class ProviderReconciler {
   start(): void {
     const loop = async () => {
       if (this.#stopped) return;
-      if (this.#options.leading()) {
-        this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${message(error)}`));
-        await this.#running;
-      }
+      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${message(error)}`));
+      await this.#running;
       if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
     };
     void loop();
