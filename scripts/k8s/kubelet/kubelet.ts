@@ -100,7 +100,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
       const created = new PodWorker(pod, {
         core, nodeIp: options.network.nodeIp,
         attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
-        images, describeImages, sources,
+        images, describeImages, sources, sharedPaths: [PROJECT_ROOT],
         podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
       });
       workers.set(uid, created);

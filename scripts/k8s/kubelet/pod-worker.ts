@@ -39,6 +39,8 @@ export interface PodWorkerContext {
   detachPod(uid: string): Promise<void>;
   images: ImageMap;
   describeImages: string;
+  /** Host directories every container sees read-only at the same path (the checkout the image map points into). */
+  sharedPaths: string[];
   sources: VolumeSources;
   /** The pod's state dir (volumes, container roots, termination logs). */
   podDir: string;
@@ -348,6 +350,7 @@ export class PodWorker {
     let mounts: Mount[];
     try {
       mounts = [
+        ...this.ctx.sharedPaths.map((path) => ({ source: path, target: path, readOnly: true })),
         { source: join(this.ctx.podDir, 'hosts'), target: '/etc/hosts', readOnly: false },
         ...(await containerMounts(spec, this.#volumes)),
         { source: terminationLog, target: spec.terminationMessagePath ?? '/dev/termination-log', readOnly: false },
