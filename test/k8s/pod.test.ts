@@ -170,4 +170,43 @@ pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
   assert.match(done.status?.message ?? '', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"');
 });
 
+pods('the node image runs the project\'s Node 22, with npm and npx of the same line on PATH', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  await createPod(kc, namespace, pod('node-image', {
+    restartPolicy: 'Never',
+    containers: [shell('versions', 'node --version; npm --version; npx --version; echo "$PATH"')],
+  }));
+  const done = await finishedPod(kc, namespace, 'node-image');
+  const [node, npm, npx, path] = containerLines(await podLog('node-image'), 'versions');
+  assert.is(done.status?.phase, 'Succeeded', `${node} ${npm}`);
+  assert.match(node, /^v22\./);
+  assert.match(npm, /^10\./);
+  assert.is(npx, npm);
+  assert.match(path, /\/scripts\/k8s\/kubelet\/images\/node:/);
+});
+
+pods('the service-account token: the admission\'s secret volume by default, a TokenRequest for a projected one, none when opted out', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+  await createPod(kc, namespace, {
+    metadata: { name: 'tokens' },
+    spec: {
+      restartPolicy: 'Never',
+      volumes: [{ name: 'bound', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'walrus', expirationSeconds: 600 } }] } }],
+      containers: [shell('read', `cat ${dir}/namespace; echo; head -c 3 ${dir}/token; echo; cut -d. -f2 /bound/token`, { volumeMounts: [{ name: 'bound', mountPath: '/bound' }] })],
+    },
+  });
+  await createPod(kc, namespace, pod('no-token', { restartPolicy: 'Never', containers: [shell('read', `ls ${dir} 2>&1 || echo none`)] }));
+  const [withToken, without] = await Promise.all([finishedPod(kc, namespace, 'tokens'), finishedPod(kc, namespace, 'no-token')]);
+  assert.is(withToken.status?.phase, 'Succeeded');
+  const [ns, tokenStart, boundClaims] = containerLines(await podLog('tokens'), 'read');
+  assert.is(ns, namespace);
+  assert.is(tokenStart, 'eyJ', 'a JWT');
+  const claims = JSON.parse(Buffer.from(boundClaims, 'base64url').toString('utf8')) as { aud: string[]; sub: string };
+  assert.equal(claims.aud, ['walrus']);
+  assert.is(claims.sub, `system:serviceaccount:${namespace}:default`);
+  assert.is(without.status?.phase, 'Succeeded');
+  assert.equal(containerLines(await podLog('no-token'), 'read').slice(-1), ['none']);
+});
+
 pods.run();
