@@ -123,6 +123,23 @@ pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace
   assert.not.ok(existsSync(join(test.cluster.stateDir, 'kubelet', 'pods', running.metadata!.uid!)), 'its files are removed');
 });
 
+pods('a pod removed outright (force, grace 0) has its processes killed and its namespace and files removed', async () => {
+  const test = await cluster.get();
+  const { kc, namespace } = test;
+  const marker = `forced-${randomBytes(4).toString('hex')}`;
+  await createPod(kc, namespace, pod('forced', { containers: [shell('run', `sleep 600 # ${marker}`)] }));
+  const running = await waitFor('pod forced running', async () => {
+    const p = await readPod(kc, namespace, 'forced');
+    return p.status?.containerStatuses?.[0]?.state?.running && p;
+  });
+  const uid = running.metadata!.uid!;
+  await kc.makeApiClient(CoreV1Api).deleteNamespacedPod({ name: 'forced', namespace, body: { gracePeriodSeconds: 0 } });
+  assert.is((await readPod(kc, namespace, 'forced').catch((err) => err)).code, 404, 'the API object is gone at once');
+  await waitFor('the forced pod\'s processes gone', async () => processesWith(marker).length === 0, 20_000);
+  await waitFor('the forced pod\'s files gone', async () => !existsSync(join(test.cluster.stateDir, 'kubelet', 'pods', uid)), 20_000);
+  assert.equal(readdirSync('/run/netns').filter((n) => n.endsWith(uid.slice(0, 8))), [], 'its network namespace is removed');
+});
+
 pods('activeDeadlineSeconds: the pod is killed and fails with DeadlineExceeded', async () => {
   const { kc, namespace } = await cluster.get();
   const marker = `deadline-${randomBytes(4).toString('hex')}`;

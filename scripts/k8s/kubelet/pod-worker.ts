@@ -195,6 +195,19 @@ export class PodWorker {
       this.#deadlineTimer = setTimeout(() => void this.#fail('DeadlineExceeded', 'Pod was active on the node longer than the specified deadline'), deadline * 1000);
       this.#deadlineTimer.unref();
     }
+    try {
+      await this.#runPod();
+    } finally {
+      clearTimeout(this.#deadlineTimer);
+    }
+    if (this.#stopping) return;
+    // Every container has ended for good: nothing may fail the pod any more, and its network goes.
+    this.#stop.abort();
+    await this.#release(false);
+  }
+
+  async #runPod(): Promise<void> {
+    const pod = this.#pod;
     if (!(await this.#pullImages())) return;
     await mkdir(this.ctx.podDir, { recursive: true });
     this.#podLog = createWriteStream(this.ctx.logPath, { flags: 'a' });
@@ -206,13 +219,11 @@ export class PodWorker {
     await writeFile(join(this.ctx.podDir, 'hosts'),
       `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${pod.spec?.hostname ?? pod.metadata!.name}\n`);
     this.#watchEmptyDirs();
-
     for (const slot of this.#init) {
       if (!(await this.#runInit(slot))) return;
     }
     for (const s of this.#main) s.facts.state = { waiting: { reason: 'ContainerCreating' } };
     await Promise.all(this.#main.map((s) => this.#runContainer(s)));
-    if (!this.#stopping) await this.#release(false);
   }
 
   /** Every image must be in the map; otherwise ErrImagePull, then ImagePullBackOff with growing waits, as a pull that keeps failing. */
