@@ -174,6 +174,26 @@ pods('a failing liveness probe kills and restarts the container', async () => {
   assert.is(restarted.lastState?.terminated?.exitCode, 137, 'killed after the grace period (sleep as PID 1 ignores SIGTERM)');
 });
 
+pods('a startupProbe keeps the container not started and not ready until it passes', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('slow-start', {
+    terminationGracePeriodSeconds: 1,
+    containers: [shell('app', 'sleep 2; touch /tmp/started; exec sleep 600', {
+      startupProbe: { exec: { command: ['test', '-f', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 30 },
+    })],
+  }));
+  const starting = await waitFor('running, not yet started', async () => {
+    const s = (await readPod(kc, namespace, 'slow-start')).status?.containerStatuses?.[0];
+    return s?.state?.running && s;
+  });
+  assert.equal([starting.started, starting.ready], [false, false]);
+  const started = await waitFor('started and ready', async () => {
+    const s = (await readPod(kc, namespace, 'slow-start')).status?.containerStatuses?.[0];
+    return s?.ready && s;
+  }, 20_000);
+  assert.equal([started.started, started.restartCount], [true, 0]);
+});
+
 pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
   const { kc, namespace } = await cluster.get();
   await createPod(kc, namespace, pod('greedy', {
@@ -213,7 +233,7 @@ pods('the service-account token: the admission\'s secret volume by default, a To
       containers: [shell('read', `cat ${dir}/namespace; echo; head -c 3 ${dir}/token; echo; cut -d. -f2 /bound/token`, { volumeMounts: [{ name: 'bound', mountPath: '/bound' }] })],
     },
   });
-  await createPod(kc, namespace, pod('no-token', { restartPolicy: 'Never', containers: [shell('read', `ls ${dir} 2>&1 || echo none`)] }));
+  await createPod(kc, namespace, pod('no-token', { restartPolicy: 'Never', containers: [shell('read', `if [ -e ${dir}/token ]; then echo token; else echo none; fi`)] }));
   const [withToken, without] = await Promise.all([finishedPod(kc, namespace, 'tokens'), finishedPod(kc, namespace, 'no-token')]);
   assert.is(withToken.status?.phase, 'Succeeded');
   const [ns, tokenStart, boundClaims] = containerLines(await podLog('tokens'), 'read');
@@ -223,7 +243,7 @@ pods('the service-account token: the admission\'s secret volume by default, a To
   assert.equal(claims.aud, ['walrus']);
   assert.is(claims.sub, `system:serviceaccount:${namespace}:default`);
   assert.is(without.status?.phase, 'Succeeded');
-  assert.equal(containerLines(await podLog('no-token'), 'read').slice(-1), ['none']);
+  assert.equal(containerLines(await podLog('no-token'), 'read'), ['none']);
 });
 
 pods.run();
