@@ -10,7 +10,7 @@ const PORT = 8080;
 
 /**
  * The app: answers with its version and the pod address it was reached on. Ready unless READY=never.
- * On SIGTERM it keeps serving for a few seconds (kube-proxy needs a moment to drop the endpoint), then
+ * On SIGTERM it keeps serving for 5 seconds (kube-proxy needs a moment to drop the endpoint, more on a busy machine), then
  * closes, as apps behind Services do.
  */
 const SERVER = `
@@ -23,7 +23,7 @@ const server = http.createServer((req, res) => {
 server.listen(${PORT}, '0.0.0.0', () => console.log('serving ' + process.env.VERSION));
 process.on('SIGTERM', () => {
   console.log('draining');
-  setTimeout(() => server.close(() => process.exit(0)), 3000);
+  setTimeout(() => server.close(() => process.exit(0)), 5000);
 });`;
 
 function deployment(version: string, extra: { ready?: 'never'; progressDeadlineSeconds?: number } = {}): V1Deployment {
@@ -59,7 +59,7 @@ interface Answer {
 function get(ip: string, port: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     // A new connection per request, as a client that is not pinned to one pod.
-    const req = request({ host: ip, port, path: '/', agent: false, timeout: 3000 }, (res) => {
+    const req = request({ host: ip, port, path: '/', agent: false, timeout: 5000 }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => {
         if (res.statusCode === 200) resolve(JSON.parse(body) as Answer);
