@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { containerLines, createPod, finishedPod, pod, processesWith, readPod, shell } from './support/pods.ts';
@@ -11,6 +11,26 @@ import { containerLines, createPod, finishedPod, pod, processesWith, readPod, sh
 const cluster = testCluster('pods');
 const pods = suite('Pods on the process kubelet');
 pods.after(() => cluster.stop());
+
+pods('the node: registered with capacity and its InternalIP, Ready, its Lease renewed', async () => {
+  const { kc, cluster: node } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  const registered = await core.readNode({ name: node.nodeName });
+  assert.equal(registered.status?.addresses?.find((a) => a.type === 'InternalIP')?.address, node.network.nodeIp);
+  for (const resource of ['cpu', 'memory', 'pods', 'ephemeral-storage']) assert.ok(registered.status?.allocatable?.[resource], `allocatable ${resource}`);
+  assert.is(registered.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  const leases = kc.makeApiClient(CoordinationV1Api);
+  const lease = await leases.readNamespacedLease({ name: node.nodeName, namespace: 'kube-node-lease' });
+  assert.is(lease.spec?.holderIdentity, node.nodeName);
+  // The client leaves MicroTime fields as the RFC 3339 strings the API sent, six fractional digits.
+  const renewTime = (l: typeof lease) => String(l.spec?.renewTime);
+  assert.match(renewTime(lease), /\.\d{6}Z$/);
+  const renewed = await waitFor('the Lease renewed', async () => {
+    const now = await leases.readNamespacedLease({ name: node.nodeName, namespace: 'kube-node-lease' });
+    return Date.parse(renewTime(now)) > Date.parse(renewTime(lease)) && now;
+  }, 25_000);
+  assert.ok(Math.abs(Date.now() - Date.parse(renewTime(renewed))) < 15_000, 'renewed just now');
+});
 
 pods('secret and configMap volumes: items, paths and modes as seen from inside the container', async () => {
   const { kc, namespace, podLog } = await cluster.get();

@@ -44,7 +44,7 @@ export const IMAGE_MAP_ENV = 'GRW_K8S_IMAGE_MAP';
 export function defaultImageMap(): ImageMap {
   const node = join(IMAGES_DIR, 'node');
   return {
-    'node:*': { path: [node], cmd: ['node'], env: { NODE_VERSION: process.versions.node } },
+    'node:*': { path: [node], cmd: ['node'] },
     'git-remote-walrus:*': { path: [join(PROJECT_ROOT, 'bin'), node] },
   };
 }
