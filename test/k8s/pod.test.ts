@@ -119,6 +119,16 @@ pods('an image missing from the image map fails with ErrImagePull, then ImagePul
   assert.is(current.status?.podIP, undefined, 'no network was set up for it');
 });
 
+pods('a command that is not on PATH: the container cannot run, and says so', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('typo', { restartPolicy: 'Never', containers: [{ name: 'app', image: 'node:22', command: ['nodee', 'server.js'] }] }));
+  const done = await finishedPod(kc, namespace, 'typo');
+  assert.is(done.status?.phase, 'Failed');
+  const terminated = done.status?.containerStatuses?.[0].state?.terminated;
+  assert.equal([terminated?.exitCode, terminated?.reason, terminated?.message],
+    [127, 'ContainerCannotRun', 'exec: "nodee": executable file not found in $PATH']);
+});
+
 pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace and files removed, the pod finalized', async () => {
   const test = await cluster.get();
   const { kc, namespace } = test;

@@ -19,7 +19,7 @@ import { Prober } from './probes.ts';
 import type { ProbeKind, ProbeTarget } from './probes.ts';
 import { startContainerProcess } from './runtime.ts';
 import type { ContainerProcess, Exit, Mount } from './runtime.ts';
-import { podStatus, statusKey, wireTime } from './status.ts';
+import { exitReason, podStatus, statusKey, wireTime } from './status.ts';
 import type { ContainerFacts, PodFacts, Terminated } from './status.ts';
 import { containerMounts, emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
@@ -401,11 +401,12 @@ export class PodWorker {
     slot.process = undefined;
     slot.facts.ready = false;
     slot.facts.started = false;
+    const ended = exitReason(exit.exitCode, slot.tail.at(-1), argv[0]);
     const terminated: Terminated = {
       exitCode: exit.exitCode,
       ...(exit.signal ? { signal: exit.signal } : {}),
-      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
-      ...(await this.#terminationMessage(spec, terminationLog, exit, slot.tail)),
+      reason: ended.reason,
+      ...(ended.message ? { message: ended.message } : await this.#terminationMessage(spec, terminationLog, exit, slot.tail)),
       startedAt: wireTime(startedAt),
       finishedAt: wireTime(Date.now()),
       containerID,
