@@ -276,4 +276,23 @@ pods('the service-account token: the admission\'s secret volume by default, a To
   assert.equal(containerLines(await podLog('no-token'), 'read'), ['none']);
 });
 
+pods('in-cluster: the kubernetes Service variables, the token and its CA reach the API as the pod\'s service account', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const script = `
+    const fs = require('node:fs');
+    const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+    const ns = fs.readFileSync(dir + '/namespace', 'utf8');
+    require('node:https').get({
+      host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, path: '/api/v1/namespaces/' + ns + '/pods',
+      ca: fs.readFileSync(dir + '/ca.crt'), headers: { authorization: 'Bearer ' + fs.readFileSync(dir + '/token', 'utf8') },
+    }, (res) => { let body = ''; res.on('data', (c) => body += c).on('end', () => console.log(res.statusCode, JSON.parse(body).message)); })
+      .on('error', (err) => { console.log('error', err.message); process.exitCode = 1; });`;
+  await createPod(kc, namespace, { metadata: { name: 'in-cluster' }, spec: { restartPolicy: 'Never', containers: [{ name: 'api', image: 'node:22', command: ['node', '-e', script] }] } });
+  const done = await finishedPod(kc, namespace, 'in-cluster');
+  const lines = containerLines(await podLog('in-cluster'), 'api');
+  assert.is(done.status?.phase, 'Succeeded', lines.join('\n'));
+  // TLS verified against the service account's CA, the token authenticated: RBAC (not authentication) refuses.
+  assert.equal(lines, [`403 pods is forbidden: User "system:serviceaccount:${namespace}:default" cannot list resource "pods" in API group "" in the namespace "${namespace}"`]);
+});
+
 pods.run();

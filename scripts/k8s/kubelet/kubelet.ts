@@ -77,6 +77,13 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     throw err;
   };
   const sources: VolumeSources = {
+    async services(namespace) {
+      const [own, master] = await Promise.all([
+        core.listNamespacedService({ namespace }),
+        core.readNamespacedService({ name: 'kubernetes', namespace: 'default' }).then((s) => [s], (err) => absent(err) ?? []),
+      ]);
+      return [...master, ...own.items];
+    },
     configMap: (namespace, name) => core.readNamespacedConfigMap({ name, namespace })
       .then((c) => ({ ...decode(c.data, false), ...decode(c.binaryData, true) }), absent),
     secret: (namespace, name) => core.readNamespacedSecret({ name, namespace }).then((s) => decode(s.data, true), absent),

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
-import { ContainerConfigError, containerArgv, containerEnv, processEnv } from './env.ts';
+import { ContainerConfigError, containerArgv, containerEnv, processEnv, serviceEnv } from './env.ts';
 import type { EnvSources } from './env.ts';
 import { SYSTEM_PATH, resolveImage } from './images.ts';
 import type { ImageMap, ImageRuntime } from './images.ts';
@@ -463,7 +463,7 @@ export class PodWorker {
     });
   }
 
-  /** The ConfigMaps and Secrets the container's env refers to (absent ones are left out). */
+  /** The ConfigMaps and Secrets the container's env refers to (absent ones are left out), and the Services' variables. */
   async #envSources(spec: V1Container): Promise<EnvSources> {
     const configMaps = new Map<string, Record<string, string>>();
     const secrets = new Map<string, Record<string, string>>();
@@ -481,7 +481,7 @@ export class PodWorker {
       const data = await this.ctx.sources.secret(namespace, name);
       if (data) secrets.set(name, text(data));
     }
-    return { configMaps, secrets };
+    return { configMaps, secrets, services: serviceEnv(this.#pod, await this.ctx.sources.services(namespace)) };
   }
 
   /** Schedules a status write; writes are serialized and skipped when nothing changed. */
