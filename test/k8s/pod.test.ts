@@ -117,6 +117,8 @@ pods('an image missing from the image map fails with ErrImagePull, then ImagePul
   const current = await readPod(kc, namespace, 'unmapped');
   assert.is(current.status?.phase, 'Pending');
   assert.is(current.status?.podIP, undefined, 'no network was set up for it');
+  const events = (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unmapped' })).items;
+  assert.ok(events.some((e) => e.reason === 'Failed' && e.type === 'Warning' && e.message === pull.message), 'a Failed event with the pull error');
 });
 
 pods('a command that is not on PATH: the container cannot run, and says so', async () => {

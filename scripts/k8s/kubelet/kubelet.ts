@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NodeNetwork } from '../node/network.ts';
+import { EventRecorder } from './events.ts';
 import { describeImageMap, parseImageMap } from './images.ts';
 import type { ImageMap } from './images.ts';
 import { NodeStatus } from './node-status.ts';
@@ -96,6 +97,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     },
   };
 
+  const events = new EventRecorder(core, options.nodeName, options.log);
   const workers = new Map<string, PodWorker>();
   const finished = new Set<string>();
   const handlers = {
@@ -107,7 +109,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
       const created = new PodWorker(pod, {
         core, nodeIp: options.network.nodeIp,
         attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
-        images, describeImages, sources, sharedPaths: [PROJECT_ROOT],
+        images, describeImages, sources, events, sharedPaths: [PROJECT_ROOT],
         podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
       });
       workers.set(uid, created);

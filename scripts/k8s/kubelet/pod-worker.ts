@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
+import type { EventRecorder, EventType } from './events.ts';
 import { ContainerConfigError, containerArgv, containerEnv, processEnv, serviceEnv } from './env.ts';
 import type { EnvSources } from './env.ts';
 import { SYSTEM_PATH, resolveImage } from './images.ts';
@@ -42,6 +43,7 @@ export interface PodWorkerContext {
   /** Host directories every container sees read-only at the same path (the checkout the image map points into). */
   sharedPaths: string[];
   sources: VolumeSources;
+  events: EventRecorder;
   /** The pod's state dir (volumes, container roots, termination logs). */
   podDir: string;
   logPath: string;
@@ -104,6 +106,10 @@ export class PodWorker {
     this.done = this.#run().catch((err) => ctx.log(`kubelet: pod ${this.#key}: ${err?.stack ?? err}`));
   }
 
+  #event(type: EventType, reason: string, message: string, slot?: Slot): void {
+    this.ctx.events.record(this.#pod, type, reason, message, slot && { name: slot.spec.name, init: this.#init.includes(slot) });
+  }
+
   get #key(): string {
     return `${this.#pod.metadata?.namespace}/${this.#pod.metadata?.name}`;
   }
@@ -163,6 +169,7 @@ export class PodWorker {
     const process = slot.process;
     if (!process) return;
     for (const p of slot.probers) p.stop();
+    this.#event('Normal', 'Killing', `Stopping container ${slot.spec.name}`, slot);
     if (graceSeconds > 0) {
       process.signal('SIGTERM');
       const exited = await Promise.race([process.exited.then(() => true), sleep(graceSeconds * 1000).then(() => false)]);
@@ -233,11 +240,17 @@ export class PodWorker {
       const missing = [...this.#init, ...this.#main].filter((s) => !resolveImage(this.ctx.images, s.facts.image));
       if (missing.length === 0) return true;
       const message = (s: Slot) => `Failed to pull image "${s.facts.image}": no local runtime for it: ${this.ctx.describeImages}`;
-      for (const s of missing) s.facts.state = { waiting: { reason: 'ErrImagePull', message: message(s) } };
+      for (const s of missing) {
+        s.facts.state = { waiting: { reason: 'ErrImagePull', message: message(s) } };
+        this.#event('Warning', 'Failed', message(s), s);
+      }
       this.#report();
       await sleep(1000, this.#stop.signal);
       if (this.#stopping) return false;
-      for (const s of missing) s.facts.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${s.facts.image}"` } };
+      for (const s of missing) {
+        s.facts.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${s.facts.image}"` } };
+        this.#event('Normal', 'BackOff', `Back-off pulling image "${s.facts.image}"`, s);
+      }
       this.#report();
       await sleep(Math.max(backoff.delayAfterExit(Date.now()), RETRY_MS), this.#stop.signal);
       if (this.#stopping) return false;
@@ -253,6 +266,7 @@ export class PodWorker {
         if (!(err instanceof VolumeError)) throw err;
         // As the kubelet: the pod waits in ContainerCreating (a FailedMount event) and the mount is retried.
         this.ctx.log(`kubelet: pod ${this.#key}: MountVolume failed: ${err.message}`);
+        this.#event('Warning', 'FailedMount', `MountVolume.SetUp failed: ${err.message}`);
         await sleep(RETRY_MS, this.#stop.signal);
         if (this.#stopping) return false;
       }
@@ -276,6 +290,7 @@ export class PodWorker {
   async #fail(reason: string, message: string): Promise<void> {
     if (this.#facts.failure || this.#terminating) return;
     this.ctx.log(`kubelet: pod ${this.#key}: ${reason}: ${message}`);
+    this.#event('Warning', reason, message);
     this.#facts.failure = { reason, message };
     this.#stop.abort();
     for (const s of [...this.#init, ...this.#main]) s.facts.ready = false;
@@ -320,6 +335,7 @@ export class PodWorker {
     if (wait > 0) {
       const pod = this.#pod.metadata!;
       slot.facts.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${wait / 1000}s restarting failed container=${slot.spec.name} pod=${pod.name}_${pod.namespace}(${pod.uid})` } };
+      this.#event('Warning', 'BackOff', 'Back-off restarting failed container', slot);
       this.#report();
       await sleep(Math.max(0, finishedAt + wait - Date.now()), this.#stop.signal);
     }
@@ -343,6 +359,7 @@ export class PodWorker {
       } catch (err) {
         if (!(err instanceof ContainerConfigError)) throw err;
         slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
+        this.#event('Warning', 'Failed', `Error: ${err.message}`, slot);
         this.#report();
         await sleep(RETRY_MS, this.#stop.signal);
         if (this.#stopping) return undefined;
@@ -376,6 +393,8 @@ export class PodWorker {
     const processEnvironment = processEnv(image, this.#pod.spec?.hostname ?? this.#pod.metadata!.name!, home, env, SYSTEM_PATH);
     slot.tail = [];
     slot.killedByProbe = false;
+    this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
+    this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
     const process = startContainerProcess({
       dir: runDir, netnsPath: this.#netnsPath, hostname: this.#pod.spec?.hostname ?? this.#pod.metadata!.name!,
       argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts,
@@ -390,6 +409,7 @@ export class PodWorker {
     const containerID = `process://${process.pid}`;
     slot.facts.containerID = containerID;
     slot.facts.state = { running: { startedAt: wireTime(startedAt) } };
+    this.#event('Normal', 'Started', `Started container ${spec.name}`, slot);
     slot.facts.started = !spec.startupProbe;
     slot.facts.ready = !spec.readinessProbe && slot.facts.started && !this.#init.includes(slot);
     this.#report();
@@ -437,13 +457,15 @@ export class PodWorker {
       prober.start();
     };
     const afterStartup = () => {
-      begin('readiness', (passing) => {
+      begin('readiness', (passing, message) => {
+        if (!passing && message) this.#event('Warning', 'Unhealthy', message, slot);
         slot.facts.ready = passing;
         this.#report();
       });
       begin('liveness', (passing, message) => {
         if (passing || this.#stopping) return;
         this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed liveness probe, will be restarted: ${message}`);
+        this.#event('Warning', 'Unhealthy', message ?? 'Liveness probe failed', slot);
         slot.killedByProbe = true;
         void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
       });
@@ -458,6 +480,7 @@ export class PodWorker {
         return;
       }
       this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed startup probe, will be restarted: ${message}`);
+      this.#event('Warning', 'Unhealthy', message ?? 'Startup probe failed', slot);
       slot.killedByProbe = true;
       void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
     });
