@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { containerLines, createPod, finishedPod, pod, processesWith, readPod, shell } from './support/pods.ts';
+import { containerLines, createPod, finishedPod, firstContainer, pod, processesWith, readPod, shell } from './support/pods.ts';
 
 const cluster = testCluster('pods');
 const pods = suite('Pods on the process kubelet');
@@ -184,8 +184,7 @@ pods('activeDeadlineSeconds: the pod is killed and fails with DeadlineExceeded',
   assert.is(done.status?.reason, 'DeadlineExceeded');
   assert.match(done.status?.message ?? '', 'longer than the specified deadline');
   // The phase is reported at once; the container's end follows when the grace period is over.
-  const terminated = await waitFor('deadline container terminated', async () =>
-    (await readPod(kc, namespace, 'deadline')).status?.containerStatuses?.[0]?.state?.terminated);
+  const terminated = await waitFor('deadline container terminated', async () => (await firstContainer(kc, namespace, 'deadline'))?.state?.terminated);
   assert.is(terminated.exitCode, 137, 'sleep as PID 1 ignores SIGTERM and is killed');
   await waitFor('deadline pod processes gone', async () => processesWith(marker).length === 0, 10_000);
 });
@@ -199,8 +198,7 @@ pods('a failing liveness probe kills and restarts the container', async () => {
     })],
   }));
   const restarted = await waitFor('liveness restart', async () => {
-    const p = await readPod(kc, namespace, 'liveness');
-    const s = p.status?.containerStatuses?.[0];
+    const s = await firstContainer(kc, namespace, 'liveness');
     return (s?.restartCount ?? 0) >= 1 && s?.state?.running && s;
   }, 30_000);
   assert.is(restarted.lastState?.terminated?.exitCode, 137, 'killed after the grace period (sleep as PID 1 ignores SIGTERM)');
@@ -215,12 +213,12 @@ pods('a startupProbe keeps the container not started and not ready until it pass
     })],
   }));
   const starting = await waitFor('running, not yet started', async () => {
-    const s = (await readPod(kc, namespace, 'slow-start')).status?.containerStatuses?.[0];
+    const s = await firstContainer(kc, namespace, 'slow-start');
     return s?.state?.running && s;
   });
   assert.equal([starting.started, starting.ready], [false, false]);
   const started = await waitFor('started and ready', async () => {
-    const s = (await readPod(kc, namespace, 'slow-start')).status?.containerStatuses?.[0];
+    const s = await firstContainer(kc, namespace, 'slow-start');
     return s?.ready && s;
   }, 20_000);
   assert.equal([started.started, started.restartCount], [true, 0]);
