@@ -27,20 +27,21 @@ export class NativeGitRepository implements LocalRepository {
     return isObjectFormat(format) ? format : 'sha1';
   }
 
-  async resolve(name: string): Promise<string | null> {
-    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', name], { env: this.#env });
-    return result.code === 0 ? result.stdout.trim() : null;
+  async resolve(names: readonly string[]): Promise<(string | null)[]> {
+    if (names.length === 0) return [];
+    // One process for any number of names (a mirror push names thousands): each input line answers one output line,
+    // the id, or `<name> missing` / `<name> ambiguous`.
+    const out = await git(['cat-file', '--batch-check=%(objectname)'], { env: this.#env, input: names.join('\n') + '\n' });
+    return out.split('\n').slice(0, names.length).map((line) => (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(line) ? line : null));
   }
 
   async presentObjects(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const out = await git(['cat-file', '--batch-check=%(objectname)'], { env: this.#env, input: ids.join('\n') + '\n' });
-    return new Set(out.split('\n').filter((line) => line !== '' && !line.endsWith(' missing')));
+    return new Set((await this.resolve(ids)).filter((id) => id !== null));
   }
 
   async ancestry(old: string, next: string): Promise<Ancestry> {
-    if ((await this.presentObjects([old])).size === 0) return 'missing-old';
-    const [oldCommit, nextCommit] = await Promise.all([this.resolve(`${old}^{commit}`), this.resolve(`${next}^{commit}`)]);
+    const [present, oldCommit, nextCommit] = await this.resolve([old, `${old}^{commit}`, `${next}^{commit}`]);
+    if (present === null) return 'missing-old';
     if (oldCommit === null || nextCommit === null) return 'not-commits';
     const result = await runGit(['merge-base', '--is-ancestor', oldCommit, nextCommit], { env: this.#env });
     return result.code === 0 ? 'fast-forward' : 'diverged';

@@ -7,8 +7,8 @@ import type { Ancestry } from '../core/push-plan.ts';
  */
 export interface LocalRepository {
   objectFormat(): Promise<ObjectFormat>;
-  /** The object a ref name, `HEAD` or hex id names; null when it names nothing. */
-  resolve(name: string): Promise<string | null>;
+  /** The objects ref names, `HEAD` or hex ids name, in order (null where one names nothing), in one git call. */
+  resolve(names: readonly string[]): Promise<(string | null)[]>;
   /** The subset of `ids` present in the object database. */
   presentObjects(ids: readonly string[]): Promise<Set<string>>;
   /** How `old` relates to `next` (is `old` an ancestor, is it known here, are both commits). */
