@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { devnetCommand } from './devnet.ts';
+import { gcCommand } from './gc.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
@@ -19,5 +20,6 @@ export const commands: CommandModule<CliArgs, any>[] = [
   logCommand,
   showCommand,
   verifyCommand,
+  gcCommand,
   devnetCommand,
 ];

@@ -30,7 +30,7 @@ export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
 export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo): Promise<void> {
   const { ledger, local, log } = deps;
   const info = known ?? (await ledger.getRepository(repositoryId));
-  const from = Math.max(await local.readAppliedPacks(repositoryId), info.liveFrom);
+  const from = firstPackToApply(await local.readAppliedPacks(repositoryId), info.liveFrom);
   const missing = async () => {
     const present = await local.presentObjects(wanted);
     return [...new Set(wanted)].filter((id) => !present.has(id));
@@ -40,10 +40,10 @@ export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted
   // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
   // packs pushed since.
   const applied = await local.readAppliedPacks(repositoryId);
-  await applyPacks(deps, repositoryId, Math.max(applied, info.liveFrom), progress);
+  await applyPacks(deps, repositoryId, firstPackToApply(applied, info.liveFrom), progress);
   if ((await missing()).length === 0) return;
   // The record says more than the object database holds (e.g. objects pruned since): apply every live pack again.
-  if (applied > info.liveFrom) {
+  if (firstPackToApply(applied, info.liveFrom) > info.liveFrom) {
     log.debug(`objects missing after pack ${applied}; re-applying packs from ${info.liveFrom}`);
     await applyPacks(deps, repositoryId, info.liveFrom, progress);
   }
@@ -51,10 +51,24 @@ export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted
   if (still.length > 0) throw new MissingObjectsError(repositoryId, still);
 }
 
+/**
+ * The first pack a repository that has applied `applied` packs needs. `live_from` names the consolidated pack of the
+ * last `git walrus gc` (src/remote/gc.ts), which holds only objects of the packs before it: a clone that applied all
+ * of those skips it, one that applied fewer reads it instead of the history before it.
+ */
+export function firstPackToApply(applied: number, liveFrom: number): number {
+  if (liveFrom > 0 && applied === liveFrom) return liveFrom + 1;
+  return Math.max(applied, liveFrom);
+}
+
+/** Above this many packs to apply, a fetch suggests `git walrus gc`. */
+export const GC_HINT_PACKS = 50;
+
 async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, progress: boolean): Promise<void> {
   const { ledger, blobStore, local, log } = deps;
   const packs = await ledger.listPacks(repositoryId, from);
   if (packs.length === 0) return;
+  if (packs.length > GC_HINT_PACKS) log.info(`hint: applying ${packs.length} packs, one per push; 'git walrus gc <remote>' consolidates them into one for the next clone`);
   const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId, size: chunkSizeBound(pack) })));
   const total = packs.reduce((sum, pack) => sum + pack.size, 0);
   const started = Date.now();

@@ -177,7 +177,7 @@ function resultOf(decision: RefDecision): PushResult {
  * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
  * empty pack (every object is already on the remote): no blob.
  */
-async function uploadPack(deps: PushDeps, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
+export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log'>, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
