@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { devnetCommand } from './devnet.ts';
 import { gcCommand } from './gc.ts';
+import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
@@ -21,5 +22,6 @@ export const commands: CommandModule<CliArgs, any>[] = [
   showCommand,
   verifyCommand,
   gcCommand,
+  extendCommand,
   devnetCommand,
 ];

@@ -1,4 +1,4 @@
-import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { releaseBlobIdWorkers } from './blob-id.ts';
@@ -38,6 +38,11 @@ export interface HttpBlobStoreOptions {
   retry?: RetryPolicy;
   /** Per-request timeout; a real publisher takes seconds per blob (it encodes and stores on every node). */
   timeoutMs?: number;
+  /**
+   * A storage node's base URL (`/v1/blobs/{id}/status`, `/v1/health`), for blob lifetimes; without one they are
+   * unknown. The devnet serves both APIs on one origin.
+   */
+  storageNodeUrl?: string;
 }
 
 /**
@@ -57,6 +62,7 @@ export class HttpBlobStore implements BlobStore {
   private readonly log: Log;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly storageNodeUrl: string | undefined;
 
   constructor(options: HttpBlobStoreOptions) {
     this.publisherUrl = options.publisherUrl;
@@ -70,6 +76,7 @@ export class HttpBlobStore implements BlobStore {
     this.log = options.log ?? silentLog;
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.storageNodeUrl = options.storageNodeUrl;
   }
 
   async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
@@ -111,6 +118,26 @@ export class HttpBlobStore implements BlobStore {
         throw new WalrusUnavailableError(`reading blob ${blobId} from the Walrus aggregator was interrupted: ${messageOf(error)}`, { url: url.href }, error);
       }
     }, this.retryOptions('read', options.signal));
+  }
+
+  async lifetimes(blobIds: readonly string[], options: { signal?: AbortSignal } = {}): Promise<BlobLifetimes | null> {
+    const node = this.storageNodeUrl;
+    if (node === undefined) return null;
+    const ask = (path: string) => withRetry(async () => {
+      const url = endpoint(node, path);
+      const response = await this.request(url, { method: 'GET' }, options.signal);
+      if (!response.ok) throw await failure(response, {});
+      return ((await readJson(response)) as { success?: { data?: unknown } }).success?.data;
+    }, this.retryOptions('status', options.signal));
+    const health = (await ask('v1/health')) as { epoch?: unknown } | undefined;
+    if (typeof health?.epoch !== 'number') throw new WalrusRequestError(`the Walrus storage node's health answer names no epoch: ${JSON.stringify(health).slice(0, 200)}`, { url: node });
+    const endEpochs = new Map<string, number | null | undefined>();
+    for (const blobId of new Set(blobIds)) {
+      if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+      const status = (await ask(`v1/blobs/${blobId}/status`)) as 'nonexistent' | { permanent?: { endEpoch: number }; deletable?: unknown; invalid?: unknown };
+      endEpochs.set(blobId, status === 'nonexistent' || typeof status !== 'object' || status.invalid ? null : status.permanent?.endEpoch);
+    }
+    return { epoch: health.epoch, endEpochs };
   }
 
   private retryOptions(what: string, signal: AbortSignal | undefined) {

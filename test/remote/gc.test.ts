@@ -101,13 +101,13 @@ gc('a push that lands while the pack is built restarts the round with its refs',
   let raced = false;
   const deps = t.deps(t.repos.source);
   const upload = deps.blobStore.write.bind(deps.blobStore);
-  deps.blobStore.write = async (bytes, options) => {
+  deps.blobStore.write = async (...args: Parameters<typeof upload>) => {
     if (!raced) {
       raced = true;
       commitFile(t.repos.source, t.env, 'during.txt', 'during gc\n');
       await t.push('refs/heads/during');
     }
-    return upload(bytes, options);
+    return upload(...args);
   };
   const result = await collectGarbage(deps, t.id, false);
   assert.ok(result);
