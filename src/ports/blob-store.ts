@@ -30,6 +30,8 @@ export interface StoredBlob {
   size: number;
   /** Last Walrus epoch (exclusive) the blob is stored for, when the service reports it. */
   endEpoch?: number;
+  /** Bytes the network stores (and charges) for the blob once encoded, when the store knows its encoding. */
+  encodedSize?: number;
 }
 
 export interface BlobLifetimes {

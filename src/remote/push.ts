@@ -182,6 +182,7 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
   const hash = createHash('sha256');
   const chunks: string[] = [];
   let size = 0;
+  const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
   const pack = await local.packObjects(include, exclude, progress);
   try {
@@ -193,12 +194,16 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
       hash.update(chunk); // while the upload runs
-      chunks.push((await stored).blobId);
+      const blob = await stored;
+      chunks.push(blob.blobId);
+      cost.encoded += blob.encodedSize ?? 0;
+      cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);
     }
   } finally {
     await pack.discard();
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
+  log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
   return { chunks, size, sha256: hash.digest('hex') };
 }
 

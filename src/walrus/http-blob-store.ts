@@ -2,6 +2,7 @@ import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.t
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { releaseBlobIdWorkers } from './blob-id.ts';
+import { encodedBlobLength } from './encoding.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
@@ -99,7 +100,10 @@ export class HttpBlobStore implements BlobStore {
       throw new WalrusRequestError(`the Walrus publisher answered neither newlyCreated nor alreadyCertified: ${JSON.stringify(answer).slice(0, 300)}`, { url: url.href });
     }, this.retryOptions('store', options.signal)));
     this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${stored.blobId} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
-    return { blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
+    return {
+      blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined,
+      encodedSize: encodedBlobLength(bytes.byteLength, this.numShards),
+    };
   }
 
   release(): Promise<void> {
