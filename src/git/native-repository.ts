@@ -86,15 +86,18 @@ export class NativeGitRepository implements LocalRepository {
     };
   }
 
-  async receivePack(progress: boolean): Promise<IncomingPack> {
+  async receivePack(progress: boolean, checkLinks = false): Promise<IncomingPack> {
     // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
     // an alternate so --fix-thin finds the bases of a thin pack.
     const objects = resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects'], { env: this.#env })).trim());
     const quarantine = await mkdtemp(join(objects, 'incoming-'));
     await mkdir(join(quarantine, 'pack'));
-    const args = ['index-pack', '--stdin', '--fix-thin', ...(progress ? ['-v'] : [])];
+    // --check-self-contained-and-connected dies on a missing link and exits 1 for a pack that links to objects
+    // outside it (a thin pack, or one after the first of a clone): both 0 and 1 are an indexed, linked pack.
+    const check = checkLinks ? ['--check-self-contained-and-connected', `--keep=git-remote-walrus ${process.pid}`] : [];
+    const args = ['index-pack', '--stdin', '--fix-thin', ...check, ...(progress ? ['-v'] : [])];
     const child = spawnGit(args, { env: { ...this.#env, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects } });
-    const exited = gitExit(child, args);
+    const exited = gitExit(child, args, checkLinks ? [0, 1] : [0]);
     exited.catch(() => {});
     child.stdout!.resume();
     if (progress) child.stderr!.pipe(process.stderr);
@@ -112,6 +115,8 @@ export class NativeGitRepository implements LocalRepository {
           const files = await readdir(join(quarantine, 'pack'));
           const order = (name: string) => (name.endsWith('.idx') ? 1 : 0);
           for (const name of files.sort((a, b) => order(a) - order(b))) await rename(join(quarantine, 'pack', name), join(objects, 'pack', name));
+          const keep = files.find((name) => name.endsWith('.keep'));
+          return keep === undefined ? null : join(objects, 'pack', keep);
         } finally {
           await remove();
         }
