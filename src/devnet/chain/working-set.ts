@@ -81,7 +81,14 @@ const FIELD_ID_LENGTH = 32;
 
 /** Table entries as dynamic fields: `Field<K, V> { id, name: K, value: V }` owned by the table's UID. */
 export function tableStore(working: WorkingSet, txDigest: string): TableStore {
-  const derive = (table: string, keyType: string, key: Uint8Array) => deriveDynamicFieldID(table, parseType(keyType), key);
+  // Each entry is reached two or three times per command (contains, then borrow, add or remove): derive its id once.
+  const ids = new Map<string, string>();
+  const derive = (table: string, keyType: string, key: Uint8Array) => {
+    const memo = `${table} ${keyType} ${Buffer.from(key).toString('hex')}`;
+    let id = ids.get(memo);
+    if (id === undefined) ids.set(memo, (id = deriveDynamicFieldID(table, parseType(keyType), key)));
+    return id;
+  };
   // Move's table functions reach each field through one native first (add and contains: has_child_object_with_ty).
   const fieldId = (table: string, keyType: string, key: Uint8Array, native: DynamicFieldNative = 'has_child_object_with_ty') => {
     const id = derive(table, keyType, key);
