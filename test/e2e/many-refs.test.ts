@@ -50,8 +50,11 @@ manyRefs('a mirror of thousands of refs pushes in several transactions and round
     assert.is(pushStats.blobWrites, 1, 'one pack');
     assert.ok(pushStats.transactions >= 4, `${pushStats.transactions} transactions`);
 
+    w.takeStats();
     const lsRemote = (await w.ok(src, ['ls-remote', 'walrus'])).split('\n');
     assert.is(lsRemote.filter((line) => !line.endsWith('\tHEAD')).length, REFS + 3);
+    // The repository object and one (paged) listing of its refs.
+    assert.is(w.takeStats().find((s) => s.role === 'helper')!.chainReads, 2);
 
     const clone = await w.run('.', ['clone', '--mirror', url, 'copy.git']);
     assert.is(clone.code, 0, clone.stderr);

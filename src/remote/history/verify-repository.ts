@@ -107,6 +107,9 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       report.lifetimes = lifetimes;
       for (const pack of lifetimes.packs.filter((p) => p.verdict === 'expired')) {
         const seq = places.get(pack.index) ?? null;
+        // The storage nodes confirm why the blob could not be read: say that instead.
+        const unreadable = findings.findIndex((f) => f.code === 'BLOB_UNAVAILABLE' && f.blobId === pack.blobId);
+        if (unreadable >= 0) findings.splice(unreadable, 1);
         const when = pack.endEpoch === null ? 'is gone from Walrus' : `expired at epoch ${pack.endEpoch}`;
         findings.push({ code: 'PACK_EXPIRED', seq, blobId: pack.blobId, message: `${packLabel({ index: pack.index, seq })}: blob ${pack.blobId} ${when} (now epoch ${lifetimes.epoch}); the pack is lost unless its objects are pushed again` });
       }
