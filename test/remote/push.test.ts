@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { silentLog } from '../../src/core/log.ts';
+import { silentLog, streamLog } from '../../src/core/log.ts';
+import { formatBytes } from '../../src/remote/progress.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
@@ -226,5 +227,17 @@ push('when the first transaction\'s refs all moved, the pack goes with the next 
   const pushedWithPack = t.ledger.calls.filter((c) => c === 'push').length;
   assert.ok(pushedWithPack >= 3);
 }));
+
+push('at -v a push prints its storage cost: blobs, encoded size and end epoch as the store reports them', inRepository(async (t) => {
+  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
+  const write = t.blobStore.write.bind(t.blobStore);
+  t.blobStore.write = async (bytes: Uint8Array) => ({ ...(await write(bytes)), encodedSize: 66_034_000, endEpoch: 60 - t.blobStore.writes });
+  const lines: string[] = [];
+  await pushRefs({ ...t.deps, log: streamLog((text) => lines.push(text), 2) }, t.id, MAIN, plain);
+  const chunks = t.ledger.repos.get(t.id)!.packs[0].chunks.length;
+  assert.ok(chunks > 1);
+  const storage = lines.find((line) => line.startsWith('Storage:'));
+  assert.is(storage, `Storage: ${chunks} blob(s) of ${formatBytes(t.ledger.repos.get(t.id)!.packs[0].size)}, ${formatBytes(66_034_000 * chunks)} encoded on Walrus (what storage is paid for), stored until Walrus epoch ${60 - chunks}\n`);
+}, 300));
 
 push.run();
