@@ -1,6 +1,8 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { devnetCommand } from './devnet.ts';
+import { gcCommand } from './gc.ts';
+import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
@@ -19,5 +21,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   logCommand,
   showCommand,
   verifyCommand,
+  gcCommand,
+  extendCommand,
   devnetCommand,
 ];
