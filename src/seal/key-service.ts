@@ -1,0 +1,207 @@
+/**
+ * The KeyService port over the stock `@mysten/seal` client (DESIGN.md §6). Sealing is local IBE encryption to the
+ * network's key servers. Opening makes one `SessionKey` signed with the user's key (no prompt), renewed when it
+ * expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with a `seal_approve` call
+ * per id; the SDK stops waiting once the threshold of key servers answered. The data keys then decrypt locally from
+ * the cached key-server keys, with no further request.
+ */
+import type { ClientWithCoreApi } from '@mysten/sui/client';
+import type { Signer } from '@mysten/sui/cryptography';
+import { normalizeSuiAddress } from '@mysten/sui/utils';
+import {
+  EncryptedObject, ExpiredSessionKeyError, GeneralError, InternalError as KeyServerFailure, NoAccessError, SealClient, SessionKey,
+  TooManyFailedFetchKeyRequestsError,
+} from '@mysten/seal';
+import { WalrusGitError } from '../core/errors.ts';
+import type { Log } from '../core/log.ts';
+import { silentLog } from '../core/log.ts';
+import { NotReaderError } from '../core/read-access.ts';
+import type { KeyService, RepositoryName } from '../ports/key-service.ts';
+
+export interface KeyServerConfig {
+  /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
+  objectId: string;
+  weight: number;
+}
+
+export interface SealKeyServiceOptions {
+  suiClient: ClientWithCoreApi;
+  /** Our package's original (first-version) id: Seal ids live under it. */
+  packageId: string;
+  keyServers: readonly KeyServerConfig[];
+  /** Key servers (by weight) needed to open a key. */
+  threshold: number;
+  /** The user's key, loaded on the first open (sealing needs none). */
+  signer: () => Promise<Signer>;
+  /** For the key-server HTTP requests (the embedded network serves them in process). */
+  fetch?: typeof fetch;
+  /** Per key-server request, ms (the SDK's default is 10 s). */
+  timeoutMs?: number;
+  /** Session key lifetime in minutes, 1 to 30 (the key servers' default maximum is 30). */
+  ttlMin?: number;
+  /** Ids per request (at most 100: the key servers refuse a PTB of more commands). */
+  maxKeysPerRequest?: number;
+  log?: Log;
+}
+
+/** Seal's limit on `seal_approve` calls in one key request. */
+export const MAX_KEYS_PER_REQUEST = 100;
+const DEFAULT_TTL_MIN = 30;
+
+/** Too few key servers answered to reach the threshold (down, unreachable, or answering errors). */
+export class KeyServersUnavailableError extends WalrusGitError {
+  constructor(repository: RepositoryName, threshold: number, total: number, reason: string) {
+    super(
+      'KEY_SERVERS_UNAVAILABLE',
+      `cannot decrypt repository '${repository.name}' (${repository.id}): fewer than ${threshold} of its ${total} Seal key servers answered (${reason}); try again later`,
+      { repository: repository.id, threshold, total, reason },
+      { retryable: true },
+    );
+  }
+}
+
+/** A sealed key the key servers or the SDK refused for a reason other than access or availability. */
+export class SealKeyError extends WalrusGitError {
+  constructor(repository: RepositoryName, reason: string, cause?: unknown) {
+    super('SEAL_KEY_FAILED', `cannot decrypt the packs of repository '${repository.name}' (${repository.id}): ${reason}`, { repository: repository.id, reason }, { cause });
+  }
+}
+
+export class SealKeyService implements KeyService {
+  readonly maxKeysPerRequest: number;
+  readonly #options: SealKeyServiceOptions;
+  readonly #packageId: string;
+  readonly #log: Log;
+  #client: SealClient | null = null;
+  #session: SessionKey | null = null;
+  /** Session keys signed so far (one unless a long fetch outlived one). */
+  sessionsSigned = 0;
+
+  constructor(options: SealKeyServiceOptions) {
+    this.#options = options;
+    this.#packageId = normalizeSuiAddress(options.packageId);
+    this.#log = options.log ?? silentLog;
+    this.maxKeysPerRequest = Math.min(options.maxKeysPerRequest ?? MAX_KEYS_PER_REQUEST, MAX_KEYS_PER_REQUEST);
+  }
+
+  async seal(identity: Uint8Array, dataKey: Uint8Array): Promise<string> {
+    const { encryptedObject } = await this.#sealClient().encrypt({
+      threshold: this.#options.threshold,
+      packageId: this.#packageId,
+      id: Buffer.from(identity).toString('hex'),
+      data: dataKey,
+    });
+    return Buffer.from(encryptedObject).toString('hex');
+  }
+
+  identityOf(sealedKey: string): Uint8Array {
+    return Uint8Array.from(Buffer.from(EncryptedObject.parse(Buffer.from(sealedKey, 'hex')).id, 'hex'));
+  }
+
+  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]> {
+    const objects = sealedKeys.map((hex) => {
+      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
+      const parsed = EncryptedObject.parse(bytes);
+      if (normalizeSuiAddress(parsed.packageId) !== this.#packageId) {
+        throw new SealKeyError(repository, `a pack key is sealed for package ${parsed.packageId}, not this network's ${this.#packageId}`);
+      }
+      return { bytes, id: parsed.id, threshold: parsed.threshold };
+    });
+    const keys: Uint8Array[] = [];
+    for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {
+      const batch = objects.slice(start, start + this.maxKeysPerRequest);
+      const txBytes = await this.#approvals(repository.id, batch.map((o) => o.id));
+      const threshold = Math.max(...batch.map((o) => o.threshold));
+      await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
+      // Every key of the batch is cached in the client now: decrypting asks no key server.
+      const session = await this.#currentSession();
+      for (const object of batch) {
+        try {
+          keys.push(await this.#sealClient().decrypt({ data: object.bytes, sessionKey: session, txBytes }));
+        } catch (error) {
+          throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
+        }
+      }
+    }
+    return keys;
+  }
+
+  /** One request per key server for `ids`, with a fresh session when the current one expired (or a server said so). */
+  async #fetchKeys(repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const sessionKey = await this.#currentSession();
+      try {
+        await this.#sealClient().fetchKeys({ ids, txBytes, sessionKey, threshold });
+        return;
+      } catch (error) {
+        if (error instanceof ExpiredSessionKeyError && attempt === 0) {
+          // The key servers' clocks may run ahead of ours: sign a new session and ask once more.
+          this.#log.debug('a key server found the session key expired; signing a new one');
+          this.#session = null;
+          continue;
+        }
+        throw await this.#translate(repository, error, threshold);
+      }
+    }
+  }
+
+  async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
+    const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
+    if (error instanceof NoAccessError) return new NotReaderError(repository, await this.#address());
+    const unavailable = error instanceof TooManyFailedFetchKeyRequestsError || error instanceof KeyServerFailure || isNetworkFailure(error) ||
+      (error instanceof GeneralError && !((error.status ?? 500) < 500));
+    if (unavailable) return new KeyServersUnavailableError(repository, threshold, total, describe(error));
+    return new SealKeyError(repository, `the key servers refused the request: ${describe(error)}`, error);
+  }
+
+  async #address(): Promise<string> {
+    return normalizeSuiAddress((await this.#options.signer()).toSuiAddress());
+  }
+
+  async #currentSession(): Promise<SessionKey> {
+    if (this.#session !== null && !this.#session.isExpired()) return this.#session;
+    const signer = await this.#options.signer();
+    this.#session = await SessionKey.create({
+      address: normalizeSuiAddress(signer.toSuiAddress()),
+      packageId: this.#packageId,
+      ttlMin: this.#options.ttlMin ?? DEFAULT_TTL_MIN,
+      signer,
+      suiClient: this.#options.suiClient as never,
+    });
+    this.sessionsSigned += 1;
+    this.#log.debug(`signed a Seal session key (${this.sessionsSigned} so far)`);
+    return this.#session;
+  }
+
+  /** The PTB the key servers dry-run: `seal_approve(id, repository)` once per id (TransactionKind bytes). */
+  async #approvals(repositoryId: string, ids: string[]): Promise<Uint8Array> {
+    const { Transaction } = await import('@mysten/sui/transactions');
+    const tx = new Transaction();
+    for (const id of ids) {
+      tx.moveCall({ target: `${this.#packageId}::repository::seal_approve`, arguments: [tx.pure.vector('u8', Buffer.from(id, 'hex')), tx.object(repositoryId)] });
+    }
+    return tx.build({ client: this.#options.suiClient, onlyTransactionKind: true });
+  }
+
+  #sealClient(): SealClient {
+    return (this.#client ??= new SealClient({
+      suiClient: this.#options.suiClient as never,
+      serverConfigs: this.#options.keyServers.map(({ objectId, weight }) => ({ objectId, weight })),
+      verifyKeyServers: false,
+      timeout: this.#options.timeoutMs,
+      fetch: this.#options.fetch,
+    }));
+  }
+}
+
+/** fetch's own failure (connection refused, reset, timeout), which the SDK passes through. */
+function isNetworkFailure(error: unknown): boolean {
+  const e = error as { name?: string; message?: string } | null;
+  return e?.name === 'TimeoutError' || e?.name === 'AbortError' || (e instanceof TypeError && /fetch failed/i.test(e.message ?? ''));
+}
+
+function describe(error: unknown): string {
+  const e = error as { message?: string; cause?: { message?: string } } | null;
+  const cause = e?.cause?.message ? ` (${e.cause.message})` : '';
+  return `${e?.message || e?.constructor?.name || String(error)}${cause}`;
+}
