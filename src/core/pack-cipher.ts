@@ -163,10 +163,8 @@ export class PackDecryptor {
   }
 
   /** The whole stored pack at once (for `show` and `verify --deep`, which hold packs in memory anyway). */
-  static decryptAll(key: Uint8Array, identity: Uint8Array, label: string, bytes: Uint8Array): Uint8Array {
-    const decryptor = new PackDecryptor(key, identity, label);
-    const parts = [...decryptor.update(bytes), decryptor.end()];
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  all(stored: Uint8Array): Uint8Array {
+    return Buffer.concat([...this.update(stored), this.end()]);
   }
 
   *update(bytes: Uint8Array): Generator<Uint8Array> {

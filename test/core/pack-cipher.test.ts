@@ -68,7 +68,7 @@ cipher('the default format: a 6-byte header and 64 KiB frames, 16 bytes of tag e
   assert.equal([...encryptor.header], [0x77, 0x67, 0x70, 0x65, 1, 16]);
   const stored = encrypt(key, identity, plain, 16);
   assert.is(stored.length, HEADER_BYTES + 150_000 + 3 * TAG_BYTES);
-  same(PackDecryptor.decryptAll(key, identity, 'p', stored), plain);
+  same(new PackDecryptor(key, identity, 'p').all(stored), plain);
 });
 
 cipher('identities are the repository id bytes and a fresh nonce', () => {
