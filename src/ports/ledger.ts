@@ -12,6 +12,8 @@ export interface PackEntry {
   size: number;
   /** sha256 of the whole pack, lowercase hex. */
   sha256: string;
+  /** Private repositories only: the Seal `EncryptedObject` of the pack's data key, lowercase hex (Move `sealed_key`). */
+  sealedKey?: string;
 }
 
 /** One ref change in a push. `old: null` = the ref must not exist yet; `new: null` = delete. */

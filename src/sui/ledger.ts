@@ -255,10 +255,9 @@ export class SuiLedger implements Ledger {
   }
 
   #newPackEntry(tx: Transaction, pack: PackEntry) {
-    return tx.moveCall({
-      target: this.#target('new_pack_entry'),
-      arguments: [tx.pure.vector('u256', pack.chunks.map(blobIdToU256)), tx.pure.u64(pack.size), tx.pure.vector('u8', [...Buffer.from(pack.sha256, 'hex')])],
-    });
+    const fields = [tx.pure.vector('u256', pack.chunks.map(blobIdToU256)), tx.pure.u64(pack.size), tx.pure.vector('u8', [...Buffer.from(pack.sha256, 'hex')])];
+    if (pack.sealedKey === undefined) return tx.moveCall({ target: this.#target('new_pack_entry'), arguments: fields });
+    return tx.moveCall({ target: this.#target('new_sealed_pack_entry'), arguments: [...fields, tx.pure.vector('u8', [...Buffer.from(pack.sealedKey, 'hex')])] });
   }
 
   #pushedSeq(result: SuiClientTypes.Transaction<{ events: true }>): number {
@@ -377,7 +376,9 @@ function isBusyInput(error: unknown): boolean {
 }
 
 function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
-  return { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
+  const pack: PackEntry = { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
+  if (entry.sealed_key !== null) pack.sealedKey = Buffer.from(entry.sealed_key).toString('hex');
+  return pack;
 }
 
 function pushEventOf(pushed: PushedValue, txDigest: string): PushEvent {
