@@ -4,6 +4,7 @@ import { devnetCommand } from './devnet.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { readersCommand } from './readers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -14,6 +15,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   initCommand,
   whoamiCommand,
   writersCommand,
+  readersCommand,
   protectCommand,
   unprotectCommand,
   logCommand,

@@ -26,6 +26,8 @@ export interface NetworkConfig {
   packageId?: string;
   registryId?: string;
   faucetUrl?: string;
+  /** The network's Seal key servers and threshold, for private repositories; absent where none are configured. */
+  seal?: { keyServers: { objectId: string; weight: number }[]; threshold: number };
   /** Storage epochs per pack blob (GIT_WALRUS_EPOCHS / walrus.epochs / config "epochs"; default the maximum, 53). */
   storageEpochs: number;
   /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */

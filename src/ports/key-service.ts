@@ -19,7 +19,7 @@ export interface KeyService {
    */
   seal(identity: Uint8Array, dataKey: Uint8Array): Promise<string>;
   /** The identity a sealed key was sealed under (read locally from the `EncryptedObject`). */
-  identityOf(sealedKey: string): Uint8Array;
+  identityOf(sealedKey: string): Promise<Uint8Array>;
   /**
    * The data keys of `sealedKeys` (all of `repository`), in order. One signed session serves every request (and is
    * renewed when it expires); each key server gets one request per `maxKeysPerRequest` keys, and only as many key

@@ -94,7 +94,7 @@ export class SealKeyService implements KeyService {
     return Buffer.from(encryptedObject).toString('hex');
   }
 
-  identityOf(sealedKey: string): Uint8Array {
+  async identityOf(sealedKey: string): Promise<Uint8Array> {
     return Uint8Array.from(Buffer.from(EncryptedObject.parse(Buffer.from(sealedKey, 'hex')).id, 'hex'));
   }
 

@@ -103,7 +103,7 @@ PushToJson('stable field names, full ids, ISO time', () => {
       { ref: 'refs/heads/main', old: oid(1), new: oid(2), forced: true, deleted: false },
       { ref: 'refs/heads/old', old: null, new: oid(1), forced: false, deleted: false },
     ],
-    pack: { index: 1, size: 2, sha256: third.pack!.sha256, blobIds: third.pack!.chunks },
+    pack: { index: 1, size: 2, sha256: third.pack!.sha256, blobIds: third.pack!.chunks, encrypted: false },
     liveFrom: 0,
   });
   assert.equal(Object.keys(pushToJson(third)), ['seq', 'kind', 'timestamp', 'timestampMs', 'sender', 'txDigest', 'logHead', 'updates', 'pack', 'liveFrom']);
