@@ -33,6 +33,9 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
     const head = argv.head === undefined ? await defaultHead(app.workspace, inRepository) : fullBranchName(argv.head);
     const services = await app.open({ network: argv.network });
     try {
+      if (argv.private && services.keyService === undefined) {
+        throw new UsageError(`network ${services.networkName} has no Seal key servers configured, so it cannot hold a private repository (README: Private repositories)`, { network: services.networkName });
+      }
       const { id, digest } = await services.ledger.createRepository(name, head, { private: argv.private ?? false });
       const url = formatWalrusUrl({ id });
       app.log.info(`Created ${argv.private ? 'private ' : ''}repository '${name}' on ${services.networkName} (transaction ${digest}).`);

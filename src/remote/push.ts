@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InternalError, WalrusGitError } from '../core/errors.ts';
+import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
@@ -9,7 +9,7 @@ import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
 import type { PushRequest } from '../protocol/session.ts';
-import { ObjectFormatMismatchError } from './errors.ts';
+import { NoKeyServersError, ObjectFormatMismatchError } from './errors.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
@@ -159,7 +159,7 @@ async function uploadPack(deps: PushDeps, include: string[], exclude: string[], 
     const header = new Uint8Array(12);
     if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
     if (privateTo !== null) {
-      if (deps.keyService === undefined) throw new InternalError('a push to a private repository has no key service');
+      if (deps.keyService === undefined) throw new NoKeyServersError(privateTo);
       const sealing = await newPackSealing(deps.keyService, privateTo);
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);

@@ -7,6 +7,7 @@ import { isIdentityOf, newDataKey, newPackIdentity, PackDecryptionError, PackDec
 import { canRead, NotReaderError } from '../core/read-access.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
+import { NoKeyServersError } from './errors.ts';
 import type { SpooledPack } from './local-repository.ts';
 
 /** A private repository's next pack: its encryptor, and the sealed key its entry records. */
@@ -88,7 +89,7 @@ export class PackKeys {
   /** Null for a public repository (its packs are stored as they are). */
   static async of(deps: { ledger: Ledger; keyService?: KeyService }, repository: RepositoryInfo, packs: readonly PackEntry[], from: number): Promise<PackKeys | null> {
     if (!repository.private) return null;
-    if (deps.keyService === undefined) throw new InternalError('a private repository was read without a key service');
+    if (deps.keyService === undefined) throw new NoKeyServersError(repository.id);
     const address = await deps.ledger.signerAddress();
     if (!canRead(repository, address)) throw new NotReaderError(repository, address);
     return new PackKeys(deps.keyService, repository, packs, from);
