@@ -1,0 +1,268 @@
+/**
+ * The devnet's Seal key servers: three independent servers (DEVNET_SEAL in src/config/networks.ts), each with its own
+ * master key kept in the state directory, registered on the devnet chain like real ones (objects.ts), speaking
+ * Seal's HTTP protocol (`POST /v1/fetch_key`, `GET /v1/service`) with its headers and error bodies, and deciding
+ * access by dry-running the request's PTB on the chain engine with the certificate's user as sender.
+ *
+ * Server n (1-based) answers under `/seal/<n>`. Both fronts mount them: the embedded network through `fetch` (in
+ * process, never a socket), `git walrus devnet` on its port. A server can be taken down (`setDown`): the embedded
+ * fetch then fails like a refused connection and the network front drops the connection, as a dead server would.
+ */
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { bcs } from '@mysten/sui/bcs';
+import { toBase64 } from '@mysten/sui/utils';
+import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
+import { DEVNET_SEAL } from '../../config/networks.ts';
+import type { ChainEngine } from '../chain/engine.ts';
+import { TransactionRejectedError } from '../chain/errors.ts';
+import { PACKAGE_TYPE } from '../chain/objects.ts';
+import { REFERENCE_GAS_PRICE } from '../chain/limits.ts';
+import { generateMasterKey, masterPublicKey, masterScalar, proofOfPossession } from './ibe.ts';
+import { KeyServerV2, keyServerObjects } from './objects.ts';
+import {
+  BodyRejection, KeyServerError, POLICY_GAS_BUDGET, checkFetchKey, failure, fetchKeyResponse, invalidParameter, parseFetchKeyRequest,
+  type KeyRequestContext, type PolicyOutcome, type Ptb,
+} from './fetch-key.ts';
+
+/** The key-server release whose behaviour this follows (the SDK requires ≥ 0.4.1 in `X-KeyServer-Version`). */
+export const KEY_SERVER_VERSION = '0.6.10';
+/** Where the key servers are registered until a `git walrus devnet` server registers its own address. */
+export const LOCAL_SEAL_URL = 'http://seal.local.invalid';
+/** The real server's body limit (`MAX_REQUEST_SIZE`). */
+export const MAX_REQUEST_BYTES = 180 * 1024;
+/** The key servers' default requirement on `Client-Sdk-Version` for `Client-Sdk-Type: typescript`. */
+const TS_SDK_MINIMUM = [0, 4, 5] as const;
+const PATH = /^\/seal\/([1-9][0-9]*)(\/v1\/(?:fetch_key|service))$/;
+
+export interface DevnetKeyServersOptions {
+  /** Key servers (1-based) that start down. */
+  down?: Iterable<number>;
+  /** The clock certificates are checked against (tests move it). */
+  now?: () => number;
+}
+
+export interface DevnetKeyServers {
+  /** `KeyServer` object ids, server 1 first. */
+  readonly objectIds: readonly string[];
+  /** Answers a request for `/seal/<n>/v1/…` (404 for any other path). */
+  handle(request: Request): Promise<Response>;
+  /** An in-process `fetch` for the key servers' URLs (any host: it is matched by path), failing like a dead server for one that is down. */
+  readonly fetch: typeof fetch;
+  /** Whether `pathname` belongs to a key server that is down (the network front then drops the connection). */
+  isDown(pathname: string): boolean;
+  /** Takes key server n (1-based) down, or brings it back. */
+  setDown(n: number, down: boolean): void;
+  /** Points the on-chain registrations at `<baseUrl>/seal/<n>`, as an operator moving its servers would. */
+  register(baseUrl: string): Promise<void>;
+  /** Requests answered so far by each key server (server 1 first), whatever the answer. */
+  readonly served: readonly number[];
+}
+
+/** Opens the key servers of the devnet whose state is in `dir` (`<dir>/seal` holds their keys), registering them on first use. */
+export async function openKeyServers(dir: string, engine: ChainEngine, options: DevnetKeyServersOptions = {}): Promise<DevnetKeyServers> {
+  const objectIds = DEVNET_SEAL.keyServers.map((server) => server.objectId);
+  const masterKeys = await loadMasterKeys(join(dir, 'seal'), objectIds.length);
+  const down = new Set(options.down ?? []);
+  const served = objectIds.map(() => 0);
+  const now = options.now ?? Date.now;
+
+  const registrations = async (url: (n: number) => string) => {
+    await engine.putSystemObjects(objectIds.flatMap((objectId, i) => keyServerObjects({
+      objectId, name: `devnet-${i + 1}`, url: url(i + 1), publicKey: masterPublicKey(masterKeys[i]!),
+    })));
+  };
+  // First open: registered at the embedded address. Later: keep whatever address a server registered, but make the
+  // public keys those of the keys in this directory.
+  await engine.refresh();
+  await registrations((n) => registeredUrl(engine, objectIds[n - 1]!) ?? `${LOCAL_SEAL_URL}/seal/${n}`);
+
+  const context = (): KeyRequestContext => ({
+    now: now(),
+    packageExists: async (id) => engine.object(id)?.type === PACKAGE_TYPE,
+    verifyUserSignature: async (message, signature, address) => {
+      const { verifyPersonalMessageSignature } = await import('@mysten/sui/verify');
+      return verifyPersonalMessageSignature(message, signature, { address }).then(() => true, () => false);
+    },
+    policy: (ptb, sender) => dryRun(engine, ptb, sender),
+  });
+
+  const serve = async (n: number, endpoint: string, request: Request): Promise<Response> => {
+    served[n - 1]! += 1;
+    const masterKey = masterKeys[n - 1]!;
+    try {
+      checkHeaders(request.headers);
+      if (endpoint === '/v1/service' && request.method === 'GET') return serviceResponse(masterKey, objectIds[n - 1]!, new URL(request.url).searchParams);
+      if (endpoint === '/v1/fetch_key' && request.method === 'POST') {
+        const parsed = parseFetchKeyRequest(await readJsonBody(request));
+        await engine.refresh();
+        const { fullIds } = await checkFetchKey(parsed, context());
+        return withHeaders(Response.json(fetchKeyResponse(masterKey, fullIds, parsed.encKey)));
+      }
+      return withHeaders(new Response(null, { status: 405 }));
+    } catch (error) {
+      if (error instanceof KeyServerError) return withHeaders(Response.json({ error: error.error, message: error.message }, { status: error.status }));
+      if (error instanceof BodyRejection || error instanceof PlainRejection) return withHeaders(new Response(error.message, { status: error.status, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+      return withHeaders(Response.json({ error: 'Failure', message: 'Internal server error, please try again later' }, { status: 503 }));
+    }
+  };
+
+  const route = (pathname: string): { n: number; endpoint: string } | null => {
+    const match = PATH.exec(pathname);
+    if (!match) return null;
+    const n = Number(match[1]);
+    return n <= objectIds.length ? { n, endpoint: match[2]! } : null;
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const target = route(new URL(request.url).pathname);
+    if (!target) return new Response('not found', { status: 404 });
+    if (request.method === 'OPTIONS') return withHeaders(new Response(null, { status: 204 }));
+    return serve(target.n, target.endpoint, request);
+  };
+
+  return {
+    objectIds,
+    handle,
+    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const target = route(new URL(request.url).pathname);
+      if (!target) throw new TypeError(`fetch failed: ${request.url} is not a devnet key server`);
+      if (down.has(target.n)) throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED (devnet key server ${target.n} is down)`), { code: 'ECONNREFUSED' }) });
+      return handle(request);
+    }) as typeof fetch,
+    isDown: (pathname) => {
+      const target = route(pathname);
+      return target !== null && down.has(target.n);
+    },
+    setDown: (n, isDown) => {
+      if (isDown) down.add(n);
+      else down.delete(n);
+    },
+    register: (baseUrl) => registrations((n) => `${baseUrl.replace(/\/$/, '')}/seal/${n}`),
+    served,
+  };
+}
+
+/** The URL a key server is registered under on the chain, if it is registered. */
+function registeredUrl(engine: ChainEngine, objectId: string): string | undefined {
+  const field = keyServerObjects({ objectId, name: '', url: '', publicKey: new Uint8Array() })[1]!;
+  const stored = engine.object(field.id);
+  if (!stored) return undefined;
+  const value = KeyServerV2.parse(stored.contents.slice(32 + 8));
+  return value.server_type.Independent?.url;
+}
+
+/** Each key server's master key (hex, 32 bytes big-endian) in `<dir>/<n>.key`, created once by whichever process comes first. */
+async function loadMasterKeys(dir: string, count: number): Promise<Uint8Array[]> {
+  const paths = Array.from({ length: count }, (_, i) => join(dir, `${i + 1}.key`));
+  const read = () => Promise.all(paths.map((path) => readFile(path, 'utf8').then((hex): Uint8Array | null => Uint8Array.from(Buffer.from(hex.trim(), 'hex')), () => null)));
+  let keys = await read();
+  if (keys.some((key) => key === null)) {
+    keys = await withFileLock(join(dir, 'lock'), async () => {
+      const current = await read();
+      return Promise.all(current.map(async (key, i) => {
+        if (key !== null) return key;
+        const fresh = generateMasterKey();
+        await writeFileAtomic(paths[i]!, `${Buffer.from(fresh).toString('hex')}\n`);
+        return fresh;
+      }));
+    });
+  }
+  for (const key of keys) masterScalar(key!);
+  return keys as Uint8Array[];
+}
+
+/** Dry-runs the policy PTB as the real server does: sender = the certificate's user, no gas payment, the reference price. */
+async function dryRun(engine: ChainEngine, ptb: Ptb, sender: string): Promise<PolicyOutcome> {
+  const txBytes = bcs.TransactionData.serialize({
+    V1: {
+      kind: { ProgrammableTransaction: ptb },
+      sender,
+      gasData: { payment: [], owner: sender, price: REFERENCE_GAS_PRICE, budget: POLICY_GAS_BUDGET },
+      expiration: { None: true },
+    },
+  }).toBytes();
+  let result;
+  try {
+    result = await engine.simulate(txBytes);
+  } catch (error) {
+    // A fullnode refuses these as InvalidArgument or NotFound, which the real server reports as InvalidParameter.
+    if (error instanceof TransactionRejectedError) throw invalidParameter(error.message);
+    throw failure();
+  }
+  if (result.success) return { approved: true };
+  const status = bcs.TransactionEffects.parse(result.effects).V2!.status;
+  const { error, command } = status.Failure!;
+  return { approved: false, kind: error.$kind, description: describeFailure(error, command) };
+}
+
+type ExecutionError = NonNullable<NonNullable<ReturnType<typeof bcs.TransactionEffects.parse>['V2']>['status']['Failure']>['error'];
+
+/** The execution error as Sui's `ExecutionError` describes it (what the real server puts after "Access denied: "). */
+function describeFailure(error: ExecutionError, command: string | number | null): string {
+  const where = command === null ? '' : ` in command ${command}`;
+  if (error.$kind === 'MoveAbort') {
+    const [location, code] = error.MoveAbort;
+    const fn = location.functionName === null ? 'None' : `Some("${location.functionName}")`;
+    return `MoveAbort(MoveLocation { module: ModuleId { address: ${location.module.address.replace(/^0x/, '')}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: ${fn} }, ${code})${where}`;
+  }
+  return `${error.$kind}${where}`;
+}
+
+/** `handle_request_headers`: the SDK version header is required, and a TypeScript SDK must be recent enough. */
+function checkHeaders(headers: Headers): void {
+  const version = headers.get('Client-Sdk-Version');
+  if (version === null) throw new KeyServerError(400, 'MissingRequiredHeader', 'Missing required header: Client-Sdk-Version');
+  const parts = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+][0-9A-Za-z.+-]*)?$/.exec(version);
+  if (!parts) throw new KeyServerError(400, 'InvalidSDKVersion', 'Invalid SDK version');
+  if (headers.get('Client-Sdk-Type') === 'typescript') {
+    const [major, minor, patch] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+    const [a, b, c] = TS_SDK_MINIMUM;
+    if (major < a || (major === a && (minor < b || (minor === b && patch < c)))) throw new KeyServerError(426, 'DeprecatedSDKVersion', 'Deprecated SDK version');
+  }
+}
+
+/** `GET /v1/service?service_id=…`: the key server's proof of possession of its master key. */
+function serviceResponse(masterKey: Uint8Array, objectId: string, params: URLSearchParams): Response {
+  const asked = params.get('service_id');
+  if (asked === null || !/^0x[0-9a-fA-F]{1,64}$/.test(asked) || `0x${asked.slice(2).toLowerCase().padStart(64, '0')}` !== objectId) {
+    throw new KeyServerError(400, 'InvalidServiceId', 'Invalid service ID');
+  }
+  const pop = proofOfPossession(masterKey, bcs.Address.serialize(objectId).toBytes());
+  return withHeaders(Response.json({ service_id: objectId, pop: toBase64(pop) }));
+}
+
+/** axum's own rejections of a body (plain text, before any of the server's checks). */
+class PlainRejection extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  if (!(request.headers.get('content-type') ?? '').startsWith('application/json')) {
+    throw new PlainRejection(415, 'Expected request with `Content-Type: application/json`');
+  }
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  const body = declared > MAX_REQUEST_BYTES ? null : new Uint8Array(await request.arrayBuffer());
+  if (body === null || body.length > MAX_REQUEST_BYTES) throw new PlainRejection(413, 'Failed to buffer the request body: length limit exceeded');
+  try {
+    return JSON.parse(new TextDecoder().decode(body));
+  } catch (error) {
+    throw new PlainRejection(400, `Failed to parse the request body as JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Every answer carries the key server's version (the SDK refuses one without it) and permissive CORS, as upstream. */
+function withHeaders(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('X-KeyServer-Version', KEY_SERVER_VERSION);
+  headers.set('X-KeyServer-GitVersion', 'devnet');
+  headers.set('Access-Control-Allow-Origin', '*');
+  headers.set('Access-Control-Allow-Headers', '*');
+  headers.set('Access-Control-Expose-Headers', '*');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
