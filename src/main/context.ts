@@ -130,6 +130,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       faucet: (address) => local.faucet(address),
       contract: { packageId: local.packageId, registryId: local.registryId },
       numShards: local.numShards,
+      keyServerFetch: local.keyServerFetch,
     };
   }
   if (config.walrus.kind === 'embedded') throw new InternalError(`network ${config.name}: an embedded Walrus needs the embedded chain`);
