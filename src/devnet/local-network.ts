@@ -34,7 +34,7 @@ export interface LocalNetwork {
 export const LOCAL_WALRUS_URL = 'http://walrus.local.invalid';
 
 export interface LocalNetworkOptions {
-  /** Seal key servers (1-based) that are down from the start. */
+  /** Seal key servers (1-based) to mark down from now on (absent: as the state directory says, see setKeyServersDown). */
   keyServersDown?: Iterable<number>;
 }
 

@@ -25,7 +25,7 @@ export interface DevnetServerOptions {
   dir: string;
   port?: number;
   host?: string;
-  /** Seal key servers (1-based) that are down from the start (their connections are dropped). */
+  /** Seal key servers (1-based) to mark down from now on (their connections are dropped); absent: as the state directory says. */
   keyServersDown?: Iterable<number>;
 }
 

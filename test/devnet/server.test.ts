@@ -28,6 +28,9 @@ server('listens on 127.0.0.1 and describes itself for discovery', async ({ serve
   const info = await discoverDevnet(s.url);
   assert.equal(info, { packageId: s.packageId, registryId: s.registryId, numShards: info.numShards, suiRpcUrl: s.suiRpcUrl, suiGrpcUrl: s.suiGrpcUrl, walrusUrl: s.walrusUrl, faucetUrl: s.faucetUrl, seal: DEVNET_SEAL });
   assert.ok(info.numShards >= 4);
+  // Our package is an object at version 1 (Seal's SDK checks it), on this front too.
+  const { object } = await new SuiJsonRpcClient({ url: s.suiRpcUrl, network: 'localnet' }).core.getObject({ objectId: s.packageId });
+  assert.equal([object.version, object.type], ['1', 'package']);
   assert.is((await fetch(`${s.url}/nothing-here`)).status, 404);
 });
 

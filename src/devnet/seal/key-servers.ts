@@ -5,11 +5,14 @@
  * access by dry-running the request's PTB on the chain engine with the certificate's user as sender.
  *
  * Server n (1-based) answers under `/seal/<n>`. Both fronts mount them: the embedded network through `fetch` (in
- * process, never a socket), `git walrus devnet` on its port. A server can be taken down (`setDown`): the embedded
- * fetch then fails like a refused connection and the network front drops the connection, as a dead server would.
+ * process, never a socket), `git walrus devnet` on its port. A server can be taken down: the embedded fetch then
+ * fails like a refused connection and the network front drops the connection, as a dead server would. Which servers
+ * are down is kept in `<dir>/seal/down`, so every process sharing the state directory (each git command opens the
+ * embedded network itself) sees the same outage.
  */
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase64 } from '@mysten/sui/utils';
 import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
@@ -36,7 +39,7 @@ const TS_SDK_MINIMUM = [0, 4, 5] as const;
 const PATH = /^\/seal\/([1-9][0-9]*)(\/v1\/(?:fetch_key|service))$/;
 
 export interface DevnetKeyServersOptions {
-  /** Key servers (1-based) that start down. */
+  /** Key servers (1-based) that are down from now on, all others up; absent: as the state directory says. */
   down?: Iterable<number>;
   /** The clock certificates are checked against (tests move it). */
   now?: () => number;
@@ -51,7 +54,7 @@ export interface DevnetKeyServers {
   readonly fetch: typeof fetch;
   /** Whether `pathname` belongs to a key server that is down (the network front then drops the connection). */
   isDown(pathname: string): boolean;
-  /** Takes key server n (1-based) down, or brings it back. */
+  /** Takes key server n (1-based) down, or brings it back, for every process sharing the state directory. */
   setDown(n: number, down: boolean): void;
   /** Points the on-chain registrations at `<baseUrl>/seal/<n>`, as an operator moving its servers would. */
   register(baseUrl: string): Promise<void>;
@@ -63,7 +66,8 @@ export interface DevnetKeyServers {
 export async function openKeyServers(dir: string, engine: ChainEngine, options: DevnetKeyServersOptions = {}): Promise<DevnetKeyServers> {
   const objectIds = DEVNET_SEAL.keyServers.map((server) => server.objectId);
   const masterKeys = await loadMasterKeys(join(dir, 'seal'), objectIds.length);
-  const down = new Set(options.down ?? []);
+  if (options.down !== undefined) setKeyServersDown(dir, options.down);
+  const down = { has: (n: number) => keyServersDown(dir).has(n) };
   const served = objectIds.map(() => 0);
   const now = options.now ?? Date.now;
 
@@ -136,12 +140,39 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
       return target !== null && down.has(target.n);
     },
     setDown: (n, isDown) => {
-      if (isDown) down.add(n);
-      else down.delete(n);
+      const current = keyServersDown(dir);
+      if (isDown) current.add(n);
+      else current.delete(n);
+      setKeyServersDown(dir, current);
     },
     register: (baseUrl) => registrations((n) => `${baseUrl.replace(/\/$/, '')}/seal/${n}`),
     served,
   };
+}
+
+const downFile = (dir: string) => join(dir, 'seal', 'down');
+
+/** The key servers (1-based) that are down on the devnet whose state is in `dir`. */
+export function keyServersDown(dir: string): Set<number> {
+  let text = '';
+  try {
+    text = readFileSync(downFile(dir), 'utf8');
+  } catch {
+    return new Set();
+  }
+  return new Set(text.split(/[\s,]+/).filter(Boolean).map(Number));
+}
+
+/**
+ * Marks exactly `servers` (1-based) as down on the devnet whose state is in `dir`, for every process that shares it
+ * (tests of private clones through real git processes; `git walrus devnet --key-servers-down`).
+ */
+export function setKeyServersDown(dir: string, servers: Iterable<number>): void {
+  const path = downFile(dir);
+  mkdirSync(join(dir, 'seal'), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${[...new Set(servers)].sort().join(' ')}\n`);
+  renameSync(tmp, path);
 }
 
 /** The URL a key server is registered under on the chain, if it is registered. */

@@ -15,7 +15,7 @@ import {
 import { DEVNET_SEAL } from '../../../src/config/networks.ts';
 import { openLocalNetwork, type LocalNetwork } from '../../../src/devnet/local-network.ts';
 import { startDevnetServer, type DevnetServer } from '../../../src/devnet/server.ts';
-import { KEY_SERVER_VERSION } from '../../../src/devnet/seal/key-servers.ts';
+import { KEY_SERVER_VERSION, keyServersDown, setKeyServersDown } from '../../../src/devnet/seal/key-servers.ts';
 import type { DevnetKeyServers } from '../../../src/devnet/seal/key-servers.ts';
 import { hashIdentity } from '../../../src/devnet/seal/ibe.ts';
 import { SuiLedger } from '../../../src/sui/ledger.ts';
@@ -213,7 +213,8 @@ for (const factory of worlds) {
   test('one key server down: 2 of 3 still open the key; two down: the SDK gives up', async ({ world, reader, repo, id, sealed, data }) => {
     // Without verifyKeyServers (the SDK's default): verifying asks every server for its proof, so one down fails it.
     const client = () => new SealClient({ suiClient: world.client, serverConfigs: DEVNET_SEAL.keyServers, fetch: world.fetch, timeout: 5_000 });
-    world.keyServers.setDown(2, true);
+    // Marked in the state directory, as another process (a test driving git) would: these servers see it at once.
+    setKeyServersDown(dir, [2]);
     try {
       const plain = await client().decrypt({ data: sealed, sessionKey: await session(world, reader), txBytes: await approveTx(world, repo, [id]) });
       assert.equal(plain, data);
@@ -221,10 +222,12 @@ for (const factory of worlds) {
       world.keyServers.setDown(3, true);
       // The SDK surfaces the transport's error, as with real servers refusing connections.
       await rejects(client().decrypt({ data: sealed, sessionKey: await session(world, reader), txBytes: await approveTx(world, repo, [id]) }), TypeError, /fetch failed/);
+      assert.equal(keyServersDown(dir), new Set([2, 3]));
     } finally {
       world.keyServers.setDown(2, false);
       world.keyServers.setDown(3, false);
     }
+    assert.equal(keyServersDown(dir), new Set());
   });
 
   test('the key servers are registered on chain where they answer', async ({ world }) => {
