@@ -242,3 +242,36 @@ for (const factory of worlds) {
 
   test.run();
 }
+
+const shared = suite('Seal key servers over one state directory');
+
+shared('keep their keys across opens; a devnet server registers its address, which the embedded network then serves in process', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'walrus-git-seal-'));
+  try {
+    const first = await openLocalNetwork(dir);
+    const keyServers = async (client: ClientWithCoreApi) => [...(await new SealClient({ suiClient: client, serverConfigs: DEVNET_SEAL.keyServers }).getKeyServers()).values()];
+    const before = await keyServers(first.client);
+    assert.equal(before.map((s) => s.url), [1, 2, 3].map((n) => `http://seal.local.invalid/seal/${n}`));
+    const server = await startDevnetServer({ dir });
+    const registered = await keyServers(first.client);
+    assert.equal(registered.map((s) => s.url), [1, 2, 3].map((n) => `${server.url}/seal/${n}`));
+    assert.equal(registered.map((s) => toHex(s.pk)), before.map((s) => toHex(s.pk)));
+    await server.close();
+
+    const again = await openLocalNetwork(dir);
+    assert.equal((await keyServers(again.client)).map((s) => s.url), registered.map((s) => s.url));
+    const world: World = { client: again.client, packageId: again.packageId, registryId: again.registryId, keyServers: again.keyServers, fetch: again.keyServerFetch, faucet: again.faucet, close: again.close };
+    const owner = Ed25519Keypair.generate();
+    await again.faucet(owner.toSuiAddress());
+    const ledger = new SuiLedger({ client: again.client, signer: owner, packageId: again.packageId, registryId: again.registryId });
+    const repo = (await ledger.createRepository('kept', 'refs/heads/main', { private: true })).id;
+    const id = `${repo.slice(2)}ff`;
+    const { encryptedObject } = await sealClient(world).encrypt({ threshold: 2, packageId: again.packageId, id, data: new Uint8Array([1, 2, 3]) });
+    const plain = await sealClient(world).decrypt({ data: encryptedObject, sessionKey: await session(world, owner), txBytes: await approveTx(world, repo, [id]) });
+    assert.equal([...plain], [1, 2, 3]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+shared.run();
