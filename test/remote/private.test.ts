@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { encryptedSize, PackDecryptionError } from '../../src/core/pack-cipher.ts';
@@ -11,7 +11,7 @@ import { fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { MemoryKeyService, untouchableKeyService } from '../support/memory-key-service.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget, tempDir, withFixture } from '../support/git-fixture.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const READER = `0x${'2'.repeat(64)}`;
@@ -21,12 +21,7 @@ const settings = { atomic: false, dryRun: false, progress: false, leases: new Ma
 async function setup(options: { private?: boolean; maxBlobSize?: number; keysPerRequest?: number } = {}) {
   const dir = tempDir('private-test-');
   const env = hermeticGitEnv(dir.path);
-  const source = join(dir.path, 'source');
-  const target = join(dir.path, 'target');
-  mkdirSync(source);
-  mkdirSync(target);
-  initRepo(source, env);
-  initRepo(target, env);
+  const { source, target } = sourceAndTarget(dir.path, env);
   const ledger = new MemoryLedger(OWNER);
   const blobStore = new MemoryBlobStore(options.maxBlobSize);
   const keyService = new MemoryKeyService(ledger, options.keysPerRequest);

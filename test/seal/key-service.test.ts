@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -21,7 +21,7 @@ import { pushRefs } from '../../src/remote/push.ts';
 import { KeyServersUnavailableError, SealKeyService } from '../../src/seal/key-service.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
 
 // The process clock, movable: installed before the network opens, so the key servers read it too.
 const realNow = Date.now;
@@ -128,12 +128,7 @@ seal('an expired session key is renewed for the next batch', async (context) => 
 
 seal('a long fetch outlives its session key: the next window of keys comes with a renewed one', async (context) => {
   const env = hermeticGitEnv(context.dir);
-  const source = join(context.dir, 'source');
-  const target = join(context.dir, 'target');
-  mkdirSync(source);
-  mkdirSync(target);
-  initRepo(source, env);
-  initRepo(target, env);
+  const { source, target } = sourceAndTarget(context.dir, env);
   const { id } = await context.owner.createRepository('long', 'refs/heads/main', { private: true });
   const store = new HttpBlobStore({ publisherUrl: context.network.walrusUrl, aggregatorUrl: context.network.walrusUrl, numShards: context.network.numShards, fetch: context.network.walrusFetch });
   const pushKeys = service(context, context.ownerKey);
