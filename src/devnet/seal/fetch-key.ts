@@ -19,30 +19,13 @@ import { bcs } from '@mysten/sui/bcs';
 import { fromBase64, normalizeSuiAddress, toBase64 } from '@mysten/sui/utils';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { extract, encryptToKey, parseEncryptionKey, type G1Point } from './ibe.ts';
-
-/** An error answered the way the real key server answers it: `{"error": name, "message": …}` with its status. */
-export class KeyServerError extends Error {
-  readonly status: number;
-  readonly error: string;
-  constructor(status: number, error: string, message: string) {
-    super(message);
-    this.status = status;
-    this.error = error;
-  }
-}
-
-const forbidden = (error: string, message: string) => new KeyServerError(403, error, message);
-export const invalidPtb = (why: string) => forbidden('InvalidPTB', `Invalid PTB: ${why}`);
-export const noAccess = (why: string) => forbidden('NoAccess', `Access denied: ${why}`);
-export const invalidParameter = (why: string) => forbidden('InvalidParameter', `Invalid parameter to PTB: ${why}`);
-export const failure = () => new KeyServerError(503, 'Failure', 'Internal server error, please try again later');
+import { BodyRejection, KeyServerError, forbidden, invalidPtb, noAccess } from './errors.ts';
+import type { PolicyOutcome, Ptb } from './policy.ts';
 
 /** Seal's limit on `seal_approve` calls per request (`MAX_COMMANDS`). */
 export const MAX_COMMANDS = 100;
 /** The key servers' default `session_key_ttl_max`. */
 export const SESSION_KEY_TTL_MAX_MIN = 30;
-/** Gas budget of the policy's dry run (`GAS_BUDGET` in server.rs). */
-export const POLICY_GAS_BUDGET = 500_000_000n;
 
 /** A request body with the shapes serde would accept (anything else is a 422 before any check). */
 export interface FetchKeyRequest {
@@ -60,11 +43,6 @@ export interface FetchKeyRequest {
     signature: string;
     mvrName?: string;
   };
-}
-
-/** A body serde could not turn into the request type: axum's 422 rejection, in its plain-text wording. */
-export class BodyRejection extends Error {
-  readonly status = 422;
 }
 
 function bytesField(value: unknown, name: string, length?: number): Uint8Array {
@@ -125,8 +103,6 @@ export function parseFetchKeyRequest(body: unknown): FetchKeyRequest {
     },
   };
 }
-
-export type Ptb = ReturnType<typeof bcs.ProgrammableTransaction.parse>;
 
 export interface ValidPtb {
   ptb: Ptb;
@@ -196,9 +172,6 @@ const RequestFormat = bcs.struct('RequestFormat', { ptb: bcs.byteVector(), enc_k
 export function signedRequest(ptb: Uint8Array, request: FetchKeyRequest): Uint8Array {
   return RequestFormat.serialize({ ptb, enc_key: request.encKeyBytes, enc_verification_key: request.encVerificationKey }).toBytes();
 }
-
-/** The outcome of the policy's dry run: approved, or the execution error's kind and description. */
-export type PolicyOutcome = { approved: true } | { approved: false; kind: string; description: string };
 
 export interface KeyRequestContext {
   /** Now, in ms since the epoch. */

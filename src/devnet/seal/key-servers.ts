@@ -18,15 +18,17 @@ import { toBase64 } from '@mysten/sui/utils';
 import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
 import { DEVNET_SEAL } from '../../config/networks.ts';
 import type { ChainEngine } from '../chain/engine.ts';
-import { TransactionRejectedError } from '../chain/errors.ts';
 import { PACKAGE_TYPE } from '../chain/objects.ts';
-import { REFERENCE_GAS_PRICE } from '../chain/limits.ts';
-import { generateMasterKey, masterPublicKey, masterScalar, proofOfPossession } from './ibe.ts';
 import { KeyServerV2, keyServerObjects } from './objects.ts';
-import {
-  BodyRejection, KeyServerError, POLICY_GAS_BUDGET, checkFetchKey, failure, fetchKeyResponse, invalidParameter, parseFetchKeyRequest,
-  type KeyRequestContext, type PolicyOutcome, type Ptb,
-} from './fetch-key.ts';
+import { BodyRejection, KeyServerError, PlainRejection } from './errors.ts';
+import { dryRun } from './policy.ts';
+import type { KeyRequestContext } from './fetch-key.ts';
+
+// The cryptography (@noble/curves' BLS12-381: ~0.1 s to load, ~0.1 s per public key) loads at the first request or
+// registration, so the git processes that open the embedded network only to push or fetch public repositories never
+// pay for it.
+const ibe = () => import('./ibe.ts');
+const protocol = () => import('./fetch-key.ts');
 
 /** The key-server release whose behaviour this follows (the SDK requires ≥ 0.4.1 in `X-KeyServer-Version`). */
 export const KEY_SERVER_VERSION = '0.6.10';
@@ -65,21 +67,24 @@ export interface DevnetKeyServers {
 /** Opens the key servers of the devnet whose state is in `dir` (`<dir>/seal` holds their keys), registering them on first use. */
 export async function openKeyServers(dir: string, engine: ChainEngine, options: DevnetKeyServersOptions = {}): Promise<DevnetKeyServers> {
   const objectIds = DEVNET_SEAL.keyServers.map((server) => server.objectId);
-  const masterKeys = await loadMasterKeys(join(dir, 'seal'), objectIds.length);
+  const { keys: masterKeys, created } = await loadMasterKeys(join(dir, 'seal'), objectIds.length);
   if (options.down !== undefined) setKeyServersDown(dir, options.down);
   const down = { has: (n: number) => keyServersDown(dir).has(n) };
   const served = objectIds.map(() => 0);
   const now = options.now ?? Date.now;
 
   const registrations = async (url: (n: number) => string) => {
+    const { masterPublicKey } = await ibe();
     await engine.putSystemObjects(objectIds.flatMap((objectId, i) => keyServerObjects({
       objectId, name: `devnet-${i + 1}`, url: url(i + 1), publicKey: masterPublicKey(masterKeys[i]!),
     })));
   };
-  // First open: registered at the embedded address. Later: keep whatever address a server registered, but make the
-  // public keys those of the keys in this directory.
+  // Registered at the embedded address when the chain has no registration yet (or the keys are new); a server's
+  // address, once registered, is kept.
   await engine.refresh();
-  await registrations((n) => registeredUrl(engine, objectIds[n - 1]!) ?? `${LOCAL_SEAL_URL}/seal/${n}`);
+  if (created || objectIds.some((id) => registeredUrl(engine, id) === undefined)) {
+    await registrations((n) => registeredUrl(engine, objectIds[n - 1]!) ?? `${LOCAL_SEAL_URL}/seal/${n}`);
+  }
 
   const context = (): KeyRequestContext => ({
     now: now(),
@@ -96,8 +101,9 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
     const masterKey = masterKeys[n - 1]!;
     try {
       checkHeaders(request.headers);
-      if (endpoint === '/v1/service' && request.method === 'GET') return serviceResponse(masterKey, objectIds[n - 1]!, new URL(request.url).searchParams);
+      if (endpoint === '/v1/service' && request.method === 'GET') return await serviceResponse(masterKey, objectIds[n - 1]!, new URL(request.url).searchParams);
       if (endpoint === '/v1/fetch_key' && request.method === 'POST') {
+        const { checkFetchKey, fetchKeyResponse, parseFetchKeyRequest } = await protocol();
         const parsed = parseFetchKeyRequest(await readJsonBody(request));
         await engine.refresh();
         const { fullIds } = await checkFetchKey(parsed, context());
@@ -184,61 +190,27 @@ function registeredUrl(engine: ChainEngine, objectId: string): string | undefine
   return value.server_type.Independent?.url;
 }
 
-/** Each key server's master key (hex, 32 bytes big-endian) in `<dir>/<n>.key`, created once by whichever process comes first. */
-async function loadMasterKeys(dir: string, count: number): Promise<Uint8Array[]> {
+/**
+ * Each key server's master key (hex, 32 bytes big-endian) in `<dir>/<n>.key`, created once by whichever process comes
+ * first; `created` says this call made one.
+ */
+async function loadMasterKeys(dir: string, count: number): Promise<{ keys: Uint8Array[]; created: boolean }> {
   const paths = Array.from({ length: count }, (_, i) => join(dir, `${i + 1}.key`));
   const read = () => Promise.all(paths.map((path) => readFile(path, 'utf8').then((hex): Uint8Array | null => Uint8Array.from(Buffer.from(hex.trim(), 'hex')), () => null)));
-  let keys = await read();
-  if (keys.some((key) => key === null)) {
-    keys = await withFileLock(join(dir, 'lock'), async () => {
-      const current = await read();
-      return Promise.all(current.map(async (key, i) => {
-        if (key !== null) return key;
-        const fresh = generateMasterKey();
-        await writeFileAtomic(paths[i]!, `${Buffer.from(fresh).toString('hex')}\n`);
-        return fresh;
-      }));
-    });
-  }
-  for (const key of keys) masterScalar(key!);
-  return keys as Uint8Array[];
-}
-
-/** Dry-runs the policy PTB as the real server does: sender = the certificate's user, no gas payment, the reference price. */
-async function dryRun(engine: ChainEngine, ptb: Ptb, sender: string): Promise<PolicyOutcome> {
-  const txBytes = bcs.TransactionData.serialize({
-    V1: {
-      kind: { ProgrammableTransaction: ptb },
-      sender,
-      gasData: { payment: [], owner: sender, price: REFERENCE_GAS_PRICE, budget: POLICY_GAS_BUDGET },
-      expiration: { None: true },
-    },
-  }).toBytes();
-  let result;
-  try {
-    result = await engine.simulate(txBytes);
-  } catch (error) {
-    // A fullnode refuses these as InvalidArgument or NotFound, which the real server reports as InvalidParameter.
-    if (error instanceof TransactionRejectedError) throw invalidParameter(error.message);
-    throw failure();
-  }
-  if (result.success) return { approved: true };
-  const status = bcs.TransactionEffects.parse(result.effects).V2!.status;
-  const { error, command } = status.Failure!;
-  return { approved: false, kind: error.$kind, description: describeFailure(error, command) };
-}
-
-type ExecutionError = NonNullable<NonNullable<ReturnType<typeof bcs.TransactionEffects.parse>['V2']>['status']['Failure']>['error'];
-
-/** The execution error as Sui's `ExecutionError` describes it (what the real server puts after "Access denied: "). */
-function describeFailure(error: ExecutionError, command: string | number | null): string {
-  const where = command === null ? '' : ` in command ${command}`;
-  if (error.$kind === 'MoveAbort') {
-    const [location, code] = error.MoveAbort;
-    const fn = location.functionName === null ? 'None' : `Some("${location.functionName}")`;
-    return `MoveAbort(MoveLocation { module: ModuleId { address: ${location.module.address.replace(/^0x/, '')}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: ${fn} }, ${code})${where}`;
-  }
-  return `${error.$kind}${where}`;
+  const keys = await read();
+  if (keys.every((key) => key !== null)) return { keys: keys as Uint8Array[], created: false };
+  return withFileLock(join(dir, 'lock'), async () => {
+    let created = false;
+    const current = await Promise.all((await read()).map(async (key, i) => {
+      if (key !== null) return key;
+      const { generateMasterKey } = await ibe();
+      const fresh = generateMasterKey();
+      await writeFileAtomic(paths[i]!, `${Buffer.from(fresh).toString('hex')}\n`);
+      created = true;
+      return fresh;
+    }));
+    return { keys: current, created };
+  });
 }
 
 /** `handle_request_headers`: the SDK version header is required, and a TypeScript SDK must be recent enough. */
@@ -255,22 +227,14 @@ function checkHeaders(headers: Headers): void {
 }
 
 /** `GET /v1/service?service_id=…`: the key server's proof of possession of its master key. */
-function serviceResponse(masterKey: Uint8Array, objectId: string, params: URLSearchParams): Response {
+async function serviceResponse(masterKey: Uint8Array, objectId: string, params: URLSearchParams): Promise<Response> {
   const asked = params.get('service_id');
   if (asked === null || !/^0x[0-9a-fA-F]{1,64}$/.test(asked) || `0x${asked.slice(2).toLowerCase().padStart(64, '0')}` !== objectId) {
     throw new KeyServerError(400, 'InvalidServiceId', 'Invalid service ID');
   }
+  const { proofOfPossession } = await ibe();
   const pop = proofOfPossession(masterKey, bcs.Address.serialize(objectId).toBytes());
   return withHeaders(Response.json({ service_id: objectId, pop: toBase64(pop) }));
-}
-
-/** axum's own rejections of a body (plain text, before any of the server's checks). */
-class PlainRejection extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
 }
 
 async function readJsonBody(request: Request): Promise<unknown> {

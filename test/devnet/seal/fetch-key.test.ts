@@ -4,9 +4,9 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Transaction } from '@mysten/sui/transactions';
 import { fromBase64, toBase64 } from '@mysten/sui/utils';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
-import {
-  KeyServerError, checkFetchKey, parseFetchKeyRequest, personalMessage, signedRequest, validatePtb, type KeyRequestContext, type PolicyOutcome,
-} from '../../../src/devnet/seal/fetch-key.ts';
+import { checkFetchKey, parseFetchKeyRequest, personalMessage, signedRequest, validatePtb, type KeyRequestContext } from '../../../src/devnet/seal/fetch-key.ts';
+import { KeyServerError } from '../../../src/devnet/seal/errors.ts';
+import type { PolicyOutcome } from '../../../src/devnet/seal/policy.ts';
 
 /**
  * The key server's checks, one by one and in the real server's order, with the chain replaced by a plain object
