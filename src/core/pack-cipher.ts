@@ -73,6 +73,14 @@ export function encryptedSize(plainSize: number, shift = FRAME_SHIFT): number {
   return HEADER_BYTES + plainSize + frames * TAG_BYTES;
 }
 
+/**
+ * Whether `start` (the first bytes of a stored pack) is an encrypted pack's header: what anyone can check of a private
+ * repository's packs without a key (a plaintext pack starts with "PACK" instead).
+ */
+export function isEncryptedPackStart(start: Uint8Array): boolean {
+  return start.length >= HEADER_BYTES && MAGIC.every((byte, i) => start[i] === byte) && start[4] === VERSION && start[5]! >= MIN_FRAME_SHIFT && start[5]! <= MAX_FRAME_SHIFT;
+}
+
 function headerBytes(shift: number): Uint8Array {
   return Uint8Array.from([...MAGIC, VERSION, shift]);
 }
