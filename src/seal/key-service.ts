@@ -72,7 +72,7 @@ export class SealKeyService implements KeyService {
   readonly #options: SealKeyServiceOptions;
   readonly #packageId: string;
   readonly #log: Log;
-  #client: SealClient | null = null;
+  readonly #clients = new Map<string, SealClient>();
   #session: SessionKey | null = null;
   /** Session keys signed so far (one unless a long fetch outlived one). */
   sessionsSigned = 0;
@@ -112,12 +112,12 @@ export class SealKeyService implements KeyService {
       const batch = objects.slice(start, start + this.maxKeysPerRequest);
       const txBytes = await this.#approvals(repository.id, batch.map((o) => o.id));
       const threshold = Math.max(...batch.map((o) => o.threshold));
-      await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
-      // Every key of the batch is cached in the client now: decrypting asks no key server.
+      const client = await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
+      // Every key of the batch is cached in that client now: decrypting asks no key server.
       const session = await this.#currentSession();
       for (const object of batch) {
         try {
-          keys.push(await this.#sealClient().decrypt({ data: object.bytes, sessionKey: session, txBytes }));
+          keys.push(await client.decrypt({ data: object.bytes, sessionKey: session, txBytes }));
         } catch (error) {
           throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
         }
@@ -126,12 +126,36 @@ export class SealKeyService implements KeyService {
     return keys;
   }
 
-  /** One request per key server for `ids`, with a fresh session when the current one expired (or a server said so). */
-  async #fetchKeys(repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<void> {
+  /**
+   * Gets the keys of `ids` into a client's cache and returns that client. A quorum of key servers (just enough weight
+   * for the threshold, picked at random to spread the load) is asked first: every answer costs the servers a dry run
+   * and the client a pairing check per key, so a third server's answer is wasted work on both sides. When the
+   * quorum falls short, every key server is asked.
+   */
+  async #fetchKeys(repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<SealClient> {
+    const servers = this.#options.keyServers;
+    const quorum = quorumOf(servers, threshold);
+    if (quorum.length < servers.length) {
+      const client = this.#sealClient(quorum);
+      try {
+        await this.#fetchWith(client, repository, ids, txBytes, threshold);
+        return client;
+      } catch (error) {
+        if (!(error instanceof KeyServersUnavailableError)) throw error;
+        this.#log.debug(`${error.message}; asking every key server`);
+      }
+    }
+    const client = this.#sealClient(servers);
+    await this.#fetchWith(client, repository, ids, txBytes, threshold);
+    return client;
+  }
+
+  /** One request per key server of `client` for `ids`, with a fresh session when the current one expired (or a server said so). */
+  async #fetchWith(client: SealClient, repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const sessionKey = await this.#currentSession();
       try {
-        await this.#sealClient().fetchKeys({ ids, txBytes, sessionKey, threshold });
+        await client.fetchKeys({ ids, txBytes, sessionKey, threshold });
         return;
       } catch (error) {
         if (error instanceof ExpiredSessionKeyError && attempt === 0) {
@@ -183,15 +207,35 @@ export class SealKeyService implements KeyService {
     return tx.build({ client: this.#options.suiClient, onlyTransactionKind: true });
   }
 
-  #sealClient(): SealClient {
-    return (this.#client ??= new SealClient({
-      suiClient: this.#options.suiClient as never,
-      serverConfigs: this.#options.keyServers.map(({ objectId, weight }) => ({ objectId, weight })),
-      verifyKeyServers: false,
-      timeout: this.#options.timeoutMs,
-      fetch: this.#options.fetch,
-    }));
+  /** The SealClient of a set of key servers (one per set: each keeps its own cache of keys and key-server objects). */
+  #sealClient(servers: readonly KeyServerConfig[] = this.#options.keyServers): SealClient {
+    const name = servers.map((server) => server.objectId).join(',');
+    let client = this.#clients.get(name);
+    if (client === undefined) {
+      client = new SealClient({
+        suiClient: this.#options.suiClient as never,
+        serverConfigs: servers.map(({ objectId, weight }) => ({ objectId, weight })),
+        verifyKeyServers: false,
+        timeout: this.#options.timeoutMs,
+        fetch: this.#options.fetch,
+      });
+      this.#clients.set(name, client);
+    }
+    return client;
   }
+}
+
+/** Key servers in random order, taken until their weight reaches `threshold` (all of them if it never does). */
+export function quorumOf<T extends { weight: number }>(servers: readonly T[], threshold: number, random: () => number = Math.random): T[] {
+  const shuffled = servers.map((server) => ({ server, order: random() })).sort((a, b) => a.order - b.order).map((entry) => entry.server);
+  const quorum: T[] = [];
+  let weight = 0;
+  for (const server of shuffled) {
+    if (weight >= threshold) break;
+    quorum.push(server);
+    weight += server.weight;
+  }
+  return quorum;
 }
 
 /** fetch's own failure (connection refused, reset, timeout), which the SDK passes through. */
