@@ -78,6 +78,7 @@ export class PackKeys {
   readonly #from: number;
   #window = -1;
   #keys: Uint8Array[] = [];
+  #identities: Uint8Array[] = [];
 
   private constructor(keyService: KeyService, repository: RepositoryInfo, packs: readonly PackEntry[], from: number) {
     this.#keyService = keyService;
@@ -97,18 +98,25 @@ export class PackKeys {
 
   /** A decryptor for the pack at position `offset` of `packs` (pack index `from + offset`). */
   async decryptor(offset: number): Promise<PackDecryptor> {
-    // Checked before any key request: a writer could record a key sealed under another repository's id.
-    const identity = await this.#keyService.identityOf(this.#sealedKeyOf(this.#packs[offset]!, offset));
-    if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(offset), 'its key is sealed for another repository');
     const size = this.#keyService.maxKeysPerRequest;
     const window = Math.floor(offset / size);
     if (window !== this.#window) {
       const first = window * size;
       const sealed = this.#packs.slice(first, first + size).map((pack, i) => this.#sealedKeyOf(pack, first + i));
+      // Checked before any key request: a writer could record a key sealed under another repository's id, which
+      // the key servers would refuse as if the reader had no access.
+      const identities: Uint8Array[] = [];
+      for (const [i, key] of sealed.entries()) {
+        const identity = await this.#keyService.identityOf(key);
+        if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(first + i), 'its key is sealed for another repository');
+        identities.push(identity);
+      }
       this.#keys = await this.#keyService.open(this.#repository, sealed);
+      this.#identities = identities;
       this.#window = window;
     }
-    return new PackDecryptor(this.#keys[offset - window * size]!, identity, this.#label(offset));
+    const at = offset - window * size;
+    return new PackDecryptor(this.#keys[at]!, this.#identities[at]!, this.#label(offset));
   }
 
   /** The plaintext of the whole stored pack at position `offset` (`show` and `verify --deep` hold packs whole). */

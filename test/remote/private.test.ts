@@ -199,12 +199,14 @@ tampered('a pack cut short at a chunk boundary is refused', inRepositories(async
   await refused(t, t.head(), PackDecryptionError, /pack 0 .* does not decrypt/);
 }, { maxBlobSize: 30 }));
 
-tampered('a key sealed for another repository is refused before any key request', inRepositories(async (t) => {
+tampered('a key sealed for another repository is refused before any key request, naming its pack', inRepositories(async (t) => {
   commitFile(t.source, t.env, 'a.txt', 'a\n');
   await t.pushMain();
-  const entry = t.packs()[0]!;
+  commitFile(t.source, t.env, 'b.txt', 'b\n');
+  await t.pushMain();
+  const entry = t.packs()[1]!;
   entry.sealedKey = `${'ee'.repeat(32)}${entry.sealedKey!.slice(64)}`;
-  await refused(t, t.head(), PackDecryptionError, /sealed for another repository/);
+  await refused(t, t.head(), PackDecryptionError, /^pack 1 of repository .* its key is sealed for another repository/);
   assert.is(t.keyService.requests, 0);
 }));
 
