@@ -1,6 +1,7 @@
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import type { Log } from '../core/log.ts';
+import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, RepositoryName } from '../ports/key-service.ts';
 
 /** A network's Seal key servers, as its configuration names them. */
@@ -21,9 +22,6 @@ export interface KeyServiceInput {
   log: Log;
 }
 
-/** Ids per key-server request: Seal's limit of 100 `seal_approve` calls per PTB. */
-const KEYS_PER_REQUEST = 100;
-
 /**
  * The Seal key service, built on its first call: a session that only touches public repositories never loads
  * `@mysten/seal` and never asks a key server anything.
@@ -40,12 +38,11 @@ export function lazyKeyService(input: KeyServiceInput): KeyService {
       threshold: input.seal.threshold,
       signer: input.loadSigner,
       fetch: onRequest ? (url, init) => { onRequest(); return transport(url, init); } : transport,
-      maxKeysPerRequest: KEYS_PER_REQUEST,
       log: input.log,
     });
   }));
   return {
-    maxKeysPerRequest: KEYS_PER_REQUEST,
+    maxKeysPerRequest: MAX_KEYS_PER_REQUEST,
     seal: async (identity: Uint8Array, dataKey: Uint8Array) => (await load()).seal(identity, dataKey),
     identityOf: async (sealedKey: string) => (await load()).identityOf(sealedKey),
     open: async (repository: RepositoryName, sealedKeys: readonly string[]) => (await load()).open(repository, sealedKeys),

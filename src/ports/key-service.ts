@@ -5,6 +5,9 @@
  * contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over `@mysten/seal` by src/seal/.
  */
 
+/** Seal's limit on `seal_approve` calls in one key request (the key servers refuse a PTB of more commands). */
+export const MAX_KEYS_PER_REQUEST = 100;
+
 /** Who a repository is, for the messages that tell a user why they cannot read it. */
 export interface RepositoryName {
   id: string;

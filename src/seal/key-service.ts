@@ -16,6 +16,7 @@ import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { NotReaderError } from '../core/read-access.ts';
+import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, RepositoryName } from '../ports/key-service.ts';
 
 export interface KeyServerConfig {
@@ -44,8 +45,6 @@ export interface SealKeyServiceOptions {
   log?: Log;
 }
 
-/** Seal's limit on `seal_approve` calls in one key request. */
-export const MAX_KEYS_PER_REQUEST = 100;
 const DEFAULT_TTL_MIN = 30;
 
 /** Too few key servers answered to reach the threshold (down, unreachable, or answering errors). */
@@ -74,14 +73,18 @@ export class SealKeyService implements KeyService {
   readonly #log: Log;
   readonly #clients = new Map<string, SealClient>();
   #session: SessionKey | null = null;
-  /** Session keys signed so far (one unless a long fetch outlived one). */
-  sessionsSigned = 0;
+  #sessionsSigned = 0;
 
   constructor(options: SealKeyServiceOptions) {
     this.#options = options;
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#log = options.log ?? silentLog;
     this.maxKeysPerRequest = Math.min(options.maxKeysPerRequest ?? MAX_KEYS_PER_REQUEST, MAX_KEYS_PER_REQUEST);
+  }
+
+  /** Session keys signed so far (one unless a long fetch outlived one). */
+  get sessionsSigned(): number {
+    return this.#sessionsSigned;
   }
 
   async seal(identity: Uint8Array, dataKey: Uint8Array): Promise<string> {
@@ -192,8 +195,8 @@ export class SealKeyService implements KeyService {
       signer,
       suiClient: this.#options.suiClient as never,
     });
-    this.sessionsSigned += 1;
-    this.#log.debug(`signed a Seal session key (${this.sessionsSigned} so far)`);
+    this.#sessionsSigned += 1;
+    this.#log.debug(`signed a Seal session key (${this.#sessionsSigned} so far)`);
     return this.#session;
   }
 
