@@ -43,8 +43,6 @@ const PATH = /^\/seal\/([1-9][0-9]*)(\/v1\/(?:fetch_key|service))$/;
 export interface DevnetKeyServersOptions {
   /** Key servers (1-based) that are down from now on, all others up; absent: as the state directory says. */
   down?: Iterable<number>;
-  /** The clock certificates are checked against (tests move it). */
-  now?: () => number;
 }
 
 export interface DevnetKeyServers {
@@ -71,7 +69,6 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
   if (options.down !== undefined) setKeyServersDown(dir, options.down);
   const down = { has: (n: number) => keyServersDown(dir).has(n) };
   const served = objectIds.map(() => 0);
-  const now = options.now ?? Date.now;
 
   const registrations = async (url: (n: number) => string) => {
     const { masterPublicKey } = await ibe();
@@ -87,7 +84,7 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
   }
 
   const context = (): KeyRequestContext => ({
-    now: now(),
+    now: Date.now(),
     packageExists: async (id) => engine.object(id)?.type === PACKAGE_TYPE,
     verifyUserSignature: async (message, signature, address) => {
       const { verifyPersonalMessageSignature } = await import('@mysten/sui/verify');

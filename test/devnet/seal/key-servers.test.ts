@@ -216,8 +216,11 @@ for (const factory of worlds) {
     // Marked in the state directory, as another process (a test driving git) would: these servers see it at once.
     setKeyServersDown(dir, [2]);
     try {
+      const answered = [...world.keyServers.served];
       const plain = await client().decrypt({ data: sealed, sessionKey: await session(world, reader), txBytes: await approveTx(world, repo, [id]) });
       assert.equal(plain, data);
+      assert.is(world.keyServers.served[1], answered[1], 'the server that is down answered nothing');
+      assert.ok(world.keyServers.served[0]! + world.keyServers.served[2]! > answered[0]! + answered[2]!);
       await rejects(sealClient(world).decrypt({ data: sealed, sessionKey: await session(world, reader), txBytes: await approveTx(world, repo, [id]) }), TypeError, /fetch failed/);
       world.keyServers.setDown(3, true);
       // The SDK surfaces the transport's error, as with real servers refusing connections.
