@@ -92,6 +92,13 @@ flow('owner, writer and reader push and clone; a stranger lists refs but cannot 
     assert.is.not(deepStranger.code, 0);
     assert.match(deepStranger.stderr, /is private and .* is not one of its readers/);
 
+    // show reads the commits of a pack: a reader's key decrypts it, a stranger is told why not.
+    const shown = await w.ok('.', ['walrus', 'show', url, '2'], { env: reader.env });
+    assert.match(shown, new RegExp(`Commits: 1\\n  ${fromWriter}\\n.*\\n      change more\\.txt`));
+    const showStranger = await w.run('.', ['walrus', 'show', url, '2'], { env: stranger.env });
+    assert.is.not(showStranger.code, 0);
+    assert.match(showStranger.stderr, /is private and .* is not one of its readers/);
+
     const log = await w.ok('.', ['walrus', 'log', url]);
     assert.match(log, /^private repository: packs are encrypted; only these addresses can read them\n/);
     assert.match(log, new RegExp(`Reader: ${reader.address}`));
