@@ -2,14 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { streamLog } from '../../src/core/log.ts';
-import type { CliApp } from '../../src/cli/app.ts';
-import { runCli } from '../../src/cli/index.ts';
 import { gitWorkspace } from '../../src/git/workspace.ts';
-import { MemoryLedger, MemoryBlobStore } from '../support/memory-ports.ts';
+import { MemoryLedger } from '../support/memory-ports.ts';
 import { MemoryKeyService } from '../support/memory-key-service.ts';
+import { runMemoryCli } from '../support/memory-cli.ts';
 import { gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
-import { PackObjectReader } from '../../src/git/pack-reader.ts';
 
 const dir = tempDir('walrus-init-');
 const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: dir.path });
@@ -17,18 +14,8 @@ const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: di
 /** Runs `git walrus <args>` in `cwd` over a memory ledger and the real git workspace there. */
 async function walrus(cwd: string, args: string[], options: { keyServers?: boolean } = {}) {
   const ledger = new MemoryLedger('0xa11ce');
-  const run = { code: -1, stdout: '', stderr: '', ledger };
   const keyService = options.keyServers ? new MemoryKeyService(ledger) : undefined;
-  const app: CliApp = {
-    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), keyService, blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
-    workspace: gitWorkspace({ cwd, env }),
-    stdout: (text) => { run.stdout += text; },
-    stdoutColor: false,
-    log: streamLog((text) => { run.stderr += text; }),
-    stderr: (text) => { run.stderr += text; },
-  };
-  run.code = await runCli(args, app);
-  return run;
+  return { ...(await runMemoryCli({ ledger, keyService }, gitWorkspace({ cwd, env }), args)), ledger };
 }
 
 function repository(name: string, ...initArgs: string[]): string {

@@ -1,10 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { streamLog } from '../../src/core/log.ts';
-import type { CliApp } from '../../src/cli/app.ts';
-import { runCli } from '../../src/cli/index.ts';
-import { PackObjectReader } from '../../src/git/pack-reader.ts';
-import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
+import { MemoryLedger } from '../support/memory-ports.ts';
+import { runMemoryCli } from '../support/memory-cli.ts';
 
 const OWNER = `0x${'a'.repeat(64)}`;
 const WRITER = `0x${'b'.repeat(64)}`;
@@ -14,19 +11,8 @@ async function setup(isPrivate: boolean) {
   const ledger = new MemoryLedger(OWNER);
   const { id } = await ledger.createRepository('app', 'refs/heads/main', { private: isPrivate });
   await ledger.addWriter(id, WRITER);
-  const walrus = async (args: string[]) => {
-    const run = { code: -1, stdout: '', stderr: '' };
-    const app: CliApp = {
-      open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
-      workspace: { isRepository: async () => true, remoteUrl: async (name) => (name === 'origin' ? `walrus://${id}` : null), addRemote: async () => {} },
-      stdout: (text) => { run.stdout += text; },
-      stdoutColor: false,
-      log: streamLog((text) => { run.stderr += text; }),
-      stderr: (text) => { run.stderr += text; },
-    };
-    run.code = await runCli(args, app);
-    return run;
-  };
+  const workspace = { isRepository: async () => true, remoteUrl: async (name: string) => (name === 'origin' ? `walrus://${id}` : null), addRemote: async () => {} };
+  const walrus = (args: string[]) => runMemoryCli({ ledger }, workspace, args);
   return { ledger, id, walrus };
 }
 
