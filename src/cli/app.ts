@@ -1,6 +1,7 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
@@ -30,6 +31,8 @@ export interface CliServices {
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** Seal, for a private repository's packs (`show`, `verify --deep`); absent where the network has no key servers. */
+  keyService?: KeyService;
   /** A scratch object store that packs are read into (`show`, `verify --deep`); closed by the caller. */
   openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */

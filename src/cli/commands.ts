@@ -6,6 +6,7 @@ import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { readersCommand } from './readers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -16,6 +17,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   initCommand,
   whoamiCommand,
   writersCommand,
+  readersCommand,
   protectCommand,
   unprotectCommand,
   logCommand,

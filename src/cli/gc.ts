@@ -22,8 +22,8 @@ export const gcCommand: CommandModule<CliArgs, GcArgs> = {
     const { app } = argv;
     const local = (await app.workspace.localRepository?.()) ?? null;
     if (local === null) throw new UsageError('git walrus gc builds the consolidated pack from a local repository: run it inside a clone of the remote');
-    await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
-      const result = await collectGarbage({ ledger, blobStore, local, log: app.log }, id, app.log.verbosity >= 1);
+    await withRemoteRepository(app, argv, async ({ ledger, blobStore, keyService }, id) => {
+      const result = await collectGarbage({ ledger, blobStore, keyService, local, log: app.log }, id, app.log.verbosity >= 1);
       if (result === null) {
         app.log.info('Nothing to do: the repository has at most one live pack.');
         return;

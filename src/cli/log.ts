@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
+import { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 import { EXPIRY_WARNING_OPTION, warnOfExpiry } from './lifetime.ts';
@@ -14,7 +14,10 @@ interface LogArgs extends CliArgs {
   expiryWarning?: number;
 }
 
-/** `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events. */
+/**
+ * `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events; a private repository's
+ * log first says who may read it.
+ */
 export const logCommand: CommandModule<CliArgs, LogArgs> = {
   command: 'log <remote>',
   describe: 'list every push (who, when, which refs moved, pack, transaction), newest first',
@@ -33,10 +36,16 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
     }
     await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
       await warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning);
-      const pushes = selectPushes(await ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
-      if (argv.json) app.stdout(formatLogJson(id, pushes));
-      else if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
-      else app.stdout(formatLogText(pushes, app.stdoutColor ? ansiStyle : plainStyle));
+      const [info, events] = await Promise.all([ledger.getRepository(id), ledger.listPushes(id)]);
+      const pushes = selectPushes(events, { ref: argv.ref, limit: argv.limit });
+      const style = app.stdoutColor ? ansiStyle : plainStyle;
+      if (argv.json) {
+        app.stdout(formatLogJson(id, pushes, info));
+        return;
+      }
+      app.stdout(formatAccessText(info, style));
+      if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
+      else app.stdout(formatLogText(pushes, style));
     });
   },
 };

@@ -34,7 +34,7 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
     const { app } = argv;
     const problems = await withRemoteRepository(app, argv, async (services, id) => {
       const report = await verifyRepository(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },
         id,
         { deep: argv.deep, expiryWarningEpochs: await expiryWarningEpochs(app, argv.expiryWarning) },
       );

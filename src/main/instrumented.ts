@@ -15,12 +15,14 @@ export interface PortStats {
   bytesWritten: number;
   chainReads: number;
   transactions: number;
+  /** HTTP requests to Seal key servers (private repositories only). */
+  keyServerRequests: number;
   /** Peak resident set size of this process, KiB (reported at exit). */
   maxRssKb?: number;
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes'] as const;
-export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
+export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'addReader', 'removeReader', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
 
 export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];
 
@@ -57,7 +59,7 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
 }
 
 export function newStats(): PortStats {
-  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0 };
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0 };
 }
 
 /** Appends the stats of this process as one JSON line. */

@@ -24,3 +24,14 @@ export class ObjectFormatMismatchError extends WalrusGitError {
     super('OBJECT_FORMAT_MISMATCH', `the remote repository uses ${remote} object ids but this repository uses ${local}`, { remote, local });
   }
 }
+
+/** A private repository on a network whose configuration names no Seal key servers: its packs cannot be sealed or opened. */
+export class NoKeyServersError extends WalrusGitError {
+  constructor(repository: string) {
+    super(
+      'NO_KEY_SERVERS',
+      `repository ${repository} is private, but this network has no Seal key servers configured; name them in the network configuration (README: Private repositories)`,
+      { repository },
+    );
+  }
+}

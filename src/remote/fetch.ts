@@ -2,17 +2,22 @@ import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Log } from '../core/log.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
+import type { PackDecryptor } from '../core/pack-cipher.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError } from './errors.ts';
 import type { IncomingPack, LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
+import { PackKeys } from './sealed-packs.ts';
 
 export interface FetchDeps {
   ledger: Ledger;
   blobStore: BlobStore;
   local: LocalRepository;
   log: Log;
+  /** Opens the data keys of a private repository's packs (never used for a public one). */
+  keyService?: KeyService;
 }
 
 /** Chunk downloads in flight at most: small chunks (incremental pushes) are latency-bound, so several go at once. */
@@ -39,7 +44,7 @@ export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted
   // Connected when every pack this fetch applied was index-pack-checked for links (and it applied one at least).
   let applied = 0;
   const keeps: string[] = [];
-  const apply = async (first: number) => { applied += await applyPacks(deps, repositoryId, first, progress, checkLinks, keeps); };
+  const apply = async (first: number) => { applied += await applyPacks(deps, info, first, progress, checkLinks, keeps); };
   const outcome = async (): Promise<FetchOutcome> => {
     // git uses the lock of a fetch that brought exactly one pack to skip walking that pack's objects; other kept packs
     // are released at once.
@@ -92,12 +97,21 @@ export function firstPackToApply(applied: number, liveFrom: number): number {
 /** Above this many packs to apply, a fetch suggests `git walrus gc`. */
 export const GC_HINT_PACKS = 50;
 
-/** Applies the packs from `from` on, in push order; returns how many. */
-async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, progress: boolean, checkLinks: boolean, keeps: string[]): Promise<number> {
+/**
+ * Applies packs `from`… in push order, each streamed into `index-pack` in quarantine and moved in only once its
+ * sha256 matched the chain (and, for a private repository, every frame decrypted and authenticated on the way:
+ * src/core/pack-cipher.ts); returns how many. `info` is the repository as read with the pack count, whose membership
+ * a private repository's key check uses.
+ */
+async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[]): Promise<number> {
   const { ledger, blobStore, local, log } = deps;
+  const repositoryId = info.id;
   const packs = await ledger.listPacks(repositoryId, from);
   if (packs.length === 0) return 0;
   if (packs.length > GC_HINT_PACKS) log.info(`hint: applying ${packs.length} packs, one per push; 'git walrus gc <remote>' consolidates them into one for the next clone`);
+  // Before any download: a user who may not read is told so, and the first keys are in hand.
+  const keys = await PackKeys.of(deps, info, packs, from);
+  let decryptor = keys === null ? null : await keys.decryptor(0);
   const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId, size: chunkSizeBound(pack) })));
   const total = packs.reduce((sum, pack) => sum + pack.size, 0);
   const started = Date.now();
@@ -105,7 +119,12 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
   let pack = -1;
   let staged: IncomingPack | null = null;
   let hash = createHash('sha256');
+  const write = async (chunk: Uint8Array, into: PackDecryptor | null) => {
+    if (into === null) return staged!.write(chunk);
+    for (const frame of into.update(chunk)) await staged!.write(frame);
+  };
   const finish = async (index: number, entry: PackEntry) => {
+    if (decryptor !== null) await staged!.write(decryptor.end());
     const actual = hash.digest('hex');
     if (actual !== entry.sha256.toLowerCase()) {
       await staged!.discard();
@@ -119,13 +138,16 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
     const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId), index: c.pack });
     for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
       if (index !== pack) {
-        if (pack >= 0) await finish(pack, packs[pack]);
+        if (pack >= 0) {
+          await finish(pack, packs[pack]);
+          if (keys !== null) decryptor = await keys.decryptor(index);
+        }
         pack = index;
         staged = await local.receivePack(progress && log.verbosity >= 2, checkLinks);
         hash = createHash('sha256');
       }
       hash.update(chunk);
-      await staged!.write(chunk);
+      await write(chunk, decryptor);
       received += chunk.byteLength;
       if (progress) log.progress(`Receiving packs: ${percent(received, total)} (${pack + 1}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}`);
     }

@@ -1,6 +1,7 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import { fetchObjects } from './fetch.ts';
 import type { LocalRepository } from './local-repository.ts';
@@ -11,6 +12,8 @@ export interface GcDeps {
   blobStore: BlobStore;
   local: LocalRepository;
   log: Log;
+  /** A private repository's consolidated pack is encrypted and its key sealed like any pushed pack's. */
+  keyService?: KeyService;
 }
 
 export interface GcResult {
@@ -53,7 +56,7 @@ export async function collectGarbage(deps: GcDeps, repositoryId: string, progres
     const refs = await ledger.listRefs(repositoryId);
     const tips = [...new Set(refs.values())];
     await fetchObjects(deps, repositoryId, tips, progress, info);
-    const pack = tips.length === 0 ? null : await uploadPack(deps, tips, [], progress);
+    const pack = tips.length === 0 ? null : await uploadPack(deps, tips, [], progress, info.private ? repositoryId : null);
     await deps.blobStore.release?.();
     if (pack === null) return null;
     const now = await ledger.getRepository(repositoryId);

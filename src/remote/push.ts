@@ -6,20 +6,24 @@ import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedR
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
 import type { PushRequest } from '../protocol/session.ts';
-import { ObjectFormatMismatchError } from './errors.ts';
+import { NoKeyServersError, ObjectFormatMismatchError } from './errors.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
+import { encryptingSpool, newPackSealing } from './sealed-packs.ts';
 
 export interface PushDeps {
   ledger: Ledger;
   blobStore: BlobStore;
   local: LocalRepository;
   log: Log;
+  /** Seals the data key of each pack pushed to a private repository (never used for a public one). */
+  keyService?: KeyService;
 }
 
 export interface PushSettings {
@@ -80,7 +84,7 @@ export async function pushRefs(
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress);
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null);
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
     const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
@@ -175,21 +179,32 @@ function resultOf(decision: RefDecision): PushResult {
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
  * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
  * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
- * empty pack (every object is already on the remote): no blob.
+ * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
+ * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
+ * the stored ciphertext, and the entry carries the sealed data key.
  */
-export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log'>, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
+export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>, include: string[], exclude: string[], progress: boolean, privateTo: string | null): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
   let size = 0;
   const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
-  const pack = await local.packObjects(include, exclude, progress);
+  const spooled = await local.packObjects(include, exclude, progress);
+  let pack = spooled;
+  let sealedKey: string | undefined;
   try {
+    const header = new Uint8Array(12);
+    if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
+    if (privateTo !== null) {
+      if (deps.keyService === undefined) throw new NoKeyServersError(privateTo);
+      const sealing = await newPackSealing(deps.keyService, privateTo);
+      sealedKey = sealing.sealedKey;
+      pack = encryptingSpool(spooled, sealing.encryptor);
+    }
     const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
     for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
       const chunk = buffer.subarray(0, length);
-      if (size === 0 && packObjectCount(chunk) === 0) return null;
       size += length;
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
@@ -204,10 +219,12 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
   log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
-  return { chunks, size, sha256: hash.digest('hex') };
+  const entry: PackEntry = { chunks, size, sha256: hash.digest('hex') };
+  if (sealedKey !== undefined) entry.sealedKey = sealedKey;
+  return entry;
 }
 
 /** The object count of a pack, from its 12-byte header ("PACK", version, count). */
-function packObjectCount(firstChunk: Uint8Array): number {
-  return new DataView(firstChunk.buffer, firstChunk.byteOffset, firstChunk.byteLength).getUint32(8);
+function packObjectCount(header: Uint8Array): number {
+  return new DataView(header.buffer, header.byteOffset, header.byteLength).getUint32(8);
 }

@@ -8,7 +8,7 @@ import { CorruptPackError } from '../../src/remote/errors.ts';
 import { chunkSizeBound, fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget, tempDir, withFixture } from '../support/git-fixture.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };
@@ -16,12 +16,7 @@ const settings = { atomic: false, dryRun: false, progress: false, leases: new Ma
 async function setup(maxBlobSize?: number) {
   const dir = tempDir('fetch-test-');
   const env = hermeticGitEnv(dir.path);
-  const source = join(dir.path, 'source');
-  const target = join(dir.path, 'target');
-  mkdirSync(source);
-  mkdirSync(target);
-  initRepo(source, env);
-  initRepo(target, env);
+  const { source, target } = sourceAndTarget(dir.path, env);
   const ledger = new MemoryLedger(OWNER);
   const blobStore = new MemoryBlobStore(maxBlobSize);
   const { id } = await ledger.createRepository('app');

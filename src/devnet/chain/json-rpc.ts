@@ -3,7 +3,7 @@ import { parseTransactionEffectsBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { fromBase64, toBase64, toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
-import { coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
+import { PACKAGE_TYPE, coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
 import { fieldTypes, dynamicFieldName } from './core-client.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
 import { TransactionRejectedError, ChainNotFoundError } from './errors.ts';
@@ -190,8 +190,12 @@ function objectData(object: ChainObject, options: ObjectOptions) {
     owner: options.showOwner ? ownerJson(object.owner) : undefined,
     previousTransaction: options.showPreviousTransaction ? object.previousTransaction : undefined,
     storageRebate: options.showStorageRebate ? object.storageRebate.toString() : undefined,
-    bcs: options.showBcs ? { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, version: Number(object.version), bcsBytes: toBase64(object.contents) } : undefined,
-    content: options.showContent ? { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, fields: {} } : undefined,
+    bcs: !options.showBcs ? undefined : object.type === PACKAGE_TYPE
+      ? { dataType: 'package', id: object.id, version: Number(object.version), moduleMap: {}, typeOriginTable: [], linkageTable: {} }
+      : { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, version: Number(object.version), bcsBytes: toBase64(object.contents) },
+    content: !options.showContent ? undefined : object.type === PACKAGE_TYPE
+      ? { dataType: 'package', disassembled: {} }
+      : { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, fields: {} },
     display: options.showDisplay ? { data: null, error: null } : undefined,
   };
 }

@@ -4,12 +4,17 @@
  * 2. every live pack is served by Walrus under its blob ids, with the recorded size and sha256;
  * 3. with `deep`, the packs applied in push order hold every commit any ref ever pointed to, with its whole history;
  *    and every history rewrite (forced update, deletion) is listed.
+ * A private repository's packs are checked as stored (ciphertext), which anyone can do; `deep` decrypts them, which
+ * only its readers can (anyone else is told so before any pack is read).
  */
 import type { Log } from '../../core/log.ts';
 import { mapOrdered } from '../../core/ordered-parallel.ts';
 import { InternalError, UsageError } from '../../core/errors.ts';
+import { PackDecryptionError } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
+import type { KeyService } from '../../ports/key-service.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
+import { PackKeys } from '../sealed-packs.ts';
 import type { Finding } from './finding.ts';
 import { findRewrites, type HistoryRewrite } from './rewrites.ts';
 import { verifyPushLog } from './verify-log.ts';
@@ -34,6 +39,8 @@ export interface VerifyDeps {
   blobIdOf: BlobIdOf;
   /** Opens an empty object store; needed for `deep`. */
   openPackObjects?: () => Promise<PackObjects>;
+  /** Opens a private repository's pack keys, for `deep` (what anyone can check needs no key). */
+  keyService?: KeyService;
   log: Log;
 }
 
@@ -63,6 +70,8 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
   log.progress(`reading chain state: ${events.length} push events, ${refs.size} refs, ${packs.length} live packs`, true);
 
+  // Only readers get past this for a private repository's history; checking storage needs no key.
+  const keys = deep ? await PackKeys.of({ ledger, keyService: deps.keyService }, repository, packs, repository.liveFrom) : null;
   const replay = verifyPushLog(repository, events);
   const findings = [...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
   const report: VerifyReport = {
@@ -94,10 +103,12 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       // Only intact packs go into the object store: what is missing because of a bad pack then shows as missing.
       if (objects !== null && check.bytes !== null && check.findings.length === 0) {
         try {
-          await objects.addPack(check.bytes, packLabel(place));
+          const bytes = keys === null ? check.bytes : await keys.decryptAll(place.index - repository.liveFrom, check.bytes);
+          await objects.addPack(bytes, packLabel(place));
         } catch (error) {
-          if ((error as { code?: unknown }).code !== 'PACK_UNREADABLE') throw error;
-          findings.push({ code: 'PACK_UNREADABLE', seq: place.seq, message: (error as Error).message });
+          const code = (error as { code?: unknown }).code;
+          if (code !== 'PACK_UNREADABLE' && !(error instanceof PackDecryptionError)) throw error;
+          findings.push({ code: code as 'PACK_UNREADABLE' | 'PACK_DECRYPTION_FAILED', seq: place.seq, message: (error as Error).message });
         }
       }
     }
