@@ -4,7 +4,8 @@
  * - contracts/tests/scenarios_tests.move from contracts/tests/scenarios.json (one test per scenario);
  * - contracts/tests/push_log_vectors_tests.move from contracts/tests/push_log_vectors.json (golden record bytes and
  *   log heads);
- * - contracts/tests/name_vectors_tests.move from contracts/tests/name_vectors.json (repository and ref name rules).
+ * - contracts/tests/name_vectors_tests.move from contracts/tests/name_vectors.json (repository and ref name rules);
+ * - contracts/tests/market_scenarios_tests.move from contracts/tests/market_scenarios.json (scripts/market-move-tests.ts).
  * `node scripts/gen-move-tests.ts` writes them; scripts/check-move.ts fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { toHex } from '@mysten/bcs';
 import type { PackEntryValue } from '../src/contract/bcs.ts';
 import { parseScenarios } from '../src/contract/scenarios.ts';
 import { pushRecordOfJson } from '../src/contract/push-log-vectors.ts';
+import { parseMarketScenarios } from '../src/contract/market-scenarios.ts';
+import { renderMarketScenarioTests } from './market-move-tests.ts';
 import type { PushLogVectors } from '../src/contract/push-log-vectors.ts';
 import type { ExpectedState, KeyId, ScenarioFile, Step } from '../src/contract/scenarios.ts';
 
@@ -246,6 +249,10 @@ export function generatedFiles(root: string): { path: string; content: string }[
     { path: join(tests, 'name_vectors_tests.move'), content: renderNameTests(names) },
     { path: join(tests, 'scenarios_tests.move'), content: renderScenarioTests(scenarios) },
     { path: join(tests, 'push_log_vectors_tests.move'), content: renderVectorTests(vectors) },
+    {
+      path: join(tests, 'market_scenarios_tests.move'),
+      content: renderMarketScenarioTests(parseMarketScenarios(JSON.parse(readFileSync(join(tests, 'market_scenarios.json'), 'utf8')))),
+    },
   ];
 }
 

@@ -3,6 +3,7 @@ import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
 import type { LocalRepository } from '../remote/local-repository.ts';
@@ -37,6 +38,8 @@ export interface CliServices {
   openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
   networkName: string;
+  /** The network's compute market (throws where none is known); absent in apps that offer none. */
+  market?(): Promise<MarketLedger>;
   close(): Promise<void>;
 }
 

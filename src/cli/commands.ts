@@ -1,11 +1,15 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
+import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
 import { gcCommand } from './gc.ts';
 import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
+import { leaseCommand } from './lease.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
+import { providerCommand } from './provider.ts';
+import { providersCommand } from './providers.ts';
 import { readersCommand } from './readers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
@@ -26,4 +30,8 @@ export const commands: CommandModule<CliArgs, any>[] = [
   gcCommand,
   extendCommand,
   devnetCommand,
+  providerCommand,
+  providersCommand,
+  leaseCommand,
+  deploymentsCommand,
 ];

@@ -8,6 +8,8 @@ import type { SealConfig } from './networks.ts';
 export interface DevnetInfo {
   packageId: string;
   registryId: string;
+  /** The compute market's Market object (servers that predate the market have none). */
+  marketId?: string;
   numShards: number;
   suiRpcUrl: string;
   /** Base URL of its Sui gRPC API (gRPC-web); absent on a server that speaks only JSON-RPC. */
@@ -58,6 +60,7 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     ...(typeof body.suiGrpcUrl === 'string' ? { suiGrpcUrl: absolute(body.suiGrpcUrl) } : {}),
     ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
     ...(body.seal === undefined ? {} : { seal: sealInfo(devnetUrl, body.seal) }),
+    ...(typeof body.marketId === 'string' ? { marketId: body.marketId } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ export type Env = Record<string, string | undefined>;
 export interface NetworkSettings {
   packageId?: string;
   registryId?: string;
+  /** The compute market's Market object. */
+  marketId?: string;
   suiUrl?: string;
   publisherUrl?: string;
   aggregatorUrl?: string;

@@ -25,6 +25,8 @@ export interface NetworkConfig {
   walrus: WalrusEndpoint;
   packageId?: string;
   registryId?: string;
+  /** The compute market's shared Market object (GIT_WALRUS_MARKET_ID / walrus.marketId / config "marketId"). */
+  marketId?: string;
   faucetUrl?: string;
   /** The network's Seal key servers and threshold, for private repositories; absent where none are configured. */
   seal?: SealConfig;
@@ -141,6 +143,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, storageNodeUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,
+      ...(info.marketId ? { marketId: info.marketId } : {}),
       faucetUrl: info.faucetUrl,
       storageEpochs,
       ...(info.seal === undefined ? {} : { seal: info.seal }),
@@ -162,6 +165,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     walrus,
     packageId: setting('packageId', 'GIT_WALRUS_PACKAGE_ID') ?? PUBLISHED_PACKAGES[name].packageId,
     registryId: setting('registryId', 'GIT_WALRUS_REGISTRY_ID') ?? PUBLISHED_PACKAGES[name].registryId,
+    marketId: setting('marketId', 'GIT_WALRUS_MARKET_ID'),
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
     ...sealSetting(setting('sealKeyServers', 'GIT_WALRUS_SEAL_KEY_SERVERS'), setting('sealThreshold', 'GIT_WALRUS_SEAL_THRESHOLD')),

@@ -27,6 +27,7 @@ import {
 import type { ClockValue, PackEntryValue, RegistryValue, RepositoryValue } from './bcs.ts';
 import type { MoveContext } from './context.ts';
 import * as model from './model.ts';
+import { MARKET_MODULES, marketFunctions, marketStructs } from './market-abi.ts';
 
 /** An object a call created and shared (`transfer::share_object`). */
 export interface NewSharedObject {
@@ -166,6 +167,7 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
       returns: [{ chunks: 'vector<u256>', size: 'u64', sha256: 'vector<u8>', sealed_key: '0x1::option::Option<vector<u8>>' }[field]],
       run: (_ctx, [p]) => done((p as PackEntryValue)[field]),
     })),
+    ...marketFunctions(pkg),
   ];
 }
 
@@ -181,7 +183,7 @@ export function initPackage(ctx: MoveContext): CallResult {
 }
 
 /** Modules of the package (for `getNormalizedMoveModulesByPackage` and type checks). */
-export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository'] as const;
+export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository', ...MARKET_MODULES] as const;
 
 /** Every struct type the package defines, `<pkg>::module::Name`. */
 export function contractStructs(pkg: string): string[] {
@@ -194,5 +196,5 @@ export function contractStructs(pkg: string): string[] {
     'push_log::PushRecord',
     ...Object.keys(Events).map((e) => `events::${e}`),
   ];
-  return names.map((n) => `${pkg}::${n}`);
+  return [...names.map((n) => `${pkg}::${n}`), ...marketStructs(pkg)];
 }

@@ -89,14 +89,14 @@ export function abortName(code: number): AbortName | undefined {
  * A Move abort raised by the contract model (the chain engine turns it into a failed transaction with
  * `MoveAbort(location, code)`). `module` is the module name inside our package (e.g. `repository`).
  */
-export class MoveAbort extends WalrusGitError {
+export class MoveAbort<Name extends string = AbortName> extends WalrusGitError {
   readonly module: string;
   readonly functionName: string;
   readonly abortCode: number;
-  readonly abortName: AbortName;
+  readonly abortName: Name;
 
-  constructor(module: string, functionName: string, name: AbortName) {
-    const code = AbortCode[name];
+  /** `code`: the constant's number in `module` (the repository's table by default; other modules pass their own). */
+  constructor(module: string, functionName: string, name: Name, code: number = AbortCode[name as unknown as AbortName]) {
     super('MOVE_ABORT', `${module}::${functionName} aborted with ${name} (${code})`, { module, functionName, abortCode: code, abortName: name });
     this.module = module;
     this.functionName = functionName;

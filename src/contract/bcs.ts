@@ -49,6 +49,10 @@ export function VecSet<T>(element: BcsType<T, T>) {
 }
 /** `0x2::clock::Clock` (shared at 0x6). */
 export const Clock = bcs.struct('Clock', { id: UID, timestamp_ms: U64 });
+/** `0x2::balance::Balance<T>`. */
+export const Balance = bcs.struct('Balance', { value: U64 });
+/** `0x2::coin::Coin<T>` (the market takes `Coin<SUI>` by value). */
+export const Coin = bcs.struct('Coin', { id: UID, balance: Balance });
 
 /**
  * `walrus_git::pack::PackEntry`: the Walrus blob ids of a pack's chunks, its size and sha256, and for a private
@@ -257,6 +261,8 @@ export function layoutOf(pkg: string, type: string): BcsType<any, any> | undefin
   if (sameAddress(address, '0x2')) {
     if (path === 'object::ID' || path === 'object::UID') return ID;
     if (path === 'clock::Clock') return Clock;
+    if (path === 'coin::Coin' && args.length === 1) return Coin;
+    if (path === 'balance::Balance' && args.length === 1) return Balance;
     return undefined;
   }
   if (!sameAddress(address, pkg) || args.length > 0) return undefined;

@@ -14,6 +14,12 @@ export interface MoveContext {
   /** Emits an event; `type` is module-qualified (`events::Pushed`), the engine prefixes the package id. */
   emit(type: string, bcs: Uint8Array): void;
   readonly tables: TableStore;
+  /**
+   * Sends a new object to an address (`transfer::public_transfer`): `type` is the full type tag (a coin's
+   * `0x2::coin::Coin<0x2::sui::SUI>`, or module-qualified like `market::ProviderCap` for ours, which the engine
+   * prefixes with the package id), `bcs` its contents (starting with its UID).
+   */
+  transfer(type: string, bcs: Uint8Array, recipient: string): void;
 }
 
 /** `sui::table` entries: BCS key → BCS value, per table id. */

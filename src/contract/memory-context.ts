@@ -55,11 +55,19 @@ export class MemoryTables implements TableStore {
   }
 }
 
+/** An object a call sent to an address (`transfer::public_transfer`). */
+export interface TransferredObject {
+  type: string;
+  bcs: Uint8Array;
+  recipient: string;
+}
+
 /** One in-memory "chain": shared tables, an event log, and a MoveContext per call. */
 export class MemoryChain {
   readonly packageId: string;
   readonly tables = new MemoryTables();
   readonly events: EmittedEvent[] = [];
+  readonly transfers: TransferredObject[] = [];
   #nextId = 0x100;
 
   constructor(packageId = `0x${'0'.repeat(61)}abc`) {
@@ -76,6 +84,9 @@ export class MemoryChain {
         this.events.push({ type, bcs });
       },
       tables: this.tables,
+      transfer: (type, bcs, recipient) => {
+        this.transfers.push({ type, bcs, recipient });
+      },
     };
   }
 }

@@ -25,6 +25,8 @@ export interface LocalNetwork {
   keyServers: DevnetKeyServers;
   packageId: string;
   registryId: string;
+  /** The compute market's shared Market object. */
+  marketId: string;
   /** Sends the faucet's amount of SUI to `address` (a real faucet transaction on the devnet chain). */
   faucet(address: string): Promise<void>;
   close(): Promise<void>;
@@ -51,6 +53,7 @@ export async function openLocalNetwork(dir: string, options: LocalNetworkOptions
     keyServers,
     packageId: engine.genesis.packageId,
     registryId: engine.genesis.registryId,
+    marketId: engine.genesis.marketId!,
     faucet: async (address) => {
       await engine.faucet(address);
     },

@@ -40,6 +40,8 @@ export interface DevnetServer {
   registryId: string;
   /** The Seal key servers (tests take some down with `setDown`). */
   keyServers: DevnetKeyServers;
+  /** The compute market's shared Market object. */
+  marketId: string;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
   const { packageId, registryId } = engine.genesis;
+  const marketId = engine.genesis.marketId!;
 
   const handle = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
@@ -57,7 +60,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
     if (pathname === '/' && request.method === 'POST') return rpc(request);
     if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL });
+      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL });
     }
     if (pathname.startsWith('/seal/')) return keyServers.handle(request);
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
@@ -86,6 +89,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
     packageId,
     registryId,
     keyServers,
+    marketId,
     close: () => new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();

@@ -20,6 +20,7 @@ const app: CliApp = {
       blobIdOf: opened.blobIdOf,
       openPackObjects: () => PackObjectReader.open(),
       networkName: opened.name,
+      market: opened.market,
       close: opened.close,
     };
   },

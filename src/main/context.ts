@@ -11,6 +11,7 @@ import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { MarketLedger } from '../ports/market.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
@@ -31,6 +32,8 @@ export interface OpenedNetwork {
   keyService?: KeyService;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
+  market(): Promise<MarketLedger>;
   close(): Promise<void>;
 }
 
@@ -65,19 +68,26 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
-  let ledger: Ledger = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
+  const base = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
+  let ledger: Ledger = base;
   let store: BlobStore = blobStore;
-  if (faucet) {
-    // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
-    let funded: Promise<void> | null = null;
-    const base = ledger;
-    const fund = async () => {
+  // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
+  let funded: Promise<void> | null = null;
+  const fund = faucet
+    ? () => (funded ??= (async () => {
       const address = await base.signerAddress();
       const { balance } = await client.core.getBalance({ owner: address });
       if (BigInt(balance.balance) < LOCAL_MIN_GAS) await faucet(address);
-    };
-    ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? (funded ??= fund()) : undefined));
-  }
+    })())
+    : undefined;
+  if (fund) ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? fund() : undefined));
+  const marketId = contract?.marketId ?? config.marketId;
+  const market = async (): Promise<MarketLedger> => {
+    const { SuiMarket } = await import('../sui/market.ts');
+    const { MarketNotPublishedError } = await import('../sui/market-errors.ts');
+    if (marketId === undefined) throw new MarketNotPublishedError(config.name);
+    return new SuiMarket({ client, ledger: base, packageId, marketId, ...(fund ? { beforeWrite: fund } : {}) });
+  };
   const fault = faultOf(env.GIT_WALRUS_FAULT);
   if (fault) ({ ledger, blobStore: store } = faultyPorts(ledger, store, fault));
   const statsFile = env.GIT_WALRUS_STATS;
@@ -98,6 +108,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobStore: store,
     keyService,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
+    market,
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();
@@ -111,7 +122,7 @@ interface Adapters {
   close(): Promise<void>;
   /** Sends gas to an address, where the network is ours and comes with a faucet (`local`, `devnet`). */
   faucet: ((address: string) => Promise<void>) | null;
-  contract?: { packageId: string; registryId: string };
+  contract?: { packageId: string; registryId: string; marketId?: string };
   numShards: number;
   /** How Seal key-server requests travel, where not over the network (the embedded network serves them in process). */
   keyServerFetch?: typeof fetch;
@@ -128,7 +139,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, storageNodeUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
       close: () => local.close(),
       faucet: (address) => local.faucet(address),
-      contract: { packageId: local.packageId, registryId: local.registryId },
+      contract: { packageId: local.packageId, registryId: local.registryId, marketId: local.marketId },
       numShards: local.numShards,
       keyServerFetch: local.keyServerFetch,
     };

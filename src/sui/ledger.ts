@@ -54,7 +54,14 @@ export interface SuiLedgerOptions {
 }
 
 /** What a failed call was about, to name it in the typed error. */
-interface Subject { what: string; refs?: string[]; names?: string[]; subject?: string; repositoryId?: string; name?: string }
+interface Subject {
+  what: string; refs?: string[]; names?: string[]; subject?: string; repositoryId?: string; name?: string;
+  /** Typed errors for aborts of another module of the package (the market); undefined leaves the default. */
+  onAbort?: (abort: ModuleAbort) => Error | undefined;
+}
+
+/** A Move abort of our package, as `submit` callers see it. */
+export interface ModuleAbort { module: string; functionName: string; code: number; digest: string | null }
 
 const PAGE = 50;
 const CLOCK = '0x6';
@@ -253,6 +260,15 @@ export class SuiLedger implements Ledger {
     return { digest: result.digest };
   }
 
+  /**
+   * Signs and executes one transaction for another module of the package (the market), with this ledger's signer,
+   * gas lock and retries: `compose` fills it, `onAbort` turns that module's aborts into typed errors (anything else
+   * becomes TransactionFailedError, InsufficientGasError…). Resolves when the transaction is final.
+   */
+  submit(compose: (tx: Transaction) => void, what: string, onAbort: (abort: ModuleAbort) => Error | undefined) {
+    return this.#execute(compose, { what, onAbort });
+  }
+
   async #ownerCall(id: string, fn: string, argument: (tx: Transaction) => ReturnType<Transaction['pure']['string']>, subject: Subject): Promise<TxReceipt> {
     const result = await this.#execute((tx) => {
       tx.moveCall({ target: this.#target(fn), arguments: [tx.object(id), argument(tx)] });
@@ -335,7 +351,12 @@ export class SuiLedger implements Ledger {
   /** `address`: the signer's, for the errors that name who was refused. */
   async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject, address: string): Promise<Error> {
     const location = error.MoveAbort?.location;
-    const name = error.$kind === 'MoveAbort' && location?.package && normalizeSuiAddress(location.package) === this.#packageId ? abortName(Number(error.MoveAbort!.abortCode)) : undefined;
+    const ours = error.$kind === 'MoveAbort' && location?.package !== undefined && normalizeSuiAddress(location.package) === this.#packageId;
+    if (ours && subject.onAbort) {
+      const mapped = subject.onAbort({ module: location!.module ?? '', functionName: location!.functionName ?? '', code: Number(error.MoveAbort!.abortCode), digest });
+      if (mapped) return mapped;
+    }
+    const name = ours && location!.module !== 'market' ? abortName(Number(error.MoveAbort!.abortCode)) : undefined;
     if (!name) {
       if (/InsufficientGas/.test(error.message)) return new InsufficientGasError(address, error.message);
       return new TransactionFailedError(subject.what, error.message, { digest, kind: error.$kind });

@@ -5,6 +5,7 @@ import { CONTRACT_MODULES, contractFunctions, contractStructs, findContractFunct
 import { Clock, Events, PackEntry, PushRecord, RefUpdate, Registry, RegistryKey, Repository, layoutOf } from '../../src/contract/bcs.ts';
 import { MemoryChain } from '../../src/contract/memory-context.ts';
 import { MoveAbort } from '../../src/contract/abort-codes.ts';
+import { marketStructLayouts } from '../../src/contract/market-bcs.ts';
 
 const PKG = `0x${'0'.repeat(60)}beef`;
 const source = (module: string) => readFileSync(new URL(`../../contracts/sources/${module}.move`, import.meta.url), 'utf8');
@@ -42,7 +43,7 @@ const abi = suite('contractFunctions');
 
 abi('lists every public and entry function of the Move modules, with its index in declaration order', () => {
   const functions = contractFunctions(PKG);
-  for (const module of ['repository', 'pack']) {
+  for (const module of ['repository', 'pack', 'market']) {
     const declared = moveFunctions(module);
     const listed = functions.filter((f) => f.module === module);
     const callable = declared.map((f, index) => ({ ...f, index })).filter((f) => f.visibility === 'public' || f.entry);
@@ -146,6 +147,7 @@ structs('names every struct the Move sources declare, and bcs.ts mirrors their f
     'push_log::RefUpdate': RefUpdate,
     'push_log::PushRecord': PushRecord,
     ...Object.fromEntries(Object.entries(Events).map(([k, v]) => [`events::${k}`, v])),
+    ...marketStructLayouts(),
   };
   for (const [path, layout] of Object.entries(layouts)) {
     const [module, struct] = path.split('::') as [string, string];

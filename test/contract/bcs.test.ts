@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bcs, toHex } from '@mysten/bcs';
-import { PackEntry, Repository, eventType, layoutOf, normalizeAddress, packEntryType, repositoryType } from '../../src/contract/bcs.ts';
+import { Coin, PackEntry, Repository, eventType, layoutOf, normalizeAddress, packEntryType, repositoryType } from '../../src/contract/bcs.ts';
 
 const PKG = `0x${'0'.repeat(60)}cafe`;
 
@@ -67,7 +67,8 @@ layout('knows our structs under the package id only', () => {
   assert.is(layoutOf(PKG, repositoryType(PKG)), Repository);
   assert.ok(layoutOf(PKG, eventType(PKG, 'Pushed')));
   assert.is(layoutOf(PKG, '0x99::repository::PackEntry'), undefined);
-  assert.is(layoutOf(PKG, '0x2::coin::Coin<0x2::sui::SUI>'), undefined);
+  assert.is(layoutOf(PKG, '0x2::coin::Coin<0x2::sui::SUI>'), Coin);
+  assert.is(layoutOf(PKG, '0x2::bag::Bag'), undefined);
 });
 
 layout.run();

@@ -14,6 +14,8 @@ export interface Front {
   client: ClientWithCoreApi;
   packageId: string;
   registryId: string;
+  marketId: string;
+  /** The state directory; the chain is in `<dir>/chain`. */
   dir: string;
   faucet(address: string): Promise<void>;
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export const inProcess: FrontFactory = {
     const dir = tempDir();
     const network = await openLocalNetwork(dir);
     return {
-      name: 'in-process', client: network.client, packageId: network.packageId, registryId: network.registryId, dir,
+      name: 'in-process', client: network.client, packageId: network.packageId, registryId: network.registryId, marketId: network.marketId, dir,
       faucet: network.faucet,
       close: async () => { await network.close(); rmSync(dir, { recursive: true, force: true }); },
     };
@@ -47,7 +49,7 @@ function serverFront(name: string, connect: (url: string) => ClientWithCoreApi):
       return {
         name,
         client: connect(server.suiRpcUrl),
-        packageId: server.packageId, registryId: server.registryId, dir,
+        packageId: server.packageId, registryId: server.registryId, marketId: server.marketId, dir,
         faucet: async (recipient) => { await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient }); },
         close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); },
       };

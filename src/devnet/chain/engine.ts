@@ -12,9 +12,10 @@ import {
 } from './objects.ts';
 import { executeTransaction, type ExecutionResult } from './executor.ts';
 import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
-import { walrusGitPackage, initWalrusGitPackage } from './walrus-git-package.ts';
+import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
 import { ChainNotFoundError } from './errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, MIST_PER_SUI, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
 
@@ -27,6 +28,8 @@ import { normalizeType } from './move-types.ts';
 const GENESIS_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet genesis')));
 /** `previousTransaction` of an object the network updated outside a user transaction. */
 const SYSTEM_UPDATE_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet system update')));
+/** Digest of the (virtual) transaction that runs the `market` module's `init`, after genesis on every devnet. */
+const MARKET_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet market')));
 /** Where our package is published on every devnet. */
 export const DEVNET_PACKAGE_ID = deriveObjectId(GENESIS_DIGEST, 0);
 const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
@@ -81,6 +84,17 @@ export class ChainEngine {
       // The ids, also for people and tools that look into the directory (the log stays the source of truth).
       if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
     }
+    // The market module came after the first devnets: a chain without it gets it now, as a package upgrade would.
+    if (!engine.genesis.marketId) {
+      const faucet = await engine.faucetAddress();
+      const published = await engine.store.transact(async () => {
+        const genesis = engine.store.requireGenesis();
+        if (genesis.marketId) return { commit: null, result: false };
+        const { writes, marketId, adminCapId } = marketGenesis(faucet);
+        return { commit: { genesis: { ...genesis, marketId, adminCapId }, writes, deletes: [] }, result: true };
+      });
+      if (published) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
+    }
     // Our package as an object at version 1 (Seal's SDK reads it to check it names a first version); also on chains
     // created before packages were objects.
     await engine.putSystemObjects([{ id: engine.genesis.packageId, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() }]);
@@ -117,8 +131,8 @@ export class ChainEngine {
   }
 
   async #publicGenesis() {
-    const { chainId, packageId, registryId, timestampMs } = this.genesis;
-    return { chainId, packageId, registryId, faucetAddress: await this.faucetAddress(), genesisTimestampMs: timestampMs };
+    const { chainId, packageId, registryId, marketId, adminCapId, timestampMs } = this.genesis;
+    return { chainId, packageId, registryId, marketId, adminCapId, faucetAddress: await this.faucetAddress(), genesisTimestampMs: timestampMs };
   }
 
   async faucetAddress(): Promise<string> {
@@ -168,11 +182,35 @@ export class ChainEngine {
     return { commit, result: result.commit.tx! };
   }
 
-  /** The Clock as the consensus commit before this transaction sets it: real time, never going backwards. */
+  /** The Clock's time now (ms), as the next transaction would see it. */
+  async clockMs(): Promise<bigint> {
+    await this.refresh();
+    return BigInt(ClockContents.parse(this.#tickClock(Date.now()).contents).timestamp_ms);
+  }
+
+  /**
+   * Sets the Clock (a devnet control: tests at time boundaries, demos of delays). From then on it runs at real time
+   * from `timestampMs`, or stays there when `frozen` until the next call. It never goes backwards: an earlier time
+   * is refused. Committed like a transaction, so every process on this state directory sees the same clock.
+   */
+  async setClock(timestampMs: bigint, options: { frozen: boolean }): Promise<void> {
+    await this.store.transact(async () => {
+      const now = Date.now();
+      const current = this.#tickClock(now);
+      const previous = BigInt(ClockContents.parse(current.contents).timestamp_ms);
+      if (timestampMs < previous) throw new UsageError(`the devnet clock is at ${previous} ms and never goes back (asked for ${timestampMs})`, { clockMs: previous.toString() });
+      const clock = { ...current, contents: ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: timestampMs }).toBytes() };
+      return { commit: { clock: { offsetMs: Number(timestampMs) - now, frozen: options.frozen }, writes: [storeObject(clock)], deletes: [] }, result: undefined };
+    });
+  }
+
+  /** The Clock as the consensus commit before this transaction sets it: real time (moved by `setClock`), never going backwards. */
   #tickClock(now: number): ChainObject {
     const clock = this.store.objects.get(CLOCK_ID)!;
     const previous = BigInt(ClockContents.parse(clock.contents).timestamp_ms);
-    const timestamp = BigInt(now) > previous ? BigInt(now) : previous;
+    const control = this.store.clock;
+    const target = control.frozen ? previous : BigInt(now + control.offsetMs);
+    const timestamp = target > previous ? target : previous;
     return { ...clock, version: clock.version + 1n, contents: ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: timestamp }).toBytes() };
   }
 
@@ -251,17 +289,7 @@ function genesis(faucet: Ed25519Keypair): CommitRecord {
   const now = Date.now();
   const working = new WorkingSet({ get: () => undefined });
   let created = 1; // creation index 0 is the package itself
-  const ctx: CallContext = {
-    sender: normalizeSuiAddress('0x0'),
-    txDigest: GENESIS_DIGEST,
-    epoch: EPOCH,
-    newId: () => deriveObjectId(GENESIS_DIGEST, created++),
-    emit: () => {},
-    share: (type, contents) => {
-      working.write(genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }));
-    },
-    tables: tableStore(working, GENESIS_DIGEST),
-  };
+  const ctx = publicationContext(GENESIS_DIGEST, '0x0', working, () => created++);
   initWalrusGitPackage(DEVNET_PACKAGE_ID, ctx);
   const registry = [...working.written.values()].find((object) => object.type.endsWith('::repository::Registry'));
   if (!registry) throw new Error('package init created no Registry');
@@ -282,6 +310,31 @@ function genesis(faucet: Ed25519Keypair): CommitRecord {
     },
     writes: objects.map(storeObject),
     deletes: [],
+  };
+}
+
+/** The `market` module's publication: its `init` run by the faucet's address, which receives the AdminCap. */
+function marketGenesis(admin: string): { writes: ReturnType<typeof storeObject>[]; marketId: string; adminCapId: string } {
+  const working = new WorkingSet({ get: () => undefined });
+  let created = 0;
+  const ctx = publicationContext(MARKET_DIGEST, admin, working, () => created++);
+  const { marketId, adminCapId } = initMarketModule(DEVNET_PACKAGE_ID, ctx);
+  return { writes: [...working.written.values()].map(storeObject), marketId, adminCapId };
+}
+
+/** The context a module's `init` runs in at publication: what it shares or sends is written at the genesis version. */
+function publicationContext(digest: string, sender: string, working: WorkingSet, nextIndex: () => number): CallContext {
+  const write = (type: string, contents: Uint8Array, owner: ChainObject['owner'], hasPublicTransfer: boolean) =>
+    working.write({ ...genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, owner), hasPublicTransfer });
+  return {
+    sender: normalizeSuiAddress(sender),
+    txDigest: digest,
+    epoch: EPOCH,
+    newId: () => deriveObjectId(digest, nextIndex()),
+    emit: () => {},
+    share: (type, contents) => write(type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, false),
+    transfer: (type, contents, recipient) => write(type, contents, { $kind: 'AddressOwner', AddressOwner: normalizeSuiAddress(recipient) }, true),
+    tables: tableStore(working, digest),
   };
 }
 

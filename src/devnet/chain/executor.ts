@@ -259,7 +259,16 @@ function checkInput(input: Input, index: number, sender: string, working: Workin
 /** Checks the gas payment and smashes all payment coins into the first; returns the gas coin id (null = address balance). */
 function prepareGas(payment: { objectId: string; version: string | number; digest: string }[], gasOwner: string, budget: bigint, working: WorkingSet, inputs: Input[], simulate: boolean): string | null {
   if (payment.length === 0) {
-    if (simulate) return null;
+    // A dry run without gas payment (the SDK's gas selection) still lets the commands use the gas coin, as Sui's
+    // simulation does with a mock coin; it is never committed.
+    if (simulate) {
+      working.write({
+        id: SIMULATION_GAS_COIN_ID, version: 0n, owner: { $kind: 'AddressOwner', AddressOwner: gasOwner }, type: GAS_COIN_TYPE,
+        contents: CoinContents.serialize({ id: SIMULATION_GAS_COIN_ID, balance: SIMULATION_GAS_COIN_VALUE }).toBytes(), hasPublicTransfer: true,
+        previousTransaction: '11111111111111111111111111111111', storageRebate: 0n,
+      });
+      return SIMULATION_GAS_COIN_ID;
+    }
     // Paying from the address balance: the devnet's faucet funds coins only, so that balance is zero.
     throw new TransactionRejectedError('GasBalanceTooLow', `Available address balance for gas 0 is lower than the needed amount: ${budget}`, { needed: budget.toString() });
   }
@@ -287,6 +296,10 @@ function prepareGas(payment: { objectId: string; version: string | number; diges
   working.write(withCoinBalance(first, total));
   return first.id;
 }
+
+/** The mock gas coin of a dry run without payment: an id no transaction derives, and more SUI than any budget. */
+const SIMULATION_GAS_COIN_ID = normalizeSuiAddress('0x5177');
+const SIMULATION_GAS_COIN_VALUE = 1_000_000_000n * 1_000_000_000n;
 
 interface RunState {
   slots: Slot[];
@@ -389,6 +402,14 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
       state.working.write({
         id, version: 0n, owner: { $kind: 'Shared', Shared: { initialSharedVersion: '0' } }, type: normalizeType(type), contents,
         hasPublicTransfer: false, previousTransaction: state.digest, storageRebate: 0n,
+      });
+    },
+    transfer: (type, contents, recipient) => {
+      // Only types with `store` are sent with public_transfer: coins and the market's caps.
+      const id = bcs.Address.parse(contents.slice(0, 32));
+      state.working.write({
+        id, version: 0n, owner: { $kind: 'AddressOwner', AddressOwner: normalizeSuiAddress(recipient) }, type: normalizeType(type), contents,
+        hasPublicTransfer: true, previousTransaction: state.digest, storageRebate: 0n,
       });
     },
     tables: tableStore(state.working, state.digest),

@@ -36,6 +36,8 @@ export interface CallContext {
   emit(type: string, bcs: Uint8Array): void;
   /** Shares a new object with the given full type and contents. */
   share(type: string, contents: Uint8Array): void;
+  /** Sends a new object (full type, contents) to an address (`transfer::public_transfer`). */
+  transfer(type: string, contents: Uint8Array, recipient: string): void;
   tables: TableStore;
 }
 

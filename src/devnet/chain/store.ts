@@ -37,10 +37,20 @@ export interface GenesisInfo {
   /** suiprivkey of the faucet's address (a devnet-only key made at genesis). */
   faucetKey: string;
   timestampMs: number;
+  /** The market module's shared Market and the AdminCap (owned by the faucet's address), once it is published. */
+  marketId?: string;
+  adminCapId?: string;
 }
+
+/**
+ * How the devnet's Clock moves (a devnet control, like a local EVM node's time travel): running at real time plus
+ * `offsetMs`, or frozen at its last value. It never goes backwards.
+ */
+export interface ClockControl { offsetMs: number; frozen: boolean }
 
 export interface CommitRecord {
   genesis?: GenesisInfo;
+  clock?: ClockControl;
   tx?: TxRecord;
   writes: StoredObject[];
   deletes: string[];
@@ -59,6 +69,7 @@ export class ChainStore {
   /** Objects owned by an address. */
   readonly owned = new Map<string, Set<string>>();
   genesis: GenesisInfo | null = null;
+  clock: ClockControl = { offsetMs: 0, frozen: false };
   checkpoint = 0;
   #offset = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -147,6 +158,7 @@ export class ChainStore {
 
   #apply(commit: CommitRecord): void {
     if (commit.genesis) this.genesis = commit.genesis;
+    if (commit.clock) this.clock = commit.clock;
     for (const id of commit.deletes) this.#remove(id);
     for (const stored of commit.writes) {
       this.#remove(stored.id);

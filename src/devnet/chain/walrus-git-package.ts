@@ -1,4 +1,6 @@
 import { contractFunctions, contractStructs, initPackage, CONTRACT_MODULES, type CallResult, type MoveFunctionAbi } from '../../contract/abi.ts';
+import { initMarket } from '../../contract/market-abi.ts';
+import { marketObjectLayouts } from '../../contract/market-bcs.ts';
 import { MoveAbort } from '../../contract/abort-codes.ts';
 import { layoutOf, objectLayouts, Clock, CLOCK_TYPE } from '../../contract/bcs.ts';
 import type { MoveContext } from '../../contract/context.ts';
@@ -24,8 +26,15 @@ export function initWalrusGitPackage(packageId: string, ctx: CallContext): void 
   shareAll(ctx, runModel(packageId, () => initPackage(moveContext(packageId, ctx)), () => 0));
 }
 
+/** Runs the `market` module's `init` (the Market shared, the AdminCap sent to `ctx.sender`); returns their ids. */
+export function initMarketModule(packageId: string, ctx: CallContext): { marketId: string; adminCapId: string } {
+  const result = runModel(packageId, () => initMarket(moveContext(packageId, ctx)), () => 0) as ReturnType<typeof initMarket>;
+  shareAll(ctx, result);
+  return { marketId: result.marketId, adminCapId: result.adminCapId };
+}
+
 function toMoveFunction(packageId: string, abi: MoveFunctionAbi, indexOf: (module: string, name: string) => number): MoveFunction {
-  const layouts = objectLayouts(packageId);
+  const layouts = new Map([...objectLayouts(packageId), ...marketObjectLayouts(packageId)]);
   const layout = (type: string, isObject: boolean): BcsType<any, any> => {
     const found = isObject ? (normalizeType(type) === normalizeType(CLOCK_TYPE) ? Clock : layouts.get(type)) : layoutOf(packageId, type);
     if (!found) throw new Error(`no BCS layout for ${type}`);
@@ -54,6 +63,7 @@ function moveContext(packageId: string, ctx: CallContext): MoveContext {
     newId: () => ctx.newId(),
     emit: (type, bcs) => ctx.emit(`${packageId}::${type}`, bcs),
     tables: ctx.tables,
+    transfer: (type, bcs, recipient) => ctx.transfer(type.startsWith('0x') ? type : `${packageId}::${type}`, bcs, recipient),
   };
 }
 

@@ -1,0 +1,151 @@
+/**
+ * Renders contracts/tests/market_scenarios_tests.move from contracts/tests/market_scenarios.json (one Move test per
+ * scenario, through `test_scenario`): each step is a transaction at its clock time; after a successful step a check
+ * transaction takes every coin the step paid (and checks its value) and the expected provider and lease state.
+ * Called by scripts/gen-move-tests.ts, which writes it and lets scripts/check-move.ts find it stale.
+ */
+import { toHex } from '@mysten/bcs';
+import { LEASE_STATES } from '../src/contract/market-scenarios.ts';
+import type { MarketScenarioFile, MarketStep } from '../src/contract/market-scenarios.ts';
+
+const str = (s: string): string =>
+  /^[\x20-\x7e]*$/.test(s) && !/["\\]/.test(s) ? `string::utf8(b"${s}")` : `string::utf8(x"${Buffer.from(s).toString('hex')}")`;
+const bytes = (b: Uint8Array): string => `x"${toHex(b)}"`;
+const addr = (a: string): string => `@${a}`;
+const ident = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+const strings = (items: string[]): string => (items.length === 0 ? 'vector<std::string::String>[]' : `vector[${items.map(str).join(', ')}]`);
+const mint = (amount: bigint): string => `coin::mint_for_testing<SUI>(${amount}, s.ctx())`;
+
+/** The statements of one step's transaction (inside a block), with `clock` in scope. */
+function stepBody(step: MarketStep, owners: Map<string, string>, admin: string): string[] {
+  const c = step.call;
+  const take = {
+    market: (mut: boolean) => `let ${mut ? 'mut ' : ''}market = s.take_shared<Market>();`,
+    provider: (label: string, mut: boolean) => `let ${mut ? 'mut ' : ''}provider = s.take_shared_by_id<Provider>(provider_${ident(label)});`,
+    lease: (label: string, mut: boolean) => `let ${mut ? 'mut ' : ''}lease = s.take_shared_by_id<Lease>(lease_${ident(label)});`,
+    repo: (label: string, mut: boolean) => `let ${mut ? 'mut ' : ''}repo = s.take_shared_by_id<Repository>(repo_${ident(label)});`,
+    cap: (label: string) => `let cap = s.take_from_address_by_id<ProviderCap>(${addr(owners.get(label)!)}, cap_${ident(label)});`,
+    admin: () => `let admin = s.take_from_address<AdminCap>(${addr(admin)});`,
+  };
+  const give = {
+    shared: (name: string) => `ts::return_shared(${name});`,
+    cap: (label: string) => `ts::return_to_address(${addr(owners.get(label)!)}, cap);`,
+    admin: () => `ts::return_to_address(${addr(admin)}, admin);`,
+  };
+  switch (c.call) {
+    case 'set_params':
+      return [take.market(true), take.admin(), `market::set_params(&mut market, &admin, ${c.min_stake}, ${c.unbonding_ms}, ${c.min_lease_ms});`, give.admin(), give.shared('market')];
+    case 'create_repository':
+      return ['let mut registry = s.take_shared<Registry>();', `let id = repository::create(&mut registry, ${str(c.name)}, ${str('refs/heads/main')}, s.ctx());`, 'ts::return_shared(registry);', 'id'];
+    case 'push':
+      return [
+        take.repo(c.repo, true),
+        `repository::push(&mut repo, vector[${str(c.ref)}], vector[${c.old === null ? 'option::none()' : `option::some(${bytes(c.old)})`}], vector[option::some(${bytes(c.new)})], vector[false], option::none(), &clock, s.ctx());`,
+        give.shared('repo'),
+      ];
+    case 'register':
+      return [take.market(false), `let id = market::register(&market, ${mint(c.stake)}, ${c.price_per_ms}, ${str(c.endpoint)}, ${strings(c.keys)}, ${strings(c.values)}, s.ctx());`, give.shared('market'), 'id'];
+    case 'add_stake':
+      return [take.provider(c.provider, true), take.cap(c.cap), `market::add_stake(&mut provider, &cap, ${mint(c.amount)});`, give.cap(c.cap), give.shared('provider')];
+    case 'request_unbond':
+      return [take.market(false), take.provider(c.provider, true), take.cap(c.cap), 'market::request_unbond(&market, &mut provider, &cap, &clock);', give.cap(c.cap), give.shared('provider'), give.shared('market')];
+    case 'withdraw_stake':
+      return [take.provider(c.provider, true), take.cap(c.cap), 'market::withdraw_stake(&mut provider, &cap, &clock, s.ctx());', give.cap(c.cap), give.shared('provider')];
+    case 'slash':
+      return [take.admin(), take.provider(c.provider, true), take.lease(c.lease, false), `market::slash(&admin, &mut provider, &lease, ${c.amount}, s.ctx());`, give.shared('lease'), give.shared('provider'), give.admin()];
+    case 'open_lease':
+      return [
+        take.market(false), take.provider(c.provider, true), take.repo(c.repo, false),
+        `let id = market::open_lease(&market, &mut provider, &repo, ${str(c.ref)}, ${mint(c.deposit)}, &clock, s.ctx());`,
+        give.shared('repo'), give.shared('provider'), give.shared('market'), 'id',
+      ];
+    case 'top_up':
+      return [take.lease(c.lease, true), `market::top_up(&mut lease, ${mint(c.amount)}, &clock, s.ctx());`, give.shared('lease')];
+    case 'settle':
+      return [take.lease(c.lease, true), 'market::settle(&mut lease, &clock);', give.shared('lease')];
+    case 'claim':
+      return [take.lease(c.lease, true), take.provider(c.provider, false), take.cap(c.cap), 'market::claim(&mut lease, &provider, &cap, &clock, s.ctx());', give.cap(c.cap), give.shared('provider'), give.shared('lease')];
+    case 'close':
+      return [take.lease(c.lease, true), take.provider(c.provider, true), 'market::close(&mut lease, &mut provider, &clock, s.ctx());', give.shared('provider'), give.shared('lease')];
+    case 'provider_close':
+      return [take.lease(c.lease, true), take.provider(c.provider, true), take.cap(c.cap), 'market::provider_close(&mut lease, &mut provider, &cap, &clock, s.ctx());', give.cap(c.cap), give.shared('provider'), give.shared('lease')];
+    case 'record_deploy':
+      return [
+        take.lease(c.lease, true), take.cap(c.cap), take.repo(c.repo, false),
+        `market::record_deploy(&mut lease, &cap, &repo, ${bytes(c.commit)}, ${c.artifact}, ${bytes(c.sha256)}, &clock);`,
+        give.shared('repo'), give.cap(c.cap), give.shared('lease'),
+      ];
+  }
+}
+
+/** The label a step defines (its result is bound to a variable), or null. */
+function defines(step: MarketStep): string | null {
+  const c = step.call;
+  if (c.call === 'create_repository') return `repo_${ident(c.repo)}`;
+  if (c.call === 'register') return `provider_${ident(c.provider)}`;
+  if (c.call === 'open_lease') return `lease_${ident(c.lease)}`;
+  return null;
+}
+
+export function renderMarketScenarioTests(file: MarketScenarioFile): string {
+  const out: string[] = ['// Generated by scripts/gen-move-tests.ts from contracts/tests/market_scenarios.json: do not edit by hand.', ''];
+  out.push('#[test_only]', 'module walrus_git::market_scenarios_tests;', '');
+  out.push('use std::string;', 'use std::unit_test::assert_eq;', 'use sui::clock;', 'use sui::coin::{Self, Coin};', 'use sui::sui::SUI;', 'use sui::test_scenario as ts;');
+  out.push('use walrus_git::market::{Self, AdminCap, Lease, Market, Provider, ProviderCap};', 'use walrus_git::repository::{Self, Registry, Repository};');
+  const admin = file.actors.get(file.admin)!;
+  const line = (indent: number, ...lines: string[]) => lines.forEach((l) => out.push(`${'    '.repeat(indent)}${l}`));
+
+  file.scenarios.forEach((scenario, index) => {
+    const last = scenario.steps.at(-1)!;
+    out.push('', `/// ${scenario.name}`);
+    out.push(last.expect === 'ok' ? '#[test]' : `#[test, expected_failure(abort_code = walrus_git::market::${last.expect})]`);
+    out.push(`fun scenario_${String(index + 1).padStart(2, '0')}_${ident(scenario.name)}() {`);
+    line(1, `let mut s = ts::begin(${addr(admin)});`, 'repository::init_for_testing(s.ctx());', 'market::init_for_testing(s.ctx());');
+    const owners = new Map<string, string>();
+    for (const [i, step] of scenario.steps.entries()) {
+      const ok = step.expect === 'ok';
+      const c = step.call;
+      out.push('');
+      line(1, `// ${i + 1}. ${step.sender} at ${step.clockMs} ms: ${c.call}${ok ? '' : ` aborts with ${step.expect}`}`);
+      line(1, `s.next_tx(${addr(step.senderAddress)});`);
+      const name = defines(step);
+      if (c.call === 'register') owners.set(c.provider, step.senderAddress);
+      line(1, name === null ? '{' : `let ${ok ? name : `_${name}`} = {`);
+      line(2, 'let mut clock = clock::create_for_testing(s.ctx());', `clock.set_for_testing(${step.clockMs});`);
+      const body = stepBody(step, owners, admin);
+      const result = name === null ? null : body.pop()!;
+      line(2, ...body, 'clock.destroy_for_testing();');
+      if (result !== null) line(2, result);
+      line(1, '};');
+      if (!ok) continue;
+
+      // Checks, in a transaction of their own: the coins paid, then the state.
+      line(1, `s.next_tx(${addr(step.senderAddress)});`);
+      if (c.call === 'register') line(1, `let cap_${ident(c.provider)} = ts::most_recent_id_for_address<ProviderCap>(${addr(step.senderAddress)}).destroy_some();`);
+      if (step.pays.size === 0 && step.providers.size === 0 && step.leases.size === 0) continue;
+      line(1, '{');
+      for (const [actor, amount] of step.pays) {
+        line(2, `let paid = s.take_from_address<Coin<SUI>>(${addr(file.actors.get(actor)!)});`, `assert_eq!(paid.value(), ${amount});`, 'paid.burn_for_testing();');
+      }
+      for (const [label, want] of step.providers) {
+        line(2, `let provider = s.take_shared_by_id<Provider>(provider_${ident(label)});`);
+        for (const key of ['stake', 'active_leases', 'completed_leases', 'provider_closed_leases', 'slashed'] as const) {
+          if (want[key] !== undefined) line(2, `assert_eq!(provider.${key}(), ${want[key]});`);
+        }
+        if (want.unbonds_at_ms !== undefined) line(2, `assert_eq!(provider.unbonds_at_ms(), ${want.unbonds_at_ms === null ? 'option::none()' : `option::some(${want.unbonds_at_ms})`});`);
+        line(2, 'ts::return_shared(provider);');
+      }
+      for (const [label, want] of step.leases) {
+        line(2, `let lease = s.take_shared_by_id<Lease>(lease_${ident(label)});`);
+        if (want.state !== undefined) line(2, `assert_eq!(lease.lease_state(), ${LEASE_STATES.indexOf(want.state)});`);
+        for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (want[key] !== undefined) line(2, `assert_eq!(lease.${key}(), ${want[key]});`);
+        if (want.last_commit !== undefined) line(2, `assert_eq!(lease.last_deploy_commit(), ${want.last_commit === null ? 'option::none()' : `option::some(${bytes(want.last_commit)})`});`);
+        line(2, 'ts::return_shared(lease);');
+      }
+      line(1, '};');
+    }
+    line(1, 's.end();');
+    out.push('}');
+  });
+  return `${out.join('\n')}\n`;
+}

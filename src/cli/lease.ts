@@ -1,0 +1,67 @@
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../core/errors.ts';
+import { normalizeSuiId } from '../core/walrus-url.ts';
+import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
+import { formatApproxDuration, formatLease } from '../remote/market/format.ts';
+import type { CliArgs } from './app.ts';
+import { NETWORK_OPTION, withMarket } from './market-services.ts';
+import { resolveRemoteArg } from './remote-arg.ts';
+
+interface LeaseArgs extends CliArgs {
+  action: 'open' | 'top-up' | 'close' | 'show';
+  target: string;
+  provider?: string;
+  deposit?: string;
+  amount?: string;
+  ref?: string;
+  network?: string;
+}
+
+/**
+ * `git walrus lease open <remote> --provider <id> --deposit <amount>` and `lease top-up|close|show <lease>`: a
+ * tenant leases a provider to run one ref of a repository, paying into an escrow the clock settles; close refunds
+ * what is not yet earned.
+ */
+export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
+  command: 'lease <action> <target>',
+  describe: 'lease a compute provider for a repository (open), fund it (top-up), end it (close) or show it',
+  builder: (y) =>
+    y
+      .positional('action', { choices: ['open', 'top-up', 'close', 'show'] as const, demandOption: true })
+      .positional('target', { type: 'string', demandOption: true, describe: 'open: a git remote or walrus:// URL; otherwise the lease id' })
+      .option('provider', { type: 'string', describe: 'open: the provider object id (see `git walrus providers`)' })
+      .option('deposit', { type: 'string', describe: 'open: the escrow, in SUI (e.g. 5 or 5SUI) or MIST' })
+      .option('ref', { type: 'string', describe: "open: the ref to serve (default: the repository's HEAD)" })
+      .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' })
+      .option('network', NETWORK_OPTION) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    await withMarket(app, argv, async (market, services) => {
+      if (argv.action === 'open') {
+        if (argv.provider === undefined || argv.deposit === undefined) throw new UsageError('lease open needs --provider and --deposit');
+        const deposit = parseSuiAmount(argv.deposit, 'deposit');
+        const provider = await market.getProvider(normalizeSuiId(argv.provider));
+        const { id } = await resolveRemoteArg(argv.target, services.ledger, app.workspace);
+        const ref = argv.ref ?? (await services.ledger.getRepository(id)).head;
+        const { leaseId, digest } = await market.openLease(provider.id, id, ref, deposit);
+        const lasts = Number(deposit / provider.pricePerMs);
+        app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for about ${formatApproxDuration(lasts)} (transaction ${digest}).`);
+        app.stdout(`${leaseId}\n`);
+        return;
+      }
+      const lease = normalizeSuiId(argv.target);
+      if (argv.action === 'show') {
+        app.stdout(formatLease(await market.getLease(lease), await market.clockMs()));
+      } else if (argv.action === 'top-up') {
+        if (argv.amount === undefined) throw new UsageError('lease top-up needs --amount');
+        const amount = parseSuiAmount(argv.amount, 'amount');
+        const { digest } = await market.topUp(lease, amount);
+        app.log.info(`Added ${formatSui(amount)} to lease ${lease} (transaction ${digest}).`);
+      } else {
+        const { paid, refunded, digest } = await market.close(lease);
+        app.stdout(`closed: ${formatSui(refunded)} refunded to the tenant, ${formatSui(paid)} paid to the provider\n`);
+        app.log.info(`transaction ${digest}`);
+      }
+    });
+  },
+};

@@ -1,0 +1,28 @@
+import { UsageError } from '../core/errors.ts';
+import { normalizeSuiId } from '../core/walrus-url.ts';
+import type { MarketLedger } from '../ports/market.ts';
+import type { CliApp, CliServices } from './app.ts';
+
+/** Opens the network, gets its market and runs `use`; the network is closed whatever happens. */
+export async function withMarket<T>(app: CliApp, args: { network?: string }, use: (market: MarketLedger, services: CliServices) => Promise<T>): Promise<T> {
+  const services = await app.open({ network: args.network });
+  try {
+    if (!services.market) throw new UsageError(`network ${services.networkName} offers no compute market here`);
+    return await use(await services.market(), services);
+  } finally {
+    await services.close();
+  }
+}
+
+/** The provider a command is about: the one given, or the only one whose cap the signer holds. */
+export async function providerArg(market: MarketLedger, given: string | undefined): Promise<string> {
+  if (given !== undefined) return normalizeSuiId(given);
+  const own = await market.ownProviders();
+  if (own.length === 1) return own[0]!;
+  const address = await market.signerAddress();
+  if (own.length === 0) throw new UsageError(`${address} holds no ProviderCap: register with \`git walrus provider register\`, or name a provider`);
+  throw new UsageError(`${address} holds the caps of ${own.length} providers (${own.join(', ')}): name one`);
+}
+
+/** The network option every market command takes. */
+export const NETWORK_OPTION = { type: 'string', describe: 'network to use' } as const;

@@ -1,0 +1,229 @@
+/**
+ * Scenario vectors of the compute market (contracts/tests/market_scenarios.json): calls with their sender, the clock
+ * time of their transaction, the expected result (`ok` or a market abort name), the coins the call pays to whom, and
+ * the expected state of providers and leases afterwards; the `setup` steps begin every scenario. The same file drives the twin (test/contract/), the signed
+ * transactions on the devnet (test/sui/) and the generated Move tests (scripts/gen-move-tests.ts); so it names actors
+ * and labels (repositories, providers, leases), never object ids. A provider's label also names its ProviderCap.
+ * Pure: takes the parsed JSON.
+ */
+import { fromHex } from '@mysten/bcs';
+import { normalizeAddress } from './bcs.ts';
+import { MarketAbortCode } from './market-abort-codes.ts';
+import type { MarketAbortName } from './market-abort-codes.ts';
+
+export type MarketCall =
+  | { call: 'set_params'; min_stake: bigint; unbonding_ms: bigint; min_lease_ms: bigint }
+  | { call: 'create_repository'; repo: string; name: string }
+  | { call: 'push'; repo: string; ref: string; old: Uint8Array | null; new: Uint8Array }
+  | { call: 'register'; provider: string; stake: bigint; price_per_ms: bigint; endpoint: string; keys: string[]; values: string[] }
+  | { call: 'add_stake'; provider: string; cap: string; amount: bigint }
+  | { call: 'request_unbond' | 'withdraw_stake'; provider: string; cap: string }
+  | { call: 'slash'; provider: string; lease: string; amount: bigint }
+  | { call: 'open_lease'; lease: string; provider: string; repo: string; ref: string; deposit: bigint }
+  | { call: 'top_up'; lease: string; amount: bigint }
+  | { call: 'settle'; lease: string }
+  | { call: 'claim' | 'provider_close'; lease: string; provider: string; cap: string }
+  | { call: 'close'; lease: string; provider: string }
+  | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array };
+
+export const LEASE_STATES = ['open', 'exhausted', 'closed'] as const;
+
+export interface ExpectedProvider {
+  stake?: bigint;
+  active_leases?: bigint;
+  completed_leases?: bigint;
+  provider_closed_leases?: bigint;
+  slashed?: bigint;
+  /** null = bonded. */
+  unbonds_at_ms?: bigint | null;
+}
+
+export interface ExpectedLease {
+  state?: (typeof LEASE_STATES)[number];
+  escrow?: bigint;
+  earned?: bigint;
+  settled_until_ms?: bigint;
+  /** The last deployed commit, null before any deploy. */
+  last_commit?: Uint8Array | null;
+}
+
+export interface MarketStep {
+  sender: string;
+  senderAddress: string;
+  /** Clock time of the transaction (non-decreasing through a scenario). */
+  clockMs: bigint;
+  call: MarketCall;
+  expect: 'ok' | MarketAbortName;
+  /** Coins the call sends, by actor name (each actor gets at most one coin per call); absent actors get nothing. */
+  pays: Map<string, bigint>;
+  providers: Map<string, ExpectedProvider>;
+  leases: Map<string, ExpectedLease>;
+}
+
+export interface MarketScenario {
+  name: string;
+  steps: MarketStep[];
+}
+
+export interface MarketScenarioFile {
+  actors: Map<string, string>;
+  /** The actor that publishes the package and holds the AdminCap. */
+  admin: string;
+  scenarios: MarketScenario[];
+}
+
+function fail(where: string, message: string): never {
+  throw new TypeError(`market_scenarios.json: ${where}: ${message}`);
+}
+
+const amount = (v: unknown, where: string): bigint => {
+  if (!(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) && !(typeof v === 'string' && /^\d+$/.test(v))) fail(where, `expected an amount, got ${JSON.stringify(v)}`);
+  return BigInt(v);
+};
+
+const hex = (v: unknown, where: string): Uint8Array => {
+  if (typeof v !== 'string' || !/^([0-9a-f]{2})*$/.test(v)) fail(where, `expected lowercase hex, got ${JSON.stringify(v)}`);
+  return fromHex(v);
+};
+
+function call(name: string, a: any, where: string, labels: { repos: Set<string>; providers: Set<string>; leases: Map<string, string> }): MarketCall {
+  const known = (set: { has(k: string): boolean }, label: unknown, kind: string): string => {
+    if (typeof label !== 'string' || !set.has(label)) fail(where, `unknown ${kind} ${JSON.stringify(label)}`);
+    return label;
+  };
+  const repo = () => known(labels.repos, a.repo, 'repository');
+  const provider = (label = a.provider) => known(labels.providers, label, 'provider');
+  const lease = () => known(labels.leases, a.lease, 'lease');
+  const leaseProvider = () => provider(a.provider ?? labels.leases.get(lease()));
+  switch (name) {
+    case 'set_params':
+      return { call: name, min_stake: amount(a.min_stake, where), unbonding_ms: amount(a.unbonding_ms, where), min_lease_ms: amount(a.min_lease_ms, where) };
+    case 'create_repository':
+      return { call: name, repo: a.repo, name: a.name };
+    case 'push':
+      return { call: name, repo: repo(), ref: a.ref, old: a.old === null ? null : hex(a.old, where), new: hex(a.new, where) };
+    case 'register': {
+      const attributes = Object.entries((a.attributes ?? {}) as Record<string, string>);
+      return {
+        call: name,
+        provider: a.provider,
+        stake: amount(a.stake, where),
+        price_per_ms: amount(a.price_per_ms, where),
+        endpoint: a.endpoint,
+        keys: a.keys ?? attributes.map(([k]) => k),
+        values: a.values ?? attributes.map(([, v]) => v),
+      };
+    }
+    case 'add_stake':
+      return { call: name, provider: provider(), cap: provider(a.cap ?? a.provider), amount: amount(a.amount, where) };
+    case 'request_unbond':
+    case 'withdraw_stake':
+      return { call: name, provider: provider(), cap: provider(a.cap ?? a.provider) };
+    case 'slash':
+      return { call: name, provider: provider(), lease: lease(), amount: amount(a.amount, where) };
+    case 'open_lease':
+      return { call: name, lease: a.lease, provider: provider(), repo: repo(), ref: a.ref, deposit: amount(a.deposit, where) };
+    case 'top_up':
+      return { call: name, lease: lease(), amount: amount(a.amount, where) };
+    case 'settle':
+      return { call: name, lease: lease() };
+    case 'claim':
+    case 'provider_close': {
+      const p = leaseProvider();
+      return { call: name, lease: lease(), provider: p, cap: provider(a.cap ?? p) };
+    }
+    case 'close':
+      return { call: name, lease: lease(), provider: leaseProvider() };
+    case 'record_deploy':
+      return {
+        call: name,
+        lease: lease(),
+        cap: provider(a.cap ?? labels.leases.get(lease())),
+        repo: repo(),
+        commit: hex(a.commit, where),
+        artifact: amount(a.artifact, where),
+        sha256: hex(a.sha256, where),
+      };
+    default:
+      return fail(where, `unknown call ${name}`);
+  }
+}
+
+function expectedProvider(p: any, where: string): ExpectedProvider {
+  const out: ExpectedProvider = {};
+  for (const key of ['stake', 'active_leases', 'completed_leases', 'provider_closed_leases', 'slashed'] as const) if (p[key] !== undefined) out[key] = amount(p[key], where);
+  if (p.unbonds_at_ms !== undefined) out.unbonds_at_ms = p.unbonds_at_ms === null ? null : amount(p.unbonds_at_ms, where);
+  return out;
+}
+
+function expectedLease(l: any, where: string): ExpectedLease {
+  const out: ExpectedLease = {};
+  if (l.state !== undefined) {
+    if (!LEASE_STATES.includes(l.state)) fail(where, `unknown lease state ${l.state}`);
+    out.state = l.state;
+  }
+  for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
+  if (l.last_commit !== undefined) out.last_commit = l.last_commit === null ? null : hex(l.last_commit, where);
+  return out;
+}
+
+/**
+ * Validates and decodes the parsed market_scenarios.json. An expected abort must be its scenario's last step (a Move
+ * test ends at its abort); clock times never go back; labels are defined before use.
+ */
+export function parseMarketScenarios(json: any): MarketScenarioFile {
+  const actors = new Map<string, string>(Object.entries(json.actors ?? {}).map(([n, a]) => [n, normalizeAddress(a as string)]));
+  const actor = (n: string, where: string): string => actors.get(n) ?? fail(where, `unknown actor ${n}`);
+  const admin = json.admin as string;
+  actor(admin, 'admin');
+  const setup: unknown[] = json.setup ?? [];
+  const scenarios = (json.scenarios ?? []).map((sc: any, si: number): MarketScenario => {
+    const labels = { repos: new Set<string>(), providers: new Set<string>(), leases: new Map<string, string>() };
+    let clock = 0n;
+    const all = [...setup, ...sc.steps];
+    const steps = all.map((st: any, i: number): MarketStep => {
+      const where = `scenario ${si + 1} (${sc.name}) step ${i + 1}`;
+      if (st.expect !== 'ok' && !(st.expect in MarketAbortCode)) fail(where, `unknown expectation ${st.expect}`);
+      if (st.expect !== 'ok' && i !== all.length - 1) fail(where, 'an expected abort must be the last step');
+      const clockMs = amount(st.clock_ms ?? 0, where);
+      if (clockMs < clock) fail(where, 'the clock goes back');
+      clock = clockMs;
+      const c = call(st.call, st.args ?? {}, where, labels);
+      if (st.expect === 'ok') {
+        if (c.call === 'create_repository') labels.repos.add(c.repo);
+        if (c.call === 'register') labels.providers.add(c.provider);
+        if (c.call === 'open_lease') labels.leases.set(c.lease, c.provider);
+      }
+      const pays = new Map<string, bigint>(Object.entries(st.pays ?? {}).map(([n, v]) => (actor(n, where), [n, amount(v, where)])));
+      const state = st.state ?? {};
+      return {
+        sender: st.sender,
+        senderAddress: actor(st.sender, where),
+        clockMs,
+        call: c,
+        expect: st.expect,
+        pays,
+        providers: new Map(Object.entries(state.providers ?? {}).map(([label, p]) => [label, expectedProvider(p, where)])),
+        leases: new Map(Object.entries(state.leases ?? {}).map(([label, l]) => [label, expectedLease(l, where)])),
+      };
+    });
+    return { name: sc.name, steps };
+  });
+  return { actors, admin, scenarios };
+}
+
+/** Whether the step moves money into leases: the amount deposited (open_lease, top_up), or 0. */
+export function depositOf(step: MarketStep): bigint {
+  const c = step.call;
+  if (c.call === 'open_lease') return c.deposit;
+  if (c.call === 'top_up') return c.amount;
+  return 0n;
+}
+
+/** The amount the step adds to stakes (register, add_stake), or 0. */
+export function stakeOf(step: MarketStep): bigint {
+  const c = step.call;
+  if (c.call === 'register') return c.stake;
+  if (c.call === 'add_stake') return c.amount;
+  return 0n;
+}

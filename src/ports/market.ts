@@ -1,0 +1,102 @@
+/**
+ * The compute market on chain (contracts/sources/market.move): what the market commands need. Amounts are MIST as
+ * bigint (1 SUI = 10^9 MIST), times are Clock milliseconds, ids and addresses 0x + 64 hex, git commits lowercase hex,
+ * Walrus blob ids URL-safe base64. Implemented over `client.core` by src/sui/market.ts.
+ */
+import type { TxReceipt } from './ledger.ts';
+
+export interface MarketParams {
+  minStake: bigint;
+  unbondingMs: number;
+  minLeaseMs: number;
+}
+
+export interface ProviderInfo {
+  id: string;
+  owner: string;
+  stake: bigint;
+  pricePerMs: bigint;
+  endpoint: string;
+  attributes: Record<string, string>;
+  activeLeases: number;
+  /** When the stake becomes withdrawable; null while bonded. */
+  unbondsAtMs: number | null;
+  completedLeases: number;
+  providerClosedLeases: number;
+  slashed: bigint;
+}
+
+export type LeaseState = 'open' | 'exhausted' | 'closed';
+
+export interface Deployment {
+  commit: string;
+  /** Walrus blob id of the built artifact. */
+  artifact: string;
+  sha256: string;
+  atMs: number;
+}
+
+export interface LeaseInfo {
+  id: string;
+  tenant: string;
+  provider: string;
+  repository: string;
+  ref: string;
+  pricePerMs: bigint;
+  escrow: bigint;
+  earned: bigint;
+  settledUntilMs: number;
+  state: LeaseState;
+  lastDeploy: Deployment | null;
+}
+
+/** A `Deployed` event. */
+export interface DeployedRecord extends Deployment {
+  lease: string;
+  provider: string;
+  repository: string;
+  ref: string;
+  txDigest: string;
+}
+
+/** What a settlement paid out, from the transaction's events. */
+export interface Payout extends TxReceipt {
+  /** To the provider's owner. */
+  paid: bigint;
+  /** Back to the tenant. */
+  refunded: bigint;
+}
+
+export interface MarketLedger {
+  signerAddress(): Promise<string>;
+  params(): Promise<MarketParams>;
+  /** The chain's Clock (ms): what settlement would use now. */
+  clockMs(): Promise<number>;
+  getProvider(id: string): Promise<ProviderInfo>;
+  /** Every registered provider (from `ProviderRegistered` events, each read from its object). */
+  listProviders(): Promise<ProviderInfo[]>;
+  /** Providers whose ProviderCap the signer holds. */
+  ownProviders(): Promise<string[]>;
+  getLease(id: string): Promise<LeaseInfo>;
+  /** Every lease ever opened with a provider (from `LeaseOpened` events), each read from its object: its state now. */
+  listLeases(providerId: string): Promise<LeaseInfo[]>;
+  /** Every `Deployed` record of a repository, oldest first. */
+  listDeployments(repositoryId: string): Promise<DeployedRecord[]>;
+
+  register(stake: bigint, pricePerMs: bigint, endpoint: string, attributes: Record<string, string>): Promise<TxReceipt & { providerId: string }>;
+  addStake(providerId: string, amount: bigint): Promise<TxReceipt>;
+  requestUnbond(providerId: string): Promise<TxReceipt & { withdrawableAtMs: number }>;
+  withdrawStake(providerId: string): Promise<TxReceipt & { amount: bigint }>;
+  openLease(providerId: string, repositoryId: string, ref: string, deposit: bigint): Promise<TxReceipt & { leaseId: string }>;
+  topUp(leaseId: string, amount: bigint): Promise<TxReceipt>;
+  settle(leaseId: string): Promise<TxReceipt>;
+  /** The provider (the signer holds its cap) takes what the lease has earned. */
+  claim(leaseId: string): Promise<Payout>;
+  /** Closes as the tenant, or as the provider when the signer is not the tenant and holds the provider's cap. */
+  close(leaseId: string): Promise<Payout>;
+  recordDeploy(leaseId: string, commit: string, artifact: string, sha256: string): Promise<TxReceipt>;
+  /** Admin (AdminCap holder): take `amount` of the provider's stake for the tenant of `leaseId`. */
+  slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt>;
+  /** Admin (AdminCap holder). */
+  setParams(params: MarketParams): Promise<TxReceipt>;
+}

@@ -1,0 +1,108 @@
+/**
+ * Text for the market commands: providers, leases and deploy records as people read them, amounts in SUI (exact,
+ * from MIST) and times in UTC. Pure.
+ */
+import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+import type { DeployedRecord, LeaseInfo, MarketParams, ProviderInfo } from '../../ports/market.ts';
+
+const time = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+/** A duration in the largest unit that states it exactly: `7 days`, `1 h`, `90 min`, `1500 ms`. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit === 'days' && ms === size ? 'day' : unit}`;
+  }
+  return `${ms} ms`;
+}
+
+/** A duration rounded down to its largest whole unit, for estimates: `57 days`, `3 h`. */
+export function formatApproxDuration(ms: number): string {
+  for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (ms >= size) return `${Math.floor(ms / size)} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
+/** Where a provider stands: bonded, or unbonding until a time. */
+export function providerStatus(p: ProviderInfo, nowMs: number): string {
+  if (p.unbondsAtMs === null) return 'bonded';
+  return p.unbondsAtMs <= nowMs ? 'unbonded (stake withdrawable)' : `unbonding until ${time(p.unbondsAtMs)}`;
+}
+
+/** `git walrus providers`: one line per provider, widest columns padded. */
+export function formatProviders(providers: ProviderInfo[], params: MarketParams, nowMs: number): string {
+  const header = ['PROVIDER', 'STAKE', 'PRICE', 'ACTIVE', 'COMPLETED', 'STATUS', 'ENDPOINT'];
+  const rows = providers.map((p) => [
+    p.id,
+    formatSui(p.stake),
+    `${p.pricePerMs} MIST/ms`,
+    String(p.activeLeases),
+    String(p.completedLeases),
+    p.stake < params.minStake && p.unbondsAtMs === null ? 'below minimum stake' : providerStatus(p, nowMs),
+    p.endpoint,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const footer = `minimum stake ${formatSui(params.minStake)}, unbonding delay ${formatDuration(params.unbondingMs)}, minimum lease ${formatDuration(params.minLeaseMs)}`;
+  return `${[line(header), ...rows.map(line)].join('\n')}\n${providers.length === 0 ? 'no provider has registered yet\n' : ''}${footer}\n`;
+}
+
+export function formatProvider(p: ProviderInfo, nowMs: number): string {
+  const attributes = Object.entries(p.attributes).map(([k, v]) => `${k}=${v}`).join(', ');
+  return [
+    `provider  ${p.id}`,
+    `owner     ${p.owner}`,
+    `stake     ${formatSui(p.stake)}${p.slashed > 0n ? ` (${formatSui(p.slashed)} slashed)` : ''}`,
+    `price     ${formatPrice(p.pricePerMs)}`,
+    `endpoint  ${p.endpoint}`,
+    ...(attributes ? [`attributes ${attributes}`] : []),
+    `leases    ${p.activeLeases} active, ${p.completedLeases} completed, ${p.providerClosedLeases} closed by the provider`,
+    `status    ${providerStatus(p, nowMs)}`,
+  ].join('\n') + '\n';
+}
+
+/** When the escrow runs dry at the lease's price, counted from its last settlement. */
+export function fundedUntilMs(lease: LeaseInfo): number {
+  return lease.settledUntilMs + Number(lease.escrow / lease.pricePerMs);
+}
+
+/** What has accrued since the last settlement, as settlement at `nowMs` would compute it (capped at the escrow). */
+export function accruedAt(lease: LeaseInfo, nowMs: number): bigint {
+  if (lease.state !== 'open' || nowMs <= lease.settledUntilMs) return 0n;
+  const owed = BigInt(nowMs - lease.settledUntilMs) * lease.pricePerMs;
+  return owed < lease.escrow ? owed : lease.escrow;
+}
+
+export function formatLease(lease: LeaseInfo, nowMs: number): string {
+  const accrued = accruedAt(lease, nowMs);
+  const lines = [
+    `lease       ${lease.id}`,
+    `state       ${lease.state}`,
+    `tenant      ${lease.tenant}`,
+    `provider    ${lease.provider}`,
+    `repository  ${lease.repository} ${lease.ref}`,
+    `price       ${formatPrice(lease.pricePerMs)}`,
+    `escrow      ${formatSui(lease.escrow - accrued)}${accrued > 0n ? ` (${formatSui(accrued)} accrued to the provider since ${time(lease.settledUntilMs)})` : ''}`,
+    `earned      ${formatSui(lease.earned + accrued)} not yet claimed`,
+  ];
+  if (lease.state === 'open') lines.push(`funded until ${time(fundedUntilMs(lease))}`);
+  lines.push(lease.lastDeploy ? `deployed    ${lease.lastDeploy.commit} as ${lease.lastDeploy.artifact} at ${time(lease.lastDeploy.atMs)}` : 'deployed    nothing yet');
+  return `${lines.join('\n')}\n`;
+}
+
+/** One deploy record and, when verified, what was found. */
+export interface DeploymentLine {
+  record: DeployedRecord;
+  /** Problems found by --verify; empty = verified; undefined = not verified. */
+  problems?: string[];
+}
+
+export function formatDeployments(lines: DeploymentLine[]): string {
+  if (lines.length === 0) return 'no deployment recorded for this repository\n';
+  return lines
+    .map(({ record: r, problems }) => {
+      const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}`;
+      if (problems === undefined) return head;
+      return problems.length === 0 ? `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}` : `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+    })
+    .join('\n') + '\n';
+}

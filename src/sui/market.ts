@@ -1,0 +1,342 @@
+import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
+import type { Transaction } from '@mysten/sui/transactions';
+import { normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
+import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
+import { Clock } from '../contract/bcs.ts';
+import {
+  AdminCap, Lease, Market, MarketEvents, Provider, ProviderCap, adminCapType, leaseType, marketEventType, marketType, providerCapType,
+  providerType,
+} from '../contract/market-bcs.ts';
+import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/market-bcs.ts';
+import type { TxReceipt } from '../ports/ledger.ts';
+import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo } from '../ports/market.ts';
+import type { SuiLedger } from './ledger.ts';
+import { MarketObjectNotFoundError, MissingCapError, marketError } from './market-errors.ts';
+import { TransactionFailedError } from './errors.ts';
+
+export interface SuiMarketOptions {
+  client: ClientWithCoreApi;
+  /** Signs and submits (its signer, gas lock and retries): the market's transactions are the ledger's. */
+  ledger: SuiLedger;
+  packageId: string;
+  marketId: string;
+  /** Runs before each write (the local networks' faucet tops the signer up). */
+  beforeWrite?: () => Promise<void>;
+}
+
+const PAGE = 50;
+const CLOCK = '0x6';
+const STATES = ['open', 'exhausted', 'closed'] as const;
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/**
+ * The compute market over `client.core`: reads decode the market's objects with the contract's BCS layouts; writes
+ * are one programmable transaction each, submitted through the ledger (same signer, same gas lock), and a market
+ * abort comes back as MarketRefusedError in words. Coins for stakes and deposits are split from the gas coin.
+ */
+export class SuiMarket implements MarketLedger {
+  readonly #client: ClientWithCoreApi;
+  readonly #ledger: SuiLedger;
+  readonly #pkg: string;
+  readonly #marketId: string;
+  readonly #beforeWrite: () => Promise<void>;
+
+  constructor(options: SuiMarketOptions) {
+    this.#client = options.client;
+    this.#ledger = options.ledger;
+    this.#pkg = normalizeSuiAddress(options.packageId);
+    this.#marketId = normalizeSuiAddress(options.marketId);
+    this.#beforeWrite = options.beforeWrite ?? (async () => {});
+  }
+
+  signerAddress(): Promise<string> {
+    return this.#ledger.signerAddress();
+  }
+
+  async params(): Promise<MarketParams> {
+    const market = Market.parse(await this.#content(this.#marketId, 'market', marketType(this.#pkg)));
+    return { minStake: market.min_stake, unbondingMs: Number(market.unbonding_ms), minLeaseMs: Number(market.min_lease_ms) };
+  }
+
+  async clockMs(): Promise<number> {
+    const [clock] = (await this.#client.core.getObjects({ objectIds: [CLOCK], include: { content: true } })).objects;
+    if (clock instanceof Error) throw clock;
+    return Number(Clock.parse(clock.content).timestamp_ms);
+  }
+
+  async getProvider(id: string): Promise<ProviderInfo> {
+    return providerInfo(Provider.parse(await this.#content(id, 'provider', providerType(this.#pkg))));
+  }
+
+  async listProviders(): Promise<ProviderInfo[]> {
+    const ids = (await this.#events('ProviderRegistered')).map(({ bcs }) => MarketEvents.ProviderRegistered.parse(bcs).provider);
+    const providers: ProviderInfo[] = [];
+    for (let start = 0; start < ids.length; start += PAGE) {
+      const { objects } = await this.#client.core.getObjects({ objectIds: ids.slice(start, start + PAGE), include: { content: true } });
+      for (const object of objects) if (!(object instanceof Error)) providers.push(providerInfo(Provider.parse(object.content)));
+    }
+    return providers;
+  }
+
+  async ownProviders(): Promise<string[]> {
+    return (await this.#caps()).map((cap) => cap.provider);
+  }
+
+  async getLease(id: string): Promise<LeaseInfo> {
+    return leaseInfo(Lease.parse(await this.#content(id, 'lease', leaseType(this.#pkg))));
+  }
+
+  async listLeases(providerId: string): Promise<LeaseInfo[]> {
+    const provider = normalizeSuiAddress(providerId);
+    const ids = (await this.#events('LeaseOpened')).map(({ bcs }) => MarketEvents.LeaseOpened.parse(bcs)).filter((e) => e.provider === provider).map((e) => e.lease);
+    const leases: LeaseInfo[] = [];
+    for (let start = 0; start < ids.length; start += PAGE) {
+      const { objects } = await this.#client.core.getObjects({ objectIds: ids.slice(start, start + PAGE), include: { content: true } });
+      for (const object of objects) if (!(object instanceof Error)) leases.push(leaseInfo(Lease.parse(object.content)));
+    }
+    return leases;
+  }
+
+  async listDeployments(repositoryId: string): Promise<DeployedRecord[]> {
+    const repository = normalizeSuiAddress(repositoryId);
+    return (await this.#events('Deployed'))
+      .map(({ bcs, digest }) => ({ event: MarketEvents.Deployed.parse(bcs), digest }))
+      .filter(({ event }) => event.repository === repository)
+      .map(({ event, digest }) => ({
+        lease: event.lease,
+        provider: event.provider,
+        repository: event.repository,
+        ref: event.ref_name,
+        commit: hex(event.commit),
+        artifact: u256ToBlobId(event.artifact),
+        sha256: hex(event.sha256),
+        atMs: Number(event.at_ms),
+        txDigest: digest,
+      }));
+  }
+
+  async register(stake: bigint, pricePerMs: bigint, endpoint: string, attributes: Record<string, string>): Promise<TxReceipt & { providerId: string }> {
+    const entries = Object.entries(attributes);
+    const result = await this.#submit('registering as a provider', (tx) => {
+      const [coin] = tx.splitCoins(tx.gas, [tx.pure.u64(stake)]);
+      tx.moveCall({
+        target: this.#target('register'),
+        arguments: [tx.object(this.#marketId), coin!, tx.pure.u64(pricePerMs), tx.pure.string(endpoint), tx.pure.vector('string', entries.map(([k]) => k)), tx.pure.vector('string', entries.map(([, v]) => v))],
+      });
+    });
+    return { digest: result.digest, providerId: this.#event(result, 'ProviderRegistered').provider };
+  }
+
+  async addStake(providerId: string, amount: bigint): Promise<TxReceipt> {
+    const cap = await this.#capFor(providerId);
+    const result = await this.#submit(`adding stake to provider ${providerId}`, (tx) => {
+      const [coin] = tx.splitCoins(tx.gas, [tx.pure.u64(amount)]);
+      tx.moveCall({ target: this.#target('add_stake'), arguments: [tx.object(providerId), tx.object(cap), coin!] });
+    });
+    return { digest: result.digest };
+  }
+
+  async requestUnbond(providerId: string): Promise<TxReceipt & { withdrawableAtMs: number }> {
+    const cap = await this.#capFor(providerId);
+    const result = await this.#submit(`unbonding provider ${providerId}`, (tx) => {
+      tx.moveCall({ target: this.#target('request_unbond'), arguments: [tx.object(this.#marketId), tx.object(providerId), tx.object(cap), tx.object(CLOCK)] });
+    });
+    return { digest: result.digest, withdrawableAtMs: Number(this.#event(result, 'UnbondRequested').withdrawable_at_ms) };
+  }
+
+  async withdrawStake(providerId: string): Promise<TxReceipt & { amount: bigint }> {
+    const cap = await this.#capFor(providerId);
+    const result = await this.#submit(`withdrawing the stake of provider ${providerId}`, (tx) => {
+      tx.moveCall({ target: this.#target('withdraw_stake'), arguments: [tx.object(providerId), tx.object(cap), tx.object(CLOCK)] });
+    });
+    return { digest: result.digest, amount: this.#event(result, 'StakeWithdrawn').amount };
+  }
+
+  async openLease(providerId: string, repositoryId: string, ref: string, deposit: bigint): Promise<TxReceipt & { leaseId: string }> {
+    const result = await this.#submit(`opening a lease of provider ${providerId}`, (tx) => {
+      const [coin] = tx.splitCoins(tx.gas, [tx.pure.u64(deposit)]);
+      tx.moveCall({
+        target: this.#target('open_lease'),
+        arguments: [tx.object(this.#marketId), tx.object(providerId), tx.object(repositoryId), tx.pure.string(ref), coin!, tx.object(CLOCK)],
+      });
+    });
+    return { digest: result.digest, leaseId: this.#event(result, 'LeaseOpened').lease };
+  }
+
+  async topUp(leaseId: string, amount: bigint): Promise<TxReceipt> {
+    const result = await this.#submit(`topping up lease ${leaseId}`, (tx) => {
+      const [coin] = tx.splitCoins(tx.gas, [tx.pure.u64(amount)]);
+      tx.moveCall({ target: this.#target('top_up'), arguments: [tx.object(leaseId), coin!, tx.object(CLOCK)] });
+    });
+    return { digest: result.digest };
+  }
+
+  async settle(leaseId: string): Promise<TxReceipt> {
+    const result = await this.#submit(`settling lease ${leaseId}`, (tx) => {
+      tx.moveCall({ target: this.#target('settle'), arguments: [tx.object(leaseId), tx.object(CLOCK)] });
+    });
+    return { digest: result.digest };
+  }
+
+  async claim(leaseId: string): Promise<Payout> {
+    const lease = await this.getLease(leaseId);
+    const cap = await this.#capFor(lease.provider);
+    const result = await this.#submit(`claiming lease ${leaseId}`, (tx) => {
+      tx.moveCall({ target: this.#target('claim'), arguments: [tx.object(leaseId), tx.object(lease.provider), tx.object(cap), tx.object(CLOCK)] });
+    });
+    return this.#payout(result);
+  }
+
+  async close(leaseId: string): Promise<Payout> {
+    const lease = await this.getLease(leaseId);
+    const asTenant = lease.tenant === normalizeSuiAddress(await this.signerAddress());
+    const cap = asTenant ? null : await this.#capFor(lease.provider);
+    const result = await this.#submit(`closing lease ${leaseId}`, (tx) => {
+      const args = [tx.object(leaseId), tx.object(lease.provider), ...(cap ? [tx.object(cap)] : []), tx.object(CLOCK)];
+      tx.moveCall({ target: this.#target(cap ? 'provider_close' : 'close'), arguments: args });
+    });
+    return this.#payout(result);
+  }
+
+  async recordDeploy(leaseId: string, commit: string, artifact: string, sha256: string): Promise<TxReceipt> {
+    const lease = await this.getLease(leaseId);
+    const cap = await this.#capFor(lease.provider);
+    const result = await this.#submit(`recording a deploy of ${commit} for lease ${leaseId}`, (tx) => {
+      tx.moveCall({
+        target: this.#target('record_deploy'),
+        arguments: [
+          tx.object(leaseId), tx.object(cap), tx.object(lease.repository), tx.pure.vector('u8', [...Buffer.from(commit, 'hex')]),
+          tx.pure.u256(blobIdToU256(artifact)), tx.pure.vector('u8', [...Buffer.from(sha256, 'hex')]), tx.object(CLOCK),
+        ],
+      });
+    });
+    return { digest: result.digest };
+  }
+
+  async slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt> {
+    const admin = await this.#adminCap();
+    const result = await this.#submit(`slashing provider ${providerId}`, (tx) => {
+      tx.moveCall({ target: this.#target('slash'), arguments: [tx.object(admin), tx.object(providerId), tx.object(leaseId), tx.pure.u64(amount)] });
+    });
+    return { digest: result.digest };
+  }
+
+  async setParams(params: MarketParams): Promise<TxReceipt> {
+    const admin = await this.#adminCap();
+    const result = await this.#submit('setting the market parameters', (tx) => {
+      tx.moveCall({
+        target: this.#target('set_params'),
+        arguments: [tx.object(this.#marketId), tx.object(admin), tx.pure.u64(params.minStake), tx.pure.u64(params.unbondingMs), tx.pure.u64(params.minLeaseMs)],
+      });
+    });
+    return { digest: result.digest };
+  }
+
+  #target(fn: string): `${string}::${string}::${string}` {
+    return `${this.#pkg}::market::${fn}`;
+  }
+
+  async #submit(what: string, compose: (tx: Transaction) => void) {
+    await this.#beforeWrite();
+    return this.#ledger.submit(compose, what, (abort) => marketError(what, abort));
+  }
+
+  #event<N extends MarketEventName>(result: SuiClientTypes.Transaction<{ events: true }>, name: N): ReturnType<(typeof MarketEvents)[N]['parse']> {
+    const found = this.#eventsOf(result, name)[0];
+    if (!found) throw new TransactionFailedError(name, `transaction ${result.digest} emitted no ${name} event`, { digest: result.digest });
+    return found;
+  }
+
+  #eventsOf<N extends MarketEventName>(result: SuiClientTypes.Transaction<{ events: true }>, name: N): ReturnType<(typeof MarketEvents)[N]['parse']>[] {
+    const type = normalizeStructTag(marketEventType(this.#pkg, name));
+    return result.events.filter((e) => normalizeStructTag(e.eventType) === type).map((e) => MarketEvents[name].parse(e.bcs) as ReturnType<(typeof MarketEvents)[N]['parse']>);
+  }
+
+  #payout(result: SuiClientTypes.Transaction<{ events: true }>): Payout {
+    const claimed = this.#eventsOf(result, 'Claimed').reduce((sum, e) => sum + e.amount, 0n);
+    const closed = this.#eventsOf(result, 'LeaseClosed');
+    return {
+      digest: result.digest,
+      paid: claimed + closed.reduce((sum, e) => sum + e.payout, 0n),
+      refunded: closed.reduce((sum, e) => sum + e.refund, 0n),
+    };
+  }
+
+  async #events(name: MarketEventName): Promise<{ bcs: Uint8Array; digest: string }[]> {
+    const out: { bcs: Uint8Array; digest: string }[] = [];
+    let after: string | null = null;
+    do {
+      const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: marketEventType(this.#pkg, name) }, after, limit: PAGE });
+      for (const event of page.events) out.push({ bcs: event.bcs, digest: event.transactionDigest });
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after !== null);
+    return out;
+  }
+
+  async #owned(type: string): Promise<{ id: string; content: Uint8Array }[]> {
+    const owner = await this.signerAddress();
+    const out: { id: string; content: Uint8Array }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: SuiClientTypes.ListOwnedObjectsResponse<{ content: true }> = await this.#client.core.listOwnedObjects({ owner, type, cursor, limit: PAGE, include: { content: true } });
+      for (const object of page.objects) out.push({ id: object.objectId, content: object.content });
+      cursor = page.hasNextPage ? page.cursor : null;
+    } while (cursor !== null);
+    return out;
+  }
+
+  async #caps(): Promise<{ id: string; provider: string }[]> {
+    return (await this.#owned(providerCapType(this.#pkg))).map(({ id, content }) => ({ id, provider: ProviderCap.parse(content).provider }));
+  }
+
+  async #capFor(providerId: string): Promise<string> {
+    const provider = normalizeSuiAddress(providerId);
+    const cap = (await this.#caps()).find((c) => c.provider === provider);
+    if (!cap) throw new MissingCapError(await this.signerAddress(), `the ProviderCap of provider ${provider}`);
+    return cap.id;
+  }
+
+  async #adminCap(): Promise<string> {
+    const [admin] = await this.#owned(adminCapType(this.#pkg));
+    if (!admin) throw new MissingCapError(await this.signerAddress(), "the market's AdminCap");
+    return AdminCap.parse(admin.content).id;
+  }
+
+  async #content(id: string, kind: string, type: string): Promise<Uint8Array> {
+    const [object] = (await this.#client.core.getObjects({ objectIds: [normalizeSuiAddress(id)], include: { content: true } })).objects;
+    if (object instanceof Error || normalizeStructTag(object.type) !== normalizeStructTag(type)) throw new MarketObjectNotFoundError(kind, normalizeSuiAddress(id));
+    return object.content;
+  }
+}
+
+function providerInfo(p: ProviderValue): ProviderInfo {
+  return {
+    id: p.id,
+    owner: p.owner,
+    stake: p.stake.value,
+    pricePerMs: p.price_per_ms,
+    endpoint: p.endpoint,
+    attributes: Object.fromEntries(p.attributes.contents.map(({ key, value }) => [key, value])),
+    activeLeases: Number(p.active_leases),
+    unbondsAtMs: p.unbonds_at_ms === null ? null : Number(p.unbonds_at_ms),
+    completedLeases: Number(p.completed_leases),
+    providerClosedLeases: Number(p.provider_closed_leases),
+    slashed: p.slashed,
+  };
+}
+
+function leaseInfo(l: LeaseValue): LeaseInfo {
+  return {
+    id: l.id,
+    tenant: l.tenant,
+    provider: l.provider,
+    repository: l.repository,
+    ref: l.ref_name,
+    pricePerMs: l.price_per_ms,
+    escrow: l.escrow.value,
+    earned: l.earned.value,
+    settledUntilMs: Number(l.settled_until_ms),
+    state: STATES[l.state] ?? 'closed',
+    lastDeploy: l.last_deploy && { commit: hex(l.last_deploy.commit), artifact: u256ToBlobId(l.last_deploy.artifact), sha256: hex(l.last_deploy.sha256), atMs: Number(l.last_deploy.at_ms) },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * The compute market end to end on the embedded network, through `git walrus`: a provider registers, a tenant
+ * leases it for a pushed repository, the provider claims twice (the second pays nothing), the tenant closes and gets
+ * the rest back, the provider unbonds and withdraws its stake once the delay has passed. The devnet Clock is set by
+ * the test (a second engine on the same state directory), so every amount is exact. Then `deployments --verify`
+ * checks a deploy record whose artifact is on Walrus, and fails on one whose sha256 does not match.
+ */
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
+import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
+
+const test = suite('git walrus provider / lease / providers / deployments');
+const world = createWorld('walrus-market-');
+const providerKey = Ed25519Keypair.generate();
+const asProvider = { GIT_WALRUS_KEY: providerKey.getSecretKey() };
+const DAY = 86_400_000n;
+
+const repo = 'app';
+let head = '';
+let engine: ChainEngine;
+let t0 = 0n;
+const at = (ms: bigint) => engine.setClock(t0 + ms, { frozen: true });
+
+const walrus = (args: string[], env: NodeJS.ProcessEnv = {}) => world.run(repo, ['walrus', ...args], { env });
+const ok = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const result = await walrus(args, env);
+  assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
+  return result;
+};
+let providerId = '';
+let leaseId = '';
+
+// In a hook, not at import: uvu imports every test file before it runs the first suite, and the clock runs meanwhile.
+test.before(async () => {
+  await initWorkRepo(world, repo);
+  head = await commit(world, repo, 'index.js', 'console.log("hello")\n', 'app');
+  await walrusInit(world, repo, 'app');
+  await world.ok(repo, ['push', '-q', 'walrus', 'main']);
+  engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
+  t0 = (await engine.clockMs()) + 60_000n;
+});
+test.after(() => world.remove());
+
+test('a provider registers with a stake and a price, and is listed', async () => {
+  await at(0n);
+  const registered = await ok(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://compute.example', '--attribute', 'region=eu'], asProvider);
+  providerId = registered.stdout.trim();
+  assert.match(providerId, /^0x[0-9a-f]{64}$/);
+  assert.match(registered.stderr, /stake of 20 SUI at 1 MIST\/ms \(0\.0036 SUI\/hour\)/);
+  const list = (await ok(['providers'])).stdout;
+  assert.match(list, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+0\\s+0\\s+bonded\\s+https://compute.example`));
+  assert.match(list, /minimum stake 10 SUI, unbonding delay 7 days, minimum lease 1 h/);
+  assert.match((await ok(['provider', 'show'], asProvider)).stdout, /attributes region=eu/);
+});
+
+test('a deposit too small for the minimum lease is refused in words', async () => {
+  const refused = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '0.0035']);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /fatal: opening a lease .* refused: the deposit pays for less than the market's minimum lease duration/);
+  assert.not.match(refused.stderr, /EDepositTooSmall|\b7\b/);
+});
+
+test('a tenant leases the provider for the pushed repository', async () => {
+  await at(1000n);
+  const opened = await ok(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5']);
+  leaseId = opened.stdout.trim();
+  assert.match(opened.stderr, /lease of refs\/heads\/main with 5 SUI at 1 MIST\/ms/);
+  const shown = (await ok(['lease', 'show', leaseId])).stdout;
+  assert.match(shown, /state\s+open/);
+  assert.match(shown, /escrow\s+5 SUI/);
+  assert.match((await ok(['providers'])).stdout, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+1\\s+0`));
+});
+
+test('the provider claims what accrued; a second claim pays nothing', async () => {
+  await at(1000n + 600_000n);
+  assert.match(await ok(['lease', 'show', leaseId]).then((r) => r.stdout), /0\.0006 SUI accrued to the provider/);
+  assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0.0006 SUI from 1 lease\n');
+  assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0 SUI from 1 lease\n');
+});
+
+test('the tenant closes: the rest is refunded, the provider paid up to the close', async () => {
+  await at(1000n + 900_000n);
+  assert.is((await ok(['lease', 'close', leaseId])).stdout, 'closed: 4.9991 SUI refunded to the tenant, 0.0003 SUI paid to the provider\n');
+  assert.match((await ok(['lease', 'show', leaseId])).stdout, /state\s+closed/);
+  const again = await walrus(['lease', 'close', leaseId]);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /refused: the lease is closed/);
+  assert.match((await ok(['providers'])).stdout, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+0\\s+1`));
+});
+
+test('the stake comes back only after unbonding and its delay', async () => {
+  const early = await walrus(['provider', 'withdraw'], asProvider);
+  assert.match(early.stderr, /refused: the provider is not unbonding: run `git walrus provider unbond` first/);
+  await at(DAY);
+  assert.match((await ok(['provider', 'unbond'], asProvider)).stderr, /no new lease from now on/);
+  const refused = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5']);
+  assert.match(refused.stderr, /refused: the provider is unbonding and takes no new lease/);
+  await at(DAY + 7n * DAY - 1n);
+  const tooEarly = await walrus(['provider', 'withdraw'], asProvider);
+  assert.is(tooEarly.code, 1);
+  assert.match(tooEarly.stderr, /refused: the unbonding delay has not passed yet/);
+  await at(DAY + 7n * DAY);
+  assert.match((await ok(['provider', 'withdraw'], asProvider)).stderr, /Withdrew 20 SUI/);
+  assert.match((await ok(['provider', 'show'], asProvider)).stdout, /stake\s+0 SUI[\s\S]*status\s+unbonded/);
+});
+
+test('deployments lists the deploy records; --verify checks artifacts and commits', async () => {
+  // A provider that records deploys (what the controller does in provider mode), through the product's adapters.
+  const network = await openLocalNetwork(join(world.path('walrus-home'), 'local'));
+  await network.faucet(providerKey.toSuiAddress());
+  const ledger = new SuiLedger({ client: network.client, signer: providerKey, packageId: network.packageId, registryId: network.registryId });
+  const market = new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
+  const blobs = new HttpBlobStore({ publisherUrl: network.walrusUrl, aggregatorUrl: network.walrusUrl, numShards: network.numShards, fetch: network.walrusFetch });
+  const { providerId: second } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
+  const lease = (await ok(['lease', 'open', 'walrus', '--provider', second, '--deposit', '5'])).stdout.trim();
+  const artifact = new TextEncoder().encode('a built app');
+  const { blobId } = await blobs.write(artifact);
+  const sha256 = createHash('sha256').update(artifact).digest('hex');
+  await market.recordDeploy(lease, head, blobId, sha256);
+
+  const listed = await ok(['deployments', 'walrus', '--verify']);
+  assert.match(listed.stdout, new RegExp(`${head}  refs/heads/main\\n    provider ${second}  lease ${lease}\\n    artifact ${blobId}  sha256 ${sha256}\\n    verified`));
+
+  await market.recordDeploy(lease, head, blobId, 'ab'.repeat(32));
+  const failed = await walrus(['deployments', 'walrus', '--verify']);
+  assert.is(failed.code, 1);
+  assert.match(failed.stdout, /PROBLEM: artifact .* has sha256 .*, not the recorded abab/);
+});
+
+test.run();

@@ -1,0 +1,276 @@
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { normalizeStructTag } from '@mysten/sui/utils';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
+import { MarketRefusedError, marketError } from '../../src/sui/market-errors.ts';
+import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
+import { MarketEvents, ProviderCap, marketEventType, providerCapType } from '../../src/contract/market-bcs.ts';
+import { parseMarketScenarios, depositOf, stakeOf } from '../../src/contract/market-scenarios.ts';
+import type { MarketStep } from '../../src/contract/market-scenarios.ts';
+import { grpcWebServer, inProcess, type Front } from './fronts.ts';
+
+/**
+ * The market's scenario vectors (contracts/tests/market_scenarios.json) as signed transactions through SuiMarket
+ * and SuiLedger against each devnet front, with the devnet Clock set to each step's time: every abort must come
+ * back as MarketRefusedError naming its constant, every coin paid must be the one the vector says, and after every
+ * step deposits = paid + refunded + held in leases (read from chain), and stakes = withdrawn + slashed + held.
+ */
+const file = parseMarketScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/market_scenarios.json', import.meta.url), 'utf8')));
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const SUI_COIN = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
+
+class Actors {
+  readonly #front: Front;
+  readonly #keys = new Map<string, Ed25519Keypair>();
+  readonly #funded = new Set<string>();
+  readonly #admin: Ed25519Keypair;
+  constructor(front: Front, admin: Ed25519Keypair) {
+    this.#front = front;
+    this.#admin = admin;
+  }
+  key(actor: string): Ed25519Keypair {
+    if (actor === file.admin) return this.#admin;
+    let key = this.#keys.get(actor);
+    if (!key) this.#keys.set(actor, (key = Ed25519Keypair.generate()));
+    return key;
+  }
+  address(actor: string): string {
+    return this.key(actor).toSuiAddress();
+  }
+  async as(actor: string): Promise<{ ledger: SuiLedger; market: SuiMarket }> {
+    const front = this.#front;
+    const signer = this.key(actor);
+    if (actor !== file.admin && !this.#funded.has(actor)) {
+      await front.faucet(signer.toSuiAddress());
+      this.#funded.add(actor);
+    }
+    const ledger = new SuiLedger({ client: front.client, signer, packageId: front.packageId, registryId: front.registryId });
+    return { ledger, market: new SuiMarket({ client: front.client, ledger, packageId: front.packageId, marketId: front.marketId }) };
+  }
+}
+
+interface Labels {
+  repos: Map<string, string>;
+  providers: Map<string, string>;
+  /** Provider label → its ProviderCap's id. */
+  caps: Map<string, string>;
+  leases: Map<string, string>;
+  /** Lease label → its tenant, repository and provider labels. */
+  leaseOf: Map<string, { tenant: string; repo: string; provider: string }>;
+}
+
+/**
+ * Whether the adapter cannot express the call (it always uses the signer's own cap, the lease's repository and the
+ * tenant's or provider's side): a foreign cap, another repository, a close by someone who is neither. Those go to
+ * the chain as hand-built calls through the ledger, so their aborts still come from the chain.
+ */
+function needsRawCall(step: MarketStep, labels: Labels, owners: Map<string, string>): boolean {
+  const c = step.call;
+  const lease = 'lease' in c ? labels.leaseOf.get(c.lease) : undefined;
+  if ('cap' in c) {
+    const own = 'provider' in c ? c.provider : lease!.provider;
+    if (c.cap !== own || owners.get(c.cap) !== step.sender) return true;
+  }
+  if (c.call === 'record_deploy') return c.repo !== lease!.repo;
+  if (c.call === 'close') return step.sender !== lease!.tenant;
+  return false;
+}
+
+async function rawCall(front: Front, ledger: SuiLedger, step: MarketStep, labels: Labels): Promise<{ outcome: string; digest: string | null }> {
+  const c = step.call;
+  const target = (fn: string) => `${front.packageId}::market::${fn}` as const;
+  try {
+    const result = await ledger.submit((tx) => {
+      const lease = 'lease' in c ? tx.object(labels.leases.get(c.lease)!) : null;
+      const provider = 'provider' in c ? tx.object(labels.providers.get(c.provider)!) : null;
+      const cap = 'cap' in c ? tx.object(labels.caps.get(c.cap)!) : null;
+      switch (c.call) {
+        case 'claim':
+          tx.moveCall({ target: target('claim'), arguments: [lease!, provider!, cap!, tx.object.clock()] });
+          break;
+        case 'provider_close':
+          tx.moveCall({ target: target('provider_close'), arguments: [lease!, provider!, cap!, tx.object.clock()] });
+          break;
+        case 'close':
+          tx.moveCall({ target: target('close'), arguments: [lease!, provider!, tx.object.clock()] });
+          break;
+        case 'withdraw_stake':
+          tx.moveCall({ target: target('withdraw_stake'), arguments: [provider!, cap!, tx.object.clock()] });
+          break;
+        case 'record_deploy':
+          tx.moveCall({
+            target: target('record_deploy'),
+            arguments: [lease!, cap!, tx.object(labels.repos.get(c.repo)!), tx.pure.vector('u8', [...c.commit]), tx.pure.u256(c.artifact), tx.pure.vector('u8', [...c.sha256]), tx.object.clock()],
+          });
+          break;
+        default:
+          throw new Error(`no hand-built form of ${c.call}`);
+      }
+    }, c.call, (abort) => marketError(c.call, abort));
+    return { outcome: 'ok', digest: result.digest };
+  } catch (error) {
+    if (error instanceof MarketRefusedError) return { outcome: error.abortName, digest: null };
+    throw error;
+  }
+}
+
+/** Runs one step; returns its outcome and, when it landed, its digest. */
+async function perform(front: Front, actors: Actors, step: MarketStep, labels: Labels, owners: Map<string, string>): Promise<{ outcome: string; digest: string | null }> {
+  const { ledger, market } = await actors.as(step.sender);
+  const c = step.call;
+  if (needsRawCall(step, labels, owners)) return rawCall(front, ledger, step, labels);
+  try {
+    let digest: string;
+    switch (c.call) {
+      case 'set_params':
+        digest = (await market.setParams({ minStake: c.min_stake, unbondingMs: Number(c.unbonding_ms), minLeaseMs: Number(c.min_lease_ms) })).digest;
+        break;
+      case 'create_repository': {
+        const created = await ledger.createRepository(c.name);
+        labels.repos.set(c.repo, created.id);
+        digest = created.digest;
+        break;
+      }
+      case 'push':
+        digest = (await ledger.push(labels.repos.get(c.repo)!, [{ name: c.ref, old: c.old && hex(c.old), new: hex(c.new), force: false }], null)).digest;
+        break;
+      case 'register': {
+        const created = await market.register(c.stake, c.price_per_ms, c.endpoint, Object.fromEntries(c.keys.map((k, i) => [k, c.values[i]!])));
+        if (new Set(c.keys).size !== c.keys.length) throw new Error('the scenario repeats an attribute key: the register call cannot pass it as a record');
+        labels.providers.set(c.provider, created.providerId);
+        const { objects } = await front.client.core.listOwnedObjects({ owner: actors.address(step.sender), type: providerCapType(front.packageId), include: { content: true } });
+        labels.caps.set(c.provider, objects.find((o) => ProviderCap.parse(o.content).provider === created.providerId)!.objectId);
+        digest = created.digest;
+        break;
+      }
+      case 'add_stake':
+        digest = (await market.addStake(labels.providers.get(c.provider)!, c.amount)).digest;
+        break;
+      case 'request_unbond':
+        digest = (await market.requestUnbond(labels.providers.get(c.provider)!)).digest;
+        break;
+      case 'withdraw_stake':
+        digest = (await market.withdrawStake(labels.providers.get(c.provider)!)).digest;
+        break;
+      case 'slash':
+        digest = (await market.slash(labels.providers.get(c.provider)!, labels.leases.get(c.lease)!, c.amount)).digest;
+        break;
+      case 'open_lease': {
+        const opened = await market.openLease(labels.providers.get(c.provider)!, labels.repos.get(c.repo)!, c.ref, c.deposit);
+        labels.leases.set(c.lease, opened.leaseId);
+        labels.leaseOf.set(c.lease, { tenant: step.sender, repo: c.repo, provider: c.provider });
+        digest = opened.digest;
+        break;
+      }
+      case 'top_up':
+        digest = (await market.topUp(labels.leases.get(c.lease)!, c.amount)).digest;
+        break;
+      case 'settle':
+        digest = (await market.settle(labels.leases.get(c.lease)!)).digest;
+        break;
+      case 'claim':
+        digest = (await market.claim(labels.leases.get(c.lease)!)).digest;
+        break;
+      case 'close':
+      case 'provider_close':
+        digest = (await market.close(labels.leases.get(c.lease)!)).digest;
+        break;
+      case 'record_deploy':
+        digest = (await market.recordDeploy(labels.leases.get(c.lease)!, hex(c.commit), u256ToBlobId(c.artifact), hex(c.sha256))).digest;
+        break;
+    }
+    return { outcome: 'ok', digest };
+  } catch (error) {
+    if (error instanceof MarketRefusedError) return { outcome: error.abortName, digest: null };
+    throw error;
+  }
+}
+
+// The in-process client and gRPC (the production transport); JSON-RPC is covered by the repository's vectors.
+for (const factory of [inProcess, grpcWebServer]) {
+  const test = suite<{ front: Front; engine: ChainEngine; admin: Ed25519Keypair }>(`market scenario vectors as signed transactions (${factory.name})`);
+  test.before(async (context) => {
+    context.front = await factory.open();
+    // A second engine on the same state directory: the test's hand on the devnet Clock (and the AdminCap's key).
+    context.engine = await ChainEngine.open(join(context.front.dir, 'chain'));
+    context.admin = Ed25519Keypair.fromSecretKey(context.engine.genesis.faucetKey);
+  });
+  test.after(async ({ front }) => {
+    await front.close();
+  });
+
+  for (const scenario of file.scenarios) {
+    // Steps whose call cannot be expressed through the adapter (a register with a repeated key) run on the twin only.
+    if (scenario.steps.some((s) => s.call.call === 'register' && new Set(s.call.keys).size !== s.call.keys.length)) continue;
+    test(scenario.name, async ({ front, engine, admin }) => {
+      const actors = new Actors(front, admin);
+      const labels: Labels = { repos: new Map(), providers: new Map(), caps: new Map(), leases: new Map(), leaseOf: new Map() };
+      const owners = new Map<string, string>(scenario.steps.flatMap((s) => (s.call.call === 'register' ? [[s.call.provider, s.sender] as [string, string]] : [])));
+      const names = new Map(['admin', ...file.actors.keys()].map((a) => [actors.address(a), a]));
+      const books = { deposits: 0n, paid: 0n, refunded: 0n, staked: 0n, withdrawn: 0n, slashed: 0n };
+      const base = (await engine.clockMs()) + 1000n;
+      for (const [i, step] of scenario.steps.entries()) {
+        const where = `step ${i + 1} (${step.call.call} by ${step.sender} at ${step.clockMs})`;
+        await actors.as(step.sender); // the faucet's transaction runs before the clock is set for the step
+        await engine.setClock(base + step.clockMs, { frozen: true });
+        const { outcome, digest } = await perform(front, actors, step, labels, owners);
+        assert.is(outcome, step.expect, where);
+        if (digest === null) continue;
+
+        const tx = await front.client.core.getTransaction({ digest, include: { effects: true, events: true, objectTypes: true } });
+        const landed = tx.Transaction!;
+        // The coins the call created, by owner.
+        const created = landed.effects!.changedObjects.filter((o) => o.idOperation === 'Created' && normalizeStructTag(landed.objectTypes![o.objectId]!) === SUI_COIN);
+        const { objects } = await front.client.core.getObjects({ objectIds: created.map((o) => o.objectId), include: { content: true } });
+        const paid = new Map<string, bigint>();
+        for (const coin of objects) {
+          if (coin instanceof Error) throw coin;
+          const owner = names.get((coin.owner as { AddressOwner: string }).AddressOwner)!;
+          assert.not.ok(paid.has(owner), `${where}: two coins to ${owner}`);
+          paid.set(owner, Buffer.from(coin.content).readBigUInt64LE(32));
+        }
+        assert.equal(paid, step.pays, `${where}: payments`);
+
+        books.deposits += depositOf(step);
+        books.staked += stakeOf(step);
+        const events = (name: keyof typeof MarketEvents) =>
+          landed.events!.filter((e) => normalizeStructTag(e.eventType) === normalizeStructTag(marketEventType(front.packageId, name))).map((e) => MarketEvents[name].parse(e.bcs) as any);
+        for (const e of events('Claimed')) books.paid += e.amount;
+        for (const e of events('LeaseClosed')) (books.paid += e.payout), (books.refunded += e.refund);
+        for (const e of events('StakeWithdrawn')) books.withdrawn += e.amount;
+        for (const e of events('Slashed')) books.slashed += e.amount;
+
+        const { market } = await actors.as(step.sender);
+        const leases = await Promise.all([...labels.leases.values()].map((id) => market.getLease(id)));
+        const providers = await Promise.all([...labels.providers.values()].map((id) => market.getProvider(id)));
+        const held = leases.reduce((sum, l) => sum + l.escrow + l.earned, 0n);
+        assert.is(books.deposits, books.paid + books.refunded + held, `${where}: deposits = paid + refunded + held in leases`);
+        assert.is(books.staked, books.withdrawn + books.slashed + providers.reduce((sum, p) => sum + p.stake, 0n), `${where}: stakes = withdrawn + slashed + held`);
+
+        for (const [label, want] of step.providers) {
+          const p = await market.getProvider(labels.providers.get(label)!);
+          if (want.stake !== undefined) assert.is(p.stake, want.stake, `${where}: ${label}.stake`);
+          if (want.active_leases !== undefined) assert.is(BigInt(p.activeLeases), want.active_leases, `${where}: ${label}.active_leases`);
+          if (want.completed_leases !== undefined) assert.is(BigInt(p.completedLeases), want.completed_leases, `${where}: ${label}.completed_leases`);
+          if (want.provider_closed_leases !== undefined) assert.is(BigInt(p.providerClosedLeases), want.provider_closed_leases, `${where}: ${label}.provider_closed_leases`);
+          if (want.slashed !== undefined) assert.is(p.slashed, want.slashed, `${where}: ${label}.slashed`);
+          if (want.unbonds_at_ms !== undefined) assert.is(p.unbondsAtMs, want.unbonds_at_ms === null ? null : Number(base + want.unbonds_at_ms), `${where}: ${label}.unbonds_at_ms`);
+        }
+        for (const [label, want] of step.leases) {
+          const l = await market.getLease(labels.leases.get(label)!);
+          if (want.state !== undefined) assert.is(l.state, want.state, `${where}: ${label}.state`);
+          if (want.escrow !== undefined) assert.is(l.escrow, want.escrow, `${where}: ${label}.escrow`);
+          if (want.earned !== undefined) assert.is(l.earned, want.earned, `${where}: ${label}.earned`);
+          if (want.settled_until_ms !== undefined) assert.is(l.settledUntilMs, Number(base + want.settled_until_ms), `${where}: ${label}.settled_until_ms`);
+          if (want.last_commit !== undefined) assert.is(l.lastDeploy?.commit ?? null, want.last_commit === null ? null : hex(want.last_commit), `${where}: ${label}.last_commit`);
+        }
+      }
+    });
+  }
+  test.run();
+}
