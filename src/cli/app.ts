@@ -5,6 +5,7 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
 import type { CreateClone } from '../remote/checkout.ts';
+import type { LocalRepository } from '../remote/local-repository.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
@@ -69,6 +70,8 @@ export interface GitWorkspace {
   setConfig?(key: string, value: string): Promise<void>;
   /** The full name of the branch HEAD points to (even before its first commit); null when HEAD is detached. */
   currentBranch?(): Promise<string | null>;
+  /** The repository's objects, for commands that build packs (`git walrus gc`); null outside a repository. */
+  localRepository?(): Promise<LocalRepository | null>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

@@ -4,6 +4,8 @@ import { artifactCommand } from './artifact.ts';
 import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
 import { devnetCommand } from './devnet.ts';
+import { gcCommand } from './gc.ts';
+import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
@@ -22,6 +24,8 @@ export const commands: CommandModule<CliArgs, any>[] = [
   logCommand,
   showCommand,
   verifyCommand,
+  gcCommand,
+  extendCommand,
   devnetCommand,
   checkoutCommand,
   artifactCommand,

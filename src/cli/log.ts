@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.ts';
 import { formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
+import { EXPIRY_WARNING_OPTION, warnOfExpiry } from './lifetime.ts';
 
 interface LogArgs extends CliArgs {
   remote: string;
@@ -10,6 +11,7 @@ interface LogArgs extends CliArgs {
   limit?: number;
   json?: boolean;
   network?: string;
+  expiryWarning?: number;
 }
 
 /** `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events. */
@@ -22,13 +24,15 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
       .option('ref', { type: 'string', describe: 'only pushes that updated this ref (e.g. main, v1.0, refs/heads/main)' })
       .option('limit', { type: 'number', describe: 'at most this many pushes' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+      .option('expiry-warning', EXPIRY_WARNING_OPTION)
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1)) {
       throw new UsageError(`--limit must be a whole number of 1 or more, got ${argv.limit}`);
     }
-    await withRemoteRepository(app, argv, async ({ ledger }, id) => {
+    await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
+      await warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning);
       const pushes = selectPushes(await ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
       if (argv.json) app.stdout(formatLogJson(id, pushes));
       else if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);

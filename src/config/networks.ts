@@ -16,7 +16,7 @@ export const NETWORK_NAMES: readonly NetworkName[] = ['local', 'devnet', 'testne
 export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
 export type WalrusEndpoint =
   | { kind: 'embedded' }
-  | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; numShards: number }
+  | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; storageNodeUrl?: string; numShards: number }
   | { kind: 'sdk'; uploadRelayUrl?: string; numShards: number };
 
 export interface NetworkConfig {
@@ -115,7 +115,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       name,
       // gRPC, the production client's protocol, wherever the server speaks it; JSON-RPC for servers that predate it.
       sui: info.suiGrpcUrl ? { kind: 'grpc', url: info.suiGrpcUrl } : { kind: 'jsonrpc', url: info.suiRpcUrl },
-      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, numShards: info.numShards },
+      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, storageNodeUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,
       faucetUrl: info.faucetUrl,

@@ -112,7 +112,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     const client = local.client;
     return {
       client,
-      blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
+      blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, storageNodeUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
       close: () => local.close(),
       faucet: (address) => local.faucet(address),
       contract: { packageId: local.packageId, registryId: local.registryId },
@@ -138,11 +138,11 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       numShards,
     };
   }
-  const { publisherUrl, aggregatorUrl, numShards } = config.walrus;
+  const { publisherUrl, aggregatorUrl, storageNodeUrl, numShards } = config.walrus;
   const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
   return {
     client,
-    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }),
+    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, log }),
     close: async () => {},
     faucet: faucetUrl
       ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }

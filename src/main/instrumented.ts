@@ -51,6 +51,7 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
+      ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
     },
   };
 }
@@ -82,6 +83,7 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
       maxBlobSize: blobStore.maxBlobSize,
       read: (blobId, options) => blobStore.read(blobId, options),
       release: async () => blobStore.release?.(),
+      ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
       write: (bytes, options) => {
         if (fault !== 'during-upload') return blobStore.write(bytes, options);
         // The upload is under way when the process dies: the blob may or may not have been stored.

@@ -50,7 +50,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
-      await fetchObjects({ ledger, blobStore, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info);
+      return fetchObjects({ ledger, blobStore, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info, options.checkConnectivity);
     },
     push: async (requests) => {
       try {

@@ -4,6 +4,7 @@ import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
+import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
@@ -33,8 +34,9 @@ export interface PushSettings {
 const MAX_ATTEMPTS = 5;
 
 /**
- * One push batch (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit every
- * ref in one transaction whose compare-and-swap the contract checks. Answers only after the transaction is final.
+ * One push (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit the refs in
+ * as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped by the
+ * contract. Answers only after the transactions are final.
  */
 export async function pushRefs(
   deps: PushDeps,
@@ -52,8 +54,10 @@ export async function pushRefs(
 
   const refRequests: RefRequest[] = [];
   const unresolved: PushResult[] = [];
+  const resolved = await local.resolve(requests.flatMap((r) => (r.src === null ? [] : [r.src])));
+  let resolvedIndex = 0;
   for (const request of requests) {
-    const next = request.src === null ? null : await local.resolve(request.src);
+    const next = request.src === null ? null : resolved[resolvedIndex++];
     if (request.src !== null && next === null) {
       unresolved.push({ dst: request.dst, ok: false, reason: `src refspec ${request.src} does not match any object` });
       continue;
@@ -66,17 +70,50 @@ export async function pushRefs(
   let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
+  const { batches, limit } = batchUpdates(decisions.flatMap((d) => (d.kind === 'update' ? [d] : [])));
+  if (settings.atomic && limit !== null) {
+    // Refused before anything is uploaded: an atomic push must be one transaction.
+    const reason = `atomic push failed: ${updatesOf(decisions).length} ref updates need ${batches.length} transactions; ${describeLimit(limit)}`;
+    decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason } : d));
+  }
+
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
     const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress);
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
-    decisions = await commit(deps, repositoryId, decisions, pack, settings.atomic);
+    const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
+    decisions = decisions.map((d) => landed.get(d.dst) ?? d);
   } else if (settings.dryRun) {
-    log.debug('dry run: no upload and no transaction');
+    log.debug(`dry run: no upload and no transaction (${batches.length} transaction(s) planned)`);
   }
   return [...decisions.map(resultOf), ...unresolved];
+}
+
+/**
+ * Commits the batches one transaction each, in order: the pack rides with the first batch that lands, each batch is
+ * compare-and-swapped on its own, and a batch that fails after others landed is reported ref by ref (what landed
+ * stays). Returns the final decision of every batched ref.
+ */
+async function commitBatches(deps: PushDeps, repositoryId: string, batches: RefDecision[][], uploaded: PackEntry | null, atomic: boolean): Promise<Map<string, RefDecision>> {
+  const outcome = new Map<string, RefDecision>();
+  let pack = uploaded;
+  for (const [index, batch] of batches.entries()) {
+    let decided: RefDecision[];
+    try {
+      decided = await commit(deps, repositoryId, batch, pack, atomic);
+    } catch (error) {
+      if (index === 0) throw error; // nothing landed: the push failed as a whole
+      const reason = `not pushed: transaction ${index + 1} of ${batches.length} failed (${error instanceof Error ? error.message : String(error)}); the refs of the transactions before it were pushed`;
+      for (const d of batches.slice(index).flat()) outcome.set(d.dst, { kind: 'reject', dst: d.dst, reason });
+      return outcome;
+    }
+    if (updatesOf(decided).length > 0) pack = null;
+    if (batches.length > 1) deps.log.debug(`transaction ${index + 1}/${batches.length}: ${updatesOf(decided).length} of ${batch.length} ref(s) landed`);
+    for (const d of decided) outcome.set(d.dst, d);
+  }
+  return outcome;
 }
 
 /**
@@ -140,11 +177,12 @@ function resultOf(decision: RefDecision): PushResult {
  * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
  * empty pack (every object is already on the remote): no blob.
  */
-async function uploadPack(deps: PushDeps, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
+export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log'>, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
   let size = 0;
+  const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
   const pack = await local.packObjects(include, exclude, progress);
   try {
@@ -156,12 +194,16 @@ async function uploadPack(deps: PushDeps, include: string[], exclude: string[], 
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
       hash.update(chunk); // while the upload runs
-      chunks.push((await stored).blobId);
+      const blob = await stored;
+      chunks.push(blob.blobId);
+      cost.encoded += blob.encodedSize ?? 0;
+      cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);
     }
   } finally {
     await pack.discard();
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
+  log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
   return { chunks, size, sha256: hash.digest('hex') };
 }
 

@@ -67,7 +67,7 @@ resolve('devnet asks the server for its ids and endpoints', async () => {
   assert.equal(config, {
     name: 'devnet',
     sui: { kind: 'jsonrpc', url: 'http://127.0.0.1:8/sui' },
-    walrus: { kind: 'http', publisherUrl: 'http://127.0.0.1:9/walrus', aggregatorUrl: 'http://127.0.0.1:9/walrus', numShards: 50 },
+    walrus: { kind: 'http', publisherUrl: 'http://127.0.0.1:9/walrus', aggregatorUrl: 'http://127.0.0.1:9/walrus', storageNodeUrl: 'http://127.0.0.1:9/walrus', numShards: 50 },
     packageId: '0xpkg',
     registryId: '0xreg',
     faucetUrl: 'http://127.0.0.1:8/faucet',

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
@@ -116,6 +116,25 @@ bound('bounds every chunk of a pack from its size and chunk count alone', () => 
   }
   assert.is(chunkSizeBound(pack([10, 10, 10, 10, 10, 10, 10, 10, 4])), 11);
 });
+
+fetch('a clone asking for connectivity: links checked by index-pack; one pack is kept for git to unlock, several are not kept', inRepositories(async (t) => {
+  commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  const first = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
+  const one = await fetchObjects(t.fetchDeps, t.id, [first], false, undefined, true);
+  assert.is(one.connected, true);
+  assert.ok(one.lock !== null && one.lock.endsWith('.keep') && existsSync(one.lock), 'the pack is kept until git unlocks it');
+
+  commitFile(t.source, t.env, 'b.txt', 'b\n');
+  await t.pushMain();
+  commitFile(t.source, t.env, 'c.txt', 'c\n');
+  await t.pushMain();
+  const head = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
+  const two = await fetchObjects(t.fetchDeps, t.id, [head], false, undefined, true);
+  assert.equal(two, { connected: true, lock: null });
+  const keeps = readdirSync(join(t.target, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.keep'));
+  assert.equal(keeps, [one.lock!.split('/').at(-1)], 'only the first fetch\'s pack is still kept');
+}));
 
 fetch.run();
 bound.run();

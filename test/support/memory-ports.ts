@@ -113,8 +113,18 @@ export class MemoryLedger implements Ledger {
     return { digest: `push-${info.seq}`, seq: info.seq };
   }
 
-  async repack(): Promise<TxReceipt & { seq: number }> {
-    throw new Error('not used by these tests');
+  /** Runs before each repack transaction (lets a test land a push under a gc). */
+  beforeRepack: (() => Promise<void>) | null = null;
+
+  async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
+    this.calls.push('repack');
+    await this.beforeRepack?.();
+    const repo = this.#repo(id);
+    if (liveFrom < repo.info.liveFrom || liveFrom > repo.packs.length) throw abort('EBadLiveFrom');
+    repo.packs.push(pack);
+    repo.info.liveFrom = liveFrom;
+    repo.info.seq++;
+    return { digest: `repack-${repo.info.seq}`, seq: repo.info.seq };
   }
 
   async addWriter(id: string, address: string): Promise<TxReceipt> {

@@ -230,6 +230,14 @@ function normalizedFunction(fn: MoveFunction) {
 
 type EffectsView = ReturnType<typeof parseTransactionEffectsBcs>;
 
+type MoveLocation = { module: { address: string; name: string }; function: number; instruction: number; functionName: string | null };
+
+/** A `MoveLocation` as the fullnode's Rust Debug output prints it. */
+function moveLocationText(location: MoveLocation): string {
+  const address = normalizeSuiAddress(location.module.address).slice(2);
+  return `MoveLocation { module: ModuleId { address: ${address}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: Some("${location.functionName}") }`;
+}
+
 /** The status string and abort details as a fullnode prints them from `ExecutionFailureStatus`. */
 function statusJson(effectsBcs: Uint8Array): { status: unknown; abortError?: unknown } {
   const parsed = bcs.TransactionEffects.parse(effectsBcs).V2!;
@@ -239,11 +247,14 @@ function statusJson(effectsBcs: Uint8Array): { status: unknown; abortError?: unk
   if (error.$kind === 'MoveAbort') {
     const [location, code] = error.MoveAbort;
     const address = normalizeSuiAddress(location.module.address).slice(2);
-    const text = `MoveAbort(MoveLocation { module: ModuleId { address: ${address}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: Some("${location.functionName}") }, ${code})${suffix}`;
+    const text = `MoveAbort(${moveLocationText(location)}, ${code})${suffix}`;
     return {
       status: { status: 'failure', error: text },
       abortError: { module_id: `0x${address}::${location.module.name}`, function: location.functionName, error_code: Number(code) },
     };
+  }
+  if (error.$kind === 'MovePrimitiveRuntimeError' && error.MovePrimitiveRuntimeError) {
+    return { status: { status: 'failure', error: `MovePrimitiveRuntimeError(MoveLocationOpt(Some(${moveLocationText(error.MovePrimitiveRuntimeError)})))${suffix}` } };
   }
   const detail = (error as Record<string, unknown>)[error.$kind];
   const describe = detail === true || detail === null ? '' : ` ${JSON.stringify(detail, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)).replace(/"\$kind":"\w+",?/g, '')}`;

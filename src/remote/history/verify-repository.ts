@@ -15,6 +15,8 @@ import { findRewrites, type HistoryRewrite } from './rewrites.ts';
 import { verifyPushLog } from './verify-log.ts';
 import { checkPack, packLabel, packPlaces, type BlobIdOf } from './verify-packs.ts';
 import { verifyPackTable, verifyRefs } from './verify-state.ts';
+import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../../core/blob-lifetime.ts';
+import { liveLifetimes, type LiveLifetimes } from '../lifetime.ts';
 
 /** What the deep check needs from an object store that packs are added to in push order (src/git/pack-reader.ts). */
 export interface PackObjects {
@@ -46,10 +48,12 @@ export interface VerifyReport {
   /** Present with `deep`. */
   commitsChecked?: number;
   rewrites?: HistoryRewrite[];
+  /** How long the live packs stay on Walrus, where it can tell (expired ones are also findings). */
+  lifetimes?: LiveLifetimes;
   findings: Finding[];
 }
 
-export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal } = {}): Promise<VerifyReport> {
+export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal; expiryWarningEpochs?: number } = {}): Promise<VerifyReport> {
   const { ledger, log } = deps;
   const deep = options.deep ?? false;
   if (deep && deps.openPackObjects === undefined) throw new InternalError('verify --deep was asked without an object store');
@@ -98,6 +102,18 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       }
     }
     log.progress(`checking packs: ${packs.length}/${packs.length}, ${report.bytesChecked} bytes`, true);
+    const lifetimes = await liveLifetimes(ledger, deps.blobStore, id, options.expiryWarningEpochs ?? DEFAULT_EXPIRY_WARNING_EPOCHS);
+    if (lifetimes !== null) {
+      report.lifetimes = lifetimes;
+      for (const pack of lifetimes.packs.filter((p) => p.verdict === 'expired')) {
+        const seq = places.get(pack.index) ?? null;
+        // The storage nodes confirm why the blob could not be read: say that instead.
+        const unreadable = findings.findIndex((f) => f.code === 'BLOB_UNAVAILABLE' && f.blobId === pack.blobId);
+        if (unreadable >= 0) findings.splice(unreadable, 1);
+        const when = pack.endEpoch === null ? 'is gone from Walrus' : `expired at epoch ${pack.endEpoch}`;
+        findings.push({ code: 'PACK_EXPIRED', seq, blobId: pack.blobId, message: `${packLabel({ index: pack.index, seq })}: blob ${pack.blobId} ${when} (now epoch ${lifetimes.epoch}); the pack is lost unless its objects are pushed again` });
+      }
+    }
     if (objects !== null) {
       report.commitsChecked = await checkHistory(objects, events, findings, log);
       report.rewrites = findRewrites(events);
