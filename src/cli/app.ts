@@ -6,6 +6,7 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
+import type { CreateClone } from '../remote/checkout.ts';
 import type { LocalRepository } from '../remote/local-repository.ts';
 
 /**
@@ -25,6 +26,26 @@ export interface CliApp {
   log: Log;
   /** Raw stderr, for the final `fatal:` line. */
   stderr(text: string): void;
+  /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
+  createClone?: CreateClone;
+  /** Composes the GitOps controller (`git walrus controller`). */
+  startController?(options: ControllerRunOptions): Promise<ControllerRun>;
+}
+
+export interface ControllerRunOptions {
+  kubeconfig?: string;
+  namespace?: string;
+  controllerNamespace?: string;
+  network?: string;
+  leaderElection: boolean;
+  providerKeySecret?: string;
+  pollMs: number;
+}
+
+export interface ControllerRun {
+  /** Resolves when stopped or, with leader election, when leadership is lost. */
+  run(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export interface CliServices {

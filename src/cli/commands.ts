@@ -1,5 +1,8 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
+import { artifactCommand } from './artifact.ts';
+import { checkoutCommand } from './checkout.ts';
+import { controllerCommand } from './controller.ts';
 import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
 import { gcCommand } from './gc.ts';
@@ -30,6 +33,9 @@ export const commands: CommandModule<CliArgs, any>[] = [
   gcCommand,
   extendCommand,
   devnetCommand,
+  checkoutCommand,
+  artifactCommand,
+  controllerCommand,
   providerCommand,
   providersCommand,
   leaseCommand,

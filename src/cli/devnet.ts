@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
@@ -6,25 +7,30 @@ interface DevnetArgs extends CliArgs {
   port: number;
   dir: string;
   keyServersDown: number[];
+  host: string;
 }
 
 /**
- * `git walrus devnet [--port N] [--dir D]`: serves the local network (Sui JSON-RPC, faucet, Walrus API) on
- * 127.0.0.1 over a state directory until SIGINT or SIGTERM. Point clients at it with GIT_WALRUS_NETWORK=devnet and
+ * `git walrus devnet [--port N] [--dir D] [--host IP]`: serves the local network (Sui JSON-RPC, faucet, Walrus API)
+ * on 127.0.0.1 (or `--host`: another loopback address or one of a local interface, e.g. a test network's bridge)
+ * over a state directory until SIGINT or SIGTERM. Point clients at it with GIT_WALRUS_NETWORK=devnet and
  * GIT_WALRUS_DEVNET_URL=<the printed URL>.
  */
 export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
   command: 'devnet',
-  describe: 'run the local Sui + Walrus network on 127.0.0.1',
+  describe: 'run the local Sui + Walrus network on 127.0.0.1 (or --host)',
   builder: (y) =>
     y
       .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
       .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' })
-      .option('key-servers-down', { type: 'number', array: true, default: [], describe: 'Seal key servers (1-3) to run as down, to try a private clone with too few of them' }) as never,
+      .option('key-servers-down', { type: 'number', array: true, default: [], describe: 'Seal key servers (1-3) to run as down, to try a private clone with too few of them' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind: loopback or an address of a local interface' }) as never,
   handler: async (argv) => {
+    const { checkBindAddress } = await import('../devnet/bind-address.ts');
+    const host = checkBindAddress(argv.host ?? '127.0.0.1', networkInterfaces());
     // Loaded here: the chain engine verifies signatures (all of @mysten/sui's cryptography), which no other command needs.
     const { startDevnetServer } = await import('../devnet/server.ts');
-    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port, keyServersDown: argv.keyServersDown });
+    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port, host, keyServersDown: argv.keyServersDown });
     argv.app.stdout(
       `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
         `seal key servers: ${server.keyServers.objectIds.map((id, i) => `${server.url}/seal/${i + 1} (${id})`).join(', ')}\n` +

@@ -78,7 +78,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${host}:${address.port}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   await keyServers.register(url);
   return {
     url,

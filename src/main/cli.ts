@@ -29,6 +29,8 @@ const app: CliApp = {
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,
   stderr: (text) => process.stderr.write(text),
+  createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
+  startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
 };
 
 process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));

@@ -26,6 +26,8 @@ import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, n
  */
 export interface OpenedNetwork {
   name: string;
+  /** The walrus_git package on this network (whose `Pushed` events the GitOps controller follows). */
+  packageId: string;
   ledger: Ledger;
   blobStore: BlobStore;
   /** Seal, for private repositories; absent where the network has no key servers (loaded on first use). */
@@ -104,6 +106,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   });
   return {
     name: config.name,
+    packageId,
     ledger,
     blobStore: store,
     keyService,

@@ -21,7 +21,7 @@ export interface PortStats {
   maxRssKb?: number;
 }
 
-const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes'] as const;
+const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes', 'listPushesAfter', 'latestPushCursor'] as const;
 export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'addReader', 'removeReader', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
 
 export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];

@@ -65,6 +65,14 @@ export interface PushEvent {
   txDigest: string;
 }
 
+/** One page of the `Pushed` events of every repository of the package, in chain order (the GitOps chain watcher). */
+export interface PushEventPage {
+  events: PushEvent[];
+  /** Where the next page starts (the last event's cursor); null when the page is empty. */
+  cursor: string | null;
+  hasNextPage: boolean;
+}
+
 export interface TxReceipt {
   digest: string;
 }
@@ -87,6 +95,10 @@ export interface Ledger {
   listPacks(id: string, from: number): Promise<PackEntry[]>;
   /** Every push event in ascending seq order (paged underneath). */
   listPushes(id: string): Promise<PushEvent[]>;
+  /** One page (one chain read) of every repository's pushes strictly after `cursor` (null: from the first). */
+  listPushesAfter(cursor: string | null): Promise<PushEventPage>;
+  /** The cursor of the newest push of any repository (null when none): where following starts without replaying history. */
+  latestPushCursor(): Promise<string | null>;
 
   /** `private`: packs must be encrypted and only the owner, writers and readers get their keys (`create_private`). */
   createRepository(name: string, head?: string, options?: { private?: boolean }): Promise<TxReceipt & { id: string }>;

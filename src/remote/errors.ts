@@ -35,3 +35,20 @@ export class NoKeyServersError extends WalrusGitError {
     );
   }
 }
+
+/** `git walrus checkout --commit`: the repository's packs do not hold that commit at all. */
+export class CommitNotFoundError extends WalrusGitError {
+  constructor(repository: string, commit: string) {
+    super('COMMIT_NOT_FOUND', `commit ${commit} is not in repository ${repository} (no pushed pack contains it)`, { repository, commit });
+  }
+}
+
+/**
+ * `git walrus checkout --commit`: the commit was pushed once but no branch or tag reaches it any more (a force-push
+ * moved away from it): deploying it would bypass what the repository's refs say.
+ */
+export class CommitNotReachableError extends WalrusGitError {
+  constructor(repository: string, commit: string) {
+    super('COMMIT_NOT_REACHABLE', `commit ${commit} is not reachable from any branch or tag of repository ${repository}; refusing to check it out`, { repository, commit });
+  }
+}

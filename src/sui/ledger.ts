@@ -5,7 +5,7 @@ import type { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
-import type { Ledger, PackEntry, PushEvent, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
+import type { Ledger, PackEntry, PushEvent, PushEventPage, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
 import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
@@ -182,6 +182,17 @@ export class SuiLedger implements Ledger {
       after = page.hasNextPage ? page.endCursor : null;
     } while (after !== null);
     return pushes.sort((a, b) => a.seq - b.seq);
+  }
+
+  async listPushesAfter(cursor: string | null): Promise<PushEventPage> {
+    const page = await this.#client.core.listEvents({ filter: { eventType: eventType(this.#packageId, 'Pushed') }, after: cursor, limit: PAGE });
+    const events = page.events.map((event) => pushEventOf(Pushed.parse(event.bcs), event.transactionDigest));
+    return { events, cursor: page.endCursor ?? null, hasNextPage: page.hasNextPage };
+  }
+
+  async latestPushCursor(): Promise<string | null> {
+    const page = await this.#client.core.listEvents({ filter: { eventType: eventType(this.#packageId, 'Pushed') }, order: 'descending', limit: 1 });
+    return page.startCursor ?? page.endCursor ?? null;
   }
 
   async createRepository(name: string, head = 'refs/heads/main', options: { private?: boolean } = {}): Promise<TxReceipt & { id: string }> {

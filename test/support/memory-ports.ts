@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { WalrusGitError } from '../../src/core/errors.ts';
 import type { BlobStore, StoredBlob } from '../../src/ports/blob-store.ts';
-import type { Ledger, PackEntry, PushEvent, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../../src/ports/ledger.ts';
+import type { Ledger, PackEntry, PushEvent, PushEventPage, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../../src/ports/ledger.ts';
 
 function abort(abortName: string): WalrusGitError {
   return new WalrusGitError('MOVE_ABORT', `aborted with ${abortName}`, { abortName });
@@ -69,6 +69,14 @@ export class MemoryLedger implements Ledger {
 
   async listPushes(): Promise<PushEvent[]> {
     return [];
+  }
+
+  async listPushesAfter(): Promise<PushEventPage> {
+    return { events: [], cursor: null, hasNextPage: false };
+  }
+
+  async latestPushCursor(): Promise<string | null> {
+    return null;
   }
 
   async createRepository(name: string, head = 'refs/heads/main', options: { private?: boolean } = {}): Promise<TxReceipt & { id: string }> {

@@ -158,6 +158,8 @@ export function historyLedger(history: History): Ledger {
     listRefs: async () => new Map(history.refs),
     listPacks: async (_id, from) => history.packs.slice(from),
     listPushes: async () => history.events.map((event) => structuredClone(event)),
+    listPushesAfter: refuse,
+    latestPushCursor: refuse,
     createRepository: refuse,
     push: refuse,
     repack: refuse,

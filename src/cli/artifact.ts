@@ -1,0 +1,85 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
+import { UsageError } from '../core/errors.ts';
+import { fetchArtifact, publishArtifact } from '../gitops/artifact/store.ts';
+import type { CliArgs } from './app.ts';
+
+interface PackArgs extends CliArgs {
+  dir: string;
+  terminationMessage?: string;
+  network?: string;
+}
+
+interface FetchArgs extends CliArgs {
+  blobId: string;
+  sha256: string;
+  dir: string;
+  network?: string;
+}
+
+const NETWORK = { type: 'string', describe: 'network to store on / read from (default: GIT_WALRUS_NETWORK, else local)' } as const;
+
+/**
+ * `git walrus artifact pack <dir> [--termination-message <path>]`: packs the tree as a deterministic tarball, stores
+ * it on Walrus and prints `{"blobId","sha256","size"}` (one JSON line on stdout, and in the file when asked: a build
+ * Job's pack step writes it to its termination-message path, where the controller reads it).
+ */
+const packCommand: CommandModule<CliArgs, PackArgs> = {
+  command: 'pack <dir>',
+  describe: 'pack a directory as a deterministic tarball and store it on Walrus; prints {blobId, sha256, size}',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'the tree to pack (.git is left out)' })
+      .option('termination-message', { type: 'string', describe: 'also write the JSON result to this file (e.g. /dev/termination-log)' })
+      .option('network', NETWORK) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    const services = await app.open({ network: argv.network });
+    try {
+      const artifact = await publishArtifact({ blobStore: services.blobStore, log: app.log }, resolve(argv.dir), app.log.verbosity >= 1);
+      const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size })}\n`;
+      if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
+      app.stdout(result);
+    } finally {
+      await services.close();
+    }
+  },
+};
+
+/**
+ * `git walrus artifact fetch <blobId> --sha256 <hex> <dir>`: downloads the artifact, unpacks it into `dir` (new or
+ * empty) and refuses it, leaving `dir` empty, unless the tarball's sha256 is the one given.
+ */
+const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
+  command: 'fetch <blobId> <dir>',
+  describe: 'download an artifact from Walrus, check its sha256 and unpack it into an empty directory',
+  builder: (y) =>
+    y
+      .positional('blobId', { type: 'string', demandOption: true, describe: 'the artifact blob id (what pack printed)' })
+      .positional('dir', { type: 'string', demandOption: true, describe: 'where to unpack (created if missing; must be empty)' })
+      .option('sha256', { type: 'string', demandOption: true, describe: 'the sha256 pack printed; any other content is refused' })
+      .option('network', NETWORK) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    if (!isBlobId(argv.blobId)) throw new InvalidBlobIdError(argv.blobId);
+    if (!/^[0-9a-fA-F]{64}$/.test(argv.sha256)) throw new UsageError(`--sha256 must be 64 hex digits, got '${argv.sha256}'`, { sha256: argv.sha256 });
+    const services = await app.open({ network: argv.network });
+    try {
+      const dir = resolve(argv.dir);
+      const unpacked = await fetchArtifact({ blobStore: services.blobStore, log: app.log }, { blobId: argv.blobId, sha256: argv.sha256 }, dir, app.log.verbosity >= 1);
+      app.log.info(`Unpacked artifact ${argv.blobId} (${unpacked.entries} entries, sha256 ${argv.sha256.toLowerCase()}) into ${dir}`);
+    } finally {
+      await services.close();
+    }
+  },
+};
+
+/** `git walrus artifact pack|fetch`: the build pipeline's artifact steps, usable by hand. */
+export const artifactCommand: CommandModule<CliArgs, CliArgs> = {
+  command: 'artifact',
+  describe: 'pack a tree into a deterministic tarball on Walrus, or fetch and unpack one (the GitOps build steps)',
+  builder: (y: Argv<CliArgs>) => y.command(packCommand).command(fetchCommand).demandCommand(1, 'name a subcommand: pack or fetch') as never,
+  handler: () => {},
+};

@@ -1,0 +1,52 @@
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { InternalError } from '../core/errors.ts';
+import { claimEmptyDirectory, emptyDirectory } from '../fs/empty-directory.ts';
+import { checkoutCommit } from '../remote/checkout.ts';
+import type { CliArgs } from './app.ts';
+import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
+
+interface CheckoutArgs extends CliArgs {
+  remote: string;
+  dir: string;
+  commit?: string;
+  network?: string;
+}
+
+/**
+ * `git walrus checkout <url> <dir> [--commit <sha>]`: a clone of the repository into a new or empty directory with
+ * every pack verified against the chain, checked out detached at `commit` (default: the commit of the repository's
+ * HEAD branch), refused unless a branch or tag of the repository reaches it. The build Job's first step; usable by
+ * hand. Prints the commit on stdout.
+ */
+export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
+  command: 'checkout <remote> <dir>',
+  describe: 'clone a repository into a new or empty directory and check one commit out (detached), verified against the chain',
+  builder: (y) =>
+    y
+      .positional('remote', REMOTE_ARG)
+      .positional('dir', { type: 'string', demandOption: true, describe: 'where to check out (created if missing; must be empty)' })
+      .option('commit', { type: 'string', describe: 'full commit id; it must be reachable from a branch or tag (default: the HEAD branch’s commit)' })
+      .option('network', { type: 'string', describe: 'network to use' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');
+    const createClone = app.createClone;
+    const dir = resolve(argv.dir);
+    await claimEmptyDirectory(dir, 'checkout');
+    const services = await app.open({ network: argv.network });
+    let result;
+    try {
+      const { id, url } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+      result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone }, id, url, dir, argv.commit, app.log.verbosity >= 1);
+    } catch (error) {
+      // Nothing half-cloned stays behind: the directory is as empty as it was.
+      await emptyDirectory(dir);
+      throw error;
+    } finally {
+      await services.close();
+    }
+    app.log.info(`Checked out ${result.commit} (reachable from ${result.refs.join(', ')}) into ${dir}`);
+    app.stdout(`${result.commit}\n`);
+  },
+};

@@ -1,0 +1,63 @@
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../core/errors.ts';
+import type { CliArgs } from './app.ts';
+
+interface ControllerArgs extends CliArgs {
+  kubeconfig?: string;
+  namespace?: string;
+  'controller-namespace'?: string;
+  network?: string;
+  'leader-elect': boolean;
+  'provider-key-secret'?: string;
+  'poll-ms': number;
+}
+
+/**
+ * `git walrus controller [--kubeconfig F] [--namespace NS]`: the GitOps controller (DESIGN.md §9), the same one
+ * deploy/ runs in the cluster, out of cluster and printing what it does, until SIGINT or SIGTERM. With leader
+ * election (the default) it acts only while it holds the Lease; losing it ends the command with exit code 1, as a
+ * client-go controller exits, so its supervisor restarts it as a candidate.
+ */
+export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
+  command: 'controller',
+  describe: 'run the GitOps controller: build and roll out WalrusApps from their on-chain heads',
+  builder: (y) =>
+    y
+      .option('kubeconfig', { type: 'string', describe: 'kubeconfig file (default: in cluster, or $KUBECONFIG / ~/.kube/config)' })
+      .option('namespace', { type: 'string', describe: 'serve WalrusApps of this namespace only (default: every namespace)' })
+      .option('controller-namespace', { type: 'string', describe: 'where the leader Lease and the chain cursor live (default: the pod\'s namespace, else --namespace, else walrus-gitops)' })
+      .option('network', { type: 'string', describe: 'network to serve' })
+      .option('leader-elect', { type: 'boolean', default: true, describe: 'act only while holding the Lease (--no-leader-elect for a single replica)' })
+      .option('provider-key-secret', { type: 'string', describe: "Secret (key 'key') with the provider's key, given to the pack step only" })
+      .option('poll-ms', { type: 'number', default: 1000, describe: 'how often new pushes are read from the chain' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    if (!app.startController) throw new UsageError('this build of git walrus has no controller');
+    if (!(Number.isInteger(argv['poll-ms']) && argv['poll-ms'] >= 100)) throw new UsageError(`--poll-ms must be a whole number of 100 or more, got ${argv['poll-ms']}`);
+    const controller = await app.startController({
+      kubeconfig: argv.kubeconfig,
+      namespace: argv.namespace,
+      controllerNamespace: argv['controller-namespace'],
+      network: argv.network,
+      leaderElection: argv['leader-elect'],
+      providerKeySecret: argv['provider-key-secret'],
+      pollMs: argv['poll-ms'],
+    });
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      stopping = true;
+      app.log.info(`controller: ${signal}, stopping`);
+      void controller.stop();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      await controller.run();
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await controller.stop();
+    }
+    if (!stopping) throw new (await import('./app.ts')).ExitError('controller: leadership lost; exiting so a supervisor restarts the candidate', 1);
+  },
+};

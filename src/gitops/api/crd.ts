@@ -1,0 +1,101 @@
+/**
+ * The WalrusApp CustomResourceDefinition (apiextensions.k8s.io/v1), generated from types.ts: a structural schema
+ * whose defaults are DEFAULTS, validation the API server enforces, the status subresource and the printer columns
+ * `kubectl get walrusapps` shows. deploy/crd.yaml is this object (scripts/gitops-crd.ts writes it; a unit test
+ * checks they agree).
+ */
+import { DEFAULTS, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from './types.ts';
+
+type Schema = Record<string, unknown>;
+
+const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
+const obj = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: 'object', properties, ...extra });
+const intOrString = (extra: Schema = {}): Schema => ({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true, ...extra });
+const freeForm: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const quantities: Schema = { type: 'object', additionalProperties: intOrString({ pattern: '^[0-9.]+[a-zA-Z]*$' }) };
+const resources = (defaults?: Schema): Schema => obj({ limits: quantities, requests: quantities }, defaults ? { default: defaults } : {});
+/** A Sui address: 0x and 64 hex digits (what the chain reports; shorter forms are refused rather than guessed). */
+const address: Schema = str({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const commit: Schema = str({ pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$' });
+const artifact: Record<string, Schema> = { blobId: str(), sha256: str({ pattern: '^[0-9a-f]{64}$' }), size: int({ minimum: 0 }) };
+
+const spec: Schema = obj({
+  repository: str({ pattern: '^walrus://.+', description: 'walrus://<object id> or walrus://<owner>/<name>' }),
+  ref: str({ description: "The ref to deploy; unset = the ref the repository's HEAD points to" }),
+  network: str({ description: "The network of the repository; unset = the controller's" }),
+  replicas: int({ minimum: 0, default: DEFAULTS.replicas }),
+  port: int({ minimum: 1, maximum: 65535, default: DEFAULTS.port }),
+  env: { type: 'array', items: obj({ name: str({ minLength: 1 }), value: str(), valueFrom: freeForm }, { required: ['name'] }) },
+  envFrom: { type: 'array', items: freeForm },
+  resources: resources(),
+  build: obj({
+    command: str({ minLength: 1, default: DEFAULTS.build.command }),
+    image: str({ minLength: 1, default: DEFAULTS.build.image }),
+    timeout: int({ minimum: 1, default: DEFAULTS.build.timeout, description: 'Seconds before the build is stopped' }),
+    resources: resources(DEFAULTS.build.resources as Schema),
+  }, { default: {} }),
+  run: obj({
+    command: str({ minLength: 1, default: DEFAULTS.run.command }),
+    image: str({ minLength: 1, default: DEFAULTS.run.image }),
+  }, { default: {} }),
+  health: obj({
+    path: str({ pattern: '^/', default: DEFAULTS.health.path }),
+    periodSeconds: int({ minimum: 1, default: DEFAULTS.health.periodSeconds }),
+    failureThreshold: int({ minimum: 1, default: DEFAULTS.health.failureThreshold }),
+  }, { default: {} }),
+  rollout: obj({
+    maxSurge: intOrString({ default: DEFAULTS.rollout.maxSurge }),
+    maxUnavailable: intOrString({ default: DEFAULTS.rollout.maxUnavailable }),
+    progressDeadlineSeconds: int({ minimum: 1, default: DEFAULTS.rollout.progressDeadlineSeconds }),
+  }, { default: {} }),
+  policy: obj({ allowedPushers: { type: 'array', items: address } }),
+  suspend: { type: 'boolean', default: false },
+}, { required: ['repository'] });
+
+const condition: Schema = obj({
+  type: str(), status: str({ enum: ['True', 'False', 'Unknown'] }), reason: str(), message: str(),
+  lastTransitionTime: str({ format: 'date-time' }), observedGeneration: int(),
+}, { required: ['type', 'status', 'lastTransitionTime'] });
+
+const status: Schema = obj({
+  observedGeneration: int(),
+  conditions: { type: 'array', items: condition, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+  head: obj({ ref: str(), commit, seq: int(), pusher: str(), transaction: str() }),
+  artifact: obj({ commit, configHash: str(), ...artifact }),
+  lastAppliedRevision: str(),
+  failedRevision: str(),
+  history: {
+    type: 'array', maxItems: 10,
+    items: obj({ commit, artifact: obj(artifact), result: str(), time: str({ format: 'date-time' }), message: str() }),
+  },
+});
+
+export const CRD_NAME = `${PLURAL}.${GROUP}`;
+
+/** The CRD object (plain data: the adapter creates it, deploy/crd.yaml is its YAML). */
+export function walrusAppCrd() {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: [...SHORT_NAMES], categories: ['all'] },
+      versions: [{
+        name: VERSION,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+          { name: 'Revision', type: 'string', jsonPath: '.status.lastAppliedRevision' },
+          { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: { openAPIV3Schema: obj({ apiVersion: str(), kind: str(), metadata: { type: 'object' }, spec, status }, { required: ['spec'] }) },
+      }],
+    },
+  };
+}

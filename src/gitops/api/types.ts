@@ -1,0 +1,245 @@
+/**
+ * The `WalrusApp` API (DESIGN.md §9): what a provider writes (spec), what the controller reports (status), and the
+ * defaults. One source: the CRD's structural schema (src/gitops/api/crd.ts) is generated from the defaults here, so
+ * `kubectl get -o yaml` shows exactly what the controller will use. Pure types and values, no I/O.
+ */
+
+export const GROUP = 'gitops.walrus-git.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'WalrusApp';
+export const PLURAL = 'walrusapps';
+export const SINGULAR = 'walrusapp';
+export const SHORT_NAMES = ['wapp'] as const;
+
+/** Any new value forces a reconcile pass (like Flux's `reconcile.fluxcd.io/requestedAt`); `date +%s` is typical. */
+export const RECONCILE_NOW_ANNOTATION = `${GROUP}/reconcile-now`;
+/** The field manager of every server-side apply and status patch the controller makes. */
+export const FIELD_MANAGER = 'walrus-gitops';
+/** How many past releases `status.history` keeps. */
+export const HISTORY_LIMIT = 10;
+
+/** An environment variable, as in a pod spec (`valueFrom` passed through as written). */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: Record<string, unknown>;
+}
+
+/** An `envFrom` source (configMapRef / secretRef), passed through as written. */
+export type EnvFromSource = Record<string, unknown>;
+
+export interface ResourceRequirements {
+  limits?: Record<string, string>;
+  requests?: Record<string, string>;
+}
+
+export interface BuildSpec {
+  /** Shell command run in the checked-out tree (`sh -c`). */
+  command?: string;
+  /** Image of the untrusted build container. */
+  image?: string;
+  /** Seconds before the build Job is stopped (`activeDeadlineSeconds`). */
+  timeout?: number;
+  /** Limits of the build container (cpu, memory, ephemeral-storage). */
+  resources?: ResourceRequirements;
+}
+
+export interface RunSpec {
+  /** Shell command run in the unpacked artifact (`sh -c`), with PORT set. */
+  command?: string;
+  image?: string;
+}
+
+export interface HealthSpec {
+  /** HTTP path of the readiness probe. */
+  path?: string;
+  periodSeconds?: number;
+  failureThreshold?: number;
+}
+
+export interface RolloutSpec {
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+  /** Seconds without progress before the Deployment reports ProgressDeadlineExceeded (then the controller rolls back). */
+  progressDeadlineSeconds?: number;
+}
+
+export interface PolicySpec {
+  /** Sui addresses whose pushes may deploy; unset or empty = any writer of the repository. */
+  allowedPushers?: string[];
+}
+
+export interface WalrusAppSpec {
+  /** The repository, as a walrus:// URL (`walrus://<object id>` or `walrus://<owner>/<name>`). */
+  repository: string;
+  /** The ref to deploy (`main`, `refs/heads/main`, `v1`); unset = the ref the repository's HEAD points to. */
+  ref?: string;
+  /** The network the repository lives on; unset = the controller's network. */
+  network?: string;
+  replicas?: number;
+  /** The port the app listens on (given to it as PORT). */
+  port?: number;
+  env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  /** Resources of the app container. */
+  resources?: ResourceRequirements;
+  build?: BuildSpec;
+  run?: RunSpec;
+  health?: HealthSpec;
+  rollout?: RolloutSpec;
+  policy?: PolicySpec;
+  /** Stops everything but status: no chain reads, builds or applies. */
+  suspend?: boolean;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** metav1.Condition. */
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+/**
+ * Ready is always present; Reconciling and Stalled only while True (kstatus "abnormal-true" polarity); Built, Released
+ * and Remediated describe the latest build, release and rollback.
+ */
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Built' | 'Released' | 'Remediated';
+
+/** The deployable result of a build: a deterministic tarball on Walrus. */
+export interface Artifact {
+  blobId: string;
+  /** sha256 of the tarball, lowercase hex. */
+  sha256: string;
+  size: number;
+}
+
+/** The ref's commit on chain and the push that set it. */
+export interface HeadStatus {
+  /** Full ref name, e.g. `refs/heads/main`. */
+  ref: string;
+  commit: string;
+  /** The push's sequence number in the repository's log. */
+  seq: number;
+  pusher: string;
+  transaction: string;
+}
+
+export type ReleaseResult = 'Released' | 'BuildFailed' | 'RolledBack';
+
+export interface HistoryEntry {
+  commit: string;
+  artifact?: Artifact;
+  result: ReleaseResult;
+  /** RFC 3339. */
+  time: string;
+  message: string;
+}
+
+export interface WalrusAppStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  head?: HeadStatus;
+  /** The latest successful build: its commit and the hash of the build settings it ran with (buildConfigHash). */
+  artifact?: Artifact & { commit: string; configHash?: string };
+  /** The commit the Deployment last rolled out successfully. */
+  lastAppliedRevision?: string;
+  /** A commit whose rollout failed and was rolled back, or whose build failed; not retried until the head moves. */
+  failedRevision?: string;
+  /** Newest first, at most HISTORY_LIMIT entries. */
+  history?: HistoryEntry[];
+}
+
+export interface WalrusApp {
+  apiVersion: typeof API_VERSION;
+  kind: typeof KIND;
+  metadata: {
+    name: string;
+    namespace: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    creationTimestamp?: Date;
+    deletionTimestamp?: Date;
+  };
+  spec: WalrusAppSpec;
+  status?: WalrusAppStatus;
+}
+
+/** The spec with every default filled in: what templates and reconcile read. */
+export interface ResolvedSpec {
+  repository: string;
+  ref: string | null;
+  network: string | null;
+  replicas: number;
+  port: number;
+  env: EnvVar[];
+  envFrom: EnvFromSource[];
+  resources: ResourceRequirements;
+  build: Required<BuildSpec>;
+  run: Required<RunSpec>;
+  health: Required<HealthSpec>;
+  rollout: Required<RolloutSpec>;
+  policy: { allowedPushers: string[] };
+  suspend: boolean;
+}
+
+/** The defaults, also written into the CRD schema (so the API server fills them in). */
+export const DEFAULTS = {
+  replicas: 1,
+  port: 8080,
+  build: {
+    command: 'npm ci && npm run build --if-present && npm prune --omit=dev',
+    image: 'node:22',
+    timeout: 600,
+    resources: { limits: { cpu: '1', memory: '1Gi', 'ephemeral-storage': '2Gi' } } as ResourceRequirements,
+  },
+  run: { command: 'npm start', image: 'node:22' },
+  health: { path: '/healthz', periodSeconds: 5, failureThreshold: 3 },
+  rollout: { maxSurge: 1 as number | string, maxUnavailable: 0 as number | string, progressDeadlineSeconds: 300 },
+} as const;
+
+/** Fills every default in; the API server does the same from the schema, this covers objects read from elsewhere. */
+export function resolveSpec(spec: WalrusAppSpec): ResolvedSpec {
+  return {
+    repository: spec.repository,
+    ref: spec.ref || null,
+    network: spec.network || null,
+    replicas: spec.replicas ?? DEFAULTS.replicas,
+    port: spec.port ?? DEFAULTS.port,
+    env: spec.env ?? [],
+    envFrom: spec.envFrom ?? [],
+    resources: spec.resources ?? {},
+    build: {
+      command: spec.build?.command ?? DEFAULTS.build.command,
+      image: spec.build?.image ?? DEFAULTS.build.image,
+      timeout: spec.build?.timeout ?? DEFAULTS.build.timeout,
+      resources: spec.build?.resources ?? DEFAULTS.build.resources,
+    },
+    run: { command: spec.run?.command ?? DEFAULTS.run.command, image: spec.run?.image ?? DEFAULTS.run.image },
+    health: {
+      path: spec.health?.path ?? DEFAULTS.health.path,
+      periodSeconds: spec.health?.periodSeconds ?? DEFAULTS.health.periodSeconds,
+      failureThreshold: spec.health?.failureThreshold ?? DEFAULTS.health.failureThreshold,
+    },
+    rollout: {
+      maxSurge: spec.rollout?.maxSurge ?? DEFAULTS.rollout.maxSurge,
+      maxUnavailable: spec.rollout?.maxUnavailable ?? DEFAULTS.rollout.maxUnavailable,
+      progressDeadlineSeconds: spec.rollout?.progressDeadlineSeconds ?? DEFAULTS.rollout.progressDeadlineSeconds,
+    },
+    policy: { allowedPushers: spec.policy?.allowedPushers ?? [] },
+    suspend: spec.suspend ?? false,
+  };
+}
+
+/** `namespace/name`, the work queue's key. */
+export function appKey(app: Pick<WalrusApp, 'metadata'>): string {
+  return `${app.metadata.namespace}/${app.metadata.name}`;
+}

@@ -1,0 +1,33 @@
+import { WalrusGitError } from '../../core/errors.ts';
+
+/** An archive entry would land outside the target directory (absolute path, `..`, a link leading out). */
+export class UnsafeArchiveEntryError extends WalrusGitError {
+  constructor(path: string, why: string) {
+    super('ARTIFACT_UNSAFE_ENTRY', `refusing artifact entry '${path}': ${why}; nothing was left in the target directory`, { path, why });
+  }
+}
+
+/** The bytes are not a tarball this project writes (bad header, checksum, truncation, unsupported entry type). */
+export class MalformedArchiveError extends WalrusGitError {
+  constructor(why: string, data: Record<string, unknown> = {}) {
+    super('ARTIFACT_MALFORMED', `the artifact is not a valid tarball: ${why}; nothing was left in the target directory`, data);
+  }
+}
+
+/** The unpacked tarball does not hash to the sha256 the caller expects: the store served other bytes. */
+export class ArtifactDigestMismatchError extends WalrusGitError {
+  constructor(blobId: string, expected: string, actual: string) {
+    super(
+      'ARTIFACT_SHA256_MISMATCH',
+      `artifact ${blobId} unpacks to a tarball with sha256 ${actual}, but ${expected} was expected; nothing was left in the target directory (the store served other bytes, or the blob id and sha256 belong to different builds)`,
+      { blobId, expected, actual },
+    );
+  }
+}
+
+/** The tree holds something a tarball of an app cannot carry (a socket, a device, a FIFO), or changed while packed. */
+export class UnpackableTreeError extends WalrusGitError {
+  constructor(path: string, why: string) {
+    super('ARTIFACT_UNPACKABLE', `cannot pack '${path}': ${why}`, { path, why });
+  }
+}

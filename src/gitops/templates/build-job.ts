@@ -1,0 +1,88 @@
+import type { V1Container, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { resolveSpec } from '../api/types.ts';
+import type { WalrusApp } from '../api/types.ts';
+import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
+import { containerSecurityContext, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
+import type { ToolConfig } from './pods.ts';
+
+/** Where the tree is checked out, built and packed from (an emptyDir shared by the three steps). */
+export const WORKSPACE = '/workspace';
+/** Where the pack step writes `{blobId, sha256, size}`; the kubelet reports it as the container's termination message. */
+export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+/** The build container's HOME (npm's cache and logs): its own emptyDir, never shared with the tools. */
+const BUILD_HOME = '/build-home';
+
+/**
+ * The build Job of (app, commit, build config), issue 11 part 5. Three steps in order: `checkout` (init container,
+ * the project's tool: a clone with every pack verified against the chain, at the commit), `build` (init container,
+ * the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool again: the tree as a
+ * deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init containers run one at
+ * a time and each must succeed, so pack never sees a half-built tree.
+ *
+ * The build step gets nothing it could abuse: no service-account token (for the whole pod), no service links, no
+ * env or envFrom from the app spec (they may hold secrets), no provider key (only pack has it), a non-root user
+ * without capabilities on a read-only root, and cpu/memory/ephemeral-storage limits. The Job runs once
+ * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout.
+ */
+export function buildJob(app: WalrusApp, build: { commit: string; configHash: string }, config: ToolConfig = {}): V1Job {
+  const spec = resolveSpec(app.spec);
+  const labels = labelsOf(app, 'build');
+  const annotations = { [ANNOTATIONS.commit]: build.commit, [ANNOTATIONS.buildConfig]: build.configHash, [ANNOTATIONS.repository]: spec.repository };
+  const ephemeral = spec.build.resources.limits?.['ephemeral-storage'];
+  const workspace: V1Volume = { name: 'workspace', emptyDir: ephemeral ? { sizeLimit: ephemeral } : {} };
+  // The build's HOME and /tmp are its own: nothing it leaves there reaches the pack step.
+  const buildHome: V1Volume = { name: 'build-home', emptyDir: {} };
+  const buildTmp: V1Volume = { name: 'build-tmp', emptyDir: {} };
+  const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
+  const buildContainer: V1Container = {
+    name: 'build',
+    image: spec.build.image,
+    imagePullPolicy: 'IfNotPresent',
+    command: ['sh', '-c', spec.build.command],
+    workingDir: WORKSPACE,
+    env: [
+      { name: 'HOME', value: BUILD_HOME },
+      { name: 'CI', value: 'true' },
+      { name: 'npm_config_update_notifier', value: 'false' },
+      { name: 'npm_config_fund', value: 'false' },
+    ],
+    volumeMounts: [atWorkspace, { name: buildHome.name, mountPath: BUILD_HOME }, { name: buildTmp.name, mountPath: '/tmp' }],
+    resources: spec.build.resources,
+    securityContext: containerSecurityContext,
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+  };
+  const pack = toolContainer('pack', ['artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
+  pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: buildJobName(app, build.commit, build.configHash),
+      namespace: app.metadata.namespace,
+      labels,
+      annotations,
+      ownerReferences: [ownerReference(app)],
+    },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: spec.build.timeout,
+      completions: 1,
+      parallelism: 1,
+      template: {
+        metadata: { labels, annotations },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: podSecurityContext,
+          initContainers: [
+            toolContainer('checkout', ['checkout', spec.repository, WORKSPACE, '--commit', build.commit], config, [atWorkspace]),
+            buildContainer,
+          ],
+          containers: [pack],
+          volumes: [workspace, buildHome, buildTmp, TOOL_HOME_VOLUME, TMP_VOLUME],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { V1Deployment, V1EnvVar, V1Service, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { resolveSpec } from '../api/types.ts';
+import type { Artifact, WalrusApp } from '../api/types.ts';
+import { ANNOTATIONS, appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
+import { containerSecurityContext, forwardingShell, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
+import type { ToolConfig } from './pods.ts';
+
+/** Where the artifact is unpacked and the app runs. */
+export const APP_DIR = '/app';
+/** The container port's name, which the readiness probe and the Service target. */
+export const PORT_NAME = 'http';
+/** The Service's port: the app is reached on port 80 of its Service, whatever it listens on. */
+export const SERVICE_PORT = 80;
+
+/**
+ * The app's Deployment for one release (issue 11 part 5): an init container fetches the artifact by blob id and
+ * unpacks it only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes
+ * SIGTERM on, so the app can drain) with PORT, the spec's
+ * env/envFrom/resources and a readiness probe on health.path. The pod template names the commit and artifact, so a
+ * new release changes the template and the Deployment rolls out (maxSurge/maxUnavailable, progressDeadlineSeconds),
+ * and re-applying the same release changes nothing.
+ */
+export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact }, config: ToolConfig = {}): V1Deployment {
+  const spec = resolveSpec(app.spec);
+  const labels = labelsOf(app, 'run');
+  const annotations = {
+    [ANNOTATIONS.commit]: release.commit,
+    [ANNOTATIONS.artifactBlobId]: release.artifact.blobId,
+    [ANNOTATIONS.artifactSha256]: release.artifact.sha256,
+  };
+  const appVolume: V1Volume = { name: 'app', emptyDir: {} };
+  const atApp: V1VolumeMount = { name: appVolume.name, mountPath: APP_DIR };
+  // PORT is the controller's: the probe and the Service depend on it, so a PORT in spec.env does not override it.
+  const env: V1EnvVar[] = [...spec.env.filter((variable) => variable.name !== 'PORT'), { name: 'PORT', value: String(spec.port) }, { name: 'HOME', value: '/tmp' }];
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: appResourceName(app), namespace: app.metadata.namespace, labels, annotations, ownerReferences: [ownerReference(app)] },
+    spec: {
+      replicas: spec.replicas,
+      selector: { matchLabels: selectorLabels(app, 'run') },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: spec.rollout.maxSurge, maxUnavailable: spec.rollout.maxUnavailable } },
+      progressDeadlineSeconds: spec.rollout.progressDeadlineSeconds,
+      revisionHistoryLimit: 10,
+      template: {
+        metadata: { labels, annotations },
+        spec: {
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: podSecurityContext,
+          initContainers: [toolContainer('fetch', ['artifact', 'fetch', release.artifact.blobId, '--sha256', release.artifact.sha256, APP_DIR], config, [atApp])],
+          containers: [
+            {
+              name: 'app',
+              image: spec.run.image,
+              imagePullPolicy: 'IfNotPresent',
+              command: forwardingShell(spec.run.command),
+              workingDir: APP_DIR,
+              env: env as V1EnvVar[],
+              envFrom: spec.envFrom as never,
+              ports: [{ name: PORT_NAME, containerPort: spec.port, protocol: 'TCP' }],
+              readinessProbe: {
+                httpGet: { path: spec.health.path, port: PORT_NAME },
+                periodSeconds: spec.health.periodSeconds,
+                failureThreshold: spec.health.failureThreshold,
+                successThreshold: 1,
+                timeoutSeconds: 2,
+              },
+              resources: spec.resources,
+              volumeMounts: [atApp, { name: TMP_VOLUME.name, mountPath: '/tmp' }],
+              securityContext: containerSecurityContext,
+              terminationMessagePolicy: 'FallbackToLogsOnError',
+            },
+          ],
+          volumes: [appVolume, TOOL_HOME_VOLUME, TMP_VOLUME],
+        },
+      },
+    },
+  };
+}
+
+/** The app's ClusterIP Service: port 80 to the pods' `http` port. */
+export function appService(app: WalrusApp): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: appResourceName(app), namespace: app.metadata.namespace, labels: labelsOf(app, 'run'), ownerReferences: [ownerReference(app)] },
+    spec: {
+      type: 'ClusterIP',
+      selector: selectorLabels(app, 'run'),
+      ports: [{ name: PORT_NAME, port: SERVICE_PORT, targetPort: PORT_NAME, protocol: 'TCP' }],
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The Cluster port over `@kubernetes/client-node` 2.x (the only importer of the client besides tests). API errors
+ * become typed: 409 → ConflictError, 401/403 → ClusterAccessError naming the verb and resource, others
+ * ClusterRequestError with the server's message.
+ */
+import {
+  ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
+} from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../gitops/api/types.ts';
+import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
+import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
+
+/** How long a container log read may take before the termination message is used instead. */
+const LOG_TIMEOUT_MS = 5000;
+
+export class KubernetesCluster implements Cluster {
+  readonly #kc: KubeConfig;
+  readonly #core: CoreV1Api;
+  readonly #apps: AppsV1Api;
+  readonly #batch: BatchV1Api;
+  readonly #custom: CustomObjectsApi;
+  readonly #coordination: CoordinationV1Api;
+  readonly #objects: KubernetesObjectApi;
+
+  constructor(kc: KubeConfig) {
+    this.#kc = kc;
+    this.#core = kc.makeApiClient(CoreV1Api);
+    this.#apps = kc.makeApiClient(AppsV1Api);
+    this.#batch = kc.makeApiClient(BatchV1Api);
+    this.#custom = kc.makeApiClient(CustomObjectsApi);
+    this.#coordination = kc.makeApiClient(CoordinationV1Api);
+    this.#objects = KubernetesObjectApi.makeApiClient(kc);
+  }
+
+  informer<K extends keyof WatchedKinds>(kind: K, options: { namespace: string | null; labelSelector?: string }): Informer<WatchedKinds[K]> {
+    const { namespace, labelSelector } = options;
+    const ns = namespace === null ? '' : `/namespaces/${namespace}`;
+    const paths: Record<keyof WatchedKinds, string> = {
+      walrusapps: `/apis/${GROUP}/${VERSION}${ns}/${PLURAL}`,
+      deployments: `/apis/apps/v1${ns}/deployments`,
+      jobs: `/apis/batch/v1${ns}/jobs`,
+    };
+    const list = {
+      walrusapps: () => (namespace === null
+        ? this.#custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, labelSelector })
+        : this.#custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, labelSelector })),
+      deployments: () => (namespace === null ? this.#apps.listDeploymentForAllNamespaces({ labelSelector }) : this.#apps.listNamespacedDeployment({ namespace, labelSelector })),
+      jobs: () => (namespace === null ? this.#batch.listJobForAllNamespaces({ labelSelector }) : this.#batch.listNamespacedJob({ namespace, labelSelector })),
+    }[kind] as () => Promise<{ items: WatchedKinds[K][]; metadata?: { resourceVersion?: string } }>;
+    const informer = makeInformer<WatchedKinds[K]>(this.#kc, paths[kind], list as never, labelSelector);
+    return {
+      on: (event: InformerEvent, handler) => informer.on(event, handler),
+      onConnect: (handler) => informer.on('connect', handler),
+      onError: (handler) => informer.on('error', handler),
+      start: () => informer.start(),
+      stop: () => informer.stop(),
+      get: (ref) => informer.get(ref.name, ref.namespace),
+      list: () => [...informer.list()],
+    };
+  }
+
+  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {
+    // The whole status at once (a JSON patch `add` replaces it): a merge patch would keep fields the new status
+    // leaves out, such as a cleared failedRevision.
+    await call('patch', `${PLURAL}/status`, app.namespace, () =>
+      this.#custom.patchNamespacedCustomObjectStatus(
+        { group: GROUP, version: VERSION, namespace: app.namespace, plural: PLURAL, name: app.name, body: [{ op: 'add', path: '/status', value: status }] },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      ));
+  }
+
+  async createJob(job: V1Job): Promise<V1Job> {
+    const namespace = job.metadata!.namespace!;
+    try {
+      return await call('create', 'jobs', namespace, () => this.#batch.createNamespacedJob({ namespace, body: job }));
+    } catch (error) {
+      if (error instanceof ClusterRequestError && error.data.status === 409) {
+        return call('get', 'jobs', namespace, () => this.#batch.readNamespacedJob({ namespace, name: job.metadata!.name! }));
+      }
+      throw error;
+    }
+  }
+
+  async deleteJob(ref: ObjectRef): Promise<void> {
+    await orNull(call('delete', 'jobs', ref.namespace, () => this.#batch.deleteNamespacedJob({ ...ref, propagationPolicy: 'Background' })));
+  }
+
+  async jobPods(ref: ObjectRef): Promise<V1Pod[]> {
+    const list = await call('list', 'pods', ref.namespace, () => this.#core.listNamespacedPod({ namespace: ref.namespace, labelSelector: `job-name=${ref.name}` }));
+    return list.items;
+  }
+
+  async podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null> {
+    // The API server proxies this to the node's kubelet; a node that serves no logs (or is unreachable) must not
+    // hold the reconcile: after a few seconds the caller falls back to the termination message.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), LOG_TIMEOUT_MS); });
+    try {
+      return await Promise.race([this.#core.readNamespacedPodLog({ ...pod, container, tailLines: lines }).catch(() => null), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T> {
+    const resource = `${object.kind!.toLowerCase()}s`;
+    return call('apply', resource, object.metadata?.namespace ?? null, () =>
+      this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
+  }
+
+  async readConfigMap(ref: ObjectRef): Promise<V1ConfigMap | null> {
+    return orNull(call('get', 'configmaps', ref.namespace, () => this.#core.readNamespacedConfigMap(ref)));
+  }
+
+  async createEvent(event: CoreV1Event): Promise<void> {
+    const namespace = event.metadata.namespace!;
+    await call('create', 'events', namespace, () => this.#core.createNamespacedEvent({ namespace, body: event }));
+  }
+
+  async patchEventCount(ref: ObjectRef, count: number, lastTimestamp: Date): Promise<void> {
+    await call('patch', 'events', ref.namespace, () =>
+      this.#core.patchNamespacedEvent({ ...ref, body: { count, lastTimestamp } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)));
+  }
+
+  async readLease(ref: ObjectRef): Promise<V1Lease | null> {
+    return orNull(call('get', 'leases', ref.namespace, () => this.#coordination.readNamespacedLease(ref)));
+  }
+
+  async createLease(lease: V1Lease): Promise<V1Lease> {
+    const namespace = lease.metadata!.namespace!;
+    return conflictOn(409, 'lease', call('create', 'leases', namespace, () => this.#coordination.createNamespacedLease({ namespace, body: microTimes(lease) })));
+  }
+
+  async replaceLease(lease: V1Lease): Promise<V1Lease> {
+    const namespace = lease.metadata!.namespace!;
+    const name = lease.metadata!.name!;
+    return conflictOn(409, 'lease', call('update', 'leases', namespace, () => this.#coordination.replaceNamespacedLease({ namespace, name, body: microTimes(lease) })));
+  }
+}
+
+/** Lease times are MicroTime: the API server refuses them unless they carry exactly 6 fraction digits. */
+function microTimes(lease: V1Lease): V1Lease {
+  // A lease read back carries its times as the strings the server sent (client-node does not parse MicroTime).
+  const micro = (time: Date | string | undefined) => (time === undefined ? undefined : new V1MicroTime(typeof time === 'string' ? Date.parse(time) : time.getTime()));
+  return { ...lease, spec: { ...lease.spec, acquireTime: micro(lease.spec?.acquireTime), renewTime: micro(lease.spec?.renewTime) } };
+}
+
+/** Runs one API call and types its failure. */
+async function call<T>(verb: string, resource: string, namespace: string | null, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (!(error instanceof ApiException)) throw new ClusterRequestError(verb, resource, undefined, error instanceof Error ? error.message : String(error));
+    const detail = serverMessage(error);
+    if (error.code === 401 || error.code === 403) throw new ClusterAccessError(verb, resource, namespace, detail);
+    throw new ClusterRequestError(verb, resource, error.code, detail);
+  }
+}
+
+async function orNull<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof ClusterRequestError && error.data.status === 404) return null;
+    throw error;
+  }
+}
+
+async function conflictOn<T>(status: number, what: string, request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof ClusterRequestError && error.data.status === status) throw new ConflictError(`the ${what}`, { status });
+    throw error;
+  }
+}
+
+/** The Status object's message the API server sends with a refusal. */
+function serverMessage(error: ApiException<unknown>): string {
+  const body = error.body;
+  try {
+    const parsed = typeof body === 'string' ? JSON.parse(body) : body;
+    if (parsed && typeof parsed === 'object' && 'message' in parsed) return String((parsed as { message: unknown }).message);
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return typeof body === 'string' && body ? body.slice(0, 500) : error.message;
+}
+

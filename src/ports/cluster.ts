@@ -1,0 +1,63 @@
+/**
+ * What the GitOps controller needs from a Kubernetes cluster. Implemented over `@kubernetes/client-node` by
+ * src/k8s/cluster.ts (the only importer of the client besides tests). Object types are the client's own, imported
+ * as types only: the port names Kubernetes objects, it does not hide them.
+ */
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { WalrusApp, WalrusAppStatus } from '../gitops/api/types.ts';
+
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+}
+
+/** The kinds the controller watches: WalrusApps, and the Deployments and Jobs it owns. */
+export interface WatchedKinds {
+  walrusapps: WalrusApp;
+  deployments: V1Deployment;
+  jobs: V1Job;
+}
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+
+/** A list+watch cache of one kind, as client-node's informer: it stops on most errors, and the owner restarts it. */
+export interface Informer<T extends KubernetesObject> {
+  on(event: InformerEvent, handler: (object: T) => void): void;
+  /** Called on each (re)connection of the watch: a sign of life even when nothing changes. */
+  onConnect(handler: () => void): void;
+  /** The informer stopped: it must be started again. */
+  onError(handler: (error: unknown) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  get(ref: ObjectRef): T | undefined;
+  list(): T[];
+}
+
+export interface Cluster {
+  /** An informer over one kind in `namespace` (all namespaces when null), limited by `labelSelector`. */
+  informer<K extends keyof WatchedKinds>(kind: K, options: { namespace: string | null; labelSelector?: string }): Informer<WatchedKinds[K]>;
+
+  /** Replaces the whole `status` through the status subresource. */
+  patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void>;
+  /** Creates a Job; an existing Job of that name is returned instead (a second pass after a missed cache update). */
+  createJob(job: V1Job): Promise<V1Job>;
+  /** Deletes a Job and its pods (background propagation); a missing Job is not an error. */
+  deleteJob(ref: ObjectRef): Promise<void>;
+  /** The pods of a Job (label `job-name`). */
+  jobPods(ref: ObjectRef): Promise<V1Pod[]>;
+  /** The last `lines` lines of a container's log; null when the node does not serve logs. */
+  podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null>;
+  /** Server-side apply with the controller's field manager, forcing conflicts (the controller owns these objects). */
+  apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T>;
+  readConfigMap(ref: ObjectRef): Promise<V1ConfigMap | null>;
+
+  createEvent(event: CoreV1Event): Promise<void>;
+  /** Bumps a recorded event's count and last time (client-go's event aggregation). */
+  patchEventCount(ref: ObjectRef, count: number, lastTimestamp: Date): Promise<void>;
+
+  readLease(ref: ObjectRef): Promise<V1Lease | null>;
+  /** Creates the Lease; throws ConflictError when it already exists. */
+  createLease(lease: V1Lease): Promise<V1Lease>;
+  /** Replaces the Lease at its resourceVersion; throws ConflictError when someone else changed it first. */
+  replaceLease(lease: V1Lease): Promise<V1Lease>;
+}

@@ -1,0 +1,74 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WorkQueue } from '../../src/gitops/queue.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a key added many times while waiting is handed out once, in first-added order', async () => {
+  const queue = new WorkQueue();
+  for (const key of ['a/x', 'b/y', 'a/x', 'a/x', 'c/z', 'b/y']) queue.add(key);
+  assert.is(queue.length, 3);
+  assert.equal([await queue.get(), await queue.get(), await queue.get()], ['a/x', 'b/y', 'c/z']);
+  assert.is(queue.length, 0);
+});
+
+test('a key being processed is not handed to a second worker; added meanwhile, it comes back after done', async () => {
+  const queue = new WorkQueue();
+  queue.add('ns/app');
+  const first = await queue.get();
+  queue.add('ns/app');
+  queue.add('ns/app');
+  let second: string | null | undefined;
+  void queue.get().then((key) => (second = key));
+  await sleep(5);
+  assert.is(second, undefined, 'no second worker gets the key while the first holds it');
+  queue.done(first!);
+  await sleep(0);
+  assert.is(second, 'ns/app', 'queued again once, after done');
+  queue.done('ns/app');
+  assert.is(queue.length, 0);
+});
+
+test('a waiting worker gets a key as soon as it is added', async () => {
+  const queue = new WorkQueue();
+  const pending = queue.get();
+  queue.add('ns/late');
+  assert.is(await pending, 'ns/late');
+});
+
+test('back-off doubles per failure up to the cap, and forget resets it', () => {
+  const queue = new WorkQueue({ baseDelayMs: 10, maxDelayMs: 50 });
+  const delays = [1, 2, 3, 4, 5].map(() => queue.addRateLimited('ns/bad'));
+  assert.equal(delays, [10, 20, 40, 50, 50]);
+  assert.is(queue.failures('ns/bad'), 5);
+  assert.is(queue.addRateLimited('ns/other'), 10, 'back-off is per key');
+  queue.forget('ns/bad');
+  assert.is(queue.addRateLimited('ns/bad'), 10);
+  queue.shutDown();
+});
+
+test('addAfter delivers after the delay, and the earliest of several delayed adds wins', async () => {
+  const queue = new WorkQueue();
+  queue.addAfter('ns/a', 200);
+  queue.addAfter('ns/a', 20);
+  queue.addAfter('ns/a', 300);
+  assert.is(queue.length, 0);
+  const started = Date.now();
+  assert.is(await queue.get(), 'ns/a');
+  const waited = Date.now() - started;
+  assert.ok(waited >= 15 && waited < 190, `delivered after ${waited} ms`);
+  queue.done('ns/a');
+  await sleep(250);
+  assert.is(queue.length, 0, 'the later delayed adds were dropped');
+});
+
+test('shutDown wakes waiting workers with null and refuses adds', async () => {
+  const queue = new WorkQueue();
+  const waiting = queue.get();
+  queue.shutDown();
+  assert.is(await waiting, null);
+  queue.add('ns/x');
+  assert.is(await queue.get(), null);
+});
+
+test.run();

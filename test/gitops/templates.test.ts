@@ -1,0 +1,230 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
+import { API_VERSION, KIND, resolveSpec } from '../../src/gitops/api/types.ts';
+import type { WalrusApp, WalrusAppSpec } from '../../src/gitops/api/types.ts';
+import {
+  ANNOTATIONS, APP_DIR, appService, buildJob, buildJobName, createTemplates, dnsLabel, forwardingShell, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
+  TERMINATION_MESSAGE_PATH, WORKSPACE,
+} from '../../src/gitops/templates/index.ts';
+import { REPO_ROOT } from '../support/e2e.ts';
+
+const COMMIT = 'a'.repeat(40);
+const ARTIFACT = { blobId: 'Q'.repeat(43), sha256: 'b'.repeat(64), size: 1234 };
+const NETWORK = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: 'http://10.245.0.1:4000' };
+const KEY = { secretName: 'provider-key', key: 'key' };
+
+function appOf(spec: Partial<WalrusAppSpec> = {}, name = 'hello'): WalrusApp {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name, namespace: 'shop', uid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', generation: 3 },
+    spec: { repository: 'walrus://0x2a/hello', ...spec },
+  };
+}
+
+const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const containersOf = (pod: V1PodSpec): V1Container[] => [...(pod.initContainers ?? []), ...pod.containers];
+const envOf = (container: V1Container) => Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+const job = suite('buildJob');
+
+job('three steps in order: checkout (tool) → build (untrusted) → pack (tool, termination message)', () => {
+  const app = appOf();
+  const configHash = buildConfigHash(resolveSpec(app.spec));
+  const built = buildJob(app, { commit: COMMIT, configHash }, { env: NETWORK, providerKey: KEY });
+  const pod = built.spec!.template.spec!;
+  assert.equal(pod.initContainers!.map((c) => c.name), ['checkout', 'build']);
+  assert.equal(pod.containers.map((c) => c.name), ['pack']);
+  const [checkout, build] = pod.initContainers!;
+  const pack = pod.containers[0];
+  assert.equal(checkout.command, ['git-walrus', 'checkout', 'walrus://0x2a/hello', WORKSPACE, '--commit', COMMIT]);
+  assert.is(checkout.image, PROJECT_IMAGE);
+  assert.equal(build.command, ['sh', '-c', 'npm ci && npm run build --if-present && npm prune --omit=dev']);
+  assert.is(build.image, 'node:22');
+  assert.is(build.workingDir, WORKSPACE);
+  assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH]);
+  assert.is(pack.terminationMessagePath, TERMINATION_MESSAGE_PATH);
+  assert.is(pack.image, PROJECT_IMAGE);
+  // All three share the workspace.
+  for (const container of [checkout, build, pack]) assert.ok(container.volumeMounts!.some((m) => m.mountPath === WORKSPACE && m.name === 'workspace'), container.name);
+  // The network reaches the tools; the key only the pack step.
+  assert.is(envOf(checkout).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
+  assert.is(envOf(pack).GIT_WALRUS_NETWORK, 'devnet');
+  assert.equal(envOf(pack).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
+  assert.is(envOf(checkout).GIT_WALRUS_KEY, undefined);
+});
+
+job('the build step is isolated: non-root, no token, no service links, no secrets, limits, deadline, one try', () => {
+  const secretEnv = [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }, { name: 'PLAIN', value: 'x' }];
+  const app = appOf({ env: secretEnv, envFrom: [{ secretRef: { name: 'all-secrets' } }], build: { timeout: 321 } });
+  const built = buildJob(app, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY });
+  assert.is(built.spec!.backoffLimit, 0);
+  assert.is(built.spec!.activeDeadlineSeconds, 321);
+  const pod = built.spec!.template.spec!;
+  assert.is(pod.restartPolicy, 'Never');
+  assert.is(pod.automountServiceAccountToken, false);
+  assert.is(pod.enableServiceLinks, false);
+  assert.is(pod.securityContext!.runAsNonRoot, true);
+  assert.is(pod.securityContext!.runAsUser, RUN_AS);
+  assert.is(pod.securityContext!.seccompProfile!.type, 'RuntimeDefault');
+  const build = pod.initContainers!.find((c) => c.name === 'build')!;
+  assert.is(build.securityContext!.runAsNonRoot, true);
+  assert.ok(build.securityContext!.runAsUser! > 0);
+  assert.is(build.securityContext!.allowPrivilegeEscalation, false);
+  assert.equal(build.securityContext!.capabilities!.drop, ['ALL']);
+  assert.is(build.securityContext!.readOnlyRootFilesystem, true);
+  assert.equal(Object.keys(build.resources!.limits!).sort(), ['cpu', 'ephemeral-storage', 'memory']);
+  // No secret in any form: no envFrom, no valueFrom, none of the app's env, no key, no secret volume.
+  assert.is(build.envFrom, undefined);
+  assert.ok((build.env ?? []).every((e) => e.valueFrom === undefined && !e.name.startsWith('GIT_WALRUS')), JSON.stringify(build.env));
+  assert.not.ok(JSON.stringify(build).includes('DB_PASSWORD') || JSON.stringify(build).includes('PLAIN'));
+  assert.ok(pod.volumes!.every((v) => v.secret === undefined && v.projected === undefined));
+  // Its HOME and /tmp are not the tools'.
+  const toolMounts = new Set(['checkout', 'pack'].flatMap((name) => containersOf(pod).find((c) => c.name === name)!.volumeMounts!.map((m) => m.name)));
+  assert.equal(build.volumeMounts!.map((m) => m.name).filter((name) => toolMounts.has(name)), ['workspace']);
+  // Every container runs unprivileged.
+  for (const container of containersOf(pod)) assert.is(container.securityContext!.allowPrivilegeEscalation, false, container.name);
+  // The workspace is bounded like the build's ephemeral storage.
+  assert.is(pod.volumes!.find((v) => v.name === 'workspace')!.emptyDir!.sizeLimit, '2Gi');
+});
+
+job('owner reference, labels, annotations; the name is stable, DNS-valid and fits a label for any app name', () => {
+  const app = appOf();
+  const built = buildJob(app, { commit: COMMIT, configHash: '0123456789' });
+  assert.equal(built.metadata!.ownerReferences, [{ apiVersion: API_VERSION, kind: KIND, name: 'hello', uid: app.metadata.uid!, controller: true, blockOwnerDeletion: true }]);
+  assert.is(built.metadata!.annotations![ANNOTATIONS.commit], COMMIT);
+  assert.is(built.metadata!.annotations![ANNOTATIONS.buildConfig], '0123456789');
+  assert.is(built.metadata!.labels![LABELS.component], 'build');
+  assert.equal(built.spec!.template.metadata!.labels, built.metadata!.labels);
+  assert.is(built.metadata!.name, buildJobName(app, COMMIT, '0123456789'));
+  assert.is(built.metadata!.name, `hello-b-${COMMIT.slice(0, 12)}-0123456789`);
+  const sha256Commit = 'e'.repeat(64);
+  for (const name of ['hello', 'a'.repeat(253), 'my.app.with.dots', '9lives', `${'x'.repeat(60)}.v2`, `${'x'.repeat(60)}.v3`]) {
+    const jobName = buildJobName(appOf({}, name), sha256Commit, 'f'.repeat(10));
+    assert.ok(jobName.length <= 63, jobName);
+    assert.match(jobName, DNS_1035);
+    assert.is(buildJobName(appOf({}, name), sha256Commit, 'f'.repeat(10)), jobName, 'stable');
+  }
+  assert.is.not(buildJobName(appOf({}, `${'x'.repeat(60)}.v2`), COMMIT, 'f'.repeat(10)), buildJobName(appOf({}, `${'x'.repeat(60)}.v3`), COMMIT, 'f'.repeat(10)));
+});
+
+job('a changed build config changes the config hash, hence the Job; a changed run config does not', () => {
+  const base = appOf();
+  const hashOf = (app: WalrusApp) => buildConfigHash(resolveSpec(app.spec));
+  const name = (app: WalrusApp) => buildJobName(app, COMMIT, hashOf(app));
+  assert.is.not(name(appOf({ build: { command: 'npm ci' } })), name(base));
+  assert.is.not(name(appOf({ build: { image: 'node:22-slim' } })), name(base));
+  assert.is.not(name(appOf({ build: { timeout: 60 } })), name(base));
+  assert.is.not(name(appOf({ build: { resources: { limits: { cpu: '2' } } } })), name(base));
+  assert.is(name(appOf({ run: { command: 'node server.js' }, replicas: 3 })), name(base));
+});
+
+const run = suite('runDeployment / appService');
+
+run('fetch (tool, sha256-checked) → app with PORT, env, probe, resources; commit and artifact on the pod template', () => {
+  const app = appOf({
+    port: 3000,
+    replicas: 2,
+    env: [{ name: 'GREETING', value: 'hi' }, { name: 'PORT', value: '9999' }],
+    envFrom: [{ configMapRef: { name: 'settings' } }],
+    resources: { limits: { memory: '256Mi' } },
+    health: { path: '/ready', periodSeconds: 2, failureThreshold: 4 },
+    rollout: { maxSurge: 2, maxUnavailable: 0, progressDeadlineSeconds: 90 },
+  });
+  const deployment = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK, providerKey: KEY });
+  const spec = deployment.spec!;
+  assert.is(spec.replicas, 2);
+  assert.is(spec.progressDeadlineSeconds, 90);
+  assert.equal(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } });
+  const pod = spec.template.spec!;
+  const [fetch] = pod.initContainers!;
+  assert.equal(fetch.command, ['git-walrus', 'artifact', 'fetch', ARTIFACT.blobId, '--sha256', ARTIFACT.sha256, APP_DIR]);
+  assert.is(fetch.image, PROJECT_IMAGE);
+  assert.is(envOf(fetch).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
+  assert.is(envOf(fetch).GIT_WALRUS_KEY, undefined, 'run pods never get the provider key');
+  const container = pod.containers[0];
+  assert.equal(container.command, forwardingShell('npm start'));
+  assert.is(container.workingDir, APP_DIR);
+  assert.is(envOf(container).PORT, '3000', 'PORT is the spec port, whatever env says');
+  assert.is(container.env!.filter((e) => e.name === 'PORT').length, 1);
+  assert.is(envOf(container).GREETING, 'hi');
+  assert.equal(container.envFrom, [{ configMapRef: { name: 'settings' } }]);
+  assert.equal(container.ports, [{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+  assert.equal(container.readinessProbe!.httpGet, { path: '/ready', port: 'http' });
+  assert.is(container.readinessProbe!.periodSeconds, 2);
+  assert.is(container.readinessProbe!.failureThreshold, 4);
+  assert.equal(container.resources, { limits: { memory: '256Mi' } });
+  assert.ok(container.volumeMounts!.some((m) => m.mountPath === APP_DIR) && fetch.volumeMounts!.some((m) => m.mountPath === APP_DIR));
+  assert.is(pod.automountServiceAccountToken, false);
+  assert.is(pod.securityContext!.runAsNonRoot, true);
+  for (const target of [deployment.metadata!, spec.template.metadata!]) {
+    assert.is(target.annotations![ANNOTATIONS.commit], COMMIT);
+    assert.is(target.annotations![ANNOTATIONS.artifactBlobId], ARTIFACT.blobId);
+    assert.is(target.annotations![ANNOTATIONS.artifactSha256], ARTIFACT.sha256);
+  }
+  assert.is(deployment.metadata!.ownerReferences![0].controller, true);
+  assert.is(deployment.metadata!.ownerReferences![0].uid, app.metadata.uid);
+  // The selector matches the pods and stays the same across releases; the template changes with the release.
+  const next = runDeployment(app, { commit: 'c'.repeat(40), artifact: { ...ARTIFACT, sha256: 'd'.repeat(64) } });
+  assert.equal(next.spec!.selector, spec.selector);
+  for (const [key, value] of Object.entries(spec.selector.matchLabels!)) assert.is(spec.template.metadata!.labels![key], value);
+  assert.is.not(JSON.stringify(next.spec!.template), JSON.stringify(runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }).spec!.template));
+  assert.equal(runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK }), runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK }), 'pure');
+});
+
+run('the Service selects the run pods (not build pods) on port 80 → http; names are DNS-1035 for long or dotted app names', () => {
+  const app = appOf();
+  const service = appService(app);
+  const deployment = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT });
+  assert.equal(service.spec!.selector, deployment.spec!.selector!.matchLabels);
+  assert.is(service.spec!.selector![LABELS.component], 'run');
+  assert.equal(service.spec!.ports, [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]);
+  assert.is(service.metadata!.name, 'hello');
+  assert.is(service.metadata!.ownerReferences![0].kind, KIND);
+  for (const name of ['a'.repeat(253), 'my.app', '9lives', 'UPPER']) {
+    const named = appService(appOf({}, name));
+    assert.ok(named.metadata!.name!.length <= 63, named.metadata!.name);
+    assert.match(named.metadata!.name!, DNS_1035);
+    assert.is(runDeployment(appOf({}, name), { commit: COMMIT, artifact: ARTIFACT }).metadata!.name, named.metadata!.name);
+    for (const value of Object.values(named.spec!.selector!)) assert.ok(value.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value), value);
+  }
+  assert.is(dnsLabel('hello'), 'hello', 'valid names are kept');
+});
+
+run('createTemplates binds the network config; the image constant follows package.json', () => {
+  const templates = createTemplates({ env: NETWORK });
+  const app = appOf();
+  assert.equal(templates.buildJob(app, { commit: COMMIT, configHash: '0123456789' }), buildJob(app, { commit: COMMIT, configHash: '0123456789' }, { env: NETWORK }));
+  assert.is(templates.buildJobName(app, COMMIT, '0123456789'), buildJobName(app, COMMIT, '0123456789'));
+  assert.is(PROJECT_VERSION, JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, 'utf8')).version);
+  assert.is(PROJECT_IMAGE, `git-remote-walrus:${PROJECT_VERSION}`);
+});
+
+run('the run shell passes SIGTERM on to the command and exits with its status (real sh)', async () => {
+  const node = process.execPath;
+  const app = (exit: number) => `${node} -e 'process.on("SIGTERM", () => { console.log("got TERM"); setTimeout(() => process.exit(${exit}), 200) }); setInterval(() => {}, 1000); console.log("up")'`;
+  const runShell = (command: string, terminate: boolean) => new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    const [shell, ...args] = forwardingShell(command);
+    const child = spawn(shell, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    let sent = false;
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+      if (terminate && !sent && out.includes('up')) { sent = true; child.kill('SIGTERM'); }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+  assert.equal(await runShell(app(3), true), { code: 3, out: 'up\ngot TERM\n' }, 'a simple command');
+  assert.equal(await runShell(`cd / && PORT=1 ${app(4)}`, true), { code: 4, out: 'up\ngot TERM\n' }, 'a compound command');
+  assert.equal((await runShell('exit 7', false)).code, 7);
+  assert.equal((await runShell('true', false)).code, 0);
+  assert.equal((await runShell('no-such-command-anywhere', false)).code, 127);
+});
+
+job.run();
+run.run();

@@ -1,0 +1,70 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { testCluster } from './support/control-plane.ts';
+import { installWalrusAppCrd, kubectl } from './support/gitops.ts';
+
+const cluster = testCluster('gitops-crd');
+const crd = suite('WalrusApp CRD on the real plane');
+crd.after(() => cluster.stop());
+
+const REPO = `walrus://0x${'ab'.repeat(32)}`;
+
+crd('installs; the API server fills in every default and keeps status apart (subresource)', async () => {
+  const { kc, namespace } = await cluster.get();
+  await installWalrusAppCrd(kc);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'defaults' }, spec: { repository: REPO }, status: { lastAppliedRevision: 'x' } } });
+  const app = (await objects.getNamespacedCustomObject({ ...where, name: 'defaults' })) as WalrusApp;
+  assert.is(app.spec.replicas, DEFAULTS.replicas);
+  assert.is(app.spec.port, DEFAULTS.port);
+  assert.is(app.spec.suspend, false);
+  assert.equal(app.spec.build, { command: DEFAULTS.build.command, image: DEFAULTS.build.image, timeout: DEFAULTS.build.timeout, resources: DEFAULTS.build.resources });
+  assert.equal(app.spec.run, DEFAULTS.run);
+  assert.equal(app.spec.health, DEFAULTS.health);
+  assert.equal(app.spec.rollout, DEFAULTS.rollout);
+  assert.is(app.status, undefined, 'status is not writable through the main resource');
+});
+
+crd('validation refuses a bad port, a missing repository, a malformed pusher address and an unknown field type', async () => {
+  const { kc, namespace } = await cluster.get();
+  await installWalrusAppCrd(kc);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  const refused = async (name: string, spec: Record<string, unknown>, field: string) => {
+    try {
+      await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name }, spec } });
+      assert.unreachable(`${name} was accepted`);
+    } catch (error) {
+      assert.instance(error, ApiException);
+      assert.is((error as ApiException<unknown>).code, 422, name);
+      assert.match(String((error as ApiException<unknown>).body), field);
+    }
+  };
+  await refused('port', { repository: REPO, port: 70000 }, 'spec.port');
+  await refused('repository', { port: 80 }, 'spec.repository');
+  await refused('scheme', { repository: 'https://example.com/x.git' }, 'spec.repository');
+  await refused('pusher', { repository: REPO, policy: { allowedPushers: ['alice'] } }, 'spec.policy.allowedPushers');
+  await refused('replicas', { repository: REPO, replicas: 'two' }, 'spec.replicas');
+});
+
+crd('kubectl get walrusapps shows Ready, Revision, Status and Age from the status', async () => {
+  const { kc, namespace } = await cluster.get();
+  await installWalrusAppCrd(kc);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'shown' }, spec: { repository: REPO } } });
+  const revision = 'c0ffee'.padEnd(40, '0');
+  const ready = { type: 'Ready', status: 'True', reason: 'Succeeded', message: 'serving c0ffee000000', lastTransitionTime: new Date().toISOString() };
+  await objects.patchNamespacedCustomObjectStatus({ ...where, name: 'shown', body: { status: { lastAppliedRevision: revision, conditions: [ready] } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const table = await kubectl(['get', 'walrusapps', '-n', namespace, 'shown']);
+  const [header, row] = table.trim().split('\n');
+  assert.equal(header.split(/\s{2,}/), ['NAME', 'READY', 'REVISION', 'STATUS', 'AGE']);
+  assert.match(row, new RegExp(`^shown\\s+True\\s+${revision}\\s+serving c0ffee000000\\s+\\d+s$`));
+  assert.match(await kubectl(['get', 'wapp', '-n', namespace, '-o', 'name']), 'walrusapp.gitops.walrus-git.dev/shown', 'the short name works');
+});
+
+crd.run();
