@@ -22,8 +22,16 @@ interface Shape {
   touched: number;
 }
 
-const FULL = { history: { commits: 2000, files: 400, lines: 1200, touched: 3 }, large: { commits: 10, files: 1000, lines: 5000, touched: 100 } };
-const SHORT = { history: { commits: 150, files: 60, lines: 400, touched: 3 }, large: { commits: 4, files: 100, lines: 3000, touched: 20 } };
+export const FULL = {
+  history: { commits: 2000, files: 400, lines: 1200, touched: 3 },
+  large: { commits: 10, files: 1000, lines: 5000, touched: 100 },
+  manyRefs: { shape: { commits: 3000, files: 300, lines: 200, touched: 3 }, branches: 300, tags: 200 },
+};
+const SHORT = {
+  history: { commits: 150, files: 60, lines: 400, touched: 3 },
+  large: { commits: 4, files: 100, lines: 3000, touched: 20 },
+  manyRefs: { shape: { commits: 200, files: 40, lines: 100, touched: 3 }, branches: 30, tags: 20 },
+};
 
 /** mulberry32: a tiny seeded PRNG, so every run generates the same repository. */
 function prng(seed: number): () => number {
@@ -117,6 +125,39 @@ export async function startDevnet(world: World): Promise<{ env: NodeJS.ProcessEn
   return { env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: url }, stop: () => child.kill('SIGTERM') };
 }
 
+/**
+ * A generated many-ref repository (hundreds of branches and tags over thousands of commits, as real projects have),
+ * mirrored: `git push --mirror` and `git clone --mirror`, through the helper and over file://.
+ */
+export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs, ratioNote: (target: string) => string): Promise<void> {
+  await generate(world, 'many', spec.shape, 3);
+  const commits = (await world.ok('many', ['rev-list', 'main'])).split('\n');
+  const lines = [
+    ...Array.from({ length: spec.branches }, (_, i) => `create refs/heads/topic/${String(i).padStart(4, '0')} ${commits[(i * 13) % commits.length]}`),
+    ...Array.from({ length: spec.tags }, (_, i) => `create refs/tags/v${Math.floor(i / 50)}.${i % 50}.0 ${commits[(i * 17 + 5) % commits.length]}`),
+  ];
+  const child = spawn('git', ['update-ref', '--stdin'], { cwd: world.path('many'), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
+  child.stdin.end(`${lines.join('\n')}\n`);
+  await new Promise((resolve) => child.on('close', resolve));
+  await world.ok('many', ['gc', '-q']);
+  const refs = (await world.ok('many', ['for-each-ref', '--format=%(refname)'])).split('\n').length;
+  const packBytes = Number((await world.ok('many', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
+  console.log(`many-ref repository: ${commits.length} commits, ${refs} refs, ${fmtMb(packBytes)} packed; mirror push and clone:`);
+  await world.ok('.', ['init', '-q', '--bare', '--initial-branch=main', 'many-native.git']);
+  const nativePush = await timed('git push --mirror file:// (native)', () => world.ok('many', ['push', '-q', '--mirror', `file://${world.path('many-native.git')}`]));
+  const nativeClone = await timed('git clone --mirror file:// (native)', () => world.ok('.', ['clone', '-q', '--mirror', `file://${world.path('many-native.git')}`, 'many-native-clone.git']));
+  const url = await walrusInit(world, 'many', 'many-refs');
+  world.takeStats();
+  const helperPush = await timed('git push --mirror walrus (helper)', () => world.ok('many', ['push', '-q', '--mirror', 'walrus']));
+  const pushStats = sum(world.takeStats());
+  const helperClone = await timed('git clone --mirror walrus:// (helper)', () => world.ok('.', ['clone', '-q', '--mirror', url, 'many-walrus-clone.git']));
+  const cloneStats = sum(world.takeStats());
+  if ((await refsOf(world, 'many-walrus-clone.git')) !== (await refsOf(world, 'many-native-clone.git'))) throw new Error('the helper\'s mirror clone differs from the native one');
+  console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (${ratioNote('<= 1.5x')})`);
+  console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (${ratioNote('<= 1.3x')})`);
+  console.log(`  mirror push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s); clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
+}
+
 const fmtMb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export async function run(short: boolean): Promise<void> {
@@ -152,6 +193,8 @@ export async function run(short: boolean): Promise<void> {
     console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (${ratioNote('<= 1.3x')})`);
     console.log(`  full push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s), ${pushStats.chainReads} chain reads`);
     console.log(`  clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
+
+    await manyRefComparison(world, shapes.manyRefs, ratioNote);
 
     console.log('incremental one-commit push:');
     await world.ok('src', ['commit', '-q', '--allow-empty', '-m', 'placeholder']);

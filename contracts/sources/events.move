@@ -59,6 +59,16 @@ public struct OwnershipTransferred has copy, drop {
     to: address,
 }
 
+public struct ReaderAdded has copy, drop {
+    repository: ID,
+    reader: address,
+}
+
+public struct ReaderRemoved has copy, drop {
+    repository: ID,
+    reader: address,
+}
+
 public(package) fun emit_repository_created(
     repository: ID,
     owner: address,
@@ -116,4 +126,12 @@ public(package) fun emit_head_set(repository: ID, head: String) {
 
 public(package) fun emit_ownership_transferred(repository: ID, from: address, to: address) {
     event::emit(OwnershipTransferred { repository, from, to })
+}
+
+public(package) fun emit_reader_added(repository: ID, reader: address) {
+    event::emit(ReaderAdded { repository, reader })
+}
+
+public(package) fun emit_reader_removed(repository: ID, reader: address) {
+    event::emit(ReaderRemoved { repository, reader })
 }

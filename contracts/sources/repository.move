@@ -21,6 +21,10 @@ const MAX_REF_NAME_LENGTH: u64 = 255;
 const MAX_WRITERS: u64 = 100;
 /// Protected refs are stored inline too.
 const MAX_PROTECTED: u64 = 64;
+/// Readers are stored inline as well: 1000 addresses are 32 KB of the 250 KiB object limit.
+const MAX_READERS: u64 = 1000;
+/// Longest sealed data key (a Seal `EncryptedObject` of a 32-byte key is ~250 bytes plus ~65 per key server).
+const MAX_SEALED_KEY_LENGTH: u64 = 4096;
 
 /// The object was created by another package version: call the current package.
 const EWrongVersion: u64 = 0;
@@ -72,6 +76,22 @@ const EAlreadyProtected: u64 = 22;
 const ENotProtected: u64 = 23;
 /// The new owner is the current owner.
 const ESameOwner: u64 = 24;
+/// Readers exist only on private repositories (anyone reads a public one).
+const ENotPrivate: u64 = 25;
+/// The reader list is full.
+const ETooManyReaders: u64 = 26;
+/// The address is already a reader (or the owner).
+const EAlreadyReader: u64 = 27;
+/// The address is not a reader.
+const ENotAReader: u64 = 28;
+/// A pack of a private repository must carry its sealed data key.
+const ESealedKeyRequired: u64 = 29;
+/// A pack of a public repository carries no sealed key.
+const EUnexpectedSealedKey: u64 = 30;
+/// A Seal key id must begin with the repository's id bytes.
+const EWrongKeyId: u64 = 31;
+/// Only the owner, the writers and the readers may decrypt a repository's packs.
+const ENoAccess: u64 = 32;
 
 /// The shared index of repositories by (owner, name), created once at publish.
 public struct Registry has key {
@@ -110,6 +130,11 @@ public struct Repository has key {
     seq: u64,
     /// Hash chain over every push (see push_log).
     log_head: vector<u8>,
+    /// Private repositories store their packs encrypted; `seal_approve` gives the keys to the owner, the writers
+    /// and the readers.
+    private: bool,
+    /// Addresses besides the owner and the writers that may read a private repository.
+    readers: VecSet<address>,
 }
 
 fun init(ctx: &mut TxContext) {
@@ -122,38 +147,13 @@ fun init(ctx: &mut TxContext) {
 
 /// Creates and shares a repository owned by the sender, registered as (sender, name); returns its ID.
 public fun create(registry: &mut Registry, name: String, head: String, ctx: &mut TxContext): ID {
-    assert!(registry.version == VERSION, EWrongVersion);
-    assert!(is_valid_name(&name), EInvalidName);
-    assert!(is_valid_ref_name(&head), EInvalidHead);
-    let owner = ctx.sender();
-    assert!(!registry.entries.contains(RegistryKey { owner, name }), ENameTaken);
-    let repo = Repository {
-        id: object::new(ctx),
-        version: VERSION,
-        name,
-        owner,
-        writers: vec_set::empty(),
-        protected: vec_set::empty(),
-        head,
-        hash_len: 0,
-        refs: table::new(ctx),
-        packs: table::new(ctx),
-        pack_count: 0,
-        live_from: 0,
-        seq: 0,
-        log_head: push_log::genesis(),
-    };
-    let id = object::id(&repo);
-    registry.entries.add(RegistryKey { owner, name }, id);
-    events::emit_repository_created(id, owner, name, head);
-    transfer::share_object(repo);
-    id
+    new_repository(registry, name, head, false, ctx)
 }
 
 /// Checks and builds a pack entry: at least one chunk, a size above zero and a 32-byte sha256.
 public fun new_pack_entry(chunks: vector<u256>, size: u64, sha256: vector<u8>): PackEntry {
     assert!(chunks.length() > 0 && size > 0 && sha256.length() == 32, EInvalidPack);
-    pack::new(chunks, size, sha256)
+    pack::new(chunks, size, sha256, option::none())
 }
 
 /// Updates refs by compare-and-swap and records the push. For each i: `olds[i]` none means the ref must not exist,
@@ -176,6 +176,7 @@ public fun push(
     let n = names.length();
     assert!(olds.length() == n && news.length() == n && forces.length() == n, ELengthMismatch);
     assert!(n > 0, EEmptyUpdate);
+    if (pack.is_some()) repo.assert_pack_key(pack.borrow());
 
     // Every check first.
     let mut hash_len = repo.hash_len;
@@ -250,6 +251,7 @@ public fun repack(
     let sender = ctx.sender();
     assert!(repo.is_writer(sender), ENotWriter);
     assert!(live_from >= repo.live_from && live_from <= repo.pack_count, EBadLiveFrom);
+    repo.assert_pack_key(&pack);
     let index = repo.append_pack(pack);
     repo.live_from = live_from;
     repo.record(
@@ -300,8 +302,8 @@ public fun set_head(repo: &mut Repository, head: String, ctx: &TxContext) {
     events::emit_head_set(object::id(repo), head);
 }
 
-/// Hands the repository to `new_owner` and re-keys its registry entry. The new owner leaves the writer list (the
-/// owner always writes); the old owner keeps no access unless added back as a writer.
+/// Hands the repository to `new_owner` and re-keys its registry entry. The new owner leaves the writer and reader
+/// lists (the owner always writes and reads); the old owner keeps no access unless added back as a writer.
 public fun transfer_ownership(
     registry: &mut Registry,
     repo: &mut Repository,
@@ -317,6 +319,9 @@ public fun transfer_ownership(
     registry.entries.add(RegistryKey { owner: new_owner, name }, id);
     if (repo.writers.contains(&new_owner)) {
         repo.writers.remove(&new_owner);
+    };
+    if (repo.readers.contains(&new_owner)) {
+        repo.readers.remove(&new_owner);
     };
     let from = repo.owner;
     repo.owner = new_owner;
@@ -403,11 +408,131 @@ public fun log_head(repo: &Repository): vector<u8> {
     repo.log_head
 }
 
+// === Private repositories (Seal, DESIGN.md §6) ===
+
+/// Like `create`, for a repository whose packs are encrypted: pushes must carry each pack's sealed data key, and
+/// only the owner, the writers and the readers get the keys from the Seal key servers (`seal_approve`).
+public fun create_private(registry: &mut Registry, name: String, head: String, ctx: &mut TxContext): ID {
+    new_repository(registry, name, head, true, ctx)
+}
+
+/// Like `new_pack_entry`, with the Seal `EncryptedObject` of the pack's data key (1–4096 bytes).
+public fun new_sealed_pack_entry(
+    chunks: vector<u256>,
+    size: u64,
+    sha256: vector<u8>,
+    sealed_key: vector<u8>,
+): PackEntry {
+    assert!(chunks.length() > 0 && size > 0 && sha256.length() == 32, EInvalidPack);
+    let n = sealed_key.length();
+    assert!(n > 0 && n <= MAX_SEALED_KEY_LENGTH, EInvalidPack);
+    pack::new(chunks, size, sha256, option::some(sealed_key))
+}
+
+public fun add_reader(repo: &mut Repository, reader: address, ctx: &TxContext) {
+    repo.assert_owner(ctx);
+    assert!(repo.private, ENotPrivate);
+    assert!(reader != repo.owner && !repo.readers.contains(&reader), EAlreadyReader);
+    assert!(repo.readers.size() < MAX_READERS, ETooManyReaders);
+    repo.readers.insert(reader);
+    events::emit_reader_added(object::id(repo), reader);
+}
+
+/// Keys are derived per id on request, so a removed reader gets no key from then on (what it already decrypted
+/// stays decrypted).
+public fun remove_reader(repo: &mut Repository, reader: address, ctx: &TxContext) {
+    repo.assert_owner(ctx);
+    assert!(repo.readers.contains(&reader), ENotAReader);
+    repo.readers.remove(&reader);
+    events::emit_reader_removed(object::id(repo), reader);
+}
+
+/// The Seal access policy, dry-run by the key servers with the requester as sender: aborts unless `id` (the key id
+/// without the package prefix) begins with this repository's id bytes and the sender may read. No side effects.
+entry fun seal_approve(id: vector<u8>, repo: &Repository, ctx: &TxContext) {
+    assert!(repo.version == VERSION, EWrongVersion);
+    assert!(has_prefix(&id, &repo.id.to_bytes()), EWrongKeyId);
+    assert!(repo.can_read(ctx.sender()), ENoAccess);
+}
+
+public fun is_private(repo: &Repository): bool {
+    repo.private
+}
+
+public fun readers(repo: &Repository): vector<address> {
+    *repo.readers.keys()
+}
+
+/// The owner, the writers and the readers may read a private repository (anyone may read a public one, whose
+/// packs are not encrypted; this answers for the key servers' policy all the same).
+public fun can_read(repo: &Repository, who: address): bool {
+    repo.is_writer(who) || repo.readers.contains(&who)
+}
+
 // === Internals ===
 
 fun assert_owner(repo: &Repository, ctx: &TxContext) {
     assert!(repo.version == VERSION, EWrongVersion);
     assert!(ctx.sender() == repo.owner, ENotOwner);
+}
+
+/// Creates, registers and shares a repository (`create`, `create_private`).
+fun new_repository(
+    registry: &mut Registry,
+    name: String,
+    head: String,
+    private: bool,
+    ctx: &mut TxContext,
+): ID {
+    assert!(registry.version == VERSION, EWrongVersion);
+    assert!(is_valid_name(&name), EInvalidName);
+    assert!(is_valid_ref_name(&head), EInvalidHead);
+    let owner = ctx.sender();
+    assert!(!registry.entries.contains(RegistryKey { owner, name }), ENameTaken);
+    let repo = Repository {
+        id: object::new(ctx),
+        version: VERSION,
+        name,
+        owner,
+        writers: vec_set::empty(),
+        protected: vec_set::empty(),
+        head,
+        hash_len: 0,
+        refs: table::new(ctx),
+        packs: table::new(ctx),
+        pack_count: 0,
+        live_from: 0,
+        seq: 0,
+        log_head: push_log::genesis(),
+        private,
+        readers: vec_set::empty(),
+    };
+    let id = object::id(&repo);
+    registry.entries.add(RegistryKey { owner, name }, id);
+    events::emit_repository_created(id, owner, name, head);
+    transfer::share_object(repo);
+    id
+}
+
+/// A private repository's packs carry their sealed data key, a public repository's do not.
+fun assert_pack_key(repo: &Repository, pack: &PackEntry) {
+    if (repo.private) {
+        assert!(pack.sealed_key().is_some(), ESealedKeyRequired);
+    } else {
+        assert!(pack.sealed_key().is_none(), EUnexpectedSealedKey);
+    }
+}
+
+/// Whether `bytes` begins with `prefix`.
+fun has_prefix(bytes: &vector<u8>, prefix: &vector<u8>): bool {
+    let n = prefix.length();
+    if (bytes.length() < n) return false;
+    let mut i = 0;
+    while (i < n) {
+        if (*bytes.borrow(i) != *prefix.borrow(i)) return false;
+        i = i + 1;
+    };
+    true
 }
 
 fun append_pack(repo: &mut Repository, pack: PackEntry): u64 {
@@ -521,6 +646,12 @@ fun ends_with_lock(b: &vector<u8>, end: u64): bool {
 #[test_only]
 public fun init_for_testing(ctx: &mut TxContext) {
     init(ctx)
+}
+
+/// `seal_approve` is a non-public entry function (as Seal recommends); tests call it through this.
+#[test_only]
+public fun seal_approve_for_testing(id: vector<u8>, repo: &Repository, ctx: &TxContext) {
+    seal_approve(id, repo, ctx)
 }
 
 #[test_only]

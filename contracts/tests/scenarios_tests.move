@@ -3173,6 +3173,7 @@ fun scenario_57_a_pack_entry_needs_a_chunk() {
         let entry = repository::new_pack_entry(vector<u256>[], 10, x"0000000000000000000000000000000000000000000000000000000000000000");
         assert_eq!(pack::size(&entry), 10);
         assert_eq!(pack::chunks(&entry), vector<u256>[]);
+        assert_eq!(pack::sealed_key(&entry), option::none());
     };
     s.end();
 }
@@ -3189,6 +3190,7 @@ fun scenario_58_a_pack_entry_needs_a_size() {
         let entry = repository::new_pack_entry(vector<u256>[1], 0, x"0000000000000000000000000000000000000000000000000000000000000000");
         assert_eq!(pack::size(&entry), 0);
         assert_eq!(pack::chunks(&entry), vector[1]);
+        assert_eq!(pack::sealed_key(&entry), option::none());
     };
     s.end();
 }
@@ -3205,6 +3207,7 @@ fun scenario_59_a_pack_entry_needs_a_32_byte_sha256() {
         let entry = repository::new_pack_entry(vector<u256>[1], 10, x"00000000000000000000000000000000000000000000000000000000000000");
         assert_eq!(pack::size(&entry), 10);
         assert_eq!(pack::chunks(&entry), vector[1]);
+        assert_eq!(pack::sealed_key(&entry), option::none());
     };
     s.end();
 }
@@ -3221,6 +3224,1138 @@ fun scenario_60_a_pack_entry_with_the_largest_blob_id_is_accepted() {
         let entry = repository::new_pack_entry(vector<u256>[115792089237316195423570985008687907853269984665640564039457584007913129639935], 10, x"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
         assert_eq!(pack::size(&entry), 10);
         assert_eq!(pack::chunks(&entry), vector[115792089237316195423570985008687907853269984665640564039457584007913129639935]);
+        assert_eq!(pack::sealed_key(&entry), option::none());
+    };
+    s.end();
+}
+
+/// create_private makes a private repository with no readers; its owner is approved
+#[test]
+fun scenario_61_create_private_makes_a_private_repository_with_no_readers_its_owner_is_approved() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.owner(), @0x00000000000000000000000000000000000000000000000000000000000a11ce);
+        assert_eq!(repo.writers(), vector<address>[]);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.pack_count(), 0);
+        assert_eq!(repo.is_private(), true);
+        assert_eq!(repo.readers(), vector<address>[]);
+        ts::return_shared(repo);
+        let registry = s.take_shared<Registry>();
+        assert_eq!(repository::repository_id(&registry, @0x00000000000000000000000000000000000000000000000000000000000a11ce, string::utf8(b"app")), option::some(repo_app));
+        ts::return_shared(registry);
+    };
+
+    // 2. alice: seal_approve
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// create makes a public repository
+#[test]
+fun scenario_62_create_makes_a_public_repository() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.is_private(), false);
+        assert_eq!(repo.readers(), vector<address>[]);
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// the owner adds and removes readers; a removed reader is refused
+#[test, expected_failure(abort_code = walrus_git::repository::ENoAccess)]
+fun scenario_63_the_owner_adds_and_removes_readers_a_removed_reader_is_refused() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.readers(), vector[@0x0000000000000000000000000000000000000000000000000000000000000b0b]);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x00000000000000000000000000000000000000000000000000000000000ca201, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.readers(), vector[@0x0000000000000000000000000000000000000000000000000000000000000b0b, @0x00000000000000000000000000000000000000000000000000000000000ca201]);
+        ts::return_shared(repo);
+    };
+
+    // 4. bob: seal_approve
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 5. carol: seal_approve
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000ca201);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000ca201);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 6. alice: remove_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::remove_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.is_private(), true);
+        assert_eq!(repo.readers(), vector[@0x00000000000000000000000000000000000000000000000000000000000ca201]);
+        ts::return_shared(repo);
+    };
+
+    // 7. carol: seal_approve
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000ca201);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000ca201);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 8. bob: seal_approve aborts with ENoAccess
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a writer is approved without being a reader; anyone else is refused
+#[test, expected_failure(abort_code = walrus_git::repository::ENoAccess)]
+fun scenario_64_a_writer_is_approved_without_being_a_reader_anyone_else_is_refused() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. bob: seal_approve
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 4. dave: seal_approve aborts with ENoAccess
+    s.next_tx(@0x000000000000000000000000000000000000000000000000000000000000da5e);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a key id of another repository is refused, even for a reader of both
+#[test, expected_failure(abort_code = walrus_git::repository::EWrongKeyId)]
+fun scenario_65_a_key_id_of_another_repository_is_refused_even_for_a_reader_of_both() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_other = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"other"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_other);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_other);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_other);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 5. bob: seal_approve
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 6. bob: seal_approve
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_other);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_other); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_other);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 7. bob: seal_approve aborts with EWrongKeyId
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_other); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// the key id may be the repository id alone; a shorter id is refused
+#[test, expected_failure(abort_code = walrus_git::repository::EWrongKeyId)]
+fun scenario_66_the_key_id_may_be_the_repository_id_alone_a_shorter_id_is_refused() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: seal_approve
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x""); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: seal_approve aborts with EWrongKeyId
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing(x"0102", &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// only the owner adds readers
+#[test, expected_failure(abort_code = walrus_git::repository::ENotOwner)]
+fun scenario_67_only_the_owner_adds_readers() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. bob: add_reader aborts with ENotOwner
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x00000000000000000000000000000000000000000000000000000000000ca201, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// only the owner removes readers
+#[test, expected_failure(abort_code = walrus_git::repository::ENotOwner)]
+fun scenario_68_only_the_owner_removes_readers() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. bob: remove_reader aborts with ENotOwner
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::remove_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a public repository has no readers
+#[test, expected_failure(abort_code = walrus_git::repository::ENotPrivate)]
+fun scenario_69_a_public_repository_has_no_readers() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader aborts with ENotPrivate
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// adding a reader twice aborts
+#[test, expected_failure(abort_code = walrus_git::repository::EAlreadyReader)]
+fun scenario_70_adding_a_reader_twice_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: add_reader aborts with EAlreadyReader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// the owner is no reader
+#[test, expected_failure(abort_code = walrus_git::repository::EAlreadyReader)]
+fun scenario_71_the_owner_is_no_reader() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader aborts with EAlreadyReader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x00000000000000000000000000000000000000000000000000000000000a11ce, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// removing an address that is not a reader aborts
+#[test, expected_failure(abort_code = walrus_git::repository::ENotAReader)]
+fun scenario_72_removing_an_address_that_is_not_a_reader_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: remove_reader aborts with ENotAReader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::remove_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a private repository's packs carry their sealed key, into the log; a push without a pack needs none
+#[test]
+fun scenario_73_a_private_repository_s_packs_carry_their_sealed_key_into_the_log_a_push_without_a_pack_needs_none() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. bob: push
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x0000000000000000000000000000000000000000000000000000000000000b0b, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")), 0),
+    );
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.pack_count(), 1);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"1111111111111111111111111111111111111111"));
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.pack_count(), 1);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"2222222222222222222222222222222222222222"));
+        ts::return_shared(repo);
+    };
+
+    // 5. alice: repack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::repack(&mut repo, repository::new_sealed_pack_entry(vector<u256>[3000], 3000, x"b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa01"), 1, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 1, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 3000, vector<push_log::RefUpdate>[], option::some(repository::new_sealed_pack_entry(vector<u256>[3000], 3000, x"b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa01")), 1),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.pack_count(), 2);
+        assert_eq!(repo.live_from(), 1);
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a push to a private repository without a sealed key aborts
+#[test, expected_failure(abort_code = walrus_git::repository::ESealedKeyRequired)]
+fun scenario_74_a_push_to_a_private_repository_without_a_sealed_key_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push aborts with ESealedKeyRequired
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a repack of a private repository without a sealed key aborts
+#[test, expected_failure(abort_code = walrus_git::repository::ESealedKeyRequired)]
+fun scenario_75_a_repack_of_a_private_repository_without_a_sealed_key_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: repack aborts with ESealedKeyRequired
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::repack(&mut repo, repository::new_pack_entry(vector<u256>[2000], 2000, x"d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0"), 0, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a public repository's packs carry no key
+#[test, expected_failure(abort_code = walrus_git::repository::EUnexpectedSealedKey)]
+fun scenario_76_a_public_repository_s_packs_carry_no_key() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.pack_count(), 1);
+        assert_eq!(repo.is_private(), false);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push aborts with EUnexpectedSealedKey
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::some(repository::new_sealed_pack_entry(vector<u256>[2000], 2000, x"d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a public repository's repack carries no key
+#[test, expected_failure(abort_code = walrus_git::repository::EUnexpectedSealedKey)]
+fun scenario_77_a_public_repository_s_repack_carries_no_key() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: repack aborts with EUnexpectedSealedKey
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::repack(&mut repo, repository::new_sealed_pack_entry(vector<u256>[2000], 2000, x"d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), 0, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// new_sealed_pack_entry builds a sealed entry
+#[test]
+fun scenario_78_new_sealed_pack_entry_builds_a_sealed_entry() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: new_sealed_pack_entry
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let entry = repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+        assert_eq!(pack::size(&entry), 1000);
+        assert_eq!(pack::chunks(&entry), vector[1000]);
+        assert_eq!(pack::sealed_key(&entry), option::some(x"005e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5eaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    };
+    s.end();
+}
+
+/// new_sealed_pack_entry refuses an empty key
+#[test, expected_failure(abort_code = walrus_git::repository::EInvalidPack)]
+fun scenario_79_new_sealed_pack_entry_refuses_an_empty_key() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: new_sealed_pack_entry aborts with EInvalidPack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let entry = repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"");
+        assert_eq!(pack::size(&entry), 1000);
+        assert_eq!(pack::chunks(&entry), vector[1000]);
+        assert_eq!(pack::sealed_key(&entry), option::some(x""));
+    };
+    s.end();
+}
+
+/// new_sealed_pack_entry refuses a key over 4096 bytes
+#[test, expected_failure(abort_code = walrus_git::repository::EInvalidPack)]
+fun scenario_80_new_sealed_pack_entry_refuses_a_key_over_4096_bytes() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: new_sealed_pack_entry aborts with EInvalidPack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let entry = repository::new_sealed_pack_entry(vector<u256>[1000], 1000, x"e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8", x"ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab");
+        assert_eq!(pack::size(&entry), 1000);
+        assert_eq!(pack::chunks(&entry), vector[1000]);
+        assert_eq!(pack::sealed_key(&entry), option::some(x"ababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"));
+    };
+    s.end();
+}
+
+/// ownership handed to a reader takes it off the reader list; the old owner keeps no access
+#[test, expected_failure(abort_code = walrus_git::repository::ENoAccess)]
+fun scenario_81_ownership_handed_to_a_reader_takes_it_off_the_reader_list_the_old_owner_keeps_no_access() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create_private
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: transfer_ownership
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut registry = s.take_shared<Registry>();
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::transfer_ownership(&mut registry, &mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(registry);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        assert_eq!(repo.owner(), @0x0000000000000000000000000000000000000000000000000000000000000b0b);
+        assert_eq!(repo.is_private(), true);
+        assert_eq!(repo.readers(), vector<address>[]);
+        ts::return_shared(repo);
+    };
+
+    // 4. bob: seal_approve
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 5. alice: seal_approve aborts with ENoAccess
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::seal_approve_for_testing({ let mut id = object::id_to_bytes(&repo_app); id.append(x"0102030405060708"); id }, &repo, s.ctx());
+        ts::return_shared(repo);
     };
     s.end();
 }

@@ -65,7 +65,7 @@ async function up(): Promise<void> {
     `# kubectl: ${ready.kubectl} (the one built with the plane; the PATH line puts it first)`,
     `# node ${ready.nodeName}: pods ${ready.podCidr}, services ${ready.serviceCidr}; bind test servers pods must reach to ${ready.hostIp}`,
     `# logs: ${[runnerLog, ...ready.logs].join(' ')}`,
-    `# stop: npm run k8s:down (run ${ready.runId})`,
+    `# stop: npm run k8s:down (this run: npm run k8s:down -- ${ready.runId})`,
   ].join('\n') + '\n');
 }
 

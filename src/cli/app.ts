@@ -1,11 +1,13 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
 import type { CreateClone } from '../remote/checkout.ts';
+import type { LocalRepository } from '../remote/local-repository.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
@@ -61,6 +63,8 @@ export interface CliServices {
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** Seal, for a private repository's packs (`show`, `verify --deep`); absent where the network has no key servers. */
+  keyService?: KeyService;
   /** A scratch object store that packs are read into (`show`, `verify --deep`); closed by the caller. */
   openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
@@ -82,6 +86,8 @@ export interface GitWorkspace {
   setConfig?(key: string, value: string): Promise<void>;
   /** The full name of the branch HEAD points to (even before its first commit); null when HEAD is detached. */
   currentBranch?(): Promise<string | null>;
+  /** The repository's objects, for commands that build packs (`git walrus gc`); null outside a repository. */
+  localRepository?(): Promise<LocalRepository | null>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

@@ -5,12 +5,15 @@ import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
 import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
+import { gcCommand } from './gc.ts';
+import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { leaseCommand } from './lease.ts';
 import { logCommand } from './log.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
 import { providerCommand } from './provider.ts';
 import { providersCommand } from './providers.ts';
+import { readersCommand } from './readers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -21,11 +24,14 @@ export const commands: CommandModule<CliArgs, any>[] = [
   initCommand,
   whoamiCommand,
   writersCommand,
+  readersCommand,
   protectCommand,
   unprotectCommand,
   logCommand,
   showCommand,
   verifyCommand,
+  gcCommand,
+  extendCommand,
   devnetCommand,
   checkoutCommand,
   artifactCommand,

@@ -6,6 +6,7 @@ import type { CliArgs } from './app.ts';
 interface DevnetArgs extends CliArgs {
   port: number;
   dir: string;
+  keyServersDown: number[];
   host: string;
 }
 
@@ -22,15 +23,17 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
     y
       .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
       .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' })
+      .option('key-servers-down', { type: 'number', array: true, default: [], describe: 'Seal key servers (1-3) to run as down, to try a private clone with too few of them' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind: loopback or an address of a local interface' }) as never,
   handler: async (argv) => {
     const { checkBindAddress } = await import('../devnet/bind-address.ts');
     const host = checkBindAddress(argv.host ?? '127.0.0.1', networkInterfaces());
     // Loaded here: the chain engine verifies signatures (all of @mysten/sui's cryptography), which no other command needs.
     const { startDevnetServer } = await import('../devnet/server.ts');
-    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port, host });
+    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port, host, keyServersDown: argv.keyServersDown });
     argv.app.stdout(
       `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
+        `seal key servers: ${server.keyServers.objectIds.map((id, i) => `${server.url}/seal/${i + 1} (${id})`).join(', ')}\n` +
         `package: ${server.packageId}\nregistry: ${server.registryId}\n` +
         `use it with: GIT_WALRUS_NETWORK=devnet GIT_WALRUS_DEVNET_URL=${server.url}\n`,
     );

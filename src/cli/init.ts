@@ -8,6 +8,7 @@ interface InitArgs extends CliArgs {
   network?: string;
   remote: string;
   head?: string;
+  private?: boolean;
 }
 
 /** `git walrus init <name>`: creates the repository on chain and, inside a git repository, adds it as a remote. */
@@ -19,7 +20,8 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
       .positional('name', { type: 'string', demandOption: true, describe: 'repository name' })
       .option('network', { type: 'string', describe: 'local, devnet, testnet or mainnet (default: GIT_WALRUS_NETWORK, git config walrus.network, else local)' })
       .option('remote', { type: 'string', default: 'walrus', describe: 'name of the git remote to add' })
-      .option('head', { type: 'string', describe: 'the branch HEAD points to (default: the current branch, else git config init.defaultBranch, else main)' }) as never,
+      .option('head', { type: 'string', describe: 'the branch HEAD points to (default: the current branch, else git config init.defaultBranch, else main)' })
+      .option('private', { type: 'boolean', default: false, describe: 'encrypt every pack: only the owner, writers and readers (git walrus readers add) can read it' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const name = checkRepositoryName(argv.name);
@@ -31,9 +33,13 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
     const head = argv.head === undefined ? await defaultHead(app.workspace, inRepository) : fullBranchName(argv.head);
     const services = await app.open({ network: argv.network });
     try {
-      const { id, digest } = await services.ledger.createRepository(name, head);
+      if (argv.private && services.keyService === undefined) {
+        throw new UsageError(`network ${services.networkName} has no Seal key servers configured, so it cannot hold a private repository (README: Private repositories)`, { network: services.networkName });
+      }
+      const { id, digest } = await services.ledger.createRepository(name, head, { private: argv.private ?? false });
       const url = formatWalrusUrl({ id });
-      app.log.info(`Created repository '${name}' on ${services.networkName} (transaction ${digest}).`);
+      app.log.info(`Created ${argv.private ? 'private ' : ''}repository '${name}' on ${services.networkName} (transaction ${digest}).`);
+      if (argv.private) app.log.info(`Its packs are encrypted; let others read it with: git walrus readers add ${url} <address>`);
       const owner = await services.ledger.signerAddress();
       app.log.info(`Owner ${owner}; also reachable as ${formatWalrusUrl({ owner, name })}`);
       if (inRepository) {

@@ -1,8 +1,9 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
+import { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
+import { EXPIRY_WARNING_OPTION, warnOfExpiry } from './lifetime.ts';
 
 interface LogArgs extends CliArgs {
   remote: string;
@@ -10,9 +11,13 @@ interface LogArgs extends CliArgs {
   limit?: number;
   json?: boolean;
   network?: string;
+  expiryWarning?: number;
 }
 
-/** `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events. */
+/**
+ * `git walrus log <remote|url>`: every push, newest first, from the chain's `Pushed` events; a private repository's
+ * log first says who may read it.
+ */
 export const logCommand: CommandModule<CliArgs, LogArgs> = {
   command: 'log <remote>',
   describe: 'list every push (who, when, which refs moved, pack, transaction), newest first',
@@ -22,17 +27,25 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
       .option('ref', { type: 'string', describe: 'only pushes that updated this ref (e.g. main, v1.0, refs/heads/main)' })
       .option('limit', { type: 'number', describe: 'at most this many pushes' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+      .option('expiry-warning', EXPIRY_WARNING_OPTION)
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1)) {
       throw new UsageError(`--limit must be a whole number of 1 or more, got ${argv.limit}`);
     }
-    await withRemoteRepository(app, argv, async ({ ledger }, id) => {
-      const pushes = selectPushes(await ledger.listPushes(id), { ref: argv.ref, limit: argv.limit });
-      if (argv.json) app.stdout(formatLogJson(id, pushes));
-      else if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
-      else app.stdout(formatLogText(pushes, app.stdoutColor ? ansiStyle : plainStyle));
+    await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
+      await warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning);
+      const [info, events] = await Promise.all([ledger.getRepository(id), ledger.listPushes(id)]);
+      const pushes = selectPushes(events, { ref: argv.ref, limit: argv.limit });
+      const style = app.stdoutColor ? ansiStyle : plainStyle;
+      if (argv.json) {
+        app.stdout(formatLogJson(id, pushes, info));
+        return;
+      }
+      app.stdout(formatAccessText(info, style));
+      if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
+      else app.stdout(formatLogText(pushes, style));
     });
   },
 };

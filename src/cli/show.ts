@@ -28,7 +28,7 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
     if (!(Number.isInteger(argv.seq) && argv.seq >= 1)) throw new UsageError(`the push number must be 1 or more, got ${argv.seq}`);
     await withRemoteRepository(app, argv, async (services, id) => {
       const details = await showPush(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },
         id,
         argv.seq,
       );

@@ -5,12 +5,15 @@ import { verifyRepository } from '../remote/history/verify-repository.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
+import { EXPIRY_WARNING_OPTION, expiryWarningEpochs } from './lifetime.ts';
+import { expiryWarnings } from '../remote/lifetime.ts';
 
 interface VerifyArgs extends CliArgs {
   remote: string;
   deep?: boolean;
   json?: boolean;
   network?: string;
+  expiryWarning?: number;
 }
 
 /**
@@ -25,15 +28,17 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
       .positional('remote', REMOTE_ARG)
       .option('deep', { type: 'boolean', default: false, describe: 'also apply every pack in order and check every commit any ref pointed to' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+      .option('expiry-warning', EXPIRY_WARNING_OPTION)
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const problems = await withRemoteRepository(app, argv, async (services, id) => {
       const report = await verifyRepository(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },
         id,
-        { deep: argv.deep },
+        { deep: argv.deep, expiryWarningEpochs: await expiryWarningEpochs(app, argv.expiryWarning) },
       );
+      if (report.lifetimes) for (const warning of expiryWarnings(report.lifetimes, argv.remote)) app.log.warn(warning);
       app.stdout(argv.json ? formatVerifyJson(report) : formatVerifyText(report, app.stdoutColor ? ansiStyle : plainStyle));
       return report.findings.length;
     });

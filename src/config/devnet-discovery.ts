@@ -1,4 +1,5 @@
 import { WalrusGitError } from '../core/errors.ts';
+import type { SealConfig } from './networks.ts';
 
 /**
  * What a `git walrus devnet` server tells its clients (GET <devnet url>/v1/devnet): the ids of the contract it
@@ -15,6 +16,8 @@ export interface DevnetInfo {
   suiGrpcUrl?: string;
   walrusUrl: string;
   faucetUrl?: string;
+  /** Its Seal key servers and threshold (absent on a server that predates them). */
+  seal?: SealConfig;
 }
 
 export const DEVNET_INFO_PATH = '/v1/devnet';
@@ -56,6 +59,15 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     walrusUrl: absolute(body.walrusUrl as string),
     ...(typeof body.suiGrpcUrl === 'string' ? { suiGrpcUrl: absolute(body.suiGrpcUrl) } : {}),
     ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
+    ...(body.seal === undefined ? {} : { seal: sealInfo(devnetUrl, body.seal) }),
     ...(typeof body.marketId === 'string' ? { marketId: body.marketId } : {}),
   };
+}
+
+function sealInfo(devnetUrl: string, value: unknown): SealConfig {
+  const seal = value as Partial<SealConfig> | null;
+  const valid = typeof seal === 'object' && seal !== null && Array.isArray(seal.keyServers) && Number.isInteger(seal.threshold)
+    && seal.keyServers.every((server) => typeof server?.objectId === 'string' && Number.isInteger(server.weight));
+  if (!valid) throw new DevnetInfoError(devnetUrl, 'an invalid "seal" (expected {keyServers: [{objectId, weight}], threshold})');
+  return { keyServers: seal.keyServers!.map(({ objectId, weight }) => ({ objectId, weight })), threshold: seal.threshold! };
 }

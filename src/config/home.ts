@@ -16,6 +16,10 @@ export interface NetworkSettings {
   aggregatorUrl?: string;
   uploadRelayUrl?: string;
   faucetUrl?: string;
+  /** Seal key servers for private repositories: `<object id>[:<weight>]`, comma-separated. */
+  sealKeyServers?: string;
+  /** Key servers (by weight) needed to open a key. */
+  sealThreshold?: string;
 }
 
 /** `$GIT_WALRUS_HOME/config.json`. Every field is optional; an absent file is an empty one. */

@@ -16,7 +16,7 @@ export const NETWORK_NAMES: readonly NetworkName[] = ['local', 'devnet', 'testne
 export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
 export type WalrusEndpoint =
   | { kind: 'embedded' }
-  | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; numShards: number }
+  | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; storageNodeUrl?: string; numShards: number }
   | { kind: 'sdk'; uploadRelayUrl?: string; numShards: number };
 
 export interface NetworkConfig {
@@ -28,11 +28,34 @@ export interface NetworkConfig {
   /** The compute market's shared Market object (GIT_WALRUS_MARKET_ID / walrus.marketId / config "marketId"). */
   marketId?: string;
   faucetUrl?: string;
+  /** The network's Seal key servers and threshold, for private repositories; absent where none are configured. */
+  seal?: SealConfig;
   /** Storage epochs per pack blob (GIT_WALRUS_EPOCHS / walrus.epochs / config "epochs"; default the maximum, 53). */
   storageEpochs: number;
   /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */
   stateDir?: string;
 }
+
+/** Seal key servers (their on-chain `KeyServer` object ids, each counted `weight` times) and how many open a key. */
+export interface SealConfig {
+  keyServers: { objectId: string; weight: number }[];
+  threshold: number;
+}
+
+/**
+ * The devnet's Seal key servers (the embedded `local` network and `git walrus devnet`): three independent servers,
+ * each with its own master key, whose `KeyServer` objects every devnet chain holds at these ids; any 2 of the 3 open a
+ * key, so one may be down. Testnet and mainnet name the key servers by configuration (`sealKeyServers`,
+ * `sealThreshold`): Mysten's and other providers' published object ids.
+ */
+export const DEVNET_SEAL: SealConfig = {
+  keyServers: [
+    '0xbd8ccedf3f20ba43f15180a4ee50b6daa5568ae700f0c5f2d47da47c9ff2309b',
+    '0x8466418fd7b65ba6b3baae75d18bcb8361e3c3e8f441f3a26c3531794da4cbb2',
+    '0x0b97b06a269d80d4c0c3cf63005cfc2b8fde1c5d020129463f8e93b686eb7bc1',
+  ].map((objectId) => ({ objectId, weight: 1 })),
+  threshold: 2,
+};
 
 /** Walrus mainnet and testnet both run 1000 shards. */
 export const PUBLIC_WALRUS_SHARDS = 1000;
@@ -104,7 +127,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const storageEpochs = epochsSetting(input.env.GIT_WALRUS_EPOCHS || input.gitConfig('walrus.epochs') || file.epochs);
 
   if (name === 'local') {
-    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local') };
+    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local'), seal: DEVNET_SEAL };
   }
 
   if (name === 'devnet') {
@@ -117,12 +140,13 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       name,
       // gRPC, the production client's protocol, wherever the server speaks it; JSON-RPC for servers that predate it.
       sui: info.suiGrpcUrl ? { kind: 'grpc', url: info.suiGrpcUrl } : { kind: 'jsonrpc', url: info.suiRpcUrl },
-      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, numShards: info.numShards },
+      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, storageNodeUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,
       ...(info.marketId ? { marketId: info.marketId } : {}),
       faucetUrl: info.faucetUrl,
       storageEpochs,
+      ...(info.seal === undefined ? {} : { seal: info.seal }),
     };
   }
 
@@ -144,7 +168,32 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     marketId: setting('marketId', 'GIT_WALRUS_MARKET_ID'),
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
+    ...sealSetting(setting('sealKeyServers', 'GIT_WALRUS_SEAL_KEY_SERVERS'), setting('sealThreshold', 'GIT_WALRUS_SEAL_THRESHOLD')),
   };
+}
+
+const SEAL_SETTINGS_HELP = 'GIT_WALRUS_SEAL_KEY_SERVERS="<key server object id>[:<weight>],…" and GIT_WALRUS_SEAL_THRESHOLD=<n> ' +
+  '(or git config walrus.sealKeyServers / walrus.sealThreshold, or "sealKeyServers" and "sealThreshold" in the network\'s section of config.json)';
+
+/** `{ seal }` from the key-server list and threshold settings, or nothing when no key servers are configured. */
+export function sealSetting(servers: string | undefined, threshold: string | number | undefined): { seal?: SealConfig } {
+  if (servers === undefined) return {};
+  const keyServers = servers.split(',').map((entry) => {
+    const [id, weight = '1', ...rest] = entry.trim().split(':');
+    if (!/^0x[0-9a-fA-F]{1,64}$/.test(id ?? '') || !/^[1-9][0-9]*$/.test(weight) || rest.length > 0) {
+      throw new UsageError(`invalid Seal key server '${entry.trim()}': expected <object id>[:<weight>]; set ${SEAL_SETTINGS_HELP}`, { entry });
+    }
+    return { objectId: `0x${id!.slice(2).toLowerCase().padStart(64, '0')}`, weight: Number(weight) };
+  });
+  const total = keyServers.reduce((sum, server) => sum + server.weight, 0);
+  const n = Number(threshold);
+  if (threshold === undefined || !Number.isInteger(n) || n < 1 || n > total) {
+    throw new UsageError(`the Seal threshold must be an integer from 1 to ${total} (the key servers' total weight), got '${threshold ?? ''}'; set ${SEAL_SETTINGS_HELP}`, { threshold });
+  }
+  if (new Set(keyServers.map((server) => server.objectId)).size !== keyServers.length) {
+    throw new UsageError(`a Seal key server is listed twice; give it a weight instead (<object id>:<weight>)`, { servers });
+  }
+  return { seal: { keyServers, threshold: n } };
 }
 
 /** The contract ids, or a PackageNotPublishedError that says how to set them. */

@@ -136,8 +136,27 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
     getter('live_from', 'u64', (r) => r.live_from),
     getter('seq', 'u64', (r) => r.seq),
     getter('log_head', 'vector<u8>', (r) => r.log_head.slice()),
+    // Private repositories (Seal), declared after the reads.
+    fn('create_private', [`&mut ${registry}`, STRING_TYPE, STRING_TYPE, REF_MUT], [ID_TYPE], (ctx, [reg, name, head]) => {
+      const created = model.createPrivate(ctx, reg as RegistryValue, name as string, head as string);
+      return { returns: [created.id], shared: [{ id: created.id, type: repo, bcs: Repository.serialize(created).toBytes() }] };
+    }),
+    fn('new_sealed_pack_entry', ['vector<u256>', 'u64', 'vector<u8>', 'vector<u8>'], [pack], (_ctx, [chunks, size, sha256, key]) =>
+      done(model.newSealedPackEntry(chunks as bigint[], size as bigint, sha256 as Uint8Array, key as Uint8Array)),
+    ),
+    fn('add_reader', [`&mut ${repo}`, 'address', REF], [], (ctx, [r, a]) => (model.addReader(ctx, r, a), done())),
+    fn('remove_reader', [`&mut ${repo}`, 'address', REF], [], (ctx, [r, a]) => (model.removeReader(ctx, r, a), done())),
+    {
+      // A non-public entry function, as Seal recommends: callable from a transaction, not from other Move code.
+      ...fn('seal_approve', ['vector<u8>', `&${repo}`, REF], [], (ctx, [id, r]) => (model.sealApprove(ctx, id as Uint8Array, r), done())),
+      visibility: 'private',
+      isEntry: true,
+    },
+    getter('is_private', 'bool', (r) => r.private),
+    getter('readers', 'vector<address>', (r) => [...r.readers.contents]),
+    fn('can_read', [`&${repo}`, 'address'], ['bool'], (_ctx, [r, who]) => done(model.canRead(r, who))),
     // pack.move declares `new` (public(package)) first, then these getters.
-    ...(['chunks', 'size', 'sha256'] as const).map((field, i): MoveFunctionAbi => ({
+    ...(['chunks', 'size', 'sha256', 'sealed_key'] as const).map((field, i): MoveFunctionAbi => ({
       module: 'pack',
       name: field,
       index: i + 1,
@@ -145,7 +164,7 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
       isEntry: false,
       typeParameters: [],
       parameters: [`&${pack}`],
-      returns: [{ chunks: 'vector<u256>', size: 'u64', sha256: 'vector<u8>' }[field]],
+      returns: [{ chunks: 'vector<u256>', size: 'u64', sha256: 'vector<u8>', sealed_key: '0x1::option::Option<vector<u8>>' }[field]],
       run: (_ctx, [p]) => done((p as PackEntryValue)[field]),
     })),
     ...marketFunctions(pkg),

@@ -56,6 +56,22 @@ export const AbortCode = {
   ENotProtected: 23,
   /** The new owner is the current owner. */
   ESameOwner: 24,
+  /** Readers exist only on private repositories (anyone reads a public one). */
+  ENotPrivate: 25,
+  /** The reader list is full. */
+  ETooManyReaders: 26,
+  /** The address is already a reader (or the owner). */
+  EAlreadyReader: 27,
+  /** The address is not a reader. */
+  ENotAReader: 28,
+  /** A pack of a private repository must carry its sealed data key. */
+  ESealedKeyRequired: 29,
+  /** A pack of a public repository carries no sealed key. */
+  EUnexpectedSealedKey: 30,
+  /** A Seal key id must begin with the repository's id bytes. */
+  EWrongKeyId: 31,
+  /** Only the owner, the writers and the readers may decrypt a repository's packs. */
+  ENoAccess: 32,
 } as const;
 
 export type AbortName = keyof typeof AbortCode;

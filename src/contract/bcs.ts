@@ -55,13 +55,15 @@ export const Balance = bcs.struct('Balance', { value: U64 });
 export const Coin = bcs.struct('Coin', { id: UID, balance: Balance });
 
 /**
- * `walrus_git::pack::PackEntry`: the Walrus blob ids of a pack's chunks, its size and sha256. (Its own module so that
- * repository → events → push_log → pack has no dependency cycle; built with `repository::new_pack_entry`.)
+ * `walrus_git::pack::PackEntry`: the Walrus blob ids of a pack's chunks, its size and sha256, and for a private
+ * repository the Seal `EncryptedObject` (BCS) of the pack's data key. (Its own module so that repository → events →
+ * push_log → pack has no dependency cycle; built with `repository::new_pack_entry` / `new_sealed_pack_entry`.)
  */
 export const PackEntry = bcs.struct('PackEntry', {
   chunks: bcs.vector(U256),
   size: U64,
   sha256: Bytes,
+  sealed_key: bcs.option(Bytes),
 });
 
 /** `walrus_git::repository::RegistryKey`. */
@@ -90,6 +92,8 @@ export const Repository = bcs.struct('Repository', {
   live_from: U64,
   seq: U64,
   log_head: Bytes,
+  private: bcs.bool(),
+  readers: VecSet(Address),
 });
 
 /** `walrus_git::push_log::RefUpdate`. */
@@ -127,6 +131,8 @@ export const RefProtected = bcs.struct('RefProtected', { repository: ID, name: M
 export const RefUnprotected = bcs.struct('RefUnprotected', { repository: ID, name: MoveString });
 export const HeadSet = bcs.struct('HeadSet', { repository: ID, head: MoveString });
 export const OwnershipTransferred = bcs.struct('OwnershipTransferred', { repository: ID, from: Address, to: Address });
+export const ReaderAdded = bcs.struct('ReaderAdded', { repository: ID, reader: Address });
+export const ReaderRemoved = bcs.struct('ReaderRemoved', { repository: ID, reader: Address });
 
 /** Every event of the `events` module, by struct name. */
 export const Events = {
@@ -138,6 +144,8 @@ export const Events = {
   RefUnprotected,
   HeadSet,
   OwnershipTransferred,
+  ReaderAdded,
+  ReaderRemoved,
 } as const;
 export type EventName = keyof typeof Events;
 

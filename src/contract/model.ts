@@ -32,6 +32,8 @@ export const MAX_NAME_LENGTH = 100;
 export const MAX_REF_NAME_LENGTH = 255;
 export const MAX_WRITERS = 100;
 export const MAX_PROTECTED = 64;
+export const MAX_READERS = 1000;
+export const MAX_SEALED_KEY_LENGTH = 4096;
 export const DEFAULT_HEAD = 'refs/heads/main';
 
 const MODULE = 'repository';
@@ -128,7 +130,15 @@ export function init(ctx: MoveContext): RegistryValue {
 
 /** `create`: a new Repository owned by the sender, registered as (sender, name). The caller shares it. */
 export function create(ctx: MoveContext, registry: RegistryValue, name: string, head: string): RepositoryValue {
-  const fn = 'create';
+  return newRepository('create', ctx, registry, name, head, false);
+}
+
+/** `create_private`: like `create`, for a repository whose packs are encrypted (DESIGN.md §6). */
+export function createPrivate(ctx: MoveContext, registry: RegistryValue, name: string, head: string): RepositoryValue {
+  return newRepository('create_private', ctx, registry, name, head, true);
+}
+
+function newRepository(fn: string, ctx: MoveContext, registry: RegistryValue, name: string, head: string, isPrivate: boolean): RepositoryValue {
   checkVersion(fn, registry);
   check(isValidName(name), fn, 'EInvalidName');
   check(isValidRefName(head), fn, 'EInvalidHead');
@@ -152,6 +162,8 @@ export function create(ctx: MoveContext, registry: RegistryValue, name: string, 
     live_from: 0n,
     seq: 0n,
     log_head: GENESIS_LOG_HEAD.slice(),
+    private: isPrivate,
+    readers: { contents: [] },
   };
   ctx.tables.add(registry.entries.id, registryKeyType(ctx.packageId), registryKey(ctx.sender, name), ID_TYPE, ID.serialize(id).toBytes());
   registry.entries.size += 1n;
@@ -163,7 +175,21 @@ export function create(ctx: MoveContext, registry: RegistryValue, name: string, 
 export function newPackEntry(chunks: bigint[], size: bigint, sha256: Uint8Array): PackEntryValue {
   const fn = 'new_pack_entry';
   check(chunks.length > 0 && size > 0n && sha256.length === 32, fn, 'EInvalidPack');
-  return { chunks: [...chunks], size, sha256: sha256.slice() };
+  return { chunks: [...chunks], size, sha256: sha256.slice(), sealed_key: null };
+}
+
+/** `new_sealed_pack_entry`: a pack entry with the Seal `EncryptedObject` of its data key (1–4096 bytes). */
+export function newSealedPackEntry(chunks: bigint[], size: bigint, sha256: Uint8Array, sealedKey: Uint8Array): PackEntryValue {
+  const fn = 'new_sealed_pack_entry';
+  check(chunks.length > 0 && size > 0n && sha256.length === 32, fn, 'EInvalidPack');
+  check(sealedKey.length > 0 && sealedKey.length <= MAX_SEALED_KEY_LENGTH, fn, 'EInvalidPack');
+  return { chunks: [...chunks], size, sha256: sha256.slice(), sealed_key: sealedKey.slice() };
+}
+
+/** A private repository's packs carry their sealed data key, a public repository's do not. */
+function checkPackKey(fn: string, repo: RepositoryValue, pack: PackEntryValue): void {
+  if (repo.private) check(pack.sealed_key !== null, fn, 'ESealedKeyRequired');
+  else check(pack.sealed_key === null, fn, 'EUnexpectedSealedKey');
 }
 
 function appendPack(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue): bigint {
@@ -210,6 +236,7 @@ export function push(
   const n = names.length;
   check(olds.length === n && news.length === n && forces.length === n, fn, 'ELengthMismatch');
   check(n > 0, fn, 'EEmptyUpdate');
+  if (pack !== null) checkPackKey(fn, repo, pack);
   let hashLen = repo.hash_len;
   const current: (Uint8Array | null)[] = [];
   for (let i = 0; i < n; i++) {
@@ -257,6 +284,7 @@ export function repack(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryV
   checkVersion(fn, repo);
   check(isWriter(repo, ctx.sender), fn, 'ENotWriter');
   check(liveFrom >= repo.live_from && liveFrom <= repo.pack_count, fn, 'EBadLiveFrom');
+  checkPackKey(fn, repo, pack);
   const packIndex = appendPack(ctx, repo, pack);
   repo.live_from = liveFrom;
   record(ctx, repo, RecordKind.repack, clockMs, [], pack, packIndex);
@@ -313,8 +341,8 @@ export function setHead(ctx: MoveContext, repo: RepositoryValue, head: string): 
 }
 
 /**
- * `transfer_ownership`: re-keys the registry entry to (new owner, name). The new owner leaves the writer list (the
- * owner always writes); the old owner keeps no access unless added back as a writer.
+ * `transfer_ownership`: re-keys the registry entry to (new owner, name). The new owner leaves the writer and reader
+ * lists (the owner always writes and reads); the old owner keeps no access unless added back as a writer.
  */
 export function transferOwnership(ctx: MoveContext, registry: RegistryValue, repo: RepositoryValue, newOwner: string): void {
   const fn = 'transfer_ownership';
@@ -327,6 +355,8 @@ export function transferOwnership(ctx: MoveContext, registry: RegistryValue, rep
   ctx.tables.add(registry.entries.id, keyType, registryKey(newOwner, repo.name), ID_TYPE, ID.serialize(repo.id).toBytes());
   const index = repo.writers.contents.indexOf(newOwner);
   if (index >= 0) repo.writers.contents.splice(index, 1);
+  const asReader = repo.readers.contents.indexOf(newOwner);
+  if (asReader >= 0) repo.readers.contents.splice(asReader, 1);
   const from = repo.owner;
   repo.owner = newOwner;
   emit(ctx, 'OwnershipTransferred', { repository: repo.id, from, to: newOwner });
@@ -353,4 +383,43 @@ export function packAt(ctx: MoveContext, repo: RepositoryValue, index: bigint): 
 /** `is_writer`: the owner and the listed writers may push. */
 export function isWriterOf(repo: RepositoryValue, who: string): boolean {
   return isWriter(repo, who);
+}
+
+// --- private repositories (Seal, DESIGN.md §6) ---
+
+export function addReader(ctx: MoveContext, repo: RepositoryValue, reader: string): void {
+  const fn = 'add_reader';
+  checkOwner(fn, ctx, repo);
+  check(repo.private, fn, 'ENotPrivate');
+  check(reader !== repo.owner && !repo.readers.contents.includes(reader), fn, 'EAlreadyReader');
+  check(repo.readers.contents.length < MAX_READERS, fn, 'ETooManyReaders');
+  repo.readers.contents.push(reader);
+  emit(ctx, 'ReaderAdded', { repository: repo.id, reader });
+}
+
+export function removeReader(ctx: MoveContext, repo: RepositoryValue, reader: string): void {
+  const fn = 'remove_reader';
+  checkOwner(fn, ctx, repo);
+  const index = repo.readers.contents.indexOf(reader);
+  check(index >= 0, fn, 'ENotAReader');
+  repo.readers.contents.splice(index, 1);
+  emit(ctx, 'ReaderRemoved', { repository: repo.id, reader });
+}
+
+/** `can_read`: the owner, the writers and the readers. */
+export function canRead(repo: RepositoryValue, who: string): boolean {
+  return isWriter(repo, who) || repo.readers.contents.includes(who);
+}
+
+/**
+ * `seal_approve`: the Seal policy the key servers dry-run with the requester as sender. Returns normally to approve;
+ * aborts unless `id` (the key id without the package prefix) begins with the repository's id bytes and the sender
+ * may read. Changes nothing.
+ */
+export function sealApprove(ctx: MoveContext, id: Uint8Array, repo: RepositoryValue): void {
+  const fn = 'seal_approve';
+  checkVersion(fn, repo);
+  const prefix = ID.serialize(repo.id).toBytes();
+  check(id.length >= prefix.length && prefix.every((b, i) => id[i] === b), fn, 'EWrongKeyId');
+  check(canRead(repo, ctx.sender), fn, 'ENoAccess');
 }

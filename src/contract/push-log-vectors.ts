@@ -44,7 +44,12 @@ export function pushRecordOfJson(record: PushRecordJson): PushRecordValue {
     sender: record.sender,
     timestamp_ms: BigInt(record.timestamp_ms),
     updates: record.updates.map((u) => ({ name: u.name, old: bytesOrNull(u.old), new: bytesOrNull(u.new), forced: u.forced })),
-    pack: record.pack && { chunks: record.pack.chunks.map(BigInt), size: BigInt(record.pack.size), sha256: fromHex(record.pack.sha256) },
+    pack: record.pack && {
+      chunks: record.pack.chunks.map(BigInt),
+      size: BigInt(record.pack.size),
+      sha256: fromHex(record.pack.sha256),
+      sealed_key: record.pack.sealed_key === undefined ? null : fromHex(record.pack.sealed_key),
+    },
     live_from: BigInt(record.live_from),
   };
 }

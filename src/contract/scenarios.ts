@@ -22,6 +22,8 @@ export interface PackJson {
   size: number;
   /** hex */
   sha256: string;
+  /** hex: the sealed data key of a private repository's pack (absent for a public repository's). */
+  sealed_key?: string;
 }
 
 export type Call =
@@ -32,7 +34,20 @@ export type Call =
   | { call: 'add_writer' | 'remove_writer'; writer: string }
   | { call: 'protect_ref' | 'unprotect_ref'; name: string }
   | { call: 'set_head'; head: string }
-  | { call: 'transfer_ownership'; new_owner: string };
+  | { call: 'transfer_ownership'; new_owner: string }
+  | { call: 'create_private'; name: string; head: string }
+  | { call: 'new_sealed_pack_entry'; chunks: bigint[]; size: bigint; sha256: Uint8Array; sealed_key: Uint8Array }
+  | { call: 'add_reader' | 'remove_reader'; reader: string }
+  | { call: 'seal_approve'; id: KeyId };
+
+/**
+ * A Seal key id (without the package prefix) as scenarios name it: the id bytes of repository `repo` (a label; none
+ * for no prefix) followed by `suffix`. Object ids differ between runners, so each runner builds the bytes itself.
+ */
+export interface KeyId {
+  repo: string | null;
+  suffix: Uint8Array;
+}
 
 export interface RegistryExpectation {
   owner: string;
@@ -55,6 +70,8 @@ export interface ExpectedState {
   pack_count?: bigint;
   live_from?: bigint;
   registry?: RegistryExpectation[];
+  private?: boolean;
+  readers?: string[];
 }
 
 export interface Step {
@@ -92,7 +109,8 @@ const hexOrNull = (v: unknown, where: string): Uint8Array | null => {
 
 function pack(v: any, where: string): PackEntryValue {
   if (!v || !Array.isArray(v.chunks) || typeof v.size !== 'number' || typeof v.sha256 !== 'string') fail(where, 'pack needs chunks, size and sha256');
-  return { chunks: v.chunks.map((c: string) => BigInt(c)), size: BigInt(v.size), sha256: hexOrNull(v.sha256, where)! };
+  const sealedKey = v.sealed_key === undefined ? null : hexOrNull(v.sealed_key, where);
+  return { chunks: v.chunks.map((c: string) => BigInt(c)), size: BigInt(v.size), sha256: hexOrNull(v.sha256, where)!, sealed_key: sealedKey };
 }
 
 function call(name: string, a: any, actor: (n: string) => string, where: string): Call {
@@ -124,6 +142,18 @@ function call(name: string, a: any, actor: (n: string) => string, where: string)
       return { call: name, head: a.head };
     case 'transfer_ownership':
       return { call: name, new_owner: actor(a.new_owner) };
+    case 'create_private':
+      return { call: name, name: a.name, head: a.head };
+    case 'new_sealed_pack_entry': {
+      const p = pack(a, where);
+      if (p.sealed_key === null) fail(where, 'new_sealed_pack_entry needs sealed_key');
+      return { call: name, chunks: p.chunks, size: p.size, sha256: p.sha256, sealed_key: p.sealed_key };
+    }
+    case 'add_reader':
+    case 'remove_reader':
+      return { call: name, reader: actor(a.reader) };
+    case 'seal_approve':
+      return { call: name, id: { repo: a.id?.repo ?? null, suffix: hexOrNull(a.id?.suffix ?? '', where)! } };
     default:
       return fail(where, `unknown call ${name}`);
   }
@@ -142,6 +172,8 @@ function state(s: any, actor: (n: string) => string, where: string): ExpectedSta
   if (s.pack_count !== undefined) out.pack_count = BigInt(s.pack_count);
   if (s.live_from !== undefined) out.live_from = BigInt(s.live_from);
   if (s.registry !== undefined) out.registry = s.registry.map((r: any) => ({ owner: actor(r.owner), name: r.name, repo: r.repo }));
+  if (s.private !== undefined) out.private = s.private;
+  if (s.readers !== undefined) out.readers = s.readers.map(actor);
   return out;
 }
 
@@ -155,8 +187,10 @@ export function parseScenarios(json: any): ScenarioFile {
       const where = `scenario ${si + 1} (${sc.name}) step ${i + 1}`;
       if (st.expect !== 'ok' && !(st.expect in AbortCode)) fail(where, `unknown expectation ${st.expect}`);
       if (st.expect !== 'ok' && i !== sc.steps.length - 1) fail(where, 'an expected abort must be the last step');
-      if (st.call !== 'new_pack_entry' && st.call !== 'create' && !labels.has(st.repo)) fail(where, `unknown repository ${st.repo}`);
-      if (st.call === 'create') labels.add(st.repo);
+      const creates = st.call === 'create' || st.call === 'create_private';
+      if (!st.call.startsWith('new_') && !creates && !labels.has(st.repo)) fail(where, `unknown repository ${st.repo}`);
+      if (st.call === 'seal_approve' && st.args?.id?.repo !== undefined && !labels.has(st.args.id.repo)) fail(where, `unknown repository ${st.args.id.repo}`);
+      if (creates) labels.add(st.repo);
       const step: Step = {
         sender: st.sender,
         senderAddress: actor(st.sender),

@@ -3,11 +3,13 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { ChainEngine } from './chain/engine.ts';
 import { DevnetCoreClient } from './chain/core-client.ts';
 import { createWalrusService, serviceFetch } from './walrus/service.ts';
+import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 
 /**
- * The embedded `local` network: the chain engine behind an in-process `CoreClient`, and the Walrus service behind an
- * in-process `fetch`, over one state directory (`<dir>/chain`, `<dir>/walrus`) that any number of git processes
- * and `git walrus devnet` servers may share at once. No server, no socket.
+ * The embedded `local` network: the chain engine behind an in-process `CoreClient`, and the Walrus service and the
+ * Seal key servers behind in-process `fetch`es, over one state directory (`<dir>/chain`, `<dir>/walrus`,
+ * `<dir>/seal`) that any number of git processes and `git walrus devnet` servers may share at once. No server, no
+ * socket.
  */
 export interface LocalNetwork {
   /** The in-process Sui client (`client.core` is the devnet's CoreClient). */
@@ -17,6 +19,10 @@ export interface LocalNetwork {
   /** Base URL to give the HTTP blob store together with `walrusFetch`; it is never resolved on a network. */
   walrusUrl: string;
   numShards: number;
+  /** A `fetch` that serves the Seal key servers' URLs in-process (give it to `SealClient`). */
+  keyServerFetch: typeof fetch;
+  /** The key servers themselves (tests take some down). */
+  keyServers: DevnetKeyServers;
   packageId: string;
   registryId: string;
   /** The compute market's shared Market object. */
@@ -29,14 +35,22 @@ export interface LocalNetwork {
 /** The in-process Walrus is addressed by a name that no resolver knows, so nothing can leak to a real network. */
 export const LOCAL_WALRUS_URL = 'http://walrus.local.invalid';
 
-export async function openLocalNetwork(dir: string): Promise<LocalNetwork> {
+export interface LocalNetworkOptions {
+  /** Seal key servers (1-based) to mark down from now on (absent: as the state directory says, see setKeyServersDown). */
+  keyServersDown?: Iterable<number>;
+}
+
+export async function openLocalNetwork(dir: string, options: LocalNetworkOptions = {}): Promise<LocalNetwork> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'));
+  const keyServers = await openKeyServers(dir, engine, { down: options.keyServersDown });
   return {
     client: new DevnetCoreClient(engine),
     walrusFetch: serviceFetch(walrus, LOCAL_WALRUS_URL),
     walrusUrl: LOCAL_WALRUS_URL,
     numShards: walrus.numShards,
+    keyServerFetch: keyServers.fetch,
+    keyServers,
     packageId: engine.genesis.packageId,
     registryId: engine.genesis.registryId,
     marketId: engine.genesis.marketId!,

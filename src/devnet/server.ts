@@ -8,20 +8,25 @@ import { grpcWebHandler, isGrpcWebRequest } from './chain/grpc-web.ts';
 import { FAUCET_AMOUNT } from './chain/limits.ts';
 import { createWalrusService } from './walrus/service.ts';
 import { nodeListener } from './walrus/node-listener.ts';
+import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
+import { DEVNET_SEAL } from '../config/networks.ts';
 
 /**
  * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving the Sui gRPC API as gRPC-web
  * (POST /sui.rpc.v2.<Service>/<Method>), Sui JSON-RPC (POST /), the Sui faucet
- * API (POST /v2/gas), the Walrus publisher and aggregator API (/v1/blobs…), and the devnet's own description
- * (GET /v1/devnet), all over the same state directory the embedded network uses — so several servers and in-process
- * clients can share it.
+ * API (POST /v2/gas), the Walrus publisher and aggregator API (/v1/blobs…), the three Seal key servers
+ * (/seal/<n>/v1/fetch_key and /seal/<n>/v1/service, registered on chain at this address when the server starts), and
+ * the devnet's own description (GET /v1/devnet), all over the same state directory the embedded network uses — so
+ * several servers and in-process clients can share it.
  */
 
 export interface DevnetServerOptions {
   dir: string;
   port?: number;
   host?: string;
+  /** Seal key servers (1-based) to mark down from now on (their connections are dropped); absent: as the state directory says. */
+  keyServersDown?: Iterable<number>;
 }
 
 export interface DevnetServer {
@@ -33,14 +38,17 @@ export interface DevnetServer {
   faucetUrl: string;
   packageId: string;
   registryId: string;
+  /** The Seal key servers (tests take some down with `setDown`). */
+  keyServers: DevnetKeyServers;
   /** The compute market's shared Market object. */
   marketId: string;
   close(): Promise<void>;
 }
 
-export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: DevnetServerOptions): Promise<DevnetServer> {
+export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'));
+  const keyServers = await openKeyServers(dir, engine, { down: keyServersDown });
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
   const { packageId, registryId } = engine.genesis;
@@ -52,19 +60,26 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
     if (pathname === '/' && request.method === 'POST') return rpc(request);
     if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/' });
+      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL });
     }
+    if (pathname.startsWith('/seal/')) return keyServers.handle(request);
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
     return new Response('not found', { status: 404 });
   };
 
-  const server = createServer(nodeListener(handle));
+  const listener = nodeListener(handle);
+  const server = createServer((req, res) => {
+    // A key server that is down answers nothing: the connection drops, as with a dead process behind the address.
+    if (keyServers.isDown(new URL(req.url ?? '/', 'http://devnet').pathname)) req.socket.destroy();
+    else listener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  await keyServers.register(url);
   return {
     url,
     suiRpcUrl: url,
@@ -73,6 +88,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1' }: D
     faucetUrl: url,
     packageId,
     registryId,
+    keyServers,
     marketId,
     close: () => new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));

@@ -27,20 +27,21 @@ export class NativeGitRepository implements LocalRepository {
     return isObjectFormat(format) ? format : 'sha1';
   }
 
-  async resolve(name: string): Promise<string | null> {
-    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', name], { env: this.#env });
-    return result.code === 0 ? result.stdout.trim() : null;
+  async resolve(names: readonly string[]): Promise<(string | null)[]> {
+    if (names.length === 0) return [];
+    // One process for any number of names (a mirror push names thousands): each input line answers one output line,
+    // the id, or `<name> missing` / `<name> ambiguous`.
+    const out = await git(['cat-file', '--batch-check=%(objectname)'], { env: this.#env, input: names.join('\n') + '\n' });
+    return out.split('\n').slice(0, names.length).map((line) => (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(line) ? line : null));
   }
 
   async presentObjects(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const out = await git(['cat-file', '--batch-check=%(objectname)'], { env: this.#env, input: ids.join('\n') + '\n' });
-    return new Set(out.split('\n').filter((line) => line !== '' && !line.endsWith(' missing')));
+    return new Set((await this.resolve(ids)).filter((id) => id !== null));
   }
 
   async ancestry(old: string, next: string): Promise<Ancestry> {
-    if ((await this.presentObjects([old])).size === 0) return 'missing-old';
-    const [oldCommit, nextCommit] = await Promise.all([this.resolve(`${old}^{commit}`), this.resolve(`${next}^{commit}`)]);
+    const [present, oldCommit, nextCommit] = await this.resolve([old, `${old}^{commit}`, `${next}^{commit}`]);
+    if (present === null) return 'missing-old';
     if (oldCommit === null || nextCommit === null) return 'not-commits';
     const result = await runGit(['merge-base', '--is-ancestor', oldCommit, nextCommit], { env: this.#env });
     return result.code === 0 ? 'fast-forward' : 'diverged';
@@ -85,15 +86,18 @@ export class NativeGitRepository implements LocalRepository {
     };
   }
 
-  async receivePack(progress: boolean): Promise<IncomingPack> {
+  async receivePack(progress: boolean, checkLinks = false): Promise<IncomingPack> {
     // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
     // an alternate so --fix-thin finds the bases of a thin pack.
     const objects = resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects'], { env: this.#env })).trim());
     const quarantine = await mkdtemp(join(objects, 'incoming-'));
     await mkdir(join(quarantine, 'pack'));
-    const args = ['index-pack', '--stdin', '--fix-thin', ...(progress ? ['-v'] : [])];
+    // --check-self-contained-and-connected dies on a missing link and exits 1 for a pack that links to objects
+    // outside it (a thin pack, or one after the first of a clone): both 0 and 1 are an indexed, linked pack.
+    const check = checkLinks ? ['--check-self-contained-and-connected', `--keep=git-remote-walrus ${process.pid}`] : [];
+    const args = ['index-pack', '--stdin', '--fix-thin', ...check, ...(progress ? ['-v'] : [])];
     const child = spawnGit(args, { env: { ...this.#env, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects } });
-    const exited = gitExit(child, args);
+    const exited = gitExit(child, args, checkLinks ? [0, 1] : [0]);
     exited.catch(() => {});
     child.stdout!.resume();
     if (progress) child.stderr!.pipe(process.stderr);
@@ -111,6 +115,8 @@ export class NativeGitRepository implements LocalRepository {
           const files = await readdir(join(quarantine, 'pack'));
           const order = (name: string) => (name.endsWith('.idx') ? 1 : 0);
           for (const name of files.sort((a, b) => order(a) - order(b))) await rename(join(quarantine, 'pack', name), join(objects, 'pack', name));
+          const keep = files.find((name) => name.endsWith('.keep'));
+          return keep === undefined ? null : join(objects, 'pack', keep);
         } finally {
           await remove();
         }

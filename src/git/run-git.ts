@@ -51,11 +51,11 @@ export function spawnGit(args: readonly string[], options: GitOptions = {}): Chi
 }
 
 /** Resolves when a spawned git exits 0; otherwise rejects with GitCommandError carrying its stderr. */
-export function gitExit(child: ChildProcess, args: readonly string[]): Promise<void> {
+export function gitExit(child: ChildProcess, args: readonly string[], success: readonly number[] = [0]): Promise<void> {
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new GitCommandError(args, code, stderr))));
+    child.on('close', (code) => (code !== null && success.includes(code) ? resolve() : reject(new GitCommandError(args, code, stderr))));
   });
 }

@@ -1,6 +1,7 @@
 import type { GitWorkspace } from '../cli/app.ts';
 import { git, runGit } from './run-git.ts';
 import type { GitOptions } from './run-git.ts';
+import { NativeGitRepository } from './native-repository.ts';
 
 /** The git repository around `options.cwd` (default: the working directory), as `git walrus` commands see it. */
 export function gitWorkspace(options: Pick<GitOptions, 'cwd' | 'env'> = {}): GitWorkspace {
@@ -14,6 +15,10 @@ export function gitWorkspace(options: Pick<GitOptions, 'cwd' | 'env'> = {}): Git
     addRemote: async (name, url) => { await git(['remote', 'add', name, url], options); },
     getConfig,
     setConfig: async (key, value) => { await git(['config', key, value], options); },
+    localRepository: async () => {
+      const result = await runGit(['rev-parse', '--absolute-git-dir'], options);
+      return result.code === 0 ? new NativeGitRepository(result.stdout.trim(), options.env ?? process.env) : null;
+    },
     // `symbolic-ref` names the branch even before its first commit; it fails (exit 1 with -q) on a detached HEAD.
     currentBranch: async () => {
       const result = await runGit(['symbolic-ref', '-q', 'HEAD'], options);

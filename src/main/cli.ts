@@ -13,7 +13,16 @@ const log = adjustableLog((text) => process.stderr.write(text), () => (args.incl
 const app: CliApp = {
   open: async ({ network } = {}) => {
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
-    return { ledger: opened.ledger, blobStore: opened.blobStore, blobIdOf: opened.blobIdOf, openPackObjects: () => PackObjectReader.open(), networkName: opened.name, market: opened.market, close: opened.close };
+    return {
+      ledger: opened.ledger,
+      blobStore: opened.blobStore,
+      keyService: opened.keyService,
+      blobIdOf: opened.blobIdOf,
+      openPackObjects: () => PackObjectReader.open(),
+      networkName: opened.name,
+      market: opened.market,
+      close: opened.close,
+    };
   },
   workspace: gitWorkspace(),
   stdout: (text) => process.stdout.write(text),

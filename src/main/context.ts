@@ -9,12 +9,14 @@ import { requireContract, resolveNetwork } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
+import { lazyKeyService } from './key-service.ts';
 import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats } from './instrumented.ts';
 
 /**
@@ -28,6 +30,8 @@ export interface OpenedNetwork {
   packageId: string;
   ledger: Ledger;
   blobStore: BlobStore;
+  /** Seal, for private repositories; absent where the network has no key servers (loaded on first use). */
+  keyService?: KeyService;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
   blobIdOf(bytes: Uint8Array): Promise<string>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
@@ -62,7 +66,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   let signer: Promise<Signer> | null = null;
   const loadSigner = () => (signer ??= loadKey().then(async ({ material }) => (await import('../config/keys.ts')).keypairOf(material)));
   const signerAddress = async () => (await loadKey()).address;
-  const { client, blobStore, close, faucet, contract, numShards } = await openAdapters(config, options.log, loadSigner);
+  const { client, blobStore, close, faucet, contract, numShards, keyServerFetch } = await openAdapters(config, options.log, loadSigner);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
@@ -91,11 +95,21 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   const statsFile = env.GIT_WALRUS_STATS;
   const stats = newStats();
   if (statsFile) ({ ledger, blobStore: store } = countingPorts(ledger, store, stats));
+  const keyService = config.seal && lazyKeyService({
+    seal: config.seal,
+    client,
+    packageId,
+    loadSigner,
+    fetch: keyServerFetch,
+    onRequest: statsFile ? () => { stats.keyServerRequests++; } : undefined,
+    log: options.log,
+  });
   return {
     name: config.name,
     packageId,
     ledger,
     blobStore: store,
+    keyService,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     market,
     close: async () => {
@@ -113,6 +127,8 @@ interface Adapters {
   faucet: ((address: string) => Promise<void>) | null;
   contract?: { packageId: string; registryId: string; marketId?: string };
   numShards: number;
+  /** How Seal key-server requests travel, where not over the network (the embedded network serves them in process). */
+  keyServerFetch?: typeof fetch;
 }
 
 async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => Promise<Signer>): Promise<Adapters> {
@@ -123,11 +139,12 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     const client = local.client;
     return {
       client,
-      blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
+      blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, storageNodeUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
       close: () => local.close(),
       faucet: (address) => local.faucet(address),
       contract: { packageId: local.packageId, registryId: local.registryId, marketId: local.marketId },
       numShards: local.numShards,
+      keyServerFetch: local.keyServerFetch,
     };
   }
   if (config.walrus.kind === 'embedded') throw new InternalError(`network ${config.name}: an embedded Walrus needs the embedded chain`);
@@ -149,11 +166,11 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       numShards,
     };
   }
-  const { publisherUrl, aggregatorUrl, numShards } = config.walrus;
+  const { publisherUrl, aggregatorUrl, storageNodeUrl, numShards } = config.walrus;
   const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
   return {
     client,
-    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, numShards, epochs: config.storageEpochs, log }),
+    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, log }),
     close: async () => {},
     faucet: faucetUrl
       ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }

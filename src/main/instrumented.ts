@@ -15,12 +15,14 @@ export interface PortStats {
   bytesWritten: number;
   chainReads: number;
   transactions: number;
+  /** HTTP requests to Seal key servers (private repositories only). */
+  keyServerRequests: number;
   /** Peak resident set size of this process, KiB (reported at exit). */
   maxRssKb?: number;
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes', 'listPushesAfter', 'latestPushCursor'] as const;
-export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
+export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'addReader', 'removeReader', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
 
 export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];
 
@@ -51,12 +53,13 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
+      ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
     },
   };
 }
 
 export function newStats(): PortStats {
-  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0 };
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0 };
 }
 
 /** Appends the stats of this process as one JSON line. */
@@ -82,6 +85,7 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
       maxBlobSize: blobStore.maxBlobSize,
       read: (blobId, options) => blobStore.read(blobId, options),
       release: async () => blobStore.release?.(),
+      ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
       write: (bytes, options) => {
         if (fault !== 'during-upload') return blobStore.write(bytes, options);
         // The upload is under way when the process dies: the blob may or may not have been stored.

@@ -25,7 +25,7 @@ async function main(args: string[]): Promise<number> {
     close = network.close;
     const gitDir = process.env.GIT_DIR;
     const local = gitDir ? new NativeGitRepository(resolve(gitDir), process.env) : null;
-    const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, local, log, locator, options });
+    const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
     const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done())));
     await runSession(lines, write, backend, log);

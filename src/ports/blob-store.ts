@@ -16,6 +16,11 @@ export interface BlobStore {
    * now; the next write sets them up again. Optional: a store that keeps nothing has none.
    */
   release?(): Promise<void>;
+  /**
+   * How long blobs stay stored, as Walrus's storage nodes confirm it, with the current Walrus epoch. Optional, and
+   * null where the store cannot ask (a public aggregator serves no blob status).
+   */
+  lifetimes?(blobIds: readonly string[], options?: { signal?: AbortSignal }): Promise<BlobLifetimes | null>;
   /** Reads a whole blob; throws BlobNotFoundError when it does not exist or has expired. */
   read(blobId: string, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
@@ -25,4 +30,16 @@ export interface StoredBlob {
   size: number;
   /** Last Walrus epoch (exclusive) the blob is stored for, when the service reports it. */
   endEpoch?: number;
+  /** Bytes the network stores (and charges) for the blob once encoded, when the store knows its encoding. */
+  encodedSize?: number;
+}
+
+export interface BlobLifetimes {
+  /** The current Walrus epoch. */
+  epoch: number;
+  /**
+   * Per blob id: the epoch from which it is gone (exclusive end), null when the nodes do not hold it (expired or
+   * never stored), undefined when they hold it with no fixed end they report (a deletable blob).
+   */
+  endEpochs: Map<string, number | null | undefined>;
 }

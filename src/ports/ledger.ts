@@ -12,6 +12,8 @@ export interface PackEntry {
   size: number;
   /** sha256 of the whole pack, lowercase hex. */
   sha256: string;
+  /** Private repositories only: the Seal `EncryptedObject` of the pack's data key, lowercase hex (Move `sealed_key`). */
+  sealedKey?: string;
 }
 
 /** One ref change in a push. `old: null` = the ref must not exist yet; `new: null` = delete. */
@@ -27,6 +29,10 @@ export interface RepositoryInfo {
   name: string;
   owner: string;
   writers: string[];
+  /** Private repositories (DESIGN.md §6): packs are encrypted; the owner, the writers and `readers` may read them. */
+  private: boolean;
+  /** Who besides the owner and the writers may read a private repository (always empty for a public one). */
+  readers: string[];
   protectedRefs: string[];
   /** The ref HEAD points to, e.g. `refs/heads/main`. */
   head: string;
@@ -94,12 +100,16 @@ export interface Ledger {
   /** The cursor of the newest push of any repository (null when none): where following starts without replaying history. */
   latestPushCursor(): Promise<string | null>;
 
-  createRepository(name: string, head?: string): Promise<TxReceipt & { id: string }>;
+  /** `private`: packs must be encrypted and only the owner, writers and readers get their keys (`create_private`). */
+  createRepository(name: string, head?: string, options?: { private?: boolean }): Promise<TxReceipt & { id: string }>;
   /** One transaction: all updates or none. Aborts become typed errors (see src/sui/errors.ts). */
   push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }>;
   repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }>;
   addWriter(id: string, address: string): Promise<TxReceipt>;
   removeWriter(id: string, address: string): Promise<TxReceipt>;
+  /** Private repositories only: who besides the owner and writers may read. */
+  addReader(id: string, address: string): Promise<TxReceipt>;
+  removeReader(id: string, address: string): Promise<TxReceipt>;
   protectRef(id: string, ref: string): Promise<TxReceipt>;
   unprotectRef(id: string, ref: string): Promise<TxReceipt>;
   setHead(id: string, ref: string): Promise<TxReceipt>;

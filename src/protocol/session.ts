@@ -8,7 +8,11 @@ import { parseCommand } from './parse.ts';
 export interface HelperBackend {
   option(name: string, value: string | null): OptionAnswer;
   list(forPush: boolean): Promise<RefListing>;
-  fetch(requests: FetchRequest[]): Promise<void>;
+  /**
+   * `connected`: the fetched objects' links were checked (answered `connectivity-ok`); `lock`: a pack file git
+   * should unlock once its refs are updated (answered `lock <file>`).
+   */
+  fetch(requests: FetchRequest[]): Promise<{ connected: boolean; lock: string | null } | void>;
   push(requests: PushRequest[]): Promise<PushResult[]>;
 }
 
@@ -25,7 +29,7 @@ export interface PushRequest {
 }
 
 /** The capabilities this helper announces. `object-format` makes git send `option object-format` before `list`. */
-export const CAPABILITIES = ['fetch', 'push', 'option', 'object-format'] as const;
+export const CAPABILITIES = ['fetch', 'check-connectivity', 'push', 'option', 'object-format'] as const;
 
 /** git sent something this helper does not speak. */
 export class ProtocolError extends WalrusGitError {
@@ -71,8 +75,8 @@ export async function runSession(
         if (fetches.length > 0) {
           const batch = fetches;
           fetches = [];
-          await backend.fetch(batch);
-          await write('\n');
+          const fetched = await backend.fetch(batch);
+          await write(`${fetched?.lock ? `lock ${fetched.lock}\n` : ''}${fetched?.connected ? 'connectivity-ok\n' : ''}\n`);
         } else if (pushes.length > 0) {
           const batch = pushes;
           pushes = [];

@@ -25,6 +25,17 @@ export class ObjectFormatMismatchError extends WalrusGitError {
   }
 }
 
+/** A private repository on a network whose configuration names no Seal key servers: its packs cannot be sealed or opened. */
+export class NoKeyServersError extends WalrusGitError {
+  constructor(repository: string) {
+    super(
+      'NO_KEY_SERVERS',
+      `repository ${repository} is private, but this network has no Seal key servers configured; name them in the network configuration (README: Private repositories)`,
+      { repository },
+    );
+  }
+}
+
 /** `git walrus checkout --commit`: the repository's packs do not hold that commit at all. */
 export class CommitNotFoundError extends WalrusGitError {
   constructor(repository: string, commit: string) {

@@ -1,17 +1,23 @@
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import type { Log } from '../core/log.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
+import type { PackDecryptor } from '../core/pack-cipher.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError } from './errors.ts';
 import type { IncomingPack, LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
+import { PackKeys } from './sealed-packs.ts';
 
 export interface FetchDeps {
   ledger: Ledger;
   blobStore: BlobStore;
   local: LocalRepository;
   log: Log;
+  /** Opens the data keys of a private repository's packs (never used for a public one). */
+  keyService?: KeyService;
 }
 
 /** Chunk downloads in flight at most: small chunks (incremental pushes) are latency-bound, so several go at once. */
@@ -27,34 +33,85 @@ export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
  * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
  * fetch with nothing new read no blob. `known` is repository state just read (by `list`), saving a chain read.
  */
-export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo): Promise<void> {
+export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo, checkLinks = false): Promise<FetchOutcome> {
   const { ledger, local, log } = deps;
   const info = known ?? (await ledger.getRepository(repositoryId));
-  const from = Math.max(await local.readAppliedPacks(repositoryId), info.liveFrom);
+  const from = firstPackToApply(await local.readAppliedPacks(repositoryId), info.liveFrom);
   const missing = async () => {
     const present = await local.presentObjects(wanted);
     return [...new Set(wanted)].filter((id) => !present.has(id));
   };
-  if (from < info.packCount) await applyPacks(deps, repositoryId, from, progress);
-  if ((await missing()).length === 0) return;
-  // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
-  // packs pushed since.
-  const applied = await local.readAppliedPacks(repositoryId);
-  await applyPacks(deps, repositoryId, Math.max(applied, info.liveFrom), progress);
-  if ((await missing()).length === 0) return;
-  // The record says more than the object database holds (e.g. objects pruned since): apply every live pack again.
-  if (applied > info.liveFrom) {
-    log.debug(`objects missing after pack ${applied}; re-applying packs from ${info.liveFrom}`);
-    await applyPacks(deps, repositoryId, info.liveFrom, progress);
+  // Connected when every pack this fetch applied was index-pack-checked for links (and it applied one at least).
+  let applied = 0;
+  const keeps: string[] = [];
+  const apply = async (first: number) => { applied += await applyPacks(deps, info, first, progress, checkLinks, keeps); };
+  const outcome = async (): Promise<FetchOutcome> => {
+    // git uses the lock of a fetch that brought exactly one pack to skip walking that pack's objects; other kept packs
+    // are released at once.
+    const lock = applied === 1 && keeps.length === 1 ? keeps[0] : null;
+    await Promise.all(keeps.filter((keep) => keep !== lock).map((keep) => rm(keep, { force: true })));
+    return { connected: checkLinks && applied > 0, lock };
+  };
+  try {
+    if (from < info.packCount) await apply(from);
+    if ((await missing()).length === 0) return await outcome();
+    // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
+    // packs pushed since.
+    const record = await local.readAppliedPacks(repositoryId);
+    await apply(firstPackToApply(record, info.liveFrom));
+    if ((await missing()).length === 0) return await outcome();
+    // The record says more than the object database holds (e.g. objects pruned since): apply every live pack again.
+    if (firstPackToApply(record, info.liveFrom) > info.liveFrom) {
+      log.debug(`objects missing after pack ${record}; re-applying packs from ${info.liveFrom}`);
+      await apply(info.liveFrom);
+    }
+    const still = await missing();
+    if (still.length > 0) throw new MissingObjectsError(repositoryId, still);
+    return await outcome();
+  } catch (error) {
+    await Promise.all(keeps.map((keep) => rm(keep, { force: true })));
+    throw error;
   }
-  const still = await missing();
-  if (still.length > 0) throw new MissingObjectsError(repositoryId, still);
 }
 
-async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, progress: boolean): Promise<void> {
+export interface FetchOutcome {
+  /**
+   * Every object the applied packs link to is present: each pack was indexed with its links checked. git then skips
+   * its own connectivity walk of a clone (the helper answers `connectivity-ok`).
+   */
+  connected: boolean;
+  /** A pack kept (`.keep`) until git has updated its refs: git removes the file (the helper's `lock` answer). */
+  lock: string | null;
+}
+
+/**
+ * The first pack a repository that has applied `applied` packs needs. `live_from` names the consolidated pack of the
+ * last `git walrus gc` (src/remote/gc.ts), which holds only objects of the packs before it: a clone that applied all
+ * of those skips it, one that applied fewer reads it instead of the history before it.
+ */
+export function firstPackToApply(applied: number, liveFrom: number): number {
+  if (liveFrom > 0 && applied === liveFrom) return liveFrom + 1;
+  return Math.max(applied, liveFrom);
+}
+
+/** Above this many packs to apply, a fetch suggests `git walrus gc`. */
+export const GC_HINT_PACKS = 50;
+
+/**
+ * Applies packs `from`… in push order, each streamed into `index-pack` in quarantine and moved in only once its
+ * sha256 matched the chain (and, for a private repository, every frame decrypted and authenticated on the way:
+ * src/core/pack-cipher.ts); returns how many. `info` is the repository as read with the pack count, whose membership
+ * a private repository's key check uses.
+ */
+async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[]): Promise<number> {
   const { ledger, blobStore, local, log } = deps;
+  const repositoryId = info.id;
   const packs = await ledger.listPacks(repositoryId, from);
-  if (packs.length === 0) return;
+  if (packs.length === 0) return 0;
+  if (packs.length > GC_HINT_PACKS) log.info(`hint: applying ${packs.length} packs, one per push; 'git walrus gc <remote>' consolidates them into one for the next clone`);
+  // Before any download: a user who may not read is told so, and the first keys are in hand.
+  const keys = await PackKeys.of(deps, info, packs, from);
+  let decryptor = keys === null ? null : await keys.decryptor(0);
   const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId, size: chunkSizeBound(pack) })));
   const total = packs.reduce((sum, pack) => sum + pack.size, 0);
   const started = Date.now();
@@ -62,32 +119,42 @@ async function applyPacks(deps: FetchDeps, repositoryId: string, from: number, p
   let pack = -1;
   let staged: IncomingPack | null = null;
   let hash = createHash('sha256');
+  const write = async (chunk: Uint8Array, into: PackDecryptor | null) => {
+    if (into === null) return staged!.write(chunk);
+    for (const frame of into.update(chunk)) await staged!.write(frame);
+  };
   const finish = async (index: number, entry: PackEntry) => {
+    if (decryptor !== null) await staged!.write(decryptor.end());
     const actual = hash.digest('hex');
     if (actual !== entry.sha256.toLowerCase()) {
       await staged!.discard();
       throw new CorruptPackError(repositoryId, from + index, entry.sha256, actual);
     }
-    await staged!.apply();
+    const keep = await staged!.apply();
+    if (keep !== null) keeps.push(keep);
     await local.writeAppliedPacks(repositoryId, from + index + 1);
   };
   try {
     const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId), index: c.pack });
     for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
       if (index !== pack) {
-        if (pack >= 0) await finish(pack, packs[pack]);
+        if (pack >= 0) {
+          await finish(pack, packs[pack]);
+          if (keys !== null) decryptor = await keys.decryptor(index);
+        }
         pack = index;
-        staged = await local.receivePack(progress && log.verbosity >= 2);
+        staged = await local.receivePack(progress && log.verbosity >= 2, checkLinks);
         hash = createHash('sha256');
       }
       hash.update(chunk);
-      await staged!.write(chunk);
+      await write(chunk, decryptor);
       received += chunk.byteLength;
       if (progress) log.progress(`Receiving packs: ${percent(received, total)} (${pack + 1}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}`);
     }
     await finish(pack, packs[pack]);
     staged = null;
     if (progress) log.progress(`Receiving packs: 100% (${packs.length}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}, done.`, true);
+    return packs.length;
   } catch (error) {
     await staged?.discard().catch(() => {});
     throw error;

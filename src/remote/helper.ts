@@ -1,6 +1,7 @@
 import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../protocol/session.ts';
 import { fetchObjects } from './fetch.ts';
@@ -15,6 +16,8 @@ import type { RemoteSnapshot } from './remote-state.ts';
 export interface HelperDeps {
   ledger: Ledger;
   blobStore: BlobStore;
+  /** Seal, for private repositories (loaded on first use: a public repository never touches it). */
+  keyService?: KeyService;
   /** Null when git runs the helper outside a repository (`git ls-remote walrus://…`). */
   local: LocalRepository | null;
   log: Log;
@@ -26,7 +29,7 @@ export interface HelperDeps {
 
 /** The remote helper's use-cases behind the protocol session: list, fetch and push against the ports. */
 export function createHelperBackend(deps: HelperDeps): HelperBackend {
-  const { ledger, blobStore, log, options } = deps;
+  const { ledger, blobStore, keyService, log, options } = deps;
   let repositoryId: Promise<string> | null = null;
   // An id URL needs no lookup (so a no-op fetch stays one chain read); owner/name is resolved once per session.
   const repository = () => (repositoryId ??= 'id' in deps.locator ? Promise.resolve(deps.locator.id) : ledger.resolve(deps.locator));
@@ -50,11 +53,11 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
-      await fetchObjects({ ledger, blobStore, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info);
+      return fetchObjects({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info, options.checkConnectivity);
     },
     push: async (requests) => {
       try {
-        return await pushRefs({ ledger, blobStore, local: local(), log }, await repository(), requests, {
+        return await pushRefs({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests, {
           atomic: options.atomic,
           dryRun: options.dryRun,
           progress: progress(),

@@ -7,8 +7,8 @@ import type { Ancestry } from '../core/push-plan.ts';
  */
 export interface LocalRepository {
   objectFormat(): Promise<ObjectFormat>;
-  /** The object a ref name, `HEAD` or hex id names; null when it names nothing. */
-  resolve(name: string): Promise<string | null>;
+  /** The objects ref names, `HEAD` or hex ids name, in order (null where one names nothing), in one git call. */
+  resolve(names: readonly string[]): Promise<(string | null)[]>;
   /** The subset of `ids` present in the object database. */
   presentObjects(ids: readonly string[]): Promise<Set<string>>;
   /** How `old` relates to `next` (is `old` an ancestor, is it known here, are both commits). */
@@ -23,7 +23,12 @@ export interface LocalRepository {
    * Starts indexing a downloaded pack while it arrives, in quarantine: its objects enter the object database only
    * on `apply`, so a pack that fails verification leaves nothing behind.
    */
-  receivePack(progress: boolean): Promise<IncomingPack>;
+  /**
+   * Starts indexing a pack into a quarantine. With `checkLinks`, every object the pack's objects link to must be in
+   * the pack or the repository, or indexing fails (index-pack's check for clones), and the pack is kept (a `.keep`
+   * file, whose path `apply` returns) until git has updated its refs and unlocks it.
+   */
+  receivePack(progress: boolean, checkLinks?: boolean): Promise<IncomingPack>;
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */
   readAppliedPacks(repositoryId: string): Promise<number>;
   writeAppliedPacks(repositoryId: string, count: number): Promise<void>;
@@ -52,7 +57,7 @@ export interface SpooledPack {
 export interface IncomingPack {
   write(bytes: Uint8Array): Promise<void>;
   /** Finishes indexing (index-pack --fix-thin) and moves the pack into the object database. */
-  apply(): Promise<void>;
+  apply(): Promise<string | null>;
   /** Stops indexing and removes the quarantine without touching the object database. */
   discard(): Promise<void>;
 }

@@ -17,10 +17,12 @@ export interface HelperOptions {
   /** `--force-with-lease` expectations of the next push batch: ref → expected id (null: must not exist). */
   leases: Map<string, string | null>;
   pushOptions: string[];
+  /** git asked the helper to check the connectivity of a clone (`option check-connectivity`). */
+  checkConnectivity: boolean;
 }
 
 export function defaultOptions(): HelperOptions {
-  return { verbosity: 1, progress: true, dryRun: false, atomic: false, followTags: false, reportObjectFormat: false, objectFormat: null, leases: new Map(), pushOptions: [] };
+  return { verbosity: 1, progress: true, dryRun: false, atomic: false, followTags: false, reportObjectFormat: false, objectFormat: null, leases: new Map(), pushOptions: [], checkConnectivity: false };
 }
 
 /**
@@ -43,6 +45,7 @@ export function applyOption(options: HelperOptions, name: string, value: string 
     case 'progress': return bool((v) => { options.progress = v; });
     case 'dry-run': return bool((v) => { options.dryRun = v; });
     case 'atomic': return bool((v) => { options.atomic = v; });
+    case 'check-connectivity': return bool((v) => { options.checkConnectivity = v; });
     case 'followtags': return bool((v) => { options.followTags = v; });
     case 'object-format':
       if (value === null || value === 'true') {

@@ -4,21 +4,26 @@ import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
+import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
 import type { PushRequest } from '../protocol/session.ts';
-import { ObjectFormatMismatchError } from './errors.ts';
+import { NoKeyServersError, ObjectFormatMismatchError } from './errors.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
+import { encryptingSpool, newPackSealing } from './sealed-packs.ts';
 
 export interface PushDeps {
   ledger: Ledger;
   blobStore: BlobStore;
   local: LocalRepository;
   log: Log;
+  /** Seals the data key of each pack pushed to a private repository (never used for a public one). */
+  keyService?: KeyService;
 }
 
 export interface PushSettings {
@@ -33,8 +38,9 @@ export interface PushSettings {
 const MAX_ATTEMPTS = 5;
 
 /**
- * One push batch (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit every
- * ref in one transaction whose compare-and-swap the contract checks. Answers only after the transaction is final.
+ * One push (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit the refs in
+ * as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped by the
+ * contract. Answers only after the transactions are final.
  */
 export async function pushRefs(
   deps: PushDeps,
@@ -52,8 +58,10 @@ export async function pushRefs(
 
   const refRequests: RefRequest[] = [];
   const unresolved: PushResult[] = [];
+  const resolved = await local.resolve(requests.flatMap((r) => (r.src === null ? [] : [r.src])));
+  let resolvedIndex = 0;
   for (const request of requests) {
-    const next = request.src === null ? null : await local.resolve(request.src);
+    const next = request.src === null ? null : resolved[resolvedIndex++];
     if (request.src !== null && next === null) {
       unresolved.push({ dst: request.dst, ok: false, reason: `src refspec ${request.src} does not match any object` });
       continue;
@@ -66,17 +74,50 @@ export async function pushRefs(
   let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
+  const { batches, limit } = batchUpdates(decisions.flatMap((d) => (d.kind === 'update' ? [d] : [])));
+  if (settings.atomic && limit !== null) {
+    // Refused before anything is uploaded: an atomic push must be one transaction.
+    const reason = `atomic push failed: ${updatesOf(decisions).length} ref updates need ${batches.length} transactions; ${describeLimit(limit)}`;
+    decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason } : d));
+  }
+
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress);
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null);
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
-    decisions = await commit(deps, repositoryId, decisions, pack, settings.atomic);
+    const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
+    decisions = decisions.map((d) => landed.get(d.dst) ?? d);
   } else if (settings.dryRun) {
-    log.debug('dry run: no upload and no transaction');
+    log.debug(`dry run: no upload and no transaction (${batches.length} transaction(s) planned)`);
   }
   return [...decisions.map(resultOf), ...unresolved];
+}
+
+/**
+ * Commits the batches one transaction each, in order: the pack rides with the first batch that lands, each batch is
+ * compare-and-swapped on its own, and a batch that fails after others landed is reported ref by ref (what landed
+ * stays). Returns the final decision of every batched ref.
+ */
+async function commitBatches(deps: PushDeps, repositoryId: string, batches: RefDecision[][], uploaded: PackEntry | null, atomic: boolean): Promise<Map<string, RefDecision>> {
+  const outcome = new Map<string, RefDecision>();
+  let pack = uploaded;
+  for (const [index, batch] of batches.entries()) {
+    let decided: RefDecision[];
+    try {
+      decided = await commit(deps, repositoryId, batch, pack, atomic);
+    } catch (error) {
+      if (index === 0) throw error; // nothing landed: the push failed as a whole
+      const reason = `not pushed: transaction ${index + 1} of ${batches.length} failed (${error instanceof Error ? error.message : String(error)}); the refs of the transactions before it were pushed`;
+      for (const d of batches.slice(index).flat()) outcome.set(d.dst, { kind: 'reject', dst: d.dst, reason });
+      return outcome;
+    }
+    if (updatesOf(decided).length > 0) pack = null;
+    if (batches.length > 1) deps.log.debug(`transaction ${index + 1}/${batches.length}: ${updatesOf(decided).length} of ${batch.length} ref(s) landed`);
+    for (const d of decided) outcome.set(d.dst, d);
+  }
+  return outcome;
 }
 
 /**
@@ -138,34 +179,52 @@ function resultOf(decision: RefDecision): PushResult {
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
  * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
  * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
- * empty pack (every object is already on the remote): no blob.
+ * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
+ * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
+ * the stored ciphertext, and the entry carries the sealed data key.
  */
-async function uploadPack(deps: PushDeps, include: string[], exclude: string[], progress: boolean): Promise<PackEntry | null> {
+export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>, include: string[], exclude: string[], progress: boolean, privateTo: string | null): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
   let size = 0;
+  const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
-  const pack = await local.packObjects(include, exclude, progress);
+  const spooled = await local.packObjects(include, exclude, progress);
+  let pack = spooled;
+  let sealedKey: string | undefined;
   try {
+    const header = new Uint8Array(12);
+    if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
+    if (privateTo !== null) {
+      if (deps.keyService === undefined) throw new NoKeyServersError(privateTo);
+      const sealing = await newPackSealing(deps.keyService, privateTo);
+      sealedKey = sealing.sealedKey;
+      pack = encryptingSpool(spooled, sealing.encryptor);
+    }
     const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
     for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
       const chunk = buffer.subarray(0, length);
-      if (size === 0 && packObjectCount(chunk) === 0) return null;
       size += length;
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
       hash.update(chunk); // while the upload runs
-      chunks.push((await stored).blobId);
+      const blob = await stored;
+      chunks.push(blob.blobId);
+      cost.encoded += blob.encodedSize ?? 0;
+      cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);
     }
   } finally {
     await pack.discard();
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
-  return { chunks, size, sha256: hash.digest('hex') };
+  log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
+  const entry: PackEntry = { chunks, size, sha256: hash.digest('hex') };
+  if (sealedKey !== undefined) entry.sealedKey = sealedKey;
+  return entry;
 }
 
 /** The object count of a pack, from its 12-byte header ("PACK", version, count). */
-function packObjectCount(firstChunk: Uint8Array): number {
-  return new DataView(firstChunk.buffer, firstChunk.byteOffset, firstChunk.byteLength).getUint32(8);
+function packObjectCount(header: Uint8Array): number {
+  return new DataView(header.buffer, header.byteOffset, header.byteLength).getUint32(8);
 }

@@ -99,15 +99,25 @@ export class InvalidUpdateError extends ContractAbortError {
       EInvalidUpdate: 'an update with neither old nor new value changes nothing',
       EInvalidPack: 'a pack entry needs at least one chunk, a size above zero and a 32-byte sha256',
       EBadLiveFrom: 'live_from may not move backwards nor past the consolidated pack',
+      ESealedKeyRequired: 'a pack of a private repository must carry its sealed data key (upgrade git-remote-walrus)',
+      EUnexpectedSealedKey: 'a pack of a public repository carries no sealed key',
     };
     super('INVALID_UPDATE', why[abort.abortName] ?? 'invalid update', abort);
   }
 }
 
-/** The writer or protected-ref list is full (`ETooManyWriters`, `ETooManyProtected`). */
+/** The writer, reader or protected-ref list is full (`ETooManyWriters`, `ETooManyReaders`, `ETooManyProtected`). */
 export class LimitReachedError extends ContractAbortError {
   constructor(abort: AbortDetails) {
-    super('LIMIT_REACHED', abort.abortName === 'ETooManyWriters' ? 'the writer list is full' : 'the protected-ref list is full', abort);
+    const list = { ETooManyWriters: 'writer', ETooManyReaders: 'reader' } as Partial<Record<AbortName, string>>;
+    super('LIMIT_REACHED', `the ${list[abort.abortName] ?? 'protected-ref'} list is full`, abort);
+  }
+}
+
+/** Readers belong to private repositories only: anyone reads a public one (`ENotPrivate`). */
+export class NotPrivateError extends ContractAbortError {
+  constructor(abort: AbortDetails) {
+    super('NOT_PRIVATE', 'the repository is public: anyone may read it, so it has no readers', abort);
   }
 }
 
@@ -120,6 +130,8 @@ export class NoChangeError extends ContractAbortError {
       EAlreadyProtected: `${subject} is already protected`,
       ENotProtected: `${subject} is not protected`,
       ESameOwner: `${subject} already owns the repository`,
+      EAlreadyReader: `${subject} is already a reader (or the owner)`,
+      ENotAReader: `${subject} is not a reader`,
     };
     super('NO_CHANGE', why[abort.abortName] ?? 'nothing to change', abort, { subject });
   }

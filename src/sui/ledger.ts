@@ -17,7 +17,7 @@ import {
 import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import {
   ContractAbortError, HashLengthError, InsufficientGasError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
-  NotOwnerError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, TransactionFailedError,
+  NotOwnerError, NotPrivateError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, TransactionFailedError,
   type AbortDetails,
 } from './errors.ts';
 
@@ -130,6 +130,8 @@ export class SuiLedger implements Ledger {
       name: repo.name,
       owner: repo.owner,
       writers: [...repo.writers.contents],
+      private: repo.private,
+      readers: [...repo.readers.contents],
       protectedRefs: [...repo.protected.contents],
       head: repo.head,
       hashLength: repo.hash_len as 0 | 20 | 32,
@@ -193,9 +195,9 @@ export class SuiLedger implements Ledger {
     return page.startCursor ?? page.endCursor ?? null;
   }
 
-  async createRepository(name: string, head = 'refs/heads/main'): Promise<TxReceipt & { id: string }> {
+  async createRepository(name: string, head = 'refs/heads/main', options: { private?: boolean } = {}): Promise<TxReceipt & { id: string }> {
     const result = await this.#execute((tx) => {
-      tx.moveCall({ target: this.#target('create'), arguments: [tx.object(this.#registryId), tx.pure.string(name), tx.pure.string(head)] });
+      tx.moveCall({ target: this.#target(options.private ? 'create_private' : 'create'), arguments: [tx.object(this.#registryId), tx.pure.string(name), tx.pure.string(head)] });
     }, { what: `creating repository '${name}'`, names: [name, head], name });
     const type = normalizeStructTag(repositoryType(this.#packageId));
     const id = Object.entries(result.objectTypes ?? {}).find(([objectId, objectType]) => objectType === type && result.effects?.changedObjects.some((c) => c.objectId === objectId && c.idOperation === 'Created'))?.[0];
@@ -242,6 +244,14 @@ export class SuiLedger implements Ledger {
     return this.#ownerCall(id, 'remove_writer', (tx) => tx.pure.address(address), { what: `removing writer ${address}`, subject: address, repositoryId: id });
   }
 
+  addReader(id: string, address: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'add_reader', (tx) => tx.pure.address(address), { what: `adding reader ${address}`, subject: address, repositoryId: id });
+  }
+
+  removeReader(id: string, address: string): Promise<TxReceipt> {
+    return this.#ownerCall(id, 'remove_reader', (tx) => tx.pure.address(address), { what: `removing reader ${address}`, subject: address, repositoryId: id });
+  }
+
   protectRef(id: string, ref: string): Promise<TxReceipt> {
     return this.#ownerCall(id, 'protect_ref', (tx) => tx.pure.string(ref), { what: `protecting ${ref}`, subject: ref, refs: [ref], names: [ref], repositoryId: id });
   }
@@ -282,10 +292,9 @@ export class SuiLedger implements Ledger {
   }
 
   #newPackEntry(tx: Transaction, pack: PackEntry) {
-    return tx.moveCall({
-      target: this.#target('new_pack_entry'),
-      arguments: [tx.pure.vector('u256', pack.chunks.map(blobIdToU256)), tx.pure.u64(pack.size), tx.pure.vector('u8', [...Buffer.from(pack.sha256, 'hex')])],
-    });
+    const fields = [tx.pure.vector('u256', pack.chunks.map(blobIdToU256)), tx.pure.u64(pack.size), tx.pure.vector('u8', [...Buffer.from(pack.sha256, 'hex')])];
+    if (pack.sealedKey === undefined) return tx.moveCall({ target: this.#target('new_pack_entry'), arguments: fields });
+    return tx.moveCall({ target: this.#target('new_sealed_pack_entry'), arguments: [...fields, tx.pure.vector('u8', [...Buffer.from(pack.sealedKey, 'hex')])] });
   }
 
   #pushedSeq(result: SuiClientTypes.Transaction<{ events: true }>): number {
@@ -373,8 +382,11 @@ export class SuiLedger implements Ledger {
       case 'ENameTaken': return new NameTakenError(abort, address, subject.name ?? '');
       case 'EInvalidName': case 'EInvalidRefName': case 'EInvalidHead': return new InvalidNameError(abort, subject.names ?? []);
       case 'EBadHashLen': case 'EHashLenMismatch': return new HashLengthError(abort);
-      case 'ETooManyWriters': case 'ETooManyProtected': return new LimitReachedError(abort);
-      case 'EAlreadyWriter': case 'ENotAWriter': case 'EAlreadyProtected': case 'ENotProtected': case 'ESameOwner': return new NoChangeError(abort, subject.subject ?? '');
+      case 'ETooManyWriters': case 'ETooManyProtected': case 'ETooManyReaders': return new LimitReachedError(abort);
+      case 'EAlreadyWriter': case 'ENotAWriter': case 'EAlreadyProtected': case 'ENotProtected': case 'ESameOwner': case 'EAlreadyReader': case 'ENotAReader':
+        return new NoChangeError(abort, subject.subject ?? '');
+      case 'ENotPrivate': return new NotPrivateError(abort);
+      case 'ESealedKeyRequired': case 'EUnexpectedSealedKey': return new InvalidUpdateError(abort);
       case 'EWrongVersion': return new PackageVersionError(abort);
       case 'ELengthMismatch': case 'EEmptyUpdate': case 'EDuplicateRef': case 'EInvalidUpdate': case 'EInvalidPack': case 'EBadLiveFrom': return new InvalidUpdateError(abort);
     }
@@ -409,7 +421,9 @@ function isBusyInput(error: unknown): boolean {
 }
 
 function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
-  return { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
+  const pack: PackEntry = { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
+  if (entry.sealed_key !== null) pack.sealedKey = Buffer.from(entry.sealed_key).toString('hex');
+  return pack;
 }
 
 function pushEventOf(pushed: PushedValue, txDigest: string): PushEvent {

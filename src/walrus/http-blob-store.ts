@@ -1,7 +1,8 @@
-import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { releaseBlobIdWorkers } from './blob-id.ts';
+import { encodedBlobLength } from './encoding.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
@@ -38,6 +39,11 @@ export interface HttpBlobStoreOptions {
   retry?: RetryPolicy;
   /** Per-request timeout; a real publisher takes seconds per blob (it encodes and stores on every node). */
   timeoutMs?: number;
+  /**
+   * A storage node's base URL (`/v1/blobs/{id}/status`, `/v1/health`), for blob lifetimes; without one they are
+   * unknown. The devnet serves both APIs on one origin.
+   */
+  storageNodeUrl?: string;
 }
 
 /**
@@ -57,6 +63,7 @@ export class HttpBlobStore implements BlobStore {
   private readonly log: Log;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly storageNodeUrl: string | undefined;
 
   constructor(options: HttpBlobStoreOptions) {
     this.publisherUrl = options.publisherUrl;
@@ -70,6 +77,7 @@ export class HttpBlobStore implements BlobStore {
     this.log = options.log ?? silentLog;
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.storageNodeUrl = options.storageNodeUrl;
   }
 
   async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
@@ -92,7 +100,10 @@ export class HttpBlobStore implements BlobStore {
       throw new WalrusRequestError(`the Walrus publisher answered neither newlyCreated nor alreadyCertified: ${JSON.stringify(answer).slice(0, 300)}`, { url: url.href });
     }, this.retryOptions('store', options.signal)));
     this.log.debug(`walrus: ${stored.created ? 'stored' : 'already certified'} ${stored.blobId} (${bytes.byteLength} bytes, until epoch ${stored.endEpoch})`);
-    return { blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined };
+    return {
+      blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined,
+      encodedSize: encodedBlobLength(bytes.byteLength, this.numShards),
+    };
   }
 
   release(): Promise<void> {
@@ -111,6 +122,26 @@ export class HttpBlobStore implements BlobStore {
         throw new WalrusUnavailableError(`reading blob ${blobId} from the Walrus aggregator was interrupted: ${messageOf(error)}`, { url: url.href }, error);
       }
     }, this.retryOptions('read', options.signal));
+  }
+
+  async lifetimes(blobIds: readonly string[], options: { signal?: AbortSignal } = {}): Promise<BlobLifetimes | null> {
+    const node = this.storageNodeUrl;
+    if (node === undefined) return null;
+    const ask = (path: string) => withRetry(async () => {
+      const url = endpoint(node, path);
+      const response = await this.request(url, { method: 'GET' }, options.signal);
+      if (!response.ok) throw await failure(response, {});
+      return ((await readJson(response)) as { success?: { data?: unknown } }).success?.data;
+    }, this.retryOptions('status', options.signal));
+    const health = (await ask('v1/health')) as { epoch?: unknown } | undefined;
+    if (typeof health?.epoch !== 'number') throw new WalrusRequestError(`the Walrus storage node's health answer names no epoch: ${JSON.stringify(health).slice(0, 200)}`, { url: node });
+    const endEpochs = new Map<string, number | null | undefined>();
+    for (const blobId of new Set(blobIds)) {
+      if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+      const status = (await ask(`v1/blobs/${blobId}/status`)) as 'nonexistent' | { permanent?: { endEpoch: number }; deletable?: unknown; invalid?: unknown };
+      endEpochs.set(blobId, status === 'nonexistent' || typeof status !== 'object' || status.invalid ? null : status.permanent?.endEpoch);
+    }
+    return { epoch: health.epoch, endEpochs };
   }
 
   private retryOptions(what: string, signal: AbortSignal | undefined) {

@@ -2,31 +2,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { streamLog } from '../../src/core/log.ts';
-import type { CliApp } from '../../src/cli/app.ts';
-import { runCli } from '../../src/cli/index.ts';
 import { gitWorkspace } from '../../src/git/workspace.ts';
-import { MemoryLedger, MemoryBlobStore } from '../support/memory-ports.ts';
+import { MemoryLedger } from '../support/memory-ports.ts';
+import { MemoryKeyService } from '../support/memory-key-service.ts';
+import { runMemoryCli } from '../support/memory-cli.ts';
 import { gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
-import { PackObjectReader } from '../../src/git/pack-reader.ts';
 
 const dir = tempDir('walrus-init-');
 const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: dir.path });
 
 /** Runs `git walrus <args>` in `cwd` over a memory ledger and the real git workspace there. */
-async function walrus(cwd: string, args: string[]) {
+async function walrus(cwd: string, args: string[], options: { keyServers?: boolean } = {}) {
   const ledger = new MemoryLedger('0xa11ce');
-  const run = { code: -1, stdout: '', stderr: '', ledger };
-  const app: CliApp = {
-    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
-    workspace: gitWorkspace({ cwd, env }),
-    stdout: (text) => { run.stdout += text; },
-    stdoutColor: false,
-    log: streamLog((text) => { run.stderr += text; }),
-    stderr: (text) => { run.stderr += text; },
-  };
-  run.code = await runCli(args, app);
-  return run;
+  const keyService = options.keyServers ? new MemoryKeyService(ledger) : undefined;
+  return { ...(await runMemoryCli({ ledger, keyService }, gitWorkspace({ cwd, env }), args)), ledger };
 }
 
 function repository(name: string, ...initArgs: string[]): string {
@@ -76,6 +65,19 @@ InitCommand('outside a repository HEAD is main and no remote is added', async ()
   assert.is(run.code, 0, run.stderr);
   assert.is(headOf(run), 'refs/heads/main');
   assert.not.match(run.stderr, 'Push with');
+});
+
+InitCommand('--private makes a private repository and says how to add readers; without key servers it creates nothing', async () => {
+  const repo = repository('secret', '-b', 'main');
+  const refused = await walrus(repo, ['init', 'secret', '--private']);
+  assert.is(refused.code, 129);
+  assert.match(refused.stderr, /^fatal: network local has no Seal key servers configured, so it cannot hold a private repository/);
+  assert.is(refused.ledger.repos.size, 0);
+  const run = await walrus(repo, ['init', 'secret', '--private'], { keyServers: true });
+  assert.is(run.code, 0, run.stderr);
+  assert.is([...run.ledger.repos.values()][0]!.info.private, true);
+  assert.match(run.stderr, `Created private repository 'secret' on local`);
+  assert.match(run.stderr, `let others read it with: git walrus readers add ${run.stdout.trim()} <address>`);
 });
 
 InitCommand.after(() => dir.remove());

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveNetwork, requireContract, PackageNotPublishedError } from '../../src/config/networks.ts';
+import { DEVNET_SEAL, resolveNetwork, requireContract, PackageNotPublishedError } from '../../src/config/networks.ts';
 import type { ResolveNetworkInput } from '../../src/config/networks.ts';
 import { UsageError } from '../../src/core/errors.ts';
 import { ConfigFileError } from '../../src/config/home.ts';
@@ -17,7 +17,25 @@ const resolve = suite('resolveNetwork');
 resolve('defaults to the embedded local network, kept under GIT_WALRUS_HOME', async () => {
   const home = emptyHome();
   const config = await resolveNetwork(input({ home }));
-  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, stateDir: join(home, 'local') });
+  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, stateDir: join(home, 'local'), seal: DEVNET_SEAL });
+});
+
+resolve('Seal key servers: the devnet\'s 2 of 3 on local, the configured ones on testnet and mainnet', async () => {
+  assert.equal(DEVNET_SEAL.threshold, 2);
+  assert.is(DEVNET_SEAL.keyServers.length, 3);
+  assert.is((await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'testnet' } }))).seal, undefined);
+  const a = `0x${'a'.repeat(64)}`;
+  const env = { GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_SEAL_KEY_SERVERS: `${a}, 0xB:2`, GIT_WALRUS_SEAL_THRESHOLD: '2' };
+  assert.equal((await resolveNetwork(input({ env }))).seal, { keyServers: [{ objectId: a, weight: 1 }, { objectId: `0x${'0'.repeat(63)}b`, weight: 2 }], threshold: 2 });
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ networks: { mainnet: { sealKeyServers: a, sealThreshold: '1' } } }));
+  assert.equal((await resolveNetwork(input({ home, env: { GIT_WALRUS_NETWORK: 'mainnet' } }))).seal, { keyServers: [{ objectId: a, weight: 1 }], threshold: 1 });
+  for (const bad of [{ GIT_WALRUS_SEAL_THRESHOLD: '4' }, { GIT_WALRUS_SEAL_THRESHOLD: undefined }, { GIT_WALRUS_SEAL_KEY_SERVERS: 'nope' }, { GIT_WALRUS_SEAL_KEY_SERVERS: `${a},${a}` }]) {
+    await resolveNetwork(input({ env: { ...env, ...bad } as never })).then(() => assert.unreachable(), (e) => {
+      assert.instance(e, UsageError);
+      assert.match(e.message, /GIT_WALRUS_SEAL|weight/);
+    });
+  }
 });
 
 resolve('picks the name from the environment, then git config, then the config file', async () => {
@@ -67,7 +85,7 @@ resolve('devnet asks the server for its ids and endpoints', async () => {
   assert.equal(config, {
     name: 'devnet',
     sui: { kind: 'jsonrpc', url: 'http://127.0.0.1:8/sui' },
-    walrus: { kind: 'http', publisherUrl: 'http://127.0.0.1:9/walrus', aggregatorUrl: 'http://127.0.0.1:9/walrus', numShards: 50 },
+    walrus: { kind: 'http', publisherUrl: 'http://127.0.0.1:9/walrus', aggregatorUrl: 'http://127.0.0.1:9/walrus', storageNodeUrl: 'http://127.0.0.1:9/walrus', numShards: 50 },
     packageId: '0xpkg',
     registryId: '0xreg',
     faucetUrl: 'http://127.0.0.1:8/faucet',

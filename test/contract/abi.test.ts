@@ -12,9 +12,9 @@ const source = (module: string) => readFileSync(new URL(`../../contracts/sources
 const ALICE = `0x${'a1'.repeat(32)}`;
 
 /** Functions of a Move module in declaration order (test-only ones left out), with parameter and return text. */
-function moveFunctions(module: string): { visibility: string; name: string; params: string; returns: string }[] {
+function moveFunctions(module: string): { visibility: string; entry: boolean; name: string; params: string; returns: string }[] {
   const text = source(module);
-  const out: { visibility: string; name: string; params: string; returns: string }[] = [];
+  const out: { visibility: string; entry: boolean; name: string; params: string; returns: string }[] = [];
   for (const m of text.matchAll(/^(#\[test_only\]\n)?(public(?:\(package\))? )?(entry )?fun (\w+)\(/gm)) {
     if (m[1]) continue;
     let depth = 1;
@@ -23,7 +23,7 @@ function moveFunctions(module: string): { visibility: string; name: string; para
     for (; depth > 0; i++) depth += text[i] === '(' ? 1 : text[i] === ')' ? -1 : 0;
     const params = text.slice(start, i - 1).replace(/\s+/g, ' ').trim().replace(/,$/, '');
     const returns = text.slice(i, text.indexOf('{', i)).replace(/^\s*:/, '').trim();
-    out.push({ visibility: (m[2] ?? '').trim(), name: m[4]!, params, returns });
+    out.push({ visibility: (m[2] ?? '').trim(), entry: m[3] !== undefined, name: m[4]!, params, returns });
   }
   return out;
 }
@@ -41,16 +41,23 @@ function layoutFields(layout: { parse(bytes: Uint8Array): unknown }): string[] {
 
 const abi = suite('contractFunctions');
 
-abi('lists every public function of the Move modules, with its index in declaration order', () => {
+abi('lists every public and entry function of the Move modules, with its index in declaration order', () => {
   const functions = contractFunctions(PKG);
   for (const module of ['repository', 'pack', 'market']) {
     const declared = moveFunctions(module);
     const listed = functions.filter((f) => f.module === module);
-    const publicOnes = declared.map((f, index) => ({ ...f, index })).filter((f) => f.visibility === 'public');
-    assert.equal(listed.map((f) => f.name), publicOnes.map((f) => f.name), module);
-    assert.equal(listed.map((f) => f.index), publicOnes.map((f) => f.index), `${module} indices`);
+    const callable = declared.map((f, index) => ({ ...f, index })).filter((f) => f.visibility === 'public' || f.entry);
+    assert.equal(listed.map((f) => f.name), callable.map((f) => f.name), module);
+    assert.equal(listed.map((f) => f.index), callable.map((f) => f.index), `${module} indices`);
+    for (const f of listed) {
+      const d = callable.find((c) => c.name === f.name)!;
+      assert.is(f.visibility, d.visibility === 'public' ? 'public' : 'private', f.name);
+      assert.is(f.isEntry, d.entry, f.name);
+    }
   }
-  assert.ok(functions.every((f) => f.visibility === 'public' && !f.isEntry && f.typeParameters.length === 0));
+  assert.ok(functions.every((f) => f.typeParameters.length === 0));
+  // Seal's rule: the policy is a non-public entry function, callable from a transaction only.
+  assert.equal(functions.filter((f) => f.isEntry).map((f) => [f.name, f.visibility]), [['seal_approve', 'private']]);
 });
 
 abi('parameter counts match the Move source, TxContext included', () => {

@@ -18,7 +18,7 @@ normalize.run();
 
 const repository = suite('Repository');
 
-repository('round-trips with Move field order: id, version, name, owner, writers, …, log_head', () => {
+repository('round-trips with Move field order: id, version, name, owner, writers, …, log_head, private, readers', () => {
   const value = {
     id: `0x${'01'.repeat(32)}`,
     version: 1n,
@@ -34,10 +34,15 @@ repository('round-trips with Move field order: id, version, name, owner, writers
     live_from: 1n,
     seq: 4n,
     log_head: new Uint8Array(32).fill(9),
+    private: true,
+    readers: { contents: [`0x${'c0'.repeat(32)}`] },
   };
   const bytes = Repository.serialize(value).toBytes();
   // id(32) version(8) name(1+3) owner(32) writers(1+32) protected(1+1+15) head(1+15) hash_len(1) refs(40) packs(40) 3×u64 log_head(1+32)
-  assert.is(bytes.length, 32 + 8 + 4 + 32 + 33 + 17 + 16 + 1 + 40 + 40 + 24 + 33);
+  // private(1) readers(1+32)
+  assert.is(bytes.length, 32 + 8 + 4 + 32 + 33 + 17 + 16 + 1 + 40 + 40 + 24 + 33 + 1 + 33);
+  assert.is(bytes[bytes.length - 34], 1);
+  assert.is(toHex(bytes.slice(-32)), 'c0'.repeat(32));
   assert.is(toHex(bytes.slice(32, 40)), '0100000000000000');
   assert.is(bytes[32 + 8 + 4 + 32 + 33 + 17 + 16], 20);
   assert.equal(Repository.parse(bytes), value);

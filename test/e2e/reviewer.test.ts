@@ -184,7 +184,7 @@ Tampered('an expired blob: named with its push and pack; --deep shows the commit
   const { code, report } = await verifyJson(env, true);
   assert.is(code, 1);
   assert.equal(report.findings, [
-    { code: 'BLOB_UNAVAILABLE', seq: 3, blobId, message: `push 3, pack #${pack.index}, blob ${blobId}: Walrus blob ${blobId} is not available: it was never stored or its storage epochs have ended` },
+    { code: 'PACK_EXPIRED', seq: 3, blobId, message: `push 3, pack #${pack.index}: blob ${blobId} is gone from Walrus (now epoch 1); the pack is lost unless its objects are pushed again` },
     { code: 'COMMIT_MISSING', seq: 3, message: `push 3: refs/heads/topic was set to ${t1}, which is in none of the live packs` },
   ]);
 });
@@ -222,7 +222,7 @@ Server('an expired blob is reported the same way through the server’s aggregat
   try {
     const { code, report } = await verifyJson({ GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url });
     assert.is(code, 1);
-    assert.equal(report.findings.map((f) => [f.code, f.seq, f.blobId]), [['BLOB_UNAVAILABLE', 8, blobId]]);
+    assert.equal(report.findings.map((f) => [f.code, f.seq, f.blobId]), [['PACK_EXPIRED', 8, blobId]]);
   } finally {
     await server.close();
   }

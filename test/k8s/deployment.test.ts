@@ -140,6 +140,11 @@ rollout('a crash-looping container shows CrashLoopBackOff and a rising restart c
   assert.is(s.lastState?.terminated?.exitCode, 3);
   assert.is(s.lastState?.terminated?.reason, 'Error');
   assert.is(looping.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+  // The kubelet's events tell the same story to `kubectl describe pod`.
+  const events = (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${looping.metadata!.name}` })).items;
+  const reasons = new Set(events.filter((e) => e.source?.component === 'kubelet').map((e) => e.reason));
+  for (const reason of ['Pulled', 'Created', 'Started', 'BackOff']) assert.ok(reasons.has(reason), `a ${reason} event (got ${[...reasons]})`);
+  assert.ok(events.some((e) => e.reason === 'BackOff' && e.involvedObject.fieldPath === 'spec.containers{app}' && e.type === 'Warning'));
 });
 
 rollout.run();

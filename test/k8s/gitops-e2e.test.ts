@@ -183,8 +183,8 @@ e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status 
   assert.is(condition(app, 'Ready')?.reason, 'RolledBack');
   assert.is(app.status?.lastAppliedRevision, v2);
   assert.is(app.status?.history?.[0]?.result, 'RolledBack');
-  const warnings = (await events()).filter((event) => event.type === 'Warning').map((event) => event.reason);
-  assert.ok(warnings.includes('RollbackSucceeded'), `warnings: ${warnings}`);
+  // Events follow the status patch: wait for them rather than race the controller.
+  await waitBounded('a RollbackSucceeded warning', async () => (await events()).some((event) => event.type === 'Warning' && event.reason === 'RollbackSucceeded'), 30_000);
   await waitBounded('v2 serving after the rollback', async () => (await served()) === '2.0.0' && (await served()) === '2.0.0', ROLLOUT_MS);
   // A forced pass and a wait: v3 is still not built again.
   await patchApp({ metadata: { annotations: { [RECONCILE_NOW_ANNOTATION]: String(Date.now()) } } });
@@ -234,7 +234,7 @@ e2e('a push by an address not in allowedPushers → not deployed (PushRefused)',
   }, 60_000);
   assert.match(condition(app, 'Ready')!.message, other);
   assert.is(await buildsOf(v6), 0, 'nothing built');
-  assert.ok((await events()).some((event) => event.type === 'Warning' && event.reason === 'PushRefused'));
+  await waitBounded('a PushRefused warning', async () => (await events()).some((event) => event.type === 'Warning' && event.reason === 'PushRefused'), 30_000);
   assert.is(await served(), '4.0.0');
 });
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from '../../scripts/k8s/kubelet/backoff.ts';
-import { podPhase, podStatus, statusKey } from '../../scripts/k8s/kubelet/status.ts';
+import { exitReason, podPhase, podStatus, statusKey } from '../../scripts/k8s/kubelet/status.ts';
 import type { ContainerFacts, ContainerState, PodFacts } from '../../scripts/k8s/kubelet/status.ts';
 
 const T = '2026-01-01T00:00:00Z';
@@ -77,6 +77,16 @@ status('crash back-off: immediate first restart, then 10 s doubling to 5 min, re
   assert.equal(waits, [0, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
   assert.is(b.delayAfterExit(t + 601_000), 0, 'a container that ran over 10 min starts over');
   assert.is(b.delayAfterExit(t + 602_000), 10_000);
+});
+
+status('exit reasons: Completed, Error, and ContainerCannotRun when the command cannot be executed', () => {
+  assert.equal(exitReason(0, undefined, 'node'), { reason: 'Completed' });
+  assert.equal(exitReason(3, 'boom', 'node'), { reason: 'Error' });
+  assert.equal(exitReason(127, "env: 'nodee': No such file or directory", 'nodee'),
+    { reason: 'ContainerCannotRun', message: 'exec: "nodee": executable file not found in $PATH' });
+  assert.equal(exitReason(126, 'env: ‘/app/run’: Permission denied', '/app/run'), { reason: 'ContainerCannotRun', message: 'exec: "/app/run": permission denied' });
+  // The same words from the program itself (a later argument) are its own failure.
+  assert.equal(exitReason(127, "env: 'other': No such file or directory", 'sh'), { reason: 'Error' });
 });
 
 status.run();

@@ -3,14 +3,34 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { containerLines, createPod, finishedPod, pod, processesWith, readPod, shell } from './support/pods.ts';
+import { containerLines, createPod, finishedPod, firstContainer, pod, processesWith, readPod, shell } from './support/pods.ts';
 
 const cluster = testCluster('pods');
 const pods = suite('Pods on the process kubelet');
 pods.after(() => cluster.stop());
+
+pods('the node: registered with capacity and its InternalIP, Ready, its Lease renewed', async () => {
+  const { kc, cluster: node } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  const registered = await core.readNode({ name: node.nodeName });
+  assert.equal(registered.status?.addresses?.find((a) => a.type === 'InternalIP')?.address, node.network.nodeIp);
+  for (const resource of ['cpu', 'memory', 'pods', 'ephemeral-storage']) assert.ok(registered.status?.allocatable?.[resource], `allocatable ${resource}`);
+  assert.is(registered.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  const leases = kc.makeApiClient(CoordinationV1Api);
+  const lease = await leases.readNamespacedLease({ name: node.nodeName, namespace: 'kube-node-lease' });
+  assert.is(lease.spec?.holderIdentity, node.nodeName);
+  // The client leaves MicroTime fields as the RFC 3339 strings the API sent, six fractional digits.
+  const renewTime = (l: typeof lease) => String(l.spec?.renewTime);
+  assert.match(renewTime(lease), /\.\d{6}Z$/);
+  const renewed = await waitFor('the Lease renewed', async () => {
+    const now = await leases.readNamespacedLease({ name: node.nodeName, namespace: 'kube-node-lease' });
+    return Date.parse(renewTime(now)) > Date.parse(renewTime(lease)) && now;
+  }, 25_000);
+  assert.ok(Math.abs(Date.now() - Date.parse(renewTime(renewed))) < 15_000, 'renewed just now');
+});
 
 pods('secret and configMap volumes: items, paths and modes as seen from inside the container', async () => {
   const { kc, namespace, podLog } = await cluster.get();
@@ -97,6 +117,18 @@ pods('an image missing from the image map fails with ErrImagePull, then ImagePul
   const current = await readPod(kc, namespace, 'unmapped');
   assert.is(current.status?.phase, 'Pending');
   assert.is(current.status?.podIP, undefined, 'no network was set up for it');
+  const events = (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unmapped' })).items;
+  assert.ok(events.some((e) => e.reason === 'Failed' && e.type === 'Warning' && e.message === pull.message), 'a Failed event with the pull error');
+});
+
+pods('a command that is not on PATH: the container cannot run, and says so', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('typo', { restartPolicy: 'Never', containers: [{ name: 'app', image: 'node:22', command: ['nodee', 'server.js'] }] }));
+  const done = await finishedPod(kc, namespace, 'typo');
+  assert.is(done.status?.phase, 'Failed');
+  const terminated = done.status?.containerStatuses?.[0].state?.terminated;
+  assert.equal([terminated?.exitCode, terminated?.reason, terminated?.message],
+    [127, 'ContainerCannotRun', 'exec: "nodee": executable file not found in $PATH']);
 });
 
 pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace and files removed, the pod finalized', async () => {
@@ -123,6 +155,23 @@ pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace
   assert.not.ok(existsSync(join(test.cluster.stateDir, 'kubelet', 'pods', running.metadata!.uid!)), 'its files are removed');
 });
 
+pods('a pod removed outright (force, grace 0) has its processes killed and its namespace and files removed', async () => {
+  const test = await cluster.get();
+  const { kc, namespace } = test;
+  const marker = `forced-${randomBytes(4).toString('hex')}`;
+  await createPod(kc, namespace, pod('forced', { containers: [shell('run', `sleep 600 # ${marker}`)] }));
+  const running = await waitFor('pod forced running', async () => {
+    const p = await readPod(kc, namespace, 'forced');
+    return p.status?.containerStatuses?.[0]?.state?.running && p;
+  });
+  const uid = running.metadata!.uid!;
+  await kc.makeApiClient(CoreV1Api).deleteNamespacedPod({ name: 'forced', namespace, body: { gracePeriodSeconds: 0 } });
+  assert.is((await readPod(kc, namespace, 'forced').catch((err) => err)).code, 404, 'the API object is gone at once');
+  await waitFor('the forced pod\'s processes gone', async () => processesWith(marker).length === 0, 20_000);
+  await waitFor('the forced pod\'s files gone', async () => !existsSync(join(test.cluster.stateDir, 'kubelet', 'pods', uid)), 20_000);
+  assert.equal(readdirSync('/run/netns').filter((n) => n.endsWith(uid.slice(0, 8))), [], 'its network namespace is removed');
+});
+
 pods('activeDeadlineSeconds: the pod is killed and fails with DeadlineExceeded', async () => {
   const { kc, namespace } = await cluster.get();
   const marker = `deadline-${randomBytes(4).toString('hex')}`;
@@ -135,8 +184,7 @@ pods('activeDeadlineSeconds: the pod is killed and fails with DeadlineExceeded',
   assert.is(done.status?.reason, 'DeadlineExceeded');
   assert.match(done.status?.message ?? '', 'longer than the specified deadline');
   // The phase is reported at once; the container's end follows when the grace period is over.
-  const terminated = await waitFor('deadline container terminated', async () =>
-    (await readPod(kc, namespace, 'deadline')).status?.containerStatuses?.[0]?.state?.terminated);
+  const terminated = await waitFor('deadline container terminated', async () => (await firstContainer(kc, namespace, 'deadline'))?.state?.terminated);
   assert.is(terminated.exitCode, 137, 'sleep as PID 1 ignores SIGTERM and is killed');
   await waitFor('deadline pod processes gone', async () => processesWith(marker).length === 0, 10_000);
 });
@@ -150,11 +198,30 @@ pods('a failing liveness probe kills and restarts the container', async () => {
     })],
   }));
   const restarted = await waitFor('liveness restart', async () => {
-    const p = await readPod(kc, namespace, 'liveness');
-    const s = p.status?.containerStatuses?.[0];
+    const s = await firstContainer(kc, namespace, 'liveness');
     return (s?.restartCount ?? 0) >= 1 && s?.state?.running && s;
   }, 30_000);
   assert.is(restarted.lastState?.terminated?.exitCode, 137, 'killed after the grace period (sleep as PID 1 ignores SIGTERM)');
+});
+
+pods('a startupProbe keeps the container not started and not ready until it passes', async () => {
+  const { kc, namespace } = await cluster.get();
+  await createPod(kc, namespace, pod('slow-start', {
+    terminationGracePeriodSeconds: 1,
+    containers: [shell('app', 'sleep 2; touch /tmp/started; exec sleep 600', {
+      startupProbe: { exec: { command: ['test', '-f', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 30 },
+    })],
+  }));
+  const starting = await waitFor('running, not yet started', async () => {
+    const s = await firstContainer(kc, namespace, 'slow-start');
+    return s?.state?.running && s;
+  });
+  assert.equal([starting.started, starting.ready], [false, false]);
+  const started = await waitFor('started and ready', async () => {
+    const s = await firstContainer(kc, namespace, 'slow-start');
+    return s?.ready && s;
+  }, 20_000);
+  assert.equal([started.started, started.restartCount], [true, 0]);
 });
 
 pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
@@ -168,6 +235,64 @@ pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
   assert.is(done.status?.phase, 'Failed');
   assert.is(done.status?.reason, 'Evicted');
   assert.match(done.status?.message ?? '', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"');
+});
+
+pods('the node image runs the project\'s Node 22, with npm and npx of the same line on PATH', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  await createPod(kc, namespace, pod('node-image', {
+    restartPolicy: 'Never',
+    containers: [shell('versions', 'node --version; npm --version; npx --version; echo "$PATH"')],
+  }));
+  const done = await finishedPod(kc, namespace, 'node-image');
+  const [node, npm, npx, path] = containerLines(await podLog('node-image'), 'versions');
+  assert.is(done.status?.phase, 'Succeeded', `${node} ${npm}`);
+  assert.match(node, /^v22\./);
+  assert.match(npm, /^10\./);
+  assert.is(npx, npm);
+  assert.match(path, /\/scripts\/k8s\/kubelet\/images\/node:/);
+});
+
+pods('the service-account token: the admission\'s secret volume by default, a TokenRequest for a projected one, none when opted out', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+  await createPod(kc, namespace, {
+    metadata: { name: 'tokens' },
+    spec: {
+      restartPolicy: 'Never',
+      volumes: [{ name: 'bound', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'walrus', expirationSeconds: 600 } }] } }],
+      containers: [shell('read', `cat ${dir}/namespace; echo; head -c 3 ${dir}/token; echo; cut -d. -f2 /bound/token`, { volumeMounts: [{ name: 'bound', mountPath: '/bound' }] })],
+    },
+  });
+  await createPod(kc, namespace, pod('no-token', { restartPolicy: 'Never', containers: [shell('read', `if [ -e ${dir}/token ]; then echo token; else echo none; fi`)] }));
+  const [withToken, without] = await Promise.all([finishedPod(kc, namespace, 'tokens'), finishedPod(kc, namespace, 'no-token')]);
+  assert.is(withToken.status?.phase, 'Succeeded');
+  const [ns, tokenStart, boundClaims] = containerLines(await podLog('tokens'), 'read');
+  assert.is(ns, namespace);
+  assert.is(tokenStart, 'eyJ', 'a JWT');
+  const claims = JSON.parse(Buffer.from(boundClaims, 'base64url').toString('utf8')) as { aud: string[]; sub: string };
+  assert.equal(claims.aud, ['walrus']);
+  assert.is(claims.sub, `system:serviceaccount:${namespace}:default`);
+  assert.is(without.status?.phase, 'Succeeded');
+  assert.equal(containerLines(await podLog('no-token'), 'read'), ['none']);
+});
+
+pods('in-cluster: the kubernetes Service variables, the token and its CA reach the API as the pod\'s service account', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const script = `
+    const fs = require('node:fs');
+    const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+    const ns = fs.readFileSync(dir + '/namespace', 'utf8');
+    require('node:https').get({
+      host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, path: '/api/v1/namespaces/' + ns + '/pods',
+      ca: fs.readFileSync(dir + '/ca.crt'), headers: { authorization: 'Bearer ' + fs.readFileSync(dir + '/token', 'utf8') },
+    }, (res) => { let body = ''; res.on('data', (c) => body += c).on('end', () => console.log(res.statusCode, JSON.parse(body).message)); })
+      .on('error', (err) => { console.log('error', err.message); process.exitCode = 1; });`;
+  await createPod(kc, namespace, { metadata: { name: 'in-cluster' }, spec: { restartPolicy: 'Never', containers: [{ name: 'api', image: 'node:22', command: ['node', '-e', script] }] } });
+  const done = await finishedPod(kc, namespace, 'in-cluster');
+  const lines = containerLines(await podLog('in-cluster'), 'api');
+  assert.is(done.status?.phase, 'Succeeded', lines.join('\n'));
+  // TLS verified against the service account's CA, the token authenticated: RBAC (not authentication) refuses.
+  assert.equal(lines, [`403 pods is forbidden: User "system:serviceaccount:${namespace}:default" cannot list resource "pods" in API group "" in the namespace "${namespace}"`]);
 });
 
 pods.run();

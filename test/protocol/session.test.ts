@@ -36,7 +36,7 @@ session('answers capabilities, options and list, batches fetches, and ends on a 
   const { backend, calls } = recordingBackend();
   let out = '';
   await runSession(linesOf(`capabilities\noption verbosity 1\noption progress true\nlist\nfetch ${A} refs/heads/main\nfetch ${A} HEAD\n\n\nlist\n`), async (t) => { out += t; }, backend, silentLog);
-  assert.is(out, `fetch\npush\noption\nobject-format\n\nok\nunsupported\n@refs/heads/main HEAD\n${A} refs/heads/main\n\n\n`);
+  assert.is(out, `fetch\ncheck-connectivity\npush\noption\nobject-format\n\nok\nunsupported\n@refs/heads/main HEAD\n${A} refs/heads/main\n\n\n`);
   assert.equal(calls, ['option verbosity=1', 'option progress=true', 'list false', 'fetch refs/heads/main,HEAD']);
 });
 
@@ -56,6 +56,14 @@ session('refuses unknown commands', async () => {
   } catch (e) {
     assert.instance(e, ProtocolError);
   }
+});
+
+session('a fetch that checked links answers lock and connectivity-ok before the blank line', async () => {
+  const { backend } = recordingBackend();
+  backend.fetch = async () => ({ connected: true, lock: '/repo/objects/pack/pack-1.keep' });
+  let out = '';
+  await runSession(linesOf(`fetch ${A} refs/heads/main\n\n`), async (t) => { out += t; }, backend, silentLog);
+  assert.is(out, 'lock /repo/objects/pack/pack-1.keep\nconnectivity-ok\n\n');
 });
 
 session.run();

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
@@ -8,7 +8,7 @@ import { CorruptPackError } from '../../src/remote/errors.ts';
 import { chunkSizeBound, fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget, tempDir, withFixture } from '../support/git-fixture.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };
@@ -16,12 +16,7 @@ const settings = { atomic: false, dryRun: false, progress: false, leases: new Ma
 async function setup(maxBlobSize?: number) {
   const dir = tempDir('fetch-test-');
   const env = hermeticGitEnv(dir.path);
-  const source = join(dir.path, 'source');
-  const target = join(dir.path, 'target');
-  mkdirSync(source);
-  mkdirSync(target);
-  initRepo(source, env);
-  initRepo(target, env);
+  const { source, target } = sourceAndTarget(dir.path, env);
   const ledger = new MemoryLedger(OWNER);
   const blobStore = new MemoryBlobStore(maxBlobSize);
   const { id } = await ledger.createRepository('app');
@@ -116,6 +111,25 @@ bound('bounds every chunk of a pack from its size and chunk count alone', () => 
   }
   assert.is(chunkSizeBound(pack([10, 10, 10, 10, 10, 10, 10, 10, 4])), 11);
 });
+
+fetch('a clone asking for connectivity: links checked by index-pack; one pack is kept for git to unlock, several are not kept', inRepositories(async (t) => {
+  commitFile(t.source, t.env, 'a.txt', 'a\n');
+  await t.pushMain();
+  const first = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
+  const one = await fetchObjects(t.fetchDeps, t.id, [first], false, undefined, true);
+  assert.is(one.connected, true);
+  assert.ok(one.lock !== null && one.lock.endsWith('.keep') && existsSync(one.lock), 'the pack is kept until git unlocks it');
+
+  commitFile(t.source, t.env, 'b.txt', 'b\n');
+  await t.pushMain();
+  commitFile(t.source, t.env, 'c.txt', 'c\n');
+  await t.pushMain();
+  const head = gitIn(t.source, t.env, 'rev-parse', 'HEAD');
+  const two = await fetchObjects(t.fetchDeps, t.id, [head], false, undefined, true);
+  assert.equal(two, { connected: true, lock: null });
+  const keeps = readdirSync(join(t.target, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.keep'));
+  assert.equal(keeps, [one.lock!.split('/').at(-1)], 'only the first fetch\'s pack is still kept');
+}));
 
 fetch.run();
 bound.run();

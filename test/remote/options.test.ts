@@ -16,7 +16,8 @@ apply('answers every option git sends', () => {
   assert.is(applyOption(o, 'push-option', 'ci.skip'), 'ok');
   assert.ok(o.dryRun && o.atomic && o.followTags);
   assert.equal(o.pushOptions, ['ci.skip']);
-  assert.is(applyOption(o, 'check-connectivity', 'true'), 'unsupported');
+  assert.is(applyOption(o, 'check-connectivity', 'true'), 'ok');
+  assert.ok(o.checkConnectivity);
   assert.is(applyOption(o, 'depth', '1'), 'unsupported');
   assert.equal(applyOption(o, 'progress', 'maybe'), { error: 'invalid value for progress: expected true or false' });
 });

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { silentLog } from '../../src/core/log.ts';
+import { silentLog, streamLog } from '../../src/core/log.ts';
+import { formatBytes } from '../../src/remote/progress.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
@@ -162,5 +163,81 @@ push('a key that cannot be loaded fails the push with its typed error, before an
   assert.is(t.blobStore.writes, 0);
   assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
 }));
+
+/** `count` branches at the local main, pushed as `git push --mirror` asks (long names: a few hundred per transaction). */
+function manyBranches(count: number) {
+  return Array.from({ length: count }, (_, i) => ({ src: 'refs/heads/main', dst: `refs/heads/team/feature/${'x'.repeat(20)}-${String(i).padStart(4, '0')}`, force: false }));
+}
+
+push('a push of more refs than one transaction holds lands in several, the pack with the first', inRepository(async (t) => {
+  const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
+  const requests = manyBranches(1200);
+  const results = await pushRefs(t.deps, t.id, requests, plain);
+  assert.ok(results.every((r) => r.ok));
+  assert.is(results.length, 1200);
+  const repo = t.ledger.repos.get(t.id)!;
+  assert.is(repo.refs.size, 1200);
+  assert.ok([...repo.refs.values()].every((id) => id === head));
+  const transactions = t.ledger.calls.filter((c) => c === 'push').length;
+  assert.ok(transactions >= 3, `${transactions} transactions`);
+  assert.is(repo.packs.length, 1);
+  assert.is(t.blobStore.writes, 1);
+}));
+
+push('atomic over more than one transaction is refused before anything is uploaded, naming the limit', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  const results = await pushRefs(t.deps, t.id, manyBranches(1200), { ...plain, atomic: true });
+  assert.ok(results.every((r) => !r.ok && /^atomic push failed: 1200 ref updates need \d transactions; Sui allows 16384 bytes per transaction argument \(max_pure_argument_size\)/.test(r.reason)));
+  assert.is(t.blobStore.writes, 0);
+  assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
+  assert.is(t.ledger.repos.get(t.id)!.refs.size, 0);
+}));
+
+push('a later transaction that loses a compare-and-swap race reports its moved refs; earlier ones stay', inRepository(async (t) => {
+  const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
+  const requests = manyBranches(1200);
+  const raced = requests[1000].dst; // in the second or a later transaction
+  let pushes = 0;
+  t.ledger.beforePush = () => {
+    if (++pushes === 2) t.ledger.repos.get(t.id)!.refs.set(raced, 'e'.repeat(40));
+  };
+  const results = await pushRefs(t.deps, t.id, requests, plain);
+  assert.equal(results.filter((r) => !r.ok), [{ dst: raced, ok: false, reason: 'fetch first' }]);
+  const repo = t.ledger.repos.get(t.id)!;
+  assert.is(repo.refs.get(raced), 'e'.repeat(40));
+  assert.is(repo.refs.get(requests[0].dst), head);
+  assert.is(repo.refs.get(requests[1199].dst), head);
+  assert.is(repo.packs.length, 1);
+}));
+
+push('when the first transaction\'s refs all moved, the pack goes with the next one', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  const requests = manyBranches(1200);
+  let pushes = 0;
+  t.ledger.beforePush = () => {
+    if (++pushes > 1) return;
+    const repo = t.ledger.repos.get(t.id)!;
+    for (const r of requests.slice(0, 700)) repo.refs.set(r.dst, 'e'.repeat(40));
+  };
+  const results = await pushRefs(t.deps, t.id, requests, plain);
+  const landed = results.filter((r) => r.ok).map((r) => r.dst);
+  assert.ok(landed.length > 0 && landed.length < 1200);
+  const repo = t.ledger.repos.get(t.id)!;
+  assert.is(repo.packs.length, 1);
+  const pushedWithPack = t.ledger.calls.filter((c) => c === 'push').length;
+  assert.ok(pushedWithPack >= 3);
+}));
+
+push('at -v a push prints its storage cost: blobs, encoded size and end epoch as the store reports them', inRepository(async (t) => {
+  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
+  const write = t.blobStore.write.bind(t.blobStore);
+  t.blobStore.write = async (bytes: Uint8Array) => ({ ...(await write(bytes)), encodedSize: 66_034_000, endEpoch: 60 - t.blobStore.writes });
+  const lines: string[] = [];
+  await pushRefs({ ...t.deps, log: streamLog((text) => lines.push(text), 2) }, t.id, MAIN, plain);
+  const chunks = t.ledger.repos.get(t.id)!.packs[0].chunks.length;
+  assert.ok(chunks > 1);
+  const storage = lines.find((line) => line.startsWith('Storage:'));
+  assert.is(storage, `Storage: ${chunks} blob(s) of ${formatBytes(t.ledger.repos.get(t.id)!.packs[0].size)}, ${formatBytes(66_034_000 * chunks)} encoded on Walrus (what storage is paid for), stored until Walrus epoch ${60 - chunks}\n`);
+}, 300));
 
 push.run();

@@ -91,7 +91,7 @@ for (const factory of FRONTS) {
       head = nextLogHead(head, {
         repository: p.repository, seq: BigInt(p.seq), kind: p.kind, sender: p.sender, timestamp_ms: BigInt(p.timestampMs),
         updates: p.updates.map((u) => ({ name: u.name, old: u.old === null ? null : Buffer.from(u.old, 'hex'), new: u.new === null ? null : Buffer.from(u.new, 'hex'), forced: u.force })),
-        pack: p.pack && { chunks: p.pack.chunks.map(blobIdToU256), size: BigInt(p.pack.size), sha256: Buffer.from(p.pack.sha256, 'hex') },
+        pack: p.pack && { chunks: p.pack.chunks.map(blobIdToU256), size: BigInt(p.pack.size), sha256: Buffer.from(p.pack.sha256, 'hex'), sealed_key: null },
         live_from: BigInt(p.liveFrom),
       });
       assert.is(Buffer.from(head).toString('hex'), p.logHead);

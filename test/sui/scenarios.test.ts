@@ -9,6 +9,7 @@ import { ContractAbortError, RepositoryNotFoundError } from '../../src/sui/error
 import { parseScenarios, expectedRecord, type Scenario, type Step } from '../../src/contract/scenarios.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
 import { abortName } from '../../src/contract/abort-codes.ts';
+import { Repository } from '../../src/contract/bcs.ts';
 import type { PackEntryValue } from '../../src/contract/bcs.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 import { FRONTS, type Front } from './fronts.ts';
@@ -21,7 +22,12 @@ import { FRONTS, type Front } from './fronts.ts';
 const file = parseScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/scenarios.json', import.meta.url), 'utf8')));
 
 const hex = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString('hex'));
-const packOf = (p: PackEntryValue): PackEntry => ({ chunks: p.chunks.map(u256ToBlobId), size: Number(p.size), sha256: Buffer.from(p.sha256).toString('hex') });
+const packOf = (p: PackEntryValue): PackEntry => ({
+  chunks: p.chunks.map(u256ToBlobId),
+  size: Number(p.size),
+  sha256: Buffer.from(p.sha256).toString('hex'),
+  ...(p.sealed_key === null ? {} : { sealedKey: Buffer.from(p.sealed_key).toString('hex') }),
+});
 
 class Actors {
   readonly #front: Front;
@@ -29,6 +35,9 @@ class Actors {
   readonly #funded = new Set<string>();
   constructor(front: Front) {
     this.#front = front;
+  }
+  get client() {
+    return this.#front.client;
   }
   key(scenarioAddress: string): Ed25519Keypair {
     let key = this.#keys.get(scenarioAddress);
@@ -77,7 +86,8 @@ async function perform(front: Front, actors: Actors, step: Step, repos: Map<stri
         }
         break;
       case 'new_pack_entry':
-        return await rawCall(front, actors, step, (tx) => newPackEntry(tx, front.packageId, { chunks: c.chunks, size: c.size, sha256: c.sha256 }));
+      case 'new_sealed_pack_entry':
+        return await rawCall(front, actors, step, (tx) => newPackEntry(tx, front.packageId, { sealed_key: null, ...c }));
       case 'repack':
         await ledger.repack(id, packOf(c.pack), Number(c.live_from));
         break;
@@ -99,6 +109,24 @@ async function perform(front: Front, actors: Actors, step: Step, repos: Map<stri
       case 'transfer_ownership':
         await ledger.transferOwnership(id, actors.address(c.new_owner));
         break;
+      case 'create_private': {
+        const outcome = await rawCall(front, actors, step, (tx) => {
+          tx.moveCall({ target: `${front.packageId}::repository::create_private`, arguments: [tx.object(front.registryId), tx.pure.string(c.name), tx.pure.string(c.head)] });
+        });
+        if (outcome === 'ok') repos.set(step.repo!, await ledger.resolve({ owner: actors.address(step.senderAddress), name: c.name }));
+        return outcome;
+      }
+      case 'add_reader':
+      case 'remove_reader':
+        return await rawCall(front, actors, step, (tx) => {
+          tx.moveCall({ target: `${front.packageId}::repository::${c.call}`, arguments: [tx.object(id), tx.pure.address(actors.address(c.reader))] });
+        });
+      case 'seal_approve': {
+        const prefix = c.id.repo === null ? [] : [...Buffer.from(repos.get(c.id.repo)!.slice(2), 'hex')];
+        return await simulateAs(front, actors.address(step.senderAddress), (tx) => {
+          tx.moveCall({ target: `${front.packageId}::repository::seal_approve`, arguments: [tx.pure.vector('u8', [...prefix, ...c.id.suffix]), tx.object(id)] });
+        });
+      }
     }
     return 'ok';
   } catch (error) {
@@ -108,7 +136,29 @@ async function perform(front: Front, actors: Actors, step: Step, repos: Map<stri
 }
 
 function newPackEntry(tx: Transaction, pkg: string, pack: PackEntryValue) {
-  return tx.moveCall({ target: `${pkg}::repository::new_pack_entry`, arguments: [tx.pure.vector('u256', pack.chunks), tx.pure.u64(pack.size), tx.pure.vector('u8', [...pack.sha256])] });
+  const fields = [tx.pure.vector('u256', pack.chunks), tx.pure.u64(pack.size), tx.pure.vector('u8', [...pack.sha256])];
+  if (pack.sealed_key === null) return tx.moveCall({ target: `${pkg}::repository::new_pack_entry`, arguments: fields });
+  return tx.moveCall({ target: `${pkg}::repository::new_sealed_pack_entry`, arguments: [...fields, tx.pure.vector('u8', [...pack.sealed_key])] });
+}
+
+/**
+ * Dry-runs a transaction as `sender` with no gas payment, signature or funds, as a Seal key server checks its
+ * policy; returns 'ok' or the abort's name.
+ */
+async function simulateAs(front: Front, sender: string, build: (tx: Transaction) => void): Promise<string> {
+  const draft = new Transaction();
+  build(draft);
+  const tx = Transaction.fromKind(await draft.build({ client: front.client, onlyTransactionKind: true }));
+  tx.setSender(sender);
+  tx.setGasPayment([]);
+  tx.setExpiration({ None: true });
+  tx.setGasBudget(500_000_000);
+  tx.setGasPrice(BigInt((await front.client.core.getReferenceGasPrice()).referenceGasPrice));
+  const result = await front.client.core.simulateTransaction({ transaction: await tx.build({ client: front.client }) });
+  if (result.$kind === 'Transaction') return 'ok';
+  const error = result.FailedTransaction.status.error!;
+  assert.is(error.$kind, 'MoveAbort', error.message);
+  return abortName(Number(error.MoveAbort!.abortCode)) ?? `code ${error.MoveAbort!.abortCode}`;
 }
 
 /**
@@ -150,6 +200,12 @@ async function checkState(actors: Actors, step: Step, repos: Map<string, string>
   if (expected.seq !== undefined) assert.is(info.seq, Number(expected.seq), where);
   if (expected.pack_count !== undefined) assert.is(info.packCount, Number(expected.pack_count), where);
   if (expected.live_from !== undefined) assert.is(info.liveFrom, Number(expected.live_from), where);
+  if (expected.private !== undefined || expected.readers !== undefined) {
+    const { object } = await actors.client.core.getObject({ objectId: id, include: { content: true } });
+    const repository = Repository.parse(object.content);
+    if (expected.private !== undefined) assert.is(repository.private, expected.private, `${where}: private`);
+    if (expected.readers !== undefined) assert.equal(repository.readers.contents, expected.readers.map((r) => actors.address(r)), `${where}: readers`);
+  }
   if (expected.refs !== undefined) {
     assert.equal(await ledger.listRefs(id), new Map([...expected.refs].map(([name, value]) => [name, hex(value)!])), where);
   }

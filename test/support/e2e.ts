@@ -25,7 +25,7 @@ export interface World {
   ok(cwd: string, args: string[], options?: { env?: NodeJS.ProcessEnv }): Promise<string>;
   path(...parts: string[]): string;
   /** Port call counts the helper and CLI reported since the last call (GIT_WALRUS_STATS). */
-  takeStats(): Array<{ role: string; blobWrites: number; blobReads: number; bytesWritten: number; chainReads: number; transactions: number }>;
+  takeStats(): Array<{ role: string; blobWrites: number; blobReads: number; bytesWritten: number; chainReads: number; transactions: number; keyServerRequests: number }>;
   remove(): void;
 }
 
@@ -101,11 +101,11 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
 }
 
 /**
- * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port; on `host` when given, e.g. a test node's
- * hostIp) and waits for the URL it serves.
+ * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port, `extra` arguments) and waits for the URL
+ * it serves; `stop` resolves once the server has exited.
  */
-export async function startDevnet(world: World, host?: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...(host ? ['--host', host] : [])], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startDevnet(world: World, extra: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const url = await new Promise<string>((done, fail) => {
@@ -117,5 +117,6 @@ export async function startDevnet(world: World, host?: string): Promise<{ url: s
     });
     child.on('close', (code) => fail(new Error(`git walrus devnet exited (${code}):\n${stderr}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<void>((done) => child.once('close', () => done()));
+  return { url, stop: () => { child.kill('SIGTERM'); return exited; } };
 }

@@ -1,6 +1,6 @@
 /** Throw-away git repositories for tests, with hermetic identity and config. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,4 +60,14 @@ export function commitFile(dir: string, env: NodeJS.ProcessEnv, file: string, co
   gitIn(dir, env, 'add', file);
   gitIn(dir, env, 'commit', '-q', '-m', message);
   return gitIn(dir, env, 'rev-parse', 'HEAD');
+}
+
+/** Two fresh repositories on main under `root`, `source` to push from and `target` to fetch into. */
+export function sourceAndTarget(root: string, env: NodeJS.ProcessEnv): { source: string; target: string } {
+  const [source, target] = [join(root, 'source'), join(root, 'target')];
+  for (const dir of [source, target]) {
+    mkdirSync(dir);
+    initRepo(dir, env);
+  }
+  return { source, target };
 }

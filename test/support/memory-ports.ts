@@ -54,7 +54,7 @@ export class MemoryLedger implements Ledger {
   async getRepository(id: string): Promise<RepositoryInfo> {
     this.calls.push('getRepository');
     const repo = this.#repo(id);
-    return { ...repo.info, packCount: repo.packs.length, writers: [...repo.info.writers], protectedRefs: [...repo.info.protectedRefs] };
+    return { ...repo.info, packCount: repo.packs.length, writers: [...repo.info.writers], readers: [...repo.info.readers], protectedRefs: [...repo.info.protectedRefs] };
   }
 
   async listRefs(id: string): Promise<Map<string, string>> {
@@ -79,10 +79,10 @@ export class MemoryLedger implements Ledger {
     return null;
   }
 
-  async createRepository(name: string, head = 'refs/heads/main'): Promise<TxReceipt & { id: string }> {
+  async createRepository(name: string, head = 'refs/heads/main', options: { private?: boolean } = {}): Promise<TxReceipt & { id: string }> {
     const id = `0x${String(this.repos.size + 1).padStart(64, '0')}`;
     this.repos.set(id, {
-      info: { id, name, owner: this.address, writers: [], protectedRefs: [], head, hashLength: 0, seq: 0, logHead: '00'.repeat(32), packCount: 0, liveFrom: 0 },
+      info: { id, name, owner: this.address, writers: [], private: options.private ?? false, readers: [], protectedRefs: [], head, hashLength: 0, seq: 0, logHead: '00'.repeat(32), packCount: 0, liveFrom: 0 },
       refs: new Map(),
       packs: [],
     });
@@ -108,13 +108,24 @@ export class MemoryLedger implements Ledger {
         info.hashLength = u.new.length === 64 ? 32 : 20;
       }
     }
+    if (pack && (pack.sealedKey !== undefined) !== info.private) throw abort(info.private ? 'ESealedKeyRequired' : 'EUnexpectedSealedKey');
     if (pack) repo.packs.push(pack);
     info.seq++;
     return { digest: `push-${info.seq}`, seq: info.seq };
   }
 
-  async repack(): Promise<TxReceipt & { seq: number }> {
-    throw new Error('not used by these tests');
+  /** Runs before each repack transaction (lets a test land a push under a gc). */
+  beforeRepack: (() => Promise<void>) | null = null;
+
+  async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
+    this.calls.push('repack');
+    await this.beforeRepack?.();
+    const repo = this.#repo(id);
+    if (liveFrom < repo.info.liveFrom || liveFrom > repo.packs.length) throw abort('EBadLiveFrom');
+    repo.packs.push(pack);
+    repo.info.liveFrom = liveFrom;
+    repo.info.seq++;
+    return { digest: `repack-${repo.info.seq}`, seq: repo.info.seq };
   }
 
   async addWriter(id: string, address: string): Promise<TxReceipt> {
@@ -126,6 +137,19 @@ export class MemoryLedger implements Ledger {
     const info = this.#repo(id).info;
     info.writers = info.writers.filter((w) => w !== address);
     return { digest: 'writer' };
+  }
+
+  async addReader(id: string, address: string): Promise<TxReceipt> {
+    const info = this.#repo(id).info;
+    if (!info.private) throw abort('ENotPrivate');
+    info.readers.push(address);
+    return { digest: 'reader' };
+  }
+
+  async removeReader(id: string, address: string): Promise<TxReceipt> {
+    const info = this.#repo(id).info;
+    info.readers = info.readers.filter((r) => r !== address);
+    return { digest: 'reader' };
   }
 
   async protectRef(id: string, ref: string): Promise<TxReceipt> {

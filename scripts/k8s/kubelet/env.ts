@@ -4,7 +4,7 @@
  * variables defined before it; `command`/`args` expanded against the result; image ENTRYPOINT/CMD used per
  * the documented rules. Pure: referenced ConfigMaps and Secrets are fetched by the caller and passed in.
  */
-import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1Pod, V1Service } from '@kubernetes/client-node';
 import { WalrusGitError } from '../../../src/core/errors.ts';
 import type { ImageRuntime } from './images.ts';
 
@@ -53,6 +53,51 @@ export function mappingFor(...contexts: ReadonlyMap<string, string>[]): (name: s
 export interface EnvSources {
   configMaps: ReadonlyMap<string, Record<string, string>>;
   secrets: ReadonlyMap<string, Record<string, string>>;
+  /** The Services' variables (`serviceEnv`). */
+  services: ReadonlyMap<string, string>;
+}
+
+const envName = (name: string) => name.replace(/-/g, '_').toUpperCase();
+
+/**
+ * The Docker-link variables the kubelet gives every container for Services (pkg/kubelet/envvars): the
+ * `kubernetes` Service of `default` always, the pod's namespace's Services unless `enableServiceLinks` is
+ * false; headless Services have none. `services` are those Services, in any order.
+ */
+export function serviceEnv(pod: V1Pod, services: V1Service[]): Map<string, string> {
+  const namespace = pod.metadata?.namespace;
+  const links = pod.spec?.enableServiceLinks ?? true;
+  const chosen = new Map<string, V1Service>();
+  for (const service of services) {
+    const ip = service.spec?.clusterIP;
+    if (!ip || ip === 'None') continue;
+    const name = service.metadata!.name!;
+    if (service.metadata?.namespace === 'default' && name === 'kubernetes') {
+      if (!chosen.has(name)) chosen.set(name, service);
+    } else if (service.metadata?.namespace === namespace && links) chosen.set(name, service);
+  }
+  const env = new Map<string, string>();
+  for (const [name, service] of [...chosen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const prefix = envName(name);
+    const ip = service.spec!.clusterIP!;
+    const ports = service.spec?.ports ?? [];
+    env.set(`${prefix}_SERVICE_HOST`, ip);
+    ports.forEach((port, i) => {
+      if (i === 0) env.set(`${prefix}_SERVICE_PORT`, String(port.port));
+      if (port.name) env.set(`${prefix}_SERVICE_PORT_${envName(port.name)}`, String(port.port));
+    });
+    ports.forEach((port, i) => {
+      const protocol = port.protocol ?? 'TCP';
+      const url = `${protocol.toLowerCase()}://${ip.includes(':') ? `[${ip}]` : ip}:${port.port}`;
+      const portPrefix = `${prefix}_PORT_${port.port}_${protocol.toUpperCase()}`;
+      if (i === 0) env.set(`${prefix}_PORT`, url);
+      env.set(portPrefix, url);
+      env.set(`${portPrefix}_PROTO`, protocol.toLowerCase());
+      env.set(`${portPrefix}_PORT`, String(port.port));
+      env.set(`${portPrefix}_ADDR`, ip);
+    });
+  }
+  return env;
 }
 
 export interface PodFacts {
@@ -81,7 +126,8 @@ export function podFieldValue(pod: V1Pod, facts: PodFacts, fieldPath: string): s
 }
 
 /**
- * The container's Kubernetes-defined variables, in order (later entries win): envFrom, then env. Throws
+ * The container's Kubernetes-defined variables, in order (later entries win): envFrom, then env, then the
+ * Services' variables not defined by those (values are expanded against both). Throws
  * ContainerConfigError for a missing non-optional ConfigMap, Secret or key, as the kubelet does.
  */
 export function containerEnv(pod: V1Pod, container: V1Container, sources: EnvSources, facts: PodFacts): Map<string, string> {
@@ -105,7 +151,7 @@ export function containerEnv(pod: V1Pod, container: V1Container, sources: EnvSou
   for (const variable of container.env ?? []) {
     const from = variable.valueFrom;
     if (!from) {
-      env.set(variable.name, variable.value ? expand(variable.value, mappingFor(env)) : '');
+      env.set(variable.name, variable.value ? expand(variable.value, mappingFor(env, sources.services)) : '');
       continue;
     }
     if (from.fieldRef) env.set(variable.name, podFieldValue(pod, facts, from.fieldRef.fieldPath));
@@ -122,6 +168,8 @@ export function containerEnv(pod: V1Pod, container: V1Container, sources: EnvSou
       env.set(variable.name, value);
     } else throw new ContainerConfigError(`env ${variable.name}: resourceFieldRef is not supported by this kubelet`, { name: variable.name });
   }
+  // Service variables come last, and only where the container did not define the name itself.
+  for (const [name, value] of sources.services) if (!env.has(name)) env.set(name, value);
   return env;
 }
 

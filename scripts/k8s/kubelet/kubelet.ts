@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { NodeNetwork } from '../node/network.ts';
+import { EventRecorder } from './events.ts';
 import { describeImageMap, parseImageMap } from './images.ts';
 import type { ImageMap } from './images.ts';
 import { NodeStatus } from './node-status.ts';
@@ -44,7 +45,7 @@ export const IMAGE_MAP_ENV = 'GRW_K8S_IMAGE_MAP';
 export function defaultImageMap(): ImageMap {
   const node = join(IMAGES_DIR, 'node');
   return {
-    'node:*': { path: [node], cmd: ['node'], env: { NODE_VERSION: process.versions.node } },
+    'node:*': { path: [node], cmd: ['node'] },
     'git-remote-walrus:*': { path: [join(PROJECT_ROOT, 'bin'), node] },
   };
 }
@@ -77,6 +78,13 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     throw err;
   };
   const sources: VolumeSources = {
+    async services(namespace) {
+      const [own, master] = await Promise.all([
+        core.listNamespacedService({ namespace }),
+        core.readNamespacedService({ name: 'kubernetes', namespace: 'default' }).then((s) => [s], (err) => absent(err) ?? []),
+      ]);
+      return [...master, ...own.items];
+    },
     configMap: (namespace, name) => core.readNamespacedConfigMap({ name, namespace })
       .then((c) => ({ ...decode(c.data, false), ...decode(c.binaryData, true) }), absent),
     secret: (namespace, name) => core.readNamespacedSecret({ name, namespace }).then((s) => decode(s.data, true), absent),
@@ -89,6 +97,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     },
   };
 
+  const events = new EventRecorder(core, options.nodeName, options.log);
   const workers = new Map<string, PodWorker>();
   const finished = new Set<string>();
   const handlers = {
@@ -100,7 +109,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
       const created = new PodWorker(pod, {
         core, nodeIp: options.network.nodeIp,
         attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
-        images, describeImages, sources,
+        images, describeImages, sources, events, sharedPaths: [PROJECT_ROOT],
         podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
       });
       workers.set(uid, created);

@@ -5,7 +5,7 @@
  */
 import { statfsSync } from 'node:fs';
 import { cpus, hostname, release, totalmem } from 'node:os';
-import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 const LEASE_NAMESPACE = 'kube-node-lease';
@@ -13,9 +13,6 @@ const LEASE_SECONDS = 40;
 export const HEARTBEAT_MS = 10_000;
 export const MAX_PODS = 110;
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-/** MicroTime: RFC 3339 with exactly six fractional digits (the API rejects Date's three). */
-export const microTime = (at: Date): string => at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 export interface NodeStatusOptions {
   nodeName: string;
@@ -49,9 +46,10 @@ export class NodeStatus {
       });
     const lease = {
       metadata: { name: nodeName, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: node.metadata!.uid! }] },
-      spec: { holderIdentity: nodeName, leaseDurationSeconds: LEASE_SECONDS, renewTime: microTime(new Date()) },
+      // Lease times are MicroTime (six fractional digits, which V1MicroTime writes; a Date's three are rejected).
+      spec: { holderIdentity: nodeName, leaseDurationSeconds: LEASE_SECONDS, renewTime: new V1MicroTime() },
     };
-    await this.#leases.createNamespacedLease({ namespace: LEASE_NAMESPACE, body: lease as never }).catch((err) => {
+    await this.#leases.createNamespacedLease({ namespace: LEASE_NAMESPACE, body: lease }).catch((err) => {
       if (err?.code !== 409) throw err;
     });
     await this.beat();
@@ -99,7 +97,7 @@ export class NodeStatus {
     }, mergePatch);
     await this.#leases.patchNamespacedLease({
       name: nodeName, namespace: LEASE_NAMESPACE,
-      body: { spec: { renewTime: microTime(new Date()), holderIdentity: nodeName, leaseDurationSeconds: LEASE_SECONDS } },
+      body: { spec: { renewTime: new V1MicroTime(), holderIdentity: nodeName, leaseDurationSeconds: LEASE_SECONDS } },
     }, mergePatch);
   }
 

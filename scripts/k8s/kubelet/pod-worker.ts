@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
-import { ContainerConfigError, containerArgv, containerEnv, processEnv } from './env.ts';
+import type { EventRecorder, EventType } from './events.ts';
+import { ContainerConfigError, containerArgv, containerEnv, processEnv, serviceEnv } from './env.ts';
 import type { EnvSources } from './env.ts';
 import { SYSTEM_PATH, resolveImage } from './images.ts';
 import type { ImageMap, ImageRuntime } from './images.ts';
@@ -19,7 +20,7 @@ import { Prober } from './probes.ts';
 import type { ProbeKind, ProbeTarget } from './probes.ts';
 import { startContainerProcess } from './runtime.ts';
 import type { ContainerProcess, Exit, Mount } from './runtime.ts';
-import { podStatus, statusKey, wireTime } from './status.ts';
+import { exitReason, podStatus, statusKey, wireTime } from './status.ts';
 import type { ContainerFacts, PodFacts, Terminated } from './status.ts';
 import { containerMounts, emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
@@ -39,7 +40,10 @@ export interface PodWorkerContext {
   detachPod(uid: string): Promise<void>;
   images: ImageMap;
   describeImages: string;
+  /** Host directories every container sees read-only at the same path (the checkout the image map points into). */
+  sharedPaths: string[];
   sources: VolumeSources;
+  events: EventRecorder;
   /** The pod's state dir (volumes, container roots, termination logs). */
   podDir: string;
   logPath: string;
@@ -102,6 +106,10 @@ export class PodWorker {
     this.done = this.#run().catch((err) => ctx.log(`kubelet: pod ${this.#key}: ${err?.stack ?? err}`));
   }
 
+  #event(type: EventType, reason: string, message: string, slot?: Slot): void {
+    this.ctx.events.record(this.#pod, type, reason, message, slot && { name: slot.spec.name, init: this.#init.includes(slot) });
+  }
+
   get #key(): string {
     return `${this.#pod.metadata?.namespace}/${this.#pod.metadata?.name}`;
   }
@@ -161,6 +169,7 @@ export class PodWorker {
     const process = slot.process;
     if (!process) return;
     for (const p of slot.probers) p.stop();
+    this.#event('Normal', 'Killing', `Stopping container ${slot.spec.name}`, slot);
     if (graceSeconds > 0) {
       process.signal('SIGTERM');
       const exited = await Promise.race([process.exited.then(() => true), sleep(graceSeconds * 1000).then(() => false)]);
@@ -193,6 +202,19 @@ export class PodWorker {
       this.#deadlineTimer = setTimeout(() => void this.#fail('DeadlineExceeded', 'Pod was active on the node longer than the specified deadline'), deadline * 1000);
       this.#deadlineTimer.unref();
     }
+    try {
+      await this.#runPod();
+    } finally {
+      clearTimeout(this.#deadlineTimer);
+    }
+    if (this.#stopping) return;
+    // Every container has ended for good: nothing may fail the pod any more, and its network goes.
+    this.#stop.abort();
+    await this.#release(false);
+  }
+
+  async #runPod(): Promise<void> {
+    const pod = this.#pod;
     if (!(await this.#pullImages())) return;
     await mkdir(this.ctx.podDir, { recursive: true });
     this.#podLog = createWriteStream(this.ctx.logPath, { flags: 'a' });
@@ -204,13 +226,11 @@ export class PodWorker {
     await writeFile(join(this.ctx.podDir, 'hosts'),
       `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${pod.spec?.hostname ?? pod.metadata!.name}\n`);
     this.#watchEmptyDirs();
-
     for (const slot of this.#init) {
       if (!(await this.#runInit(slot))) return;
     }
     for (const s of this.#main) s.facts.state = { waiting: { reason: 'ContainerCreating' } };
     await Promise.all(this.#main.map((s) => this.#runContainer(s)));
-    if (!this.#stopping) await this.#release(false);
   }
 
   /** Every image must be in the map; otherwise ErrImagePull, then ImagePullBackOff with growing waits, as a pull that keeps failing. */
@@ -220,11 +240,17 @@ export class PodWorker {
       const missing = [...this.#init, ...this.#main].filter((s) => !resolveImage(this.ctx.images, s.facts.image));
       if (missing.length === 0) return true;
       const message = (s: Slot) => `Failed to pull image "${s.facts.image}": no local runtime for it: ${this.ctx.describeImages}`;
-      for (const s of missing) s.facts.state = { waiting: { reason: 'ErrImagePull', message: message(s) } };
+      for (const s of missing) {
+        s.facts.state = { waiting: { reason: 'ErrImagePull', message: message(s) } };
+        this.#event('Warning', 'Failed', message(s), s);
+      }
       this.#report();
       await sleep(1000, this.#stop.signal);
       if (this.#stopping) return false;
-      for (const s of missing) s.facts.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${s.facts.image}"` } };
+      for (const s of missing) {
+        s.facts.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${s.facts.image}"` } };
+        this.#event('Normal', 'BackOff', `Back-off pulling image "${s.facts.image}"`, s);
+      }
       this.#report();
       await sleep(Math.max(backoff.delayAfterExit(Date.now()), RETRY_MS), this.#stop.signal);
       if (this.#stopping) return false;
@@ -240,6 +266,7 @@ export class PodWorker {
         if (!(err instanceof VolumeError)) throw err;
         // As the kubelet: the pod waits in ContainerCreating (a FailedMount event) and the mount is retried.
         this.ctx.log(`kubelet: pod ${this.#key}: MountVolume failed: ${err.message}`);
+        this.#event('Warning', 'FailedMount', `MountVolume.SetUp failed: ${err.message}`);
         await sleep(RETRY_MS, this.#stop.signal);
         if (this.#stopping) return false;
       }
@@ -263,6 +290,7 @@ export class PodWorker {
   async #fail(reason: string, message: string): Promise<void> {
     if (this.#facts.failure || this.#terminating) return;
     this.ctx.log(`kubelet: pod ${this.#key}: ${reason}: ${message}`);
+    this.#event('Warning', reason, message);
     this.#facts.failure = { reason, message };
     this.#stop.abort();
     for (const s of [...this.#init, ...this.#main]) s.facts.ready = false;
@@ -307,6 +335,7 @@ export class PodWorker {
     if (wait > 0) {
       const pod = this.#pod.metadata!;
       slot.facts.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${wait / 1000}s restarting failed container=${slot.spec.name} pod=${pod.name}_${pod.namespace}(${pod.uid})` } };
+      this.#event('Warning', 'BackOff', 'Back-off restarting failed container', slot);
       this.#report();
       await sleep(Math.max(0, finishedAt + wait - Date.now()), this.#stop.signal);
     }
@@ -330,6 +359,7 @@ export class PodWorker {
       } catch (err) {
         if (!(err instanceof ContainerConfigError)) throw err;
         slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
+        this.#event('Warning', 'Failed', `Error: ${err.message}`, slot);
         this.#report();
         await sleep(RETRY_MS, this.#stop.signal);
         if (this.#stopping) return undefined;
@@ -348,6 +378,7 @@ export class PodWorker {
     let mounts: Mount[];
     try {
       mounts = [
+        ...this.ctx.sharedPaths.map((path) => ({ source: path, target: path, readOnly: true })),
         { source: join(this.ctx.podDir, 'hosts'), target: '/etc/hosts', readOnly: false },
         ...(await containerMounts(spec, this.#volumes)),
         { source: terminationLog, target: spec.terminationMessagePath ?? '/dev/termination-log', readOnly: false },
@@ -362,6 +393,8 @@ export class PodWorker {
     const processEnvironment = processEnv(image, this.#pod.spec?.hostname ?? this.#pod.metadata!.name!, home, env, SYSTEM_PATH);
     slot.tail = [];
     slot.killedByProbe = false;
+    this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
+    this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
     const process = startContainerProcess({
       dir: runDir, netnsPath: this.#netnsPath, hostname: this.#pod.spec?.hostname ?? this.#pod.metadata!.name!,
       argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts,
@@ -376,6 +409,7 @@ export class PodWorker {
     const containerID = `process://${process.pid}`;
     slot.facts.containerID = containerID;
     slot.facts.state = { running: { startedAt: wireTime(startedAt) } };
+    this.#event('Normal', 'Started', `Started container ${spec.name}`, slot);
     slot.facts.started = !spec.startupProbe;
     slot.facts.ready = !spec.readinessProbe && slot.facts.started && !this.#init.includes(slot);
     this.#report();
@@ -387,11 +421,12 @@ export class PodWorker {
     slot.process = undefined;
     slot.facts.ready = false;
     slot.facts.started = false;
+    const ended = exitReason(exit.exitCode, slot.tail.at(-1), argv[0]);
     const terminated: Terminated = {
       exitCode: exit.exitCode,
       ...(exit.signal ? { signal: exit.signal } : {}),
-      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
-      ...(await this.#terminationMessage(spec, terminationLog, exit, slot.tail)),
+      reason: ended.reason,
+      ...(ended.message ? { message: ended.message } : await this.#terminationMessage(spec, terminationLog, exit, slot.tail)),
       startedAt: wireTime(startedAt),
       finishedAt: wireTime(Date.now()),
       containerID,
@@ -422,13 +457,15 @@ export class PodWorker {
       prober.start();
     };
     const afterStartup = () => {
-      begin('readiness', (passing) => {
+      begin('readiness', (passing, message) => {
+        if (!passing && message) this.#event('Warning', 'Unhealthy', message, slot);
         slot.facts.ready = passing;
         this.#report();
       });
       begin('liveness', (passing, message) => {
         if (passing || this.#stopping) return;
         this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed liveness probe, will be restarted: ${message}`);
+        this.#event('Warning', 'Unhealthy', message ?? 'Liveness probe failed', slot);
         slot.killedByProbe = true;
         void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
       });
@@ -443,12 +480,13 @@ export class PodWorker {
         return;
       }
       this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed startup probe, will be restarted: ${message}`);
+      this.#event('Warning', 'Unhealthy', message ?? 'Startup probe failed', slot);
       slot.killedByProbe = true;
       void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
     });
   }
 
-  /** The ConfigMaps and Secrets the container's env refers to (absent ones are left out). */
+  /** The ConfigMaps and Secrets the container's env refers to (absent ones are left out), and the Services' variables. */
   async #envSources(spec: V1Container): Promise<EnvSources> {
     const configMaps = new Map<string, Record<string, string>>();
     const secrets = new Map<string, Record<string, string>>();
@@ -466,7 +504,7 @@ export class PodWorker {
       const data = await this.ctx.sources.secret(namespace, name);
       if (data) secrets.set(name, text(data));
     }
-    return { configMaps, secrets };
+    return { configMaps, secrets, services: serviceEnv(this.#pod, await this.ctx.sources.services(namespace)) };
   }
 
   /** Schedules a status write; writes are serialized and skipped when nothing changed. */

@@ -91,8 +91,9 @@ function execProbe(command: string[], target: ProbeTarget, timeoutMs: number): P
 }
 
 /**
- * Runs one probe for one container until stopped. `onResult` is called on every change of result (true =
- * passing). Readiness and startup start failing, liveness starts passing, as in the kubelet.
+ * Runs one probe for one container until stopped. `onResult` is called when the probe starts passing (true)
+ * and each time failures in a row reach failureThreshold (false). Readiness and startup start failing,
+ * liveness starts passing, as in the kubelet.
  */
 export class Prober {
   #timer?: NodeJS.Timeout;
@@ -136,7 +137,8 @@ export class Prober {
         if (++this.#successes >= (this.probe.successThreshold ?? 1) && !this.#result) this.#set(true);
       } else {
         this.#successes = 0;
-        if (++this.#failures >= (this.probe.failureThreshold ?? 3) && this.#result) this.#set(false, `${this.kind} probe failed: ${failure}`);
+        // Reported once per run of failures: a readiness or startup probe that never passed fails here too.
+        if (++this.#failures === (this.probe.failureThreshold ?? 3)) this.#set(false, `${this.kind[0].toUpperCase()}${this.kind.slice(1)} probe failed: ${failure}`);
       }
     }
     this.#timer = setTimeout(() => void this.#tick(), periodMs);

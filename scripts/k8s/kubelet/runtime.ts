@@ -64,15 +64,18 @@ mkdir "$root/dev/shm" "$root/dev/pts"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
 ln -s /proc/self/fd "$root/dev/fd"; ln -s /proc/self/fd/0 "$root/dev/stdin"; ln -s /proc/self/fd/1 "$root/dev/stdout"; ln -s /proc/self/fd/2 "$root/dev/stderr"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
+# Targets are made and resolved inside the root (chroot), so a symlink on the way (/var/run -> /run)
+# leads into the container's tree, never into the host's.
 while [ "$n" -gt 0 ]; do
-  src=$1 dst=$root$2 mode=$3
+  src=$1 dst=$2 mode=$3
   shift 3; n=$((n - 1))
-  if [ -d "$src" ]; then mkdir -p "$dst"; else mkdir -p "$(dirname "$dst")"; [ -e "$dst" ] || : > "$dst"; fi
-  mount --bind "$src" "$dst"
-  if [ "$mode" = ro ]; then mount -o remount,bind,ro "$dst"; fi
+  if [ -d "$src" ]; then kind=d; else kind=f; fi
+  dst=$(chroot "$root" /bin/sh -c 'if [ "$1" = d ]; then mkdir -p "$2"; else mkdir -p "$(dirname "$2")"; [ -e "$2" ] || : > "$2"; fi; readlink -f "$2"' sh "$kind" "$dst")
+  mount --bind "$src" "$root$dst"
+  if [ "$mode" = ro ]; then mount -o remount,bind,ro "$root$dst"; fi
 done
 hostname "$name"
-mkdir -p "$root$workdir"
+chroot "$root" mkdir -p "$workdir"
 exec chroot "$root" "$@"
 `;
 

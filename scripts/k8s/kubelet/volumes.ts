@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
-import type { V1Container, V1KeyToPath, V1Pod, V1Volume } from '@kubernetes/client-node';
+import type { V1Container, V1KeyToPath, V1Pod, V1Service, V1Volume } from '@kubernetes/client-node';
 import { WalrusGitError } from '../../../src/core/errors.ts';
 import { podFieldValue } from './env.ts';
 import type { PodFacts } from './env.ts';
@@ -30,8 +30,10 @@ export interface VolumeFile {
   mode: number;
 }
 
-/** What the volume code reads from the API (the kubelet's own client). */
+/** What volumes and env read from the API (the kubelet's own client). */
 export interface VolumeSources {
+  /** The Services a container's variables may name: the pod's namespace's and `default/kubernetes`. */
+  services(namespace: string): Promise<V1Service[]>;
   configMap(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
   secret(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
   serviceAccountToken(namespace: string, serviceAccount: string, audience: string | undefined, expirationSeconds: number): Promise<string>;

@@ -75,56 +75,25 @@ export async function createNodeNetwork(options: NodeNetworkOptions): Promise<No
     await teardownRun(state, options.log);
     throw err;
   }
-  const network = new RunNetwork(state, options.log);
+  const network = runNetwork(state, options.log);
   options.log(`k8s: node network ${state.runId} up in ${((Date.now() - started) / 1000).toFixed(1)}s: pods ${network.podCidr}, services ${network.serviceCidr}, host ${network.hostIp}, node ${network.nodeIp}`);
   return network;
 }
 
-class RunNetwork implements NodeNetwork {
-  readonly runId: string;
-  readonly podCidr: string;
-  readonly serviceCidr: string;
-  readonly hostIp: string;
-  readonly nodeIp: string;
-  readonly nodeNetns: string;
-  readonly apiServiceIp: string;
-  private readonly subnets: RunSubnets;
-  private readonly pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
-  private readonly ips = new Map<string, string>();
-  private destroyed: Promise<void> | undefined;
-  private readonly state: RunState;
-  private readonly log: (line: string) => void;
+function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
+  const subnets = subnetsOf(state);
+  const { runId, nodeNetns } = state;
+  const pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
+  const ips = new Map<string, string>();
+  let destroyed: Promise<void> | undefined;
 
-  constructor(state: RunState, log: (line: string) => void) {
-    this.state = state;
-    this.log = log;
-    this.subnets = subnetsOf(state);
-    this.runId = state.runId;
-    this.podCidr = this.subnets.podCidr;
-    this.serviceCidr = this.subnets.serviceCidr;
-    this.hostIp = this.subnets.hostIp;
-    this.nodeIp = this.subnets.nodeIp;
-    this.nodeNetns = state.nodeNetns;
-    this.apiServiceIp = this.subnets.apiServiceIp;
-  }
-
-  attachPod(podUid: string): Promise<{ ip: string; netnsPath: string }> {
-    let attached = this.pods.get(podUid);
-    if (!attached) {
-      attached = this.attach(podUid);
-      this.pods.set(podUid, attached);
-      attached.catch(() => this.pods.delete(podUid));
-    }
-    return attached;
-  }
-
-  private async attach(podUid: string): Promise<{ ip: string; netnsPath: string }> {
-    if (this.destroyed) throw new NodeNetworkError(`node network ${this.runId} is being destroyed; pod ${podUid} cannot be attached`);
-    const netns = podNetnsName(this.runId, podUid);
+  const attach = async (podUid: string): Promise<{ ip: string; netnsPath: string }> => {
+    if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; pod ${podUid} cannot be attached`);
+    const netns = podNetnsName(runId, podUid);
     const netnsPath = `/run/netns/${netns}`;
     // Taken synchronously, before any await, so concurrent attaches never pick the same address.
-    const ip = nextPodIp(this.podCidr, new Set(this.ips.values()));
-    this.ips.set(podUid, ip);
+    const ip = nextPodIp(subnets.podCidr, new Set(ips.values()));
+    ips.set(podUid, ip);
     try {
       // A namespace left by an earlier attach of this pod (or a half-made one) is made again from scratch.
       if (existsSync(netnsPath)) await removeNetns(netns);
@@ -133,47 +102,58 @@ class RunNetwork implements NodeNetwork {
       await ipBatch([
         `link add ${port} type veth peer name eth0 netns ${netns}`,
         `link set ${port} master cbr0 up`,
-      ], this.nodeNetns);
+      ], nodeNetns);
       await ipBatch([
         'link set lo up',
         `addr add ${ip}/24 dev eth0`,
         'link set eth0 up',
-        `route add default via ${this.subnets.bridgeIp}`,
+        `route add default via ${subnets.bridgeIp}`,
       ], netns);
       return { ip, netnsPath };
     } catch (err) {
-      this.ips.delete(podUid);
+      ips.delete(podUid);
       await removeNetns(netns);
       throw err;
     }
-  }
+  };
 
-  async detachPod(podUid: string): Promise<void> {
-    await this.pods.get(podUid)?.catch(() => undefined);
-    this.pods.delete(podUid);
-    // The veth pair goes with the namespace; deleting the bridge end first frees its name at once.
-    await sh('ip', ['-n', this.nodeNetns, 'link', 'del', podBridgePort(podUid)]).catch(() => undefined);
-    await removeNetns(podNetnsName(this.runId, podUid));
-    this.ips.delete(podUid);
-  }
-
-  spawnInNode(command: string, args: string[], options: SpawnOptions): ChildProcess {
-    return spawn('ip', ['netns', 'exec', this.nodeNetns, command, ...args], options);
-  }
-
-  record(update: (state: RunState) => void): void {
-    update(this.state);
-    writeState(this.state);
-  }
-
-  destroy(): Promise<void> {
-    this.destroyed ??= (async () => {
-      // The state file may have gained records from elsewhere (k8s:up writes it too); use the newest.
-      await teardownRun(readState(this.runId) ?? this.state, this.log);
-      this.log(`k8s: node network ${this.runId} removed`);
-    })();
-    return this.destroyed;
-  }
+  return {
+    runId, nodeNetns,
+    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp,
+    apiServiceIp: subnets.apiServiceIp,
+    attachPod(podUid) {
+      let attached = pods.get(podUid);
+      if (!attached) {
+        attached = attach(podUid);
+        pods.set(podUid, attached);
+        attached.catch(() => pods.delete(podUid));
+      }
+      return attached;
+    },
+    async detachPod(podUid) {
+      await pods.get(podUid)?.catch(() => undefined);
+      pods.delete(podUid);
+      // The veth pair goes with the namespace; deleting the bridge end first frees its name at once.
+      await sh('ip', ['-n', nodeNetns, 'link', 'del', podBridgePort(podUid)]).catch(() => undefined);
+      await removeNetns(podNetnsName(runId, podUid));
+      ips.delete(podUid);
+    },
+    spawnInNode(command, args, options) {
+      return spawn('ip', ['netns', 'exec', nodeNetns, command, ...args], options);
+    },
+    record(update) {
+      update(state);
+      writeState(state);
+    },
+    destroy() {
+      destroyed ??= (async () => {
+        // The state file may have gained records from elsewhere; the newest one counts.
+        await teardownRun(readState(runId) ?? state, log);
+        log(`k8s: node network ${runId} removed`);
+      })();
+      return destroyed;
+    },
+  };
 }
 
 const subnetsOf = (state: RunState): RunSubnets => subnetsFor(state.index);

@@ -116,7 +116,13 @@ export async function withRegistryLock<T>(critical: () => Promise<T> | T): Promi
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const [pid, start] = readFileSync(LOCK, 'utf8').trim().split(' ').concat(['', '']);
+      let holder: string;
+      try {
+        holder = readFileSync(LOCK, 'utf8');
+      } catch {
+        continue; // Released meanwhile.
+      }
+      const [pid, start] = holder.trim().split(' ').concat(['', '']);
       // An empty file is a holder between open and write; only a dead holder's lock is broken.
       if (pid && processStartTime(Number(pid)) !== start) rmSync(LOCK, { force: true });
       else if (Date.now() > deadline) throw new Error(`the node registry lock ${LOCK} is held by PID ${pid} for over 30s`);

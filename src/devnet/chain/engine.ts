@@ -7,7 +7,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
 import {
-  CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
+  CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
   type ChainObject,
 } from './objects.ts';
 import { executeTransaction, type ExecutionResult } from './executor.ts';
@@ -26,6 +26,8 @@ import { normalizeType } from './move-types.ts';
 
 /** Digest of the (virtual) genesis transaction that publishes our package: fixed, so the package id is too. */
 const GENESIS_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet genesis')));
+/** `previousTransaction` of an object the network updated outside a user transaction. */
+const SYSTEM_UPDATE_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet system update')));
 /** Digest of the (virtual) transaction that runs the `market` module's `init`, after genesis on every devnet. */
 const MARKET_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet market')));
 /** Where our package is published on every devnet. */
@@ -34,6 +36,14 @@ const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
 const GENESIS_VERSION = 1n;
 export const EPOCH = 0;
 export const SUI_TYPE = '0x2::sui::SUI';
+
+/** An object the network itself writes outside any user transaction (a package, a key server's registration). */
+export interface SystemObject {
+  id: string;
+  type: string;
+  owner: ChainObject['owner'];
+  contents: Uint8Array;
+}
 
 export interface EventQuery {
   /** A full Move event type; null = all events. */
@@ -85,7 +95,35 @@ export class ChainEngine {
       });
       if (published) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
     }
+    // Our package as an object at version 1 (Seal's SDK reads it to check it names a first version); also on chains
+    // created before packages were objects.
+    await engine.putSystemObjects([{ id: engine.genesis.packageId, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() }]);
     return engine;
+  }
+
+  /**
+   * Writes objects outside any transaction, as genesis and system updates do: a missing object is created at version
+   * 1 as part of genesis, one whose contents differ gets its next version (an operator's update, e.g. a key server's
+   * new URL). Nothing is committed when every object is already as given, so opening a chain stays read-only.
+   */
+  async putSystemObjects(given: SystemObject[]): Promise<void> {
+    const objects = given.map((object) => ({ ...object, id: normalizeSuiAddress(object.id), type: object.type === PACKAGE_TYPE ? PACKAGE_TYPE : normalizeType(object.type) }));
+    const same = (object: SystemObject) => {
+      const current = this.store.objects.get(object.id);
+      return current !== undefined && current.type === object.type && Buffer.from(current.contents).equals(object.contents);
+    };
+    await this.refresh();
+    if (objects.every(same)) return;
+    await this.store.transact(async () => {
+      const writes = objects.filter((object) => !same(object)).map((object) => {
+        const current = this.store.objects.get(object.id);
+        const written: ChainObject = current
+          ? { ...current, owner: object.owner, type: object.type, contents: object.contents, version: current.version + 1n, previousTransaction: SYSTEM_UPDATE_DIGEST }
+          : genesisObject(object.id, object.type, object.contents, object.owner);
+        return storeObject({ ...written, storageRebate: storageCost(object.contents.length) });
+      });
+      return { commit: writes.length ? { writes, deletes: [] } : null, result: undefined };
+    });
   }
 
   get genesis(): GenesisInfo {
@@ -302,7 +340,7 @@ function publicationContext(digest: string, sender: string, working: WorkingSet,
 
 function genesisObject(id: string, type: string, contents: Uint8Array, owner: ChainObject['owner']): ChainObject {
   return {
-    id, version: GENESIS_VERSION, owner, type: normalizeType(type), contents, hasPublicTransfer: false, previousTransaction: GENESIS_DIGEST,
+    id, version: GENESIS_VERSION, owner, type: type === PACKAGE_TYPE ? type : normalizeType(type), contents, hasPublicTransfer: false, previousTransaction: GENESIS_DIGEST,
     storageRebate: storageCost(contents.length),
   };
 }

@@ -2,13 +2,13 @@ import { bcs } from '@mysten/sui/bcs';
 import { fromBase64, toBase58, toBase64, normalizeSuiAddress } from '@mysten/sui/utils';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
 import {
-  CLOCK_ID, GAS_COIN_TYPE, CoinContents, coinBalance, deriveObjectId, hashTyped, objectDigest, ownerToBcsValue, storeObject,
+  CLOCK_ID, GAS_COIN_TYPE, SUI_FRAMEWORK, CoinContents, coinBalance, deriveObjectId, hashTyped, objectDigest, ownerToBcsValue, storeObject,
   withCoinBalance, type ChainObject, type Owner,
 } from './objects.ts';
 import { decodePure, normalizeType, parseSignature, parseType, pureSchema, TX_CONTEXT } from './move-types.ts';
 import { MoveAbortFailure, typeExists, type CallContext, type MoveArg, type MovePackage, type MoveValue } from './packages.ts';
 import { TransactionRejectedError } from './errors.ts';
-import { WorkingSet, tableStore, type ObjectSource } from './working-set.ts';
+import { ObjectRuntimeLimitFailure, WorkingSet, tableStore, type ObjectSource } from './working-set.ts';
 import {
   MAX_ARGUMENTS, MAX_COMMANDS, MAX_EVENTS_PER_TX, MAX_GAS_BUDGET, MAX_INPUT_OBJECTS, MAX_MOVE_OBJECT_SIZE, MAX_PURE_ARGUMENT_SIZE,
   MAX_TX_SIZE_BYTES, REBATE_BASIS_POINTS, REFERENCE_GAS_PRICE, MIN_COMPUTATION_UNITS, computationUnits, storageCost,
@@ -608,6 +608,13 @@ function asFailure(error: unknown, command: number): unknown {
   if (error instanceof MoveAbortFailure) {
     const failure = new ExecutionFailure({
       MoveAbort: [{ module: { address: error.packageId, name: error.module }, function: error.functionIndex, instruction: 0, functionName: error.functionName }, error.code],
+    }, error.message);
+    failure.command = command;
+    return failure;
+  }
+  if (error instanceof ObjectRuntimeLimitFailure) {
+    const failure = new ExecutionFailure({
+      MovePrimitiveRuntimeError: { module: { address: SUI_FRAMEWORK, name: 'dynamic_field' }, function: error.functionIndex, instruction: 0, functionName: error.native },
     }, error.message);
     failure.command = command;
     return failure;

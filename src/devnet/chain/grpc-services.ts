@@ -8,7 +8,7 @@ import { ChainEngine, EPOCH } from './engine.ts';
 import { DevnetCoreClient, dryRunBytes, objectView } from './core-client.ts';
 import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
 import { GrpcTransactionError, transactionFromGrpc, transactionToGrpc } from './grpc-transaction.ts';
-import { coinBalance, type ChainObject } from './objects.ts';
+import { PACKAGE_TYPE, coinBalance, type ChainObject } from './objects.ts';
 import type { TxRecord } from './store.ts';
 
 /**
@@ -233,7 +233,7 @@ function objectProto(object: ChainObject, fields: Mask): Message {
     owner: ownerProto(view.owner),
     objectType: view.type,
     hasPublicTransfer: object.hasPublicTransfer,
-    contents: view.content ? { name: view.type, value: view.content } : undefined,
+    contents: view.content && object.type !== PACKAGE_TYPE ? { name: view.type, value: view.content } : undefined,
     bcs: view.objectBcs ? { name: 'Object', value: view.objectBcs } : undefined,
     previousTransaction: view.previousTransaction,
     storageRebate: object.storageRebate,

@@ -3,7 +3,7 @@ import { parseTransactionEffectsBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { fromBase64, toBase64, toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
-import { coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
+import { PACKAGE_TYPE, coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
 import { fieldTypes, dynamicFieldName } from './core-client.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
 import { TransactionRejectedError, ChainNotFoundError } from './errors.ts';
@@ -190,8 +190,12 @@ function objectData(object: ChainObject, options: ObjectOptions) {
     owner: options.showOwner ? ownerJson(object.owner) : undefined,
     previousTransaction: options.showPreviousTransaction ? object.previousTransaction : undefined,
     storageRebate: options.showStorageRebate ? object.storageRebate.toString() : undefined,
-    bcs: options.showBcs ? { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, version: Number(object.version), bcsBytes: toBase64(object.contents) } : undefined,
-    content: options.showContent ? { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, fields: {} } : undefined,
+    bcs: !options.showBcs ? undefined : object.type === PACKAGE_TYPE
+      ? { dataType: 'package', id: object.id, version: Number(object.version), moduleMap: {}, typeOriginTable: [], linkageTable: {} }
+      : { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, version: Number(object.version), bcsBytes: toBase64(object.contents) },
+    content: !options.showContent ? undefined : object.type === PACKAGE_TYPE
+      ? { dataType: 'package', disassembled: {} }
+      : { dataType: 'moveObject', type: object.type, hasPublicTransfer: object.hasPublicTransfer, fields: {} },
     display: options.showDisplay ? { data: null, error: null } : undefined,
   };
 }
@@ -230,6 +234,14 @@ function normalizedFunction(fn: MoveFunction) {
 
 type EffectsView = ReturnType<typeof parseTransactionEffectsBcs>;
 
+type MoveLocation = { module: { address: string; name: string }; function: number; instruction: number; functionName: string | null };
+
+/** A `MoveLocation` as the fullnode's Rust Debug output prints it. */
+function moveLocationText(location: MoveLocation): string {
+  const address = normalizeSuiAddress(location.module.address).slice(2);
+  return `MoveLocation { module: ModuleId { address: ${address}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: Some("${location.functionName}") }`;
+}
+
 /** The status string and abort details as a fullnode prints them from `ExecutionFailureStatus`. */
 function statusJson(effectsBcs: Uint8Array): { status: unknown; abortError?: unknown } {
   const parsed = bcs.TransactionEffects.parse(effectsBcs).V2!;
@@ -239,11 +251,14 @@ function statusJson(effectsBcs: Uint8Array): { status: unknown; abortError?: unk
   if (error.$kind === 'MoveAbort') {
     const [location, code] = error.MoveAbort;
     const address = normalizeSuiAddress(location.module.address).slice(2);
-    const text = `MoveAbort(MoveLocation { module: ModuleId { address: ${address}, name: Identifier("${location.module.name}") }, function: ${location.function}, instruction: ${location.instruction}, function_name: Some("${location.functionName}") }, ${code})${suffix}`;
+    const text = `MoveAbort(${moveLocationText(location)}, ${code})${suffix}`;
     return {
       status: { status: 'failure', error: text },
       abortError: { module_id: `0x${address}::${location.module.name}`, function: location.functionName, error_code: Number(code) },
     };
+  }
+  if (error.$kind === 'MovePrimitiveRuntimeError' && error.MovePrimitiveRuntimeError) {
+    return { status: { status: 'failure', error: `MovePrimitiveRuntimeError(MoveLocationOpt(Some(${moveLocationText(error.MovePrimitiveRuntimeError)})))${suffix}` } };
   }
   const detail = (error as Record<string, unknown>)[error.$kind];
   const describe = detail === true || detail === null ? '' : ` ${JSON.stringify(detail, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)).replace(/"\$kind":"\w+",?/g, '')}`;

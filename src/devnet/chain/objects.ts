@@ -33,6 +33,8 @@ export const MOVE_STDLIB = normalizeSuiAddress('0x1');
 export const CLOCK_ID = normalizeSuiAddress('0x6');
 export const GAS_COIN_TYPE = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
 export const CLOCK_TYPE = normalizeStructTag('0x2::clock::Clock');
+/** The `type` of a package object (Sui reports packages with this type string). */
+export const PACKAGE_TYPE = 'package';
 
 /** blake2b-256 over `<Name>::` ‖ data: Sui's typed-data hashing for digests. */
 export function hashTyped(name: string, data: Uint8Array): Uint8Array {
@@ -71,8 +73,12 @@ function ownerBcs(owner: Owner) {
 
 /** The full object envelope (`bcs.Object`), as `objectBcs` and for the digest. */
 export function objectEnvelope(object: ChainObject): Uint8Array {
+  // The devnet's packages carry no bytecode: their functions are TypeScript (packages.ts).
+  const data = object.type === PACKAGE_TYPE
+    ? { Package: { id: object.id, version: object.version, moduleMap: new Map(), typeOriginTable: [], linkageTable: new Map() } }
+    : { Move: { type: moveObjectType(object.type), hasPublicTransfer: object.hasPublicTransfer, version: object.version, contents: object.contents } };
   return bcs.Object.serialize({
-    data: { Move: { type: moveObjectType(object.type), hasPublicTransfer: object.hasPublicTransfer, version: object.version, contents: object.contents } },
+    data,
     owner: ownerBcs(object.owner),
     previousTransaction: object.previousTransaction,
     storageRebate: object.storageRebate,

@@ -4,6 +4,7 @@ import { type ChainObject } from './objects.ts';
 import { normalizeType, parseType } from './move-types.ts';
 import { DYNAMIC_FIELD, MoveAbortFailure, type TableStore } from './packages.ts';
 import { SUI_FRAMEWORK } from './objects.ts';
+import { MAX_DYNAMIC_FIELD_ACCESSES } from './limits.ts';
 
 /**
  * The objects one transaction reads and writes, layered over the committed state: nothing reaches the store until
@@ -16,6 +17,8 @@ export class WorkingSet {
   readonly deleted = new Set<string>();
   /** Objects loaded from the committed state, at the version they had when the transaction started. */
   readonly loaded = new Map<string, ChainObject>();
+  /** Distinct dynamic fields the transaction has loaded or added (Sui's object-runtime cache). */
+  readonly #children = new Set<string>();
 
   constructor(committed: ObjectSource) {
     this.#committed = committed;
@@ -36,6 +39,16 @@ export class WorkingSet {
     this.written.set(object.id, object);
   }
 
+  /**
+   * Counts a dynamic field the transaction touches through `native`; the first one over Sui's limit fails the
+   * command as Sui's object runtime does (MEMORY_LIMIT_EXCEEDED, reported as a MovePrimitiveRuntimeError there).
+   */
+  touchChild(id: string, native: DynamicFieldNative): void {
+    if (this.#children.has(id)) return;
+    if (this.#children.size >= MAX_DYNAMIC_FIELD_ACCESSES) throw new ObjectRuntimeLimitFailure(native);
+    this.#children.add(id);
+  }
+
   delete(id: string): void {
     this.get(id);
     this.written.delete(id);
@@ -46,11 +59,42 @@ export class WorkingSet {
 
 export interface ObjectSource { get(id: string): ChainObject | undefined }
 
+/** The `sui::dynamic_field` natives that load a child, with their function index in the module. */
+const DYNAMIC_FIELD_NATIVES = { borrow_child_object_mut: 12, remove_child_object: 13, has_child_object_with_ty: 15 } as const;
+export type DynamicFieldNative = keyof typeof DYNAMIC_FIELD_NATIVES;
+
+/**
+ * Sui's object runtime refusing one more distinct child: `Object runtime cached objects limit (1000 entries)
+ * reached`, which the transaction's effects record as `MovePrimitiveRuntimeError` at the native that hit it.
+ */
+export class ObjectRuntimeLimitFailure extends Error {
+  readonly native: DynamicFieldNative;
+  readonly functionIndex: number;
+  constructor(native: DynamicFieldNative) {
+    super(`Object runtime cached objects limit (${MAX_DYNAMIC_FIELD_ACCESSES} entries) reached`);
+    this.native = native;
+    this.functionIndex = DYNAMIC_FIELD_NATIVES[native];
+  }
+}
+
 const FIELD_ID_LENGTH = 32;
 
 /** Table entries as dynamic fields: `Field<K, V> { id, name: K, value: V }` owned by the table's UID. */
 export function tableStore(working: WorkingSet, txDigest: string): TableStore {
-  const fieldId = (table: string, keyType: string, key: Uint8Array) => deriveDynamicFieldID(table, parseType(keyType), key);
+  // Each entry is reached two or three times per command (contains, then borrow, add or remove): derive its id once.
+  const ids = new Map<string, string>();
+  const derive = (table: string, keyType: string, key: Uint8Array) => {
+    const memo = `${table} ${keyType} ${Buffer.from(key).toString('hex')}`;
+    let id = ids.get(memo);
+    if (id === undefined) ids.set(memo, (id = deriveDynamicFieldID(table, parseType(keyType), key)));
+    return id;
+  };
+  // Move's table functions reach each field through one native first (add and contains: has_child_object_with_ty).
+  const fieldId = (table: string, keyType: string, key: Uint8Array, native: DynamicFieldNative = 'has_child_object_with_ty') => {
+    const id = derive(table, keyType, key);
+    working.touchChild(id, native);
+    return id;
+  };
   const abort = (code: bigint, functionName: string) => new MoveAbortFailure(SUI_FRAMEWORK, DYNAMIC_FIELD.module, functionName, 0, code);
   const fieldValue = (field: ChainObject, key: Uint8Array) => field.contents.slice(FIELD_ID_LENGTH + key.length);
   const put = (table: string, keyType: string, key: Uint8Array, valueType: string, value: Uint8Array) => {
@@ -77,11 +121,11 @@ export function tableStore(working: WorkingSet, txDigest: string): TableStore {
       put(table, keyType, key, valueType, value);
     },
     set(table, keyType, key, valueType, value) {
-      if (!working.get(fieldId(table, keyType, key))) throw abort(DYNAMIC_FIELD.EFieldDoesNotExist, 'borrow_child_object_mut');
+      if (!working.get(fieldId(table, keyType, key, 'borrow_child_object_mut'))) throw abort(DYNAMIC_FIELD.EFieldDoesNotExist, 'borrow_child_object_mut');
       put(table, keyType, key, valueType, value);
     },
     remove(table, keyType, key) {
-      const id = fieldId(table, keyType, key);
+      const id = fieldId(table, keyType, key, 'remove_child_object');
       const field = working.get(id);
       if (!field) throw abort(DYNAMIC_FIELD.EFieldDoesNotExist, 'remove');
       working.delete(id);

@@ -117,6 +117,20 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     return Response.json(body);
   }
 
+  /**
+   * A storage node's answers, which the devnet serves on the same origin: `GET /v1/blobs/{id}/status` (the blob's
+   * lifetime as the nodes know it) and `GET /v1/health` (the current epoch). Shapes as @mysten/walrus reads them.
+   */
+  async function blobStatus(blobId: string, params: NetworkParams): Promise<Response> {
+    const record = await blobs.record(blobId);
+    if (record === undefined || isExpired(record.endEpoch, epochNow(params))) return Response.json({ success: { code: 200, data: 'nonexistent' } });
+    const counts = { count_deletable_total: record.deletable ? 1 : 0, count_deletable_certified: record.deletable ? 1 : 0 };
+    const data = record.deletable
+      ? { deletable: { deletableCounts: counts, initialCertifiedEpoch: record.certifiedEpoch } }
+      : { permanent: { deletableCounts: counts, endEpoch: record.endEpoch, isCertified: true, statusEvent: record.event, initialCertifiedEpoch: record.certifiedEpoch } };
+    return Response.json({ success: { code: 200, data } });
+  }
+
   async function get(blobId: string, range: { start: number; length: number } | 'whole', request: Request, params: NetworkParams): Promise<Response> {
     const epoch = epochNow(params);
     const record = await blobs.record(blobId);
@@ -165,12 +179,17 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
       if (request.method !== 'GET') return methodNotAllowed('GET');
       return path === '/status' ? new Response('OK') : Response.json(openApi(maxBodyBytes, maxEpochsAhead));
     }
-    const match = /^\/v1\/blobs\/([^/]+)(\/byte-range)?$/.exec(path);
+    if (path === '/v1/health') {
+      if (request.method !== 'GET') return methodNotAllowed('GET');
+      return Response.json({ success: { code: 200, data: { epoch: epochNow(params), nodeStatus: 'Active' } } });
+    }
+    const match = /^\/v1\/blobs\/([^/]+)(\/byte-range|\/status)?$/.exec(path);
     if (match === null) return new Response(null, { status: 404 });
     if (request.method !== 'GET') return methodNotAllowed('GET');
     const blobId = decodeURIComponent(match[1]!);
     if (!isBlobId(blobId)) return new Response(`Invalid URL: Cannot parse \`${blobId}\` as a blob id`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     if (match[2] === undefined) return get(blobId, 'whole', request, params);
+    if (match[2] === '/status') return blobStatus(blobId, params);
     const start = url.searchParams.get('start');
     const length = url.searchParams.get('length');
     if (start === null || length === null || !/^\d+$/.test(start) || !/^\d+$/.test(length)) {

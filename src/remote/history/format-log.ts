@@ -2,7 +2,7 @@
  * `git walrus log` output: pushes newest first, as terminal text (colour only when the caller says the output is a
  * colour terminal) or as stable JSON (field names and order are part of the interface: scripts read them).
  */
-import type { PushEvent, RefUpdate } from '../../ports/ledger.ts';
+import type { PushEvent, RefUpdate, RepositoryInfo } from '../../ports/ledger.ts';
 
 export interface LogSelection {
   /** Only pushes that updated this ref (full name, or a short name such as `main` or `v1.0`). */
@@ -35,7 +35,7 @@ export interface PushJson {
   txDigest: string;
   logHead: string;
   updates: Array<{ ref: string; old: string | null; new: string | null; forced: boolean; deleted: boolean }>;
-  pack: { index: number | null; size: number; sha256: string; blobIds: string[] } | null;
+  pack: { index: number | null; size: number; sha256: string; blobIds: string[]; encrypted: boolean } | null;
   liveFrom: number;
 }
 
@@ -55,13 +55,38 @@ export function pushToJson(event: PushEvent): PushJson {
       forced: update.force,
       deleted: update.new === null,
     })),
-    pack: event.pack === null ? null : { index: event.packIndex, size: event.pack.size, sha256: event.pack.sha256, blobIds: [...event.pack.chunks] },
+    pack: event.pack === null ? null : { index: event.packIndex, size: event.pack.size, sha256: event.pack.sha256, blobIds: [...event.pack.chunks], encrypted: event.pack.sealedKey !== undefined },
     liveFrom: event.liveFrom,
   };
 }
 
-export function formatLogJson(repository: string, pushes: readonly PushEvent[]): string {
-  return `${JSON.stringify({ repository, pushes: pushes.map(pushToJson) }, null, 2)}\n`;
+/** Who may read: everyone (public), or the owner, the writers and the readers of a private repository. */
+export type ReadAccess = Pick<RepositoryInfo, 'owner' | 'writers' | 'readers' | 'private'>;
+
+export interface AccessJson {
+  private: boolean;
+  /** Private repositories: every address that may read (owner, writers, readers); null when anyone may. */
+  readers: { owner: string; writers: string[]; readers: string[] } | null;
+}
+
+export function accessToJson(access: ReadAccess): AccessJson {
+  return { private: access.private, readers: access.private ? { owner: access.owner, writers: [...access.writers], readers: [...access.readers] } : null };
+}
+
+export function formatLogJson(repository: string, pushes: readonly PushEvent[], access?: ReadAccess): string {
+  return `${JSON.stringify({ repository, ...(access ? accessToJson(access) : {}), pushes: pushes.map(pushToJson) }, null, 2)}\n`;
+}
+
+/** The lines that head the log of a private repository (a public one needs none: anyone may read it). */
+export function formatAccessText(access: ReadAccess, style: Style): string {
+  if (!access.private) return '';
+  const lines = [
+    style.header('private repository') + ': packs are encrypted; only these addresses can read them',
+    `Owner:  ${access.owner}`,
+    ...access.writers.map((writer) => `Writer: ${writer}`),
+    ...access.readers.map((reader) => `Reader: ${reader}`),
+  ];
+  return `${lines.join('\n')}\n\n`;
 }
 
 /** ANSI styling, or none. */
@@ -96,7 +121,7 @@ export function formatPushText(event: PushEvent, style: Style): string {
   for (const update of event.updates) lines.push(`    ${formatUpdate(update, width, style)}`);
   if (event.pack !== null) {
     const index = event.packIndex === null ? '' : `#${event.packIndex}, `;
-    lines.push(`Pack:   ${index}${event.pack.size} bytes, sha256 ${event.pack.sha256}`);
+    lines.push(`Pack:   ${index}${event.pack.size} bytes, sha256 ${event.pack.sha256}${event.pack.sealedKey === undefined ? '' : ' (encrypted)'}`);
     for (const blobId of event.pack.chunks) lines.push(`        blob ${blobId}`);
   } else {
     lines.push(style.dim('Pack:   none'));

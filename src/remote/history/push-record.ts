@@ -25,7 +25,7 @@ export function pushRecordOf(event: PushEvent): PushRecordValue {
 }
 
 function packEntryRecord(pack: PackEntry): NonNullable<PushRecordValue['pack']> {
-  return { chunks: pack.chunks.map(blobIdToU256), size: BigInt(pack.size), sha256: hexToBytes(pack.sha256) };
+  return { chunks: pack.chunks.map(blobIdToU256), size: BigInt(pack.size), sha256: hexToBytes(pack.sha256), sealed_key: pack.sealedKey === undefined ? null : hexToBytes(pack.sealedKey) };
 }
 
 export function hexToBytes(hex: string): Uint8Array {

@@ -6,7 +6,9 @@
 import { UsageError, WalrusGitError } from '../../core/errors.ts';
 import type { Log } from '../../core/log.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
+import type { KeyService } from '../../ports/key-service.ts';
 import type { Ledger, PackEntry, PushEvent } from '../../ports/ledger.ts';
+import { PackKeys } from '../sealed-packs.ts';
 import type { Finding } from './finding.ts';
 import { checkPack, packLabel, type BlobIdOf } from './verify-packs.ts';
 
@@ -30,6 +32,8 @@ export interface ShowDeps {
   blobStore: BlobStore;
   blobIdOf: BlobIdOf;
   openPackObjects: () => Promise<PackCommits>;
+  /** Opens a private repository's pack keys (only its readers can show its commits). */
+  keyService?: KeyService;
   log: Log;
 }
 
@@ -60,11 +64,15 @@ export async function showPush(deps: ShowDeps, id: string, seq: number, options:
 
   const index = event.packIndex;
   const place = { index, seq };
+  // Every pack this may read (the push's, and the live ones before it for a thin pack), for a private repository's keys.
+  const from = index >= repository.liveFrom ? repository.liveFrom : 0;
+  const packs = repository.private ? await deps.ledger.listPacks(id, from) : [];
+  const keys = await PackKeys.of(deps, repository, packs, from);
   const read = async (pack: PackEntry, at: { index: number; seq: number | null }): Promise<Uint8Array> => {
     deps.log.progress(`reading ${packLabel(at)} (${pack.size} bytes)`);
     const check = await checkPack(deps.blobStore, deps.blobIdOf, pack, at, { keepBytes: true, signal: options.signal });
     if (check.findings.length > 0 || check.bytes === null) throw new PackCheckFailedError(check.findings);
-    return check.bytes;
+    return keys === null ? check.bytes : keys.decryptAll(at.index - from, check.bytes);
   };
   const bytes = await read(event.pack, place);
 
@@ -78,8 +86,7 @@ export async function showPush(deps: ShowDeps, id: string, seq: number, options:
       // A thin pack: load the packs it may delta against (the live ones before it), then it again.
       await objects.close();
       objects = await deps.openPackObjects();
-      const from = index >= repository.liveFrom ? repository.liveFrom : 0;
-      const bases = (await deps.ledger.listPacks(id, from)).slice(0, index - from);
+      const bases = (repository.private ? packs : await deps.ledger.listPacks(id, from)).slice(0, index - from);
       const seqOf = new Map(events.filter((e) => e.packIndex !== null).map((e) => [e.packIndex!, e.seq]));
       for (const [offset, pack] of bases.entries()) {
         const at = { index: from + offset, seq: seqOf.get(from + offset) ?? null };

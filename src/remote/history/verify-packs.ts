@@ -4,6 +4,7 @@
  * sha256. Each finding names the push, the pack, the blob and what differs.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { isEncryptedPackStart } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { PackEntry, PushEvent } from '../../ports/ledger.ts';
 import type { Finding } from './finding.ts';
@@ -28,7 +29,10 @@ export function packLabel(place: PackPlace): string {
   return place.seq === null ? `pack #${place.index}` : `push ${place.seq}, pack #${place.index}`;
 }
 
-/** Reads one pack chunk by chunk and checks it. Transient Walrus faults (retryable errors) are thrown, not findings. */
+/**
+ * Reads one pack chunk by chunk and checks it. Transient Walrus faults (retryable errors) are thrown, not findings.
+ * A pack with a sealed key (a private repository's) must also be stored encrypted: anyone can see it is not plaintext.
+ */
 export async function checkPack(
   store: BlobStore,
   blobIdOf: BlobIdOf,
@@ -60,6 +64,14 @@ export async function checkPack(
         seq: place.seq,
         blobId,
         message: `${label}, blob ${blobId}${chunk}: the ${bytes.length} bytes Walrus serves have blob id ${servedId}`,
+      });
+    }
+    if (i === 0 && pack.sealedKey !== undefined && !isEncryptedPackStart(bytes)) {
+      findings.push({
+        code: 'PACK_NOT_ENCRYPTED',
+        seq: place.seq,
+        blobId,
+        message: `${label}, blob ${blobId}: the pack of a private repository is not stored encrypted (its bytes do not start with the encrypted-pack header)`,
       });
     }
     hash.update(bytes);

@@ -4,17 +4,24 @@
  * 2. every live pack is served by Walrus under its blob ids, with the recorded size and sha256;
  * 3. with `deep`, the packs applied in push order hold every commit any ref ever pointed to, with its whole history;
  *    and every history rewrite (forced update, deletion) is listed.
+ * A private repository's packs are checked as stored (ciphertext), which anyone can do; `deep` decrypts them, which
+ * only its readers can (anyone else is told so before any pack is read).
  */
 import type { Log } from '../../core/log.ts';
 import { mapOrdered } from '../../core/ordered-parallel.ts';
 import { InternalError, UsageError } from '../../core/errors.ts';
+import { PackDecryptionError } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
+import type { KeyService } from '../../ports/key-service.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
+import { PackKeys } from '../sealed-packs.ts';
 import type { Finding } from './finding.ts';
 import { findRewrites, type HistoryRewrite } from './rewrites.ts';
 import { verifyPushLog } from './verify-log.ts';
 import { checkPack, packLabel, packPlaces, type BlobIdOf } from './verify-packs.ts';
 import { verifyPackTable, verifyRefs } from './verify-state.ts';
+import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../../core/blob-lifetime.ts';
+import { liveLifetimes, type LiveLifetimes } from '../lifetime.ts';
 
 /** What the deep check needs from an object store that packs are added to in push order (src/git/pack-reader.ts). */
 export interface PackObjects {
@@ -32,6 +39,8 @@ export interface VerifyDeps {
   blobIdOf: BlobIdOf;
   /** Opens an empty object store; needed for `deep`. */
   openPackObjects?: () => Promise<PackObjects>;
+  /** Opens a private repository's pack keys, for `deep` (what anyone can check needs no key). */
+  keyService?: KeyService;
   log: Log;
 }
 
@@ -46,10 +55,12 @@ export interface VerifyReport {
   /** Present with `deep`. */
   commitsChecked?: number;
   rewrites?: HistoryRewrite[];
+  /** How long the live packs stay on Walrus, where it can tell (expired ones are also findings). */
+  lifetimes?: LiveLifetimes;
   findings: Finding[];
 }
 
-export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal } = {}): Promise<VerifyReport> {
+export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal; expiryWarningEpochs?: number } = {}): Promise<VerifyReport> {
   const { ledger, log } = deps;
   const deep = options.deep ?? false;
   if (deep && deps.openPackObjects === undefined) throw new InternalError('verify --deep was asked without an object store');
@@ -59,6 +70,8 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
   log.progress(`reading chain state: ${events.length} push events, ${refs.size} refs, ${packs.length} live packs`, true);
 
+  // Only readers get past this for a private repository's history; checking storage needs no key.
+  const keys = deep ? await PackKeys.of({ ledger, keyService: deps.keyService }, repository, packs, repository.liveFrom) : null;
   const replay = verifyPushLog(repository, events);
   const findings = [...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
   const report: VerifyReport = {
@@ -90,14 +103,28 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       // Only intact packs go into the object store: what is missing because of a bad pack then shows as missing.
       if (objects !== null && check.bytes !== null && check.findings.length === 0) {
         try {
-          await objects.addPack(check.bytes, packLabel(place));
+          const bytes = keys === null ? check.bytes : await keys.decryptAll(place.index - repository.liveFrom, check.bytes);
+          await objects.addPack(bytes, packLabel(place));
         } catch (error) {
-          if ((error as { code?: unknown }).code !== 'PACK_UNREADABLE') throw error;
-          findings.push({ code: 'PACK_UNREADABLE', seq: place.seq, message: (error as Error).message });
+          const code = (error as { code?: unknown }).code;
+          if (code !== 'PACK_UNREADABLE' && !(error instanceof PackDecryptionError)) throw error;
+          findings.push({ code: code as 'PACK_UNREADABLE' | 'PACK_DECRYPTION_FAILED', seq: place.seq, message: (error as Error).message });
         }
       }
     }
     log.progress(`checking packs: ${packs.length}/${packs.length}, ${report.bytesChecked} bytes`, true);
+    const lifetimes = await liveLifetimes(ledger, deps.blobStore, id, options.expiryWarningEpochs ?? DEFAULT_EXPIRY_WARNING_EPOCHS);
+    if (lifetimes !== null) {
+      report.lifetimes = lifetimes;
+      for (const pack of lifetimes.packs.filter((p) => p.verdict === 'expired')) {
+        const seq = places.get(pack.index) ?? null;
+        // The storage nodes confirm why the blob could not be read: say that instead.
+        const unreadable = findings.findIndex((f) => f.code === 'BLOB_UNAVAILABLE' && f.blobId === pack.blobId);
+        if (unreadable >= 0) findings.splice(unreadable, 1);
+        const when = pack.endEpoch === null ? 'is gone from Walrus' : `expired at epoch ${pack.endEpoch}`;
+        findings.push({ code: 'PACK_EXPIRED', seq, blobId: pack.blobId, message: `${packLabel({ index: pack.index, seq })}: blob ${pack.blobId} ${when} (now epoch ${lifetimes.epoch}); the pack is lost unless its objects are pushed again` });
+      }
+    }
     if (objects !== null) {
       report.commitsChecked = await checkHistory(objects, events, findings, log);
       report.rewrites = findRewrites(events);

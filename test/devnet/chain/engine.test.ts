@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -237,6 +237,23 @@ engineSuite('table entries are dynamic fields, listed in pages', async (context)
   const { object: field } = await context.client.getObject({ objectId: anyField });
   assert.equal(field.owner, { $kind: 'ObjectOwner', ObjectOwner: parentId });
   assert.match(field.type, /::dynamic_field::Field<0x0+1::string::String,vector<u8>>$/);
+});
+
+engineSuite('our package is an object at version 1; system objects are written once, and versioned when they change', async ({ engine, client, dir }) => {
+  const { object } = await client.getObject({ objectId: engine.genesis.packageId });
+  assert.equal([object.version, object.type], ['1', 'package']);
+  const id = `0x${'5e'.repeat(32)}`;
+  const entry = (contents: number[]) => ({ id, type: '0x2::clock::Clock', owner: { $kind: 'Immutable' as const, Immutable: true as const }, contents: Uint8Array.from([...Buffer.from(id.slice(2), 'hex'), ...contents]) });
+  const lines = () => readFileSync(join(dir, 'chain.log'), 'utf8').split('\n').length;
+  await engine.putSystemObjects([entry([1, 0, 0, 0, 0, 0, 0, 0])]);
+  const written = lines();
+  await engine.putSystemObjects([entry([1, 0, 0, 0, 0, 0, 0, 0])]);
+  assert.is(lines(), written, 'nothing committed when the object is as given');
+  assert.is(engine.object(id)!.version, 1n);
+  await engine.putSystemObjects([entry([2, 0, 0, 0, 0, 0, 0, 0])]);
+  assert.is(engine.object(id)!.version, 2n);
+  const reopened = await ChainEngine.open(dir);
+  assert.equal([...reopened.object(id)!.contents.slice(32)], [2, 0, 0, 0, 0, 0, 0, 0]);
 });
 
 engineSuite.run();

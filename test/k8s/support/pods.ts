@@ -1,7 +1,7 @@
 /** Helpers for tests that run real pods on the process kubelet. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { KubeConfig, V1Container, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { KubeConfig, V1Container, V1ContainerStatus, V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { waitFor } from './control-plane.ts';
 
 /** A container on the `node:22` image (the project's Node 22) running a shell command. */
@@ -20,6 +20,11 @@ export async function createPod(kc: KubeConfig, namespace: string, body: V1Pod):
 
 export async function readPod(kc: KubeConfig, namespace: string, name: string): Promise<V1Pod> {
   return kc.makeApiClient(CoreV1Api).readNamespacedPod({ name, namespace });
+}
+
+/** The status of the pod's first container, as the kubelet last reported it. */
+export async function firstContainer(kc: KubeConfig, namespace: string, name: string): Promise<V1ContainerStatus | undefined> {
+  return (await readPod(kc, namespace, name)).status?.containerStatuses?.[0];
 }
 
 /** Waits until the pod is Succeeded or Failed and returns it. */

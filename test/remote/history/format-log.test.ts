@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { abbreviate, ansiStyle, formatLogJson, formatLogText, formatPushText, formatTime, plainStyle, pushToJson, selectPushes, styleFor } from '../../../src/remote/history/format-log.ts';
+import { abbreviate, ansiStyle, formatAccessText, formatLogJson, formatLogText, formatPushText, formatTime, plainStyle, pushToJson, selectPushes, styleFor } from '../../../src/remote/history/format-log.ts';
 import { BOB, buildHistory, chunk, oid } from './fixture.ts';
 
 const history = () =>
@@ -103,7 +103,7 @@ PushToJson('stable field names, full ids, ISO time', () => {
       { ref: 'refs/heads/main', old: oid(1), new: oid(2), forced: true, deleted: false },
       { ref: 'refs/heads/old', old: null, new: oid(1), forced: false, deleted: false },
     ],
-    pack: { index: 1, size: 2, sha256: third.pack!.sha256, blobIds: third.pack!.chunks },
+    pack: { index: 1, size: 2, sha256: third.pack!.sha256, blobIds: third.pack!.chunks, encrypted: false },
     liveFrom: 0,
   });
   assert.equal(Object.keys(pushToJson(third)), ['seq', 'kind', 'timestamp', 'timestampMs', 'sender', 'txDigest', 'logHead', 'updates', 'pack', 'liveFrom']);
@@ -121,3 +121,30 @@ FormatLogJson('one document with the repository id and the pushes as given', () 
   assert.is(parsed.pushes[0].pack, null);
 });
 FormatLogJson.run();
+
+// ---
+const Access = suite('formatAccessText and the access fields of formatLogJson');
+Access('a private repository heads its log with who may read; a public one with nothing', () => {
+  const { repository, events } = history();
+  const access = { owner: repository.owner, writers: [BOB], readers: [`0x${'c'.repeat(64)}`], private: true };
+  assert.is(formatAccessText(access, plainStyle), [
+    'private repository: packs are encrypted; only these addresses can read them',
+    `Owner:  ${repository.owner}`,
+    `Writer: ${BOB}`,
+    `Reader: ${access.readers[0]}`,
+    '',
+    '',
+  ].join('\n'));
+  assert.is(formatAccessText({ ...access, private: false }, plainStyle), '');
+  const parsed = JSON.parse(formatLogJson(repository.id, selectPushes(events), access));
+  assert.equal(Object.keys(parsed), ['repository', 'private', 'readers', 'pushes']);
+  assert.equal([parsed.private, parsed.readers], [true, { owner: repository.owner, writers: [BOB], readers: access.readers }]);
+  assert.equal(JSON.parse(formatLogJson(repository.id, [], { ...access, private: false })).readers, null);
+});
+Access('an encrypted pack is marked in text and JSON', () => {
+  const { events } = history();
+  const sealed = { ...events[0]!, pack: { ...events[0]!.pack!, sealedKey: 'ab' } };
+  assert.match(formatPushText(sealed, plainStyle), / bytes, sha256 [0-9a-f]{64} \(encrypted\)\n/);
+  assert.is(pushToJson(sealed).pack!.encrypted, true);
+});
+Access.run();

@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { newDataKey, newPackIdentity, PackEncryptor } from '../../../src/core/pack-cipher.ts';
 import { checkPack, packLabel, packPlaces } from '../../../src/remote/history/verify-packs.ts';
 import { buildHistory, chunk, fakeBlobId, mapBlobStore, oid } from './fixture.ts';
 
@@ -79,6 +81,19 @@ CheckPack('a transient store fault is thrown, not reported as a finding', async 
   } catch (error) {
     assert.is((error as { code: string }).code, 'WALRUS_UNAVAILABLE');
   }
+});
+
+CheckPack('a pack with a sealed key must be stored encrypted: plaintext is a finding anyone can make', async () => {
+  const { packs, blobs } = history();
+  const plaintext = { ...packs[0]!, sealedKey: 'ab' };
+  const leaked = await checkPack(mapBlobStore(blobs), fakeBlobId, plaintext, { index: 0, seq: 1 });
+  assert.equal(leaked.findings.map((f) => f.code), ['PACK_NOT_ENCRYPTED']);
+  assert.match(leaked.findings[0]!.message, /^push 1, pack #0, blob .*: the pack of a private repository is not stored encrypted/);
+  const encryptor = new PackEncryptor(newDataKey(), newPackIdentity(`0x${'1'.repeat(64)}`));
+  const stored = Buffer.concat([encryptor.header, encryptor.frame(new Uint8Array(5), true)]);
+  const blobId = fakeBlobId(stored);
+  const sealed = { chunks: [blobId], size: stored.length, sha256: createHash('sha256').update(stored).digest('hex'), sealedKey: 'ab' };
+  assert.equal((await checkPack(mapBlobStore(new Map([[blobId, stored]])), fakeBlobId, sealed, { index: 0, seq: 1 })).findings, []);
 });
 
 CheckPack.run();

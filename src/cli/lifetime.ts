@@ -1,0 +1,57 @@
+import type { CommandModule } from 'yargs';
+import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../core/blob-lifetime.ts';
+import { UsageError } from '../core/errors.ts';
+import { extendLivePacks, expiryWarnings, liveLifetimes, type LiveLifetimes } from '../remote/lifetime.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { Ledger } from '../ports/ledger.ts';
+import type { CliApp, CliArgs } from './app.ts';
+import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
+
+/** The yargs option of `log` and `verify`: how many epochs ahead an expiring live pack is reported. */
+export const EXPIRY_WARNING_OPTION = {
+  type: 'number',
+  describe: `warn when a live pack expires within this many Walrus epochs (default: git config walrus.expiryWarningEpochs, else ${DEFAULT_EXPIRY_WARNING_EPOCHS})`,
+} as const;
+
+/** The warning window: the flag, else `git config walrus.expiryWarningEpochs`, else the default. */
+export async function expiryWarningEpochs(app: CliApp, flag: number | undefined): Promise<number> {
+  const configured = flag ?? (await app.workspace.getConfig?.('walrus.expiryWarningEpochs')) ?? undefined;
+  if (configured === undefined) return DEFAULT_EXPIRY_WARNING_EPOCHS;
+  const epochs = Number(configured);
+  if (!Number.isInteger(epochs) || epochs < 0) throw new UsageError(`the expiry warning must be a whole number of epochs (0 or more), got '${configured}'`);
+  return epochs;
+}
+
+/** Prints a warning for every live pack that expires within the window; returns the lifetimes (null: unknown). */
+export async function warnOfExpiry(app: CliApp, ports: { ledger: Ledger; blobStore: BlobStore }, id: string, remote: string, flag: number | undefined): Promise<LiveLifetimes | null> {
+  const lifetimes = await liveLifetimes(ports.ledger, ports.blobStore, id, await expiryWarningEpochs(app, flag));
+  if (lifetimes === null) app.log.debug('this network\'s Walrus reports no blob lifetimes here: expiry not checked');
+  else for (const warning of expiryWarnings(lifetimes, remote)) app.log.warn(warning);
+  return lifetimes;
+}
+
+interface ExtendArgs extends CliArgs {
+  remote: string;
+  epochs: number;
+  network?: string;
+}
+
+/** `git walrus extend <remote|url> [--epochs N]`: keeps every live pack stored for at least N more epochs. */
+export const extendCommand: CommandModule<CliArgs, ExtendArgs> = {
+  command: 'extend <remote>',
+  describe: 'renew the storage of every live pack on Walrus (anyone may run it and pays for it)',
+  builder: (y) =>
+    y
+      .positional('remote', REMOTE_ARG)
+      .option('epochs', { type: 'number', default: 53, describe: 'keep every live pack stored at least this many epochs from now (at most 53)' })
+      .option('network', { type: 'string', describe: 'network to use' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    if (!Number.isInteger(argv.epochs) || argv.epochs < 1) throw new UsageError(`--epochs must be a whole number of 1 or more, got ${argv.epochs}`);
+    await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
+      const result = await extendLivePacks({ ledger, blobStore, log: app.log }, id, argv.epochs);
+      const until = result.endEpoch === null ? '' : `; every live pack is stored until epoch ${result.endEpoch}`;
+      app.stdout(`renewed ${result.renewed} blob(s), ${result.kept} already stored long enough${until}\n`);
+    });
+  },
+};

@@ -1,0 +1,106 @@
+import type { RefUpdate } from '../ports/ledger.ts';
+import { InternalError } from './errors.ts';
+import { MAX_DYNAMIC_FIELD_ACCESSES, MAX_PURE_ARGUMENT_SIZE, MAX_TX_SIZE_BYTES } from './sui-limits.ts';
+
+/**
+ * Pure splitting of a push's ref updates into transactions that fit Sui's limits (DESIGN.md §3, "Pushes bigger than
+ * one transaction"). A push transaction passes its updates as four pure vectors (names, old ids, new ids, forces),
+ * each bounded by `max_pure_argument_size`, and touches one Table entry per ref plus one for the pack it appends,
+ * bounded by the object runtime's dynamic-field limit. Sizes are the exact BCS lengths of those vectors.
+ */
+
+export interface TransactionLimits {
+  maxTxBytes: number;
+  maxPureArgumentBytes: number;
+  maxDynamicFieldAccesses: number;
+}
+
+export const SUI_TRANSACTION_LIMITS: TransactionLimits = {
+  maxTxBytes: MAX_TX_SIZE_BYTES,
+  maxPureArgumentBytes: MAX_PURE_ARGUMENT_SIZE,
+  maxDynamicFieldAccesses: MAX_DYNAMIC_FIELD_ACCESSES,
+};
+
+/**
+ * Bytes of a push transaction besides the four ref vectors: sender, gas data (up to a few coins), expiration, the
+ * commands with their package ids and names, the repository, clock and type arguments (~1 KiB), and the pack entry,
+ * whose chunk ids are one more pure vector of at most `max_pure_argument_size`.
+ */
+const RESERVED_TX_BYTES = 8 * 1024 + MAX_PURE_ARGUMENT_SIZE;
+/** A vector's length prefix (ULEB128) takes at most this many bytes for any count a transaction can hold. */
+const LENGTH_PREFIX_BYTES = 3;
+
+/** The Sui limit that ended a batch, in the words of its protocol-config name and value. */
+export type BatchLimit = 'max_pure_argument_size' | 'object_runtime_max_num_cached_objects' | 'max_tx_size_bytes';
+
+export interface PushBatches<T> {
+  /** Updates per transaction, in the order given; the pack goes with the first that lands. */
+  batches: T[][];
+  /** The limit that closed the first batch (null: everything fits one transaction). */
+  limit: BatchLimit | null;
+}
+
+/**
+ * Groups updates greedily, in order, into batches that each fit one transaction with a pack (a pack's Table entry
+ * and bytes are reserved in every batch, since the pack rides with whichever batch lands first).
+ */
+export function batchUpdates<T extends { update: RefUpdate }>(items: readonly T[], limits: TransactionLimits = SUI_TRANSACTION_LIMITS): PushBatches<T> {
+  const batches: T[][] = [];
+  let limit: BatchLimit | null = null;
+  let current: T[] = [];
+  let sizes = emptySizes();
+  for (const item of items) {
+    const cost = costOf(item.update);
+    let next = addCost(sizes, cost);
+    let over = exceeded(next, current.length + 1, limits);
+    if (over !== null && current.length > 0) {
+      batches.push(current);
+      limit ??= over;
+      current = [];
+      next = addCost(emptySizes(), cost);
+      over = exceeded(next, 1, limits);
+    }
+    if (over !== null) throw new InternalError(`the update of ${item.update.name} alone exceeds ${over}`, { ref: item.update.name, limit: over });
+    sizes = next;
+    current.push(item);
+  }
+  if (current.length > 0) batches.push(current);
+  return { batches, limit };
+}
+
+/** The limit as a user reads it, for messages (e.g. the refusal of `--atomic`). */
+export function describeLimit(limit: BatchLimit, limits: TransactionLimits = SUI_TRANSACTION_LIMITS): string {
+  switch (limit) {
+    case 'max_pure_argument_size': return `Sui allows ${limits.maxPureArgumentBytes} bytes per transaction argument (max_pure_argument_size), which holds the ref names and ids of a few hundred refs`;
+    case 'object_runtime_max_num_cached_objects': return `Sui allows ${limits.maxDynamicFieldAccesses} dynamic-field accesses per transaction (object_runtime_max_num_cached_objects): one per ref, one for the pack`;
+    case 'max_tx_size_bytes': return `Sui allows ${limits.maxTxBytes} bytes per transaction (max_tx_size_bytes)`;
+  }
+}
+
+interface Sizes { names: number; olds: number; news: number; forces: number }
+
+const emptySizes = (): Sizes => ({ names: LENGTH_PREFIX_BYTES, olds: LENGTH_PREFIX_BYTES, news: LENGTH_PREFIX_BYTES, forces: LENGTH_PREFIX_BYTES });
+
+function addCost(sizes: Sizes, cost: ReturnType<typeof costOf>): Sizes {
+  return { names: sizes.names + cost.name, olds: sizes.olds + cost.old, news: sizes.news + cost.new, forces: sizes.forces + 1 };
+}
+
+function exceeded(sizes: Sizes, refs: number, limits: TransactionLimits): BatchLimit | null {
+  if (refs + 1 > limits.maxDynamicFieldAccesses) return 'object_runtime_max_num_cached_objects';
+  if (Math.max(sizes.names, sizes.olds, sizes.news, sizes.forces) > limits.maxPureArgumentBytes) return 'max_pure_argument_size';
+  if (RESERVED_TX_BYTES + sizes.names + sizes.olds + sizes.news + sizes.forces > limits.maxTxBytes) return 'max_tx_size_bytes';
+  return null;
+}
+
+/** BCS bytes one update adds to each vector: `String` (length-prefixed UTF-8) and `Option<vector<u8>>`. */
+function costOf(update: RefUpdate): { name: number; old: number; new: number } {
+  const name = Buffer.byteLength(update.name, 'utf8');
+  const id = (hex: string | null) => (hex === null ? 1 : 1 + uleb128Length(hex.length / 2) + hex.length / 2);
+  return { name: uleb128Length(name) + name, old: id(update.old), new: id(update.new) };
+}
+
+function uleb128Length(value: number): number {
+  let bytes = 1;
+  for (let rest = value >>> 7; rest > 0; rest >>>= 7) bytes++;
+  return bytes;
+}

@@ -1,0 +1,50 @@
+import type { ClientWithCoreApi } from '@mysten/sui/client';
+import type { Signer } from '@mysten/sui/cryptography';
+import type { Log } from '../core/log.ts';
+import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
+import type { KeyService, RepositoryName } from '../ports/key-service.ts';
+
+/** A network's Seal key servers, as its configuration names them. */
+export interface SealSettings {
+  keyServers: readonly { objectId: string; weight: number }[];
+  threshold: number;
+}
+
+export interface KeyServiceInput {
+  seal: SealSettings;
+  client: ClientWithCoreApi;
+  packageId: string;
+  loadSigner: () => Promise<Signer>;
+  /** The key servers' HTTP transport (the embedded network answers in process); global fetch otherwise. */
+  fetch?: typeof fetch;
+  /** Called before each key-server HTTP request (GIT_WALRUS_STATS counts them). */
+  onRequest?: () => void;
+  log: Log;
+}
+
+/**
+ * The Seal key service, built on its first call: a session that only touches public repositories never loads
+ * `@mysten/seal` and never asks a key server anything.
+ */
+export function lazyKeyService(input: KeyServiceInput): KeyService {
+  let service: Promise<KeyService> | null = null;
+  const load = () => (service ??= import('../seal/key-service.ts').then(({ SealKeyService }) => {
+    const transport = input.fetch ?? globalThis.fetch;
+    const onRequest = input.onRequest;
+    return new SealKeyService({
+      suiClient: input.client,
+      packageId: input.packageId,
+      keyServers: input.seal.keyServers,
+      threshold: input.seal.threshold,
+      signer: input.loadSigner,
+      fetch: onRequest ? (url, init) => { onRequest(); return transport(url, init); } : transport,
+      log: input.log,
+    });
+  }));
+  return {
+    maxKeysPerRequest: MAX_KEYS_PER_REQUEST,
+    seal: async (identity: Uint8Array, dataKey: Uint8Array) => (await load()).seal(identity, dataKey),
+    identityOf: async (sealedKey: string) => (await load()).identityOf(sealedKey),
+    open: async (repository: RepositoryName, sealedKeys: readonly string[]) => (await load()).open(repository, sealedKeys),
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Seal, for the data keys of a private repository's packs (DESIGN.md §6; the pack format is src/core/pack-cipher.ts).
+ * A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to the network's key servers with
+ * their threshold; opening it asks the key servers, which give their share of the key only to an address the
+ * contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over `@mysten/seal` by src/seal/.
+ */
+
+/** Seal's limit on `seal_approve` calls in one key request (the key servers refuse a PTB of more commands). */
+export const MAX_KEYS_PER_REQUEST = 100;
+
+/** Who a repository is, for the messages that tell a user why they cannot read it. */
+export interface RepositoryName {
+  id: string;
+  name: string;
+  owner: string;
+}
+
+export interface KeyService {
+  /**
+   * Seals `dataKey` under `identity` (local work: no key-server request) and returns the Seal `EncryptedObject`
+   * as lowercase hex, as the pack entry records it.
+   */
+  seal(identity: Uint8Array, dataKey: Uint8Array): Promise<string>;
+  /** The identity a sealed key was sealed under (read locally from the `EncryptedObject`). */
+  identityOf(sealedKey: string): Promise<Uint8Array>;
+  /**
+   * The data keys of `sealedKeys` (all of `repository`), in order. One signed session serves every request (and is
+   * renewed when it expires); each key server gets one request per `maxKeysPerRequest` keys, and only as many key
+   * servers as the threshold needs are waited for. Throws a typed error naming the repository and its owner when
+   * the key servers refuse the signer, and one naming the key servers when too few of them answer.
+   */
+  open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]>;
+  /** Keys one request to a key server can carry (Seal's limit: 100 `seal_approve` calls per transaction). */
+  readonly maxKeysPerRequest: number;
+}

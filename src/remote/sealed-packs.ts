@@ -1,0 +1,136 @@
+/**
+ * The private-repository side of push and fetch (DESIGN.md §6): a pack is encrypted while it streams to the blob
+ * store, and decrypted while it streams into git, with keys the key service opens a window at a time.
+ */
+import { InternalError } from '../core/errors.ts';
+import { isIdentityOf, newDataKey, newPackIdentity, PackDecryptionError, PackDecryptor, PackEncryptor } from '../core/pack-cipher.ts';
+import { canRead, NotReaderError } from '../core/read-access.ts';
+import type { KeyService } from '../ports/key-service.ts';
+import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
+import { NoKeyServersError } from './errors.ts';
+import type { SpooledPack } from './local-repository.ts';
+
+/** A private repository's next pack: its encryptor, and the sealed key its entry records. */
+export interface PackSealing {
+  encryptor: PackEncryptor;
+  sealedKey: string;
+}
+
+/** A fresh data key and identity for one pack of `repositoryId`, the data key sealed by the key service. */
+export async function newPackSealing(keyService: KeyService, repositoryId: string): Promise<PackSealing> {
+  const dataKey = newDataKey();
+  const identity = newPackIdentity(repositoryId);
+  const sealedKey = await keyService.seal(identity, dataKey);
+  return { encryptor: new PackEncryptor(dataKey, identity), sealedKey };
+}
+
+/**
+ * The stored (encrypted) bytes of the pack `plain` spools, read in order as `uploadPack` reads: a frame of plaintext
+ * at a time is read from the spool and encrypted, so nothing but one frame and the caller's buffer is held.
+ */
+export function encryptingSpool(plain: SpooledPack, encryptor: PackEncryptor): SpooledPack {
+  const frameSize = encryptor.frameSize;
+  // One byte more than a frame: whether a full frame is the last shows only in what follows it.
+  const scratch = new Uint8Array(frameSize + 1);
+  let plainOffset = 0;
+  let delivered = 0;
+  let pending: Uint8Array = encryptor.header;
+  let finished = false;
+  const next = async (): Promise<Uint8Array> => {
+    const got = await plain.read(plainOffset, scratch);
+    const last = got <= frameSize;
+    const frame = encryptor.frame(scratch.subarray(0, Math.min(got, frameSize)), last);
+    plainOffset += frameSize;
+    finished = last;
+    return frame;
+  };
+  return {
+    async read(offset, into) {
+      if (offset !== delivered) throw new InternalError(`an encrypted pack is read in order: asked for offset ${offset} after ${delivered} bytes`);
+      let filled = 0;
+      while (filled < into.length) {
+        if (pending.length === 0) {
+          if (finished) break;
+          pending = await next();
+        }
+        const n = Math.min(pending.length, into.length - filled);
+        into.set(pending.subarray(0, n), filled);
+        pending = pending.subarray(n);
+        filled += n;
+      }
+      delivered += filled;
+      return filled;
+    },
+    discard: () => plain.discard(),
+  };
+}
+
+/**
+ * The data keys of packs `from`, `from + 1`, … of a private repository, opened from the key service a window of
+ * `maxKeysPerRequest` packs at a time as a reader reaches them (a long fetch asks again later, with a renewed
+ * session). Creating it checks that the signer may read at all, so a refused user gets one clear line before any
+ * download and no key server is asked.
+ */
+export class PackKeys {
+  readonly #keyService: KeyService;
+  readonly #repository: RepositoryInfo;
+  readonly #packs: readonly PackEntry[];
+  readonly #from: number;
+  #window = -1;
+  #keys: Uint8Array[] = [];
+  #identities: Uint8Array[] = [];
+
+  private constructor(keyService: KeyService, repository: RepositoryInfo, packs: readonly PackEntry[], from: number) {
+    this.#keyService = keyService;
+    this.#repository = repository;
+    this.#packs = packs;
+    this.#from = from;
+  }
+
+  /** Null for a public repository (its packs are stored as they are). */
+  static async of(deps: { ledger: Ledger; keyService?: KeyService }, repository: RepositoryInfo, packs: readonly PackEntry[], from: number): Promise<PackKeys | null> {
+    if (!repository.private) return null;
+    if (deps.keyService === undefined) throw new NoKeyServersError(repository.id);
+    const address = await deps.ledger.signerAddress();
+    if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+    return new PackKeys(deps.keyService, repository, packs, from);
+  }
+
+  /** A decryptor for the pack at position `offset` of `packs` (pack index `from + offset`). */
+  async decryptor(offset: number): Promise<PackDecryptor> {
+    const size = this.#keyService.maxKeysPerRequest;
+    const window = Math.floor(offset / size);
+    if (window !== this.#window) {
+      const first = window * size;
+      const sealed = this.#packs.slice(first, first + size).map((pack, i) => this.#sealedKeyOf(pack, first + i));
+      // Checked before any key request: a writer could record a key sealed under another repository's id, which
+      // the key servers would refuse as if the reader had no access.
+      const identities: Uint8Array[] = [];
+      for (const [i, key] of sealed.entries()) {
+        const identity = await this.#keyService.identityOf(key);
+        if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(first + i), 'its key is sealed for another repository');
+        identities.push(identity);
+      }
+      this.#keys = await this.#keyService.open(this.#repository, sealed);
+      this.#identities = identities;
+      this.#window = window;
+    }
+    const at = offset - window * size;
+    return new PackDecryptor(this.#keys[at]!, this.#identities[at]!, this.#label(offset));
+  }
+
+  /** The plaintext of the whole stored pack at position `offset` (`show` and `verify --deep` hold packs whole). */
+  async decryptAll(offset: number, stored: Uint8Array): Promise<Uint8Array> {
+    return (await this.decryptor(offset)).all(stored);
+  }
+
+  #sealedKeyOf(pack: PackEntry, offset: number): string {
+    // The contract requires one on every pack of a private repository.
+    if (pack.sealedKey === undefined) throw new PackDecryptionError(this.#label(offset), 'the private repository records no sealed key for it');
+    return pack.sealedKey;
+  }
+
+  #label(offset: number): string {
+    return `pack ${this.#from + offset} of repository ${this.#repository.id}`;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The Seal adapter with the stock SealClient against the embedded devnet's three key servers (2 of 3), in process:
+ * sealing, opening in batches, refusals, key servers down, and a session key that expires in the middle of a long
+ * fetch. The clock is the process's own (`Date.now`), moved forward by the tests; the key servers read the same one.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { silentLog } from '../../src/core/log.ts';
+import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
+import { NotReaderError } from '../../src/core/read-access.ts';
+import { openLocalNetwork, type LocalNetwork } from '../../src/devnet/local-network.ts';
+import { NativeGitRepository } from '../../src/git/native-repository.ts';
+import type { BlobStore } from '../../src/ports/blob-store.ts';
+import { fetchObjects } from '../../src/remote/fetch.ts';
+import { pushRefs } from '../../src/remote/push.ts';
+import { KeyServersUnavailableError, quorumOf, SealKeyService } from '../../src/seal/key-service.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
+import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
+
+// The process clock, movable: installed before the network opens, so the key servers read it too.
+const realNow = Date.now;
+let skewMs = 0;
+Date.now = () => realNow() + skewMs;
+
+interface Context {
+  dir: string;
+  network: LocalNetwork;
+  ownerKey: Ed25519Keypair;
+  owner: SuiLedger;
+  repository: { id: string; name: string; owner: string };
+}
+
+const service = (context: Context, key: Ed25519Keypair, options: { maxKeysPerRequest?: number; ttlMin?: number } = {}) =>
+  new SealKeyService({
+    suiClient: context.network.client,
+    packageId: context.network.packageId,
+    keyServers: DEVNET_SEAL.keyServers,
+    threshold: DEVNET_SEAL.threshold,
+    signer: async () => key,
+    fetch: context.network.keyServerFetch,
+    log: silentLog,
+    ...options,
+  });
+
+const requests = (context: Context) => context.network.keyServers.served.reduce((a, b) => a + b, 0);
+
+const seal = suite<Context>('SealKeyService (stock SealClient, devnet key servers in process)');
+
+seal.before(async (context) => {
+  context.dir = mkdtempSync(join(tmpdir(), 'walrus-seal-'));
+  context.network = await openLocalNetwork(join(context.dir, 'net'));
+  context.ownerKey = Ed25519Keypair.generate();
+  await context.network.faucet(context.ownerKey.toSuiAddress());
+  context.owner = new SuiLedger({ client: context.network.client, signer: context.ownerKey, packageId: context.network.packageId, registryId: context.network.registryId });
+  const { id } = await context.owner.createRepository('vault', 'refs/heads/main', { private: true });
+  context.repository = { id, name: 'vault', owner: context.ownerKey.toSuiAddress() };
+});
+
+seal.after.each((context) => {
+  skewMs = 0;
+  for (const n of [1, 2, 3]) context.network.keyServers.setDown(n, false);
+});
+
+seal.after(async (context) => {
+  Date.now = realNow;
+  await context.network.close();
+  rmSync(context.dir, { recursive: true, force: true });
+});
+
+seal('seals locally and opens every key in one request per key server for each batch of ids', async (context) => {
+  const keys = service(context, context.ownerKey, { maxKeysPerRequest: 4 });
+  const dataKeys = Array.from({ length: 6 }, () => newDataKey());
+  const before = requests(context);
+  const sealed = await Promise.all(dataKeys.map((key) => keys.seal(newPackIdentity(context.repository.id), key)));
+  assert.is(requests(context), before, 'sealing asks no key server');
+  const opened = await keys.open(context.repository, sealed);
+  assert.equal(opened.map((k) => Buffer.from(k).toString('hex')), dataKeys.map((k) => Buffer.from(k).toString('hex')));
+  // Two batches (4 + 2 ids), each to a quorum of two of the three servers.
+  assert.is(requests(context) - before, 4);
+  assert.is(keys.sessionsSigned, 1);
+  assert.equal(await keys.identityOf(sealed[0]!).then((id) => Buffer.from(id.subarray(0, 32)).toString('hex')), context.repository.id.slice(2));
+});
+
+seal('a non-reader is refused by the key servers as NotReaderError naming the owner; a reader added later gets the old keys', async (context) => {
+  const sealed = await service(context, context.ownerKey).seal(newPackIdentity(context.repository.id), newDataKey());
+  const stranger = Ed25519Keypair.generate();
+  try {
+    await service(context, stranger).open(context.repository, [sealed]);
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, NotReaderError);
+    assert.match((error as Error).message, `is private and ${stranger.toSuiAddress()} is not one of its readers: ask its owner ${context.repository.owner}`);
+  }
+  await context.owner.addReader(context.repository.id, stranger.toSuiAddress());
+  assert.is((await service(context, stranger).open(context.repository, [sealed])).length, 1);
+});
+
+seal('one key server down: keys still open, whichever two the quorum picks; two down: KeyServersUnavailableError', async (context) => {
+  const keys = service(context, context.ownerKey);
+  const sealed = await keys.seal(newPackIdentity(context.repository.id), newDataKey());
+  context.network.keyServers.setDown(3, true);
+  for (let i = 0; i < 6; i++) assert.is((await service(context, context.ownerKey).open(context.repository, [sealed])).length, 1);
+  context.network.keyServers.setDown(1, true);
+  try {
+    await service(context, context.ownerKey).open(context.repository, [sealed]);
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, KeyServersUnavailableError);
+    assert.match((error as Error).message, /fewer than 2 of its 3 Seal key servers answered/);
+  }
+});
+
+seal('an expired session key is renewed for the next batch', async (context) => {
+  const keys = service(context, context.ownerKey, { maxKeysPerRequest: 1, ttlMin: 1 });
+  const sealed = await Promise.all([1, 2].map(() => keys.seal(newPackIdentity(context.repository.id), newDataKey())));
+  await keys.open(context.repository, [sealed[0]!]);
+  skewMs += 2 * 60_000;
+  await keys.open(context.repository, [sealed[1]!]);
+  assert.is(keys.sessionsSigned, 2);
+});
+
+seal('a long fetch outlives its session key: the next window of keys comes with a renewed one', async (context) => {
+  const env = hermeticGitEnv(context.dir);
+  const { source, target } = sourceAndTarget(context.dir, env);
+  const { id } = await context.owner.createRepository('long', 'refs/heads/main', { private: true });
+  const store = new HttpBlobStore({ publisherUrl: context.network.walrusUrl, aggregatorUrl: context.network.walrusUrl, numShards: context.network.numShards, fetch: context.network.walrusFetch });
+  const pushKeys = service(context, context.ownerKey);
+  const pushDeps = { ledger: context.owner, blobStore: store, keyService: pushKeys, local: new NativeGitRepository(join(source, '.git'), env), log: silentLog };
+  for (let i = 0; i < 3; i++) {
+    commitFile(source, env, 'f.txt', `version ${i}\n`);
+    await pushRefs(pushDeps, id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], { atomic: false, dryRun: false, progress: false, leases: new Map() });
+  }
+  await store.release();
+  // Each pack's download takes "two minutes": a one-minute session key expires between windows of one key.
+  const slow: BlobStore = { maxBlobSize: store.maxBlobSize, write: (b, o) => store.write(b, o), read: async (blobId, o) => { skewMs += 2 * 60_000; return store.read(blobId, o); } };
+  const fetchKeys = service(context, context.ownerKey, { maxKeysPerRequest: 1, ttlMin: 1 });
+  const head = gitIn(source, env, 'rev-parse', 'HEAD');
+  await fetchObjects({ ledger: context.owner, blobStore: slow, keyService: fetchKeys, local: new NativeGitRepository(join(target, '.git'), env), log: silentLog }, id, [head], false);
+  gitIn(target, env, 'update-ref', 'refs/heads/main', head);
+  gitIn(target, env, 'fsck', '--strict');
+  assert.is(gitIn(target, env, 'show', 'HEAD:f.txt'), 'version 2');
+  assert.ok(fetchKeys.sessionsSigned >= 2, `${fetchKeys.sessionsSigned} session keys signed`);
+});
+
+seal.run();
+
+const quorum = suite('quorumOf');
+
+quorum('takes servers in random order until their weight reaches the threshold', () => {
+  const servers = [{ id: 'a', weight: 1 }, { id: 'b', weight: 1 }, { id: 'c', weight: 1 }];
+  const orders = [[0.3, 0.1, 0.2], [0.9, 0.5, 0.1]];
+  assert.equal(quorumOf(servers, 2, sequence(orders[0]!)).map((s) => s.id), ['b', 'c']);
+  assert.equal(quorumOf(servers, 2, sequence(orders[1]!)).map((s) => s.id), ['c', 'b']);
+  assert.equal(quorumOf([{ id: 'a', weight: 2 }, { id: 'b', weight: 1 }], 2, sequence([0.1, 0.2])).map((s) => s.id), ['a']);
+  assert.is(quorumOf(servers, 3).length, 3);
+  assert.is(quorumOf(servers, 5).length, 3, 'never more than there are');
+});
+
+function sequence(values: number[]): () => number {
+  let i = 0;
+  return () => values[i++]!;
+}
+
+quorum.run();

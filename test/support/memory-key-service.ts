@@ -1,0 +1,58 @@
+/**
+ * An in-memory KeyService for unit tests of the remote use-cases (the product and the e2e tests use Seal over the
+ * devnet's key servers). It keeps the port's contract: a sealed key names its identity, opening one asks "the key
+ * servers" once per `maxKeysPerRequest` keys, and only the owner, a writer or a reader of the repository (as the
+ * ledger says now) gets keys; everyone else gets NotReaderError.
+ */
+import { randomBytes } from 'node:crypto';
+import { canRead, NotReaderError } from '../../src/core/read-access.ts';
+import type { KeyService, RepositoryName } from '../../src/ports/key-service.ts';
+import type { Ledger } from '../../src/ports/ledger.ts';
+
+export class MemoryKeyService implements KeyService {
+  readonly maxKeysPerRequest: number;
+  /** Requests "sent to the key servers" (one per batch). */
+  requests = 0;
+  sealed = 0;
+  readonly #ledger: Ledger;
+  readonly #keys = new Map<string, Uint8Array>();
+
+  constructor(ledger: Ledger, maxKeysPerRequest = 100) {
+    this.#ledger = ledger;
+    this.maxKeysPerRequest = maxKeysPerRequest;
+  }
+
+  async seal(identity: Uint8Array, dataKey: Uint8Array): Promise<string> {
+    this.sealed += 1;
+    const sealedKey = Buffer.concat([identity, randomBytes(8)]).toString('hex');
+    this.#keys.set(sealedKey, dataKey.slice());
+    return sealedKey;
+  }
+
+  async identityOf(sealedKey: string): Promise<Uint8Array> {
+    return Uint8Array.from(Buffer.from(sealedKey, 'hex').subarray(0, -8));
+  }
+
+  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]> {
+    const keys: Uint8Array[] = [];
+    for (let start = 0; start < sealedKeys.length; start += this.maxKeysPerRequest) {
+      this.requests += 1;
+      const address = await this.#ledger.signerAddress();
+      if (!canRead(await this.#ledger.getRepository(repository.id), address)) throw new NotReaderError(repository, address);
+      for (const sealedKey of sealedKeys.slice(start, start + this.maxKeysPerRequest)) {
+        const key = this.#keys.get(sealedKey);
+        if (key === undefined) throw new Error(`no key was sealed as ${sealedKey}`);
+        keys.push(key);
+      }
+    }
+    return keys;
+  }
+}
+
+/** A KeyService that fails the test if anything asks it: a public repository must never touch Seal. */
+export const untouchableKeyService: KeyService = {
+  maxKeysPerRequest: 100,
+  seal: async () => { throw new Error('a public repository sealed a key'); },
+  identityOf: async () => { throw new Error('a public repository read a sealed key'); },
+  open: async () => { throw new Error('a public repository asked the key servers'); },
+};
