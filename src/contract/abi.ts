@@ -26,6 +26,7 @@ import {
 } from './bcs.ts';
 import type { ClockValue, PackEntryValue, RegistryValue, RepositoryValue } from './bcs.ts';
 import type { MoveContext } from './context.ts';
+import { functionDeclarer } from './function-declarer.ts';
 import * as model from './model.ts';
 import { MARKET_MODULES, marketFunctions, marketStructs } from './market-abi.ts';
 
@@ -73,18 +74,7 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
   const registry = registryType(pkg);
   const pack = packEntryType(pkg);
   const bytesOption = '0x1::option::Option<vector<u8>>';
-  let index = 0; // `init` comes first in repository.move, then the functions in the order listed here
-  const fn = (name: string, parameters: string[], returns: string[], run: (ctx: MoveContext, a: any[]) => CallResult): MoveFunctionAbi => ({
-    module: 'repository',
-    name,
-    index: ++index,
-    visibility: 'public',
-    isEntry: false,
-    typeParameters: [],
-    parameters,
-    returns,
-    run,
-  });
+  const fn = functionDeclarer('repository'); // the functions in the order repository.move declares them
   const getter = (name: string, returns: string, get: (r: RepositoryValue) => unknown) =>
     fn(name, [`&${repo}`], [returns], (_ctx, [r]) => done(get(r)));
 

@@ -8,6 +8,7 @@ import { CLOCK_TYPE, ID_TYPE, STRING_TYPE, TX_CONTEXT_TYPE, repositoryType } fro
 import type { ClockValue, RepositoryValue } from './bcs.ts';
 import type { CallResult, MoveFunctionAbi } from './abi.ts';
 import type { MoveContext } from './context.ts';
+import { functionDeclarer } from './function-declarer.ts';
 import {
   AdminCap, Lease, Market, Provider, ProviderCap, SUI_COIN_TYPE, adminCapType, leaseType, marketStructLayouts, marketType,
   providerCapType, providerType,
@@ -29,18 +30,7 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
   const lease = leaseType(pkg);
   const admin = adminCapType(pkg);
   const repo = repositoryType(pkg);
-  let index = 0; // `init` is declared first in market.move, then the functions in the order listed here
-  const fn = (name: string, parameters: string[], returns: string[], run: (ctx: MoveContext, a: any[]) => CallResult): MoveFunctionAbi => ({
-    module: 'market',
-    name,
-    index: ++index,
-    visibility: 'public',
-    isEntry: false,
-    typeParameters: [],
-    parameters,
-    returns,
-    run,
-  });
+  const fn = functionDeclarer('market'); // the functions in the order market.move declares them
   const providerGetter = (name: string, returns: string, get: (p: ProviderValue) => unknown) => fn(name, [`&${provider}`], [returns], (_ctx, [p]) => done(get(p)));
   const leaseGetter = (name: string, returns: string, get: (l: LeaseValue) => unknown) => fn(name, [`&${lease}`], [returns], (_ctx, [l]) => done(get(l)));
   const marketGetter = (name: string, get: (m: MarketValue) => unknown) => fn(name, [`&${market}`], ['u64'], (_ctx, [m]) => done(get(m)));
