@@ -5,8 +5,10 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { startDevnetServer } from '../../src/devnet/server.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
 
 /** One way of reaching a devnet: the in-process client, or `SuiJsonRpcClient` / `SuiGrpcClient` against a server on a free port. */
 export interface Front {
@@ -61,3 +63,27 @@ export const jsonRpcServer = serverFront('json-rpc server', (url) => new SuiJson
 export const grpcWebServer = serverFront('grpc-web server', (baseUrl) => new SuiGrpcClient({ baseUrl, network: 'localnet' }));
 
 export const FRONTS: FrontFactory[] = [inProcess, jsonRpcServer, grpcWebServer];
+
+/** A suite's context: a front and two funded ledgers on it, signing as two fresh addresses. */
+export interface TwoLedgers {
+  front: Front;
+  owner: SuiLedger;
+  other: SuiLedger;
+  otherAddress: string;
+}
+
+/** Opens `factory` and funds an owner and another address from its faucet. */
+export async function openWithTwoLedgers(factory: FrontFactory): Promise<TwoLedgers> {
+  const front = await factory.open();
+  const ownerKey = Ed25519Keypair.generate();
+  const otherKey = Ed25519Keypair.generate();
+  await front.faucet(ownerKey.toSuiAddress());
+  await front.faucet(otherKey.toSuiAddress());
+  const common = { client: front.client, packageId: front.packageId, registryId: front.registryId };
+  return {
+    front,
+    owner: new SuiLedger({ ...common, signer: ownerKey }),
+    other: new SuiLedger({ ...common, signer: otherKey }),
+    otherAddress: otherKey.toSuiAddress(),
+  };
+}

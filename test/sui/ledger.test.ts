@@ -11,7 +11,7 @@ import {
 } from '../../src/sui/errors.ts';
 import { MAX_PROTECTED, MAX_WRITERS } from '../../src/contract/model.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
-import { FRONTS, inProcess, type Front } from './fronts.ts';
+import { FRONTS, inProcess, openWithTwoLedgers, type Front, type TwoLedgers } from './fronts.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 
 const oid = (n: number) => n.toString(16).padStart(40, '0');
@@ -33,18 +33,10 @@ function onSubmit(client: Front['client'], count: () => void): Front['client'] {
 }
 
 for (const factory of FRONTS) {
-  const test = suite<{ front: Front; owner: SuiLedger; other: SuiLedger; otherAddress: string }>(`SuiLedger (${factory.name})`);
+  const test = suite<TwoLedgers>(`SuiLedger (${factory.name})`);
 
   test.before(async (context) => {
-    context.front = await factory.open();
-    const ownerKey = Ed25519Keypair.generate();
-    const otherKey = Ed25519Keypair.generate();
-    await context.front.faucet(ownerKey.toSuiAddress());
-    await context.front.faucet(otherKey.toSuiAddress());
-    const common = { client: context.front.client, packageId: context.front.packageId, registryId: context.front.registryId };
-    context.owner = new SuiLedger({ ...common, signer: ownerKey });
-    context.other = new SuiLedger({ ...common, signer: otherKey });
-    context.otherAddress = otherKey.toSuiAddress();
+    Object.assign(context, await openWithTwoLedgers(factory));
   });
 
   test.after(async ({ front }) => {

@@ -1,12 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
-import { SuiLedger } from '../../src/sui/ledger.ts';
 import { InvalidUpdateError, LimitReachedError, NoChangeError, NotOwnerError, NotPrivateError } from '../../src/sui/errors.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
-import { inProcess, type Front } from './fronts.ts';
+import { inProcess, openWithTwoLedgers, type TwoLedgers } from './fronts.ts';
 
 const pack = (n: number, sealedKey?: string): PackEntry => ({
   chunks: [u256ToBlobId(BigInt(n) * 0x1234567n)],
@@ -26,18 +24,10 @@ async function rejected(promise: Promise<unknown>, check: (error: unknown) => bo
   assert.unreachable('the call succeeded');
 }
 
-const test = suite<{ front: Front; owner: SuiLedger; other: SuiLedger; otherAddress: string }>('SuiLedger: private repositories and readers');
+const test = suite<TwoLedgers>('SuiLedger: private repositories and readers');
 
 test.before(async (context) => {
-  context.front = await inProcess.open();
-  const ownerKey = Ed25519Keypair.generate();
-  const otherKey = Ed25519Keypair.generate();
-  await context.front.faucet(ownerKey.toSuiAddress());
-  await context.front.faucet(otherKey.toSuiAddress());
-  const common = { client: context.front.client, packageId: context.front.packageId, registryId: context.front.registryId };
-  context.owner = new SuiLedger({ ...common, signer: ownerKey });
-  context.other = new SuiLedger({ ...common, signer: otherKey });
-  context.otherAddress = otherKey.toSuiAddress();
+  Object.assign(context, await openWithTwoLedgers(inProcess));
 });
 
 test.after(async ({ front }) => {
