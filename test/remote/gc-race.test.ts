@@ -1,7 +1,8 @@
 /**
  * gc racing a push on the devnet (the chain engine runs the contract twin's `repack_at`): a push that lands exactly
  * between gc's last read and its repack transaction makes the repack change nothing, the push is kept, and a new clone
- * reads the repository at every point, also when gc stops right after the refused repack.
+ * reads the repository at every point, also when gc stops right after the refused repack; when a push lands before
+ * every repack, gc gives up after its rounds with GcRacedError, having changed nothing.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,7 @@ import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { forwardingLedger } from '../../src/main/instrumented.ts';
 import { fetchObjects } from '../../src/remote/fetch.ts';
-import { collectGarbage } from '../../src/remote/gc.ts';
+import { GcRacedError, collectGarbage } from '../../src/remote/gc.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { StaleRepackError } from '../../src/sui/errors.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
@@ -67,9 +68,9 @@ const inWorld = (test: (w: World) => Promise<void>) => async () => {
   }
 };
 
-/** Another writer's clone pushes a change of big.txt on top of main to `refs/heads/racer` (a thin pack). */
-async function racingPush(w: World): Promise<string> {
-  const racer = join(w.dir.path, 'racer');
+/** Another writer's clone pushes a change of big.txt on top of main to `refs/heads/racer-<n>` (a thin pack). */
+async function racingPush(w: World, n = 1): Promise<string> {
+  const racer = join(w.dir.path, `racer-${n}`);
   mkdirSync(racer);
   initRepo(racer, w.env);
   const main = (await w.chain.other.listRefs(w.id)).get('refs/heads/main')!;
@@ -77,8 +78,8 @@ async function racingPush(w: World): Promise<string> {
   await fetchObjects(deps, w.id, [main], false);
   gitIn(racer, w.env, 'update-ref', 'refs/heads/main', main);
   gitIn(racer, w.env, 'checkout', '-q', '-f', 'main');
-  const commit = commitFile(racer, w.env, 'big.txt', bigFile(99), 'racer');
-  const [result] = await pushRefs(deps, w.id, [{ src: 'refs/heads/main', dst: 'refs/heads/racer', force: false }], settings);
+  const commit = commitFile(racer, w.env, 'big.txt', bigFile(100 + n), 'racer');
+  const [result] = await pushRefs(deps, w.id, [{ src: 'refs/heads/main', dst: `refs/heads/racer-${n}`, force: false }], settings);
   assert.ok(result.ok, `the racing push landed: ${JSON.stringify(result)}`);
   return commit;
 }
@@ -103,11 +104,14 @@ async function assertClonable(w: World, when: string): Promise<{ refs: Map<strin
   return { refs, reads: w.blobStore.reads - reads };
 }
 
-/** The owner's ledger for gc, with `onRepack` run before its repack transaction and `onRefused` after a refused one. */
-function hookedLedger(w: World, onRepack: () => Promise<void>, onRefused: (error: unknown) => Promise<void>): Ledger & { repacks: number } {
+/**
+ * The owner's ledger for gc, with `onRepack(n)` run before its n-th repack transaction (n from 1) and `onRefused`
+ * after a refused one.
+ */
+function hookedLedger(w: World, onRepack: (n: number) => Promise<void>, onRefused: (error: unknown) => Promise<void>): Ledger & { repacks: number } {
   let repacks = 0;
   const forwarded = forwardingLedger(w.chain.owner, async (name) => {
-    if (name === 'repackAt' && ++repacks === 1) await onRepack();
+    if (name === 'repackAt') await onRepack(++repacks);
   });
   return {
     ...forwarded,
@@ -129,7 +133,8 @@ race('a push landing between gc\'s last read and its repack is kept; the repack 
   await assertClonable(w, 'before gc');
   let racer = '';
   const refused: unknown[] = [];
-  const ledger = hookedLedger(w, async () => {
+  const ledger = hookedLedger(w, async (n) => {
+    if (n > 1) return;
     racer = await racingPush(w);
     await assertClonable(w, 'after the racing push, before the repack');
   }, async (error) => {
@@ -150,17 +155,17 @@ race('a push landing between gc\'s last read and its repack is kept; the repack 
   // Packs: three pushes, the racer's, the consolidated one; seq: those four pushes and the one repack.
   assert.equal([info.packCount, info.liveFrom, info.seq, result.packIndex, result.seq, result.replaced], [5, 4, 5, 4, 5, 3]);
   const after = await assertClonable(w, 'after gc');
-  assert.is(after.refs.get('refs/heads/racer'), racer, 'the racing push is kept');
+  assert.is(after.refs.get('refs/heads/racer-1'), racer, 'the racing push is kept');
   assert.is(after.reads, result.pack.chunks.length, 'a new clone reads the consolidated pack alone');
   const fresh = join(w.dir.path, `clone-${w.clones}`);
-  assert.is(gitIn(fresh, w.env, 'show', `${racer}:big.txt`), bigFile(99).trimEnd());
+  assert.is(gitIn(fresh, w.env, 'show', `${racer}:big.txt`), bigFile(101).trimEnd());
 }));
 
 race('a gc stopped right after its repack lost the race leaves a repository a new clone reads; the next gc finishes', inWorld(async (w) => {
   class Stopped extends Error {}
   let racer = '';
-  const ledger = hookedLedger(w, async () => {
-    racer = await racingPush(w);
+  const ledger = hookedLedger(w, async (n) => {
+    if (n === 1) racer = await racingPush(w);
   }, async (error) => {
     assert.instance(error, StaleRepackError);
     throw new Stopped('gc stopped right after the refused repack');
@@ -175,14 +180,34 @@ race('a gc stopped right after its repack lost the race leaves a repository a ne
   const info = await w.chain.owner.getRepository(w.id);
   assert.equal([info.seq, info.packCount, info.liveFrom], [4, 4, 0], 'only the racing push landed');
   const stopped = await assertClonable(w, 'after gc stopped');
-  assert.is(stopped.refs.get('refs/heads/racer'), racer);
+  assert.is(stopped.refs.get('refs/heads/racer-1'), racer);
 
   const result = await collectGarbage(w.deps(w.source, w.chain.owner), w.id, false);
   assert.ok(result);
   assert.equal([result.packIndex, result.replaced], [4, 4]);
   const after = await assertClonable(w, 'after the next gc');
-  assert.is(after.refs.get('refs/heads/racer'), racer);
+  assert.is(after.refs.get('refs/heads/racer-1'), racer);
   assert.is(after.reads, result.pack.chunks.length);
+}));
+
+race('a push before every repack: gc gives up with GcRacedError after its rounds, every push kept, nothing else changed', inWorld(async (w) => {
+  const racers: string[] = [];
+  const ledger = hookedLedger(w, async (n) => {
+    racers.push(await racingPush(w, n));
+  }, async (error) => {
+    assert.instance(error, StaleRepackError);
+  });
+  try {
+    await collectGarbage(w.deps(w.source, ledger), w.id, false);
+    assert.unreachable('gc claimed success while every repack lost');
+  } catch (error) {
+    assert.instance(error, GcRacedError);
+    assert.is((error as GcRacedError).data.rounds, 3);
+  }
+  const info = await w.chain.owner.getRepository(w.id);
+  assert.equal([info.seq, info.packCount, info.liveFrom], [6, 6, 0], 'three pushes and three racing pushes; no repack');
+  const { refs } = await assertClonable(w, 'after gc gave up');
+  assert.equal(racers.map((_, i) => refs.get(`refs/heads/racer-${i + 1}`)), racers);
 }));
 
 race.run();
