@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toHex } from '@mysten/bcs';
 import type { PackEntryValue } from '../src/contract/bcs.ts';
-import { parseScenarios } from '../src/contract/scenarios.ts';
+import { isLogged, parseScenarios } from '../src/contract/scenarios.ts';
 import { pushRecordOfJson } from '../src/contract/push-log-vectors.ts';
 import { parseMarketScenarios } from '../src/contract/market-scenarios.ts';
 import { renderMarketScenarioTests } from './market-move-tests.ts';
@@ -62,6 +62,8 @@ function callExpression(step: Step): string {
       return `repository::push(&mut repo, ${list(c.names.map(str), 'std::string::String')}, ${list(c.olds.map(optBytes), 'Option<vector<u8>>')}, ${list(c.news.map(optBytes), 'Option<vector<u8>>')}, ${list(c.forces.map(String), 'bool')}, ${optPack(c.pack)}, &clock, s.ctx())`;
     case 'repack':
       return `repository::repack(&mut repo, ${packEntry(c.pack)}, ${c.live_from}, &clock, s.ctx())`;
+    case 'repack_at':
+      return `repository::repack_at(&mut repo, ${packEntry(c.pack)}, ${c.expected_seq}, &clock, s.ctx())`;
     case 'add_writer':
     case 'remove_writer':
       return `repository::${c.call}(&mut repo, ${addr(c.writer)}, s.ctx())`;
@@ -115,10 +117,11 @@ export function renderScenarioTests(file: ScenarioFile): string {
     l.add(1, `let mut s = ts::begin(${addr(scenario.steps[0]!.senderAddress)});`, 'repository::init_for_testing(s.ctx());');
 
     const refNames = new Set(scenario.steps.flatMap((st) => (st.call.call === 'push' ? st.call.names : [])));
-    const logged = new Set(scenario.steps.filter((st) => st.expect === 'ok' && (st.call.call === 'push' || st.call.call === 'repack')).map((st) => st.repo!));
+    const logged = new Set(scenario.steps.filter((st) => st.expect === 'ok' && isLogged(st.call)).map((st) => st.repo!));
     for (const label of logged) l.add(1, `let mut log_${ident(label)} = push_log::genesis();`);
     const seq = new Map<string, bigint>();
     const liveFrom = new Map<string, bigint>();
+    const packCount = new Map<string, bigint>();
 
     for (const [i, step] of scenario.steps.entries()) {
       const c = step.call;
@@ -144,7 +147,7 @@ export function renderScenarioTests(file: ScenarioFile): string {
         if (c.call === 'transfer_ownership') l.add(2, 'let mut registry = s.take_shared<Registry>();');
         // seal_approve takes the repository by reference: it must change nothing.
         l.add(2, `let ${c.call === 'seal_approve' ? 'repo' : 'mut repo'} = s.take_shared_by_id<Repository>(${label});`);
-        const timed = c.call === 'push' || c.call === 'repack';
+        const timed = isLogged(c);
         if (timed) l.add(2, 'let mut clock = clock::create_for_testing(s.ctx());', `clock.set_for_testing(${step.clockMs});`);
         l.add(2, `${callExpression(step)};`);
         if (timed) l.add(2, 'clock.destroy_for_testing();');
@@ -157,10 +160,13 @@ export function renderScenarioTests(file: ScenarioFile): string {
       // Checks, in a transaction of their own.
       const repoLabel = step.repo!;
       const log = `log_${ident(repoLabel)}`;
-      if (c.call === 'push' || c.call === 'repack') {
+      if (isLogged(c)) {
         const n = (seq.get(repoLabel) ?? 0n) + 1n;
         seq.set(repoLabel, n);
-        if (c.call === 'repack') liveFrom.set(repoLabel, c.live_from);
+        const packs = packCount.get(repoLabel) ?? 0n;
+        // A repack's pack becomes the first live one.
+        if (c.call !== 'push') liveFrom.set(repoLabel, packs);
+        if (c.call !== 'push' || c.pack !== null) packCount.set(repoLabel, packs + 1n);
         const updates =
           c.call === 'push'
             ? c.names.map((name, k) => `push_log::new_ref_update(${str(name)}, ${optBytes(c.olds[k]!)}, ${optBytes(c.news[k]!)}, ${c.forces[k]})`)

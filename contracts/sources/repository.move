@@ -92,6 +92,9 @@ const EUnexpectedSealedKey: u64 = 30;
 const EWrongKeyId: u64 = 31;
 /// Only the owner, the writers and the readers may decrypt a repository's packs.
 const ENoAccess: u64 = 32;
+/// The repository moved on (a push or another repack landed) since the consolidated pack was built: nothing changed;
+/// build it again from the new state.
+const EStaleRepack: u64 = 33;
 
 /// The shared index of repositories by (owner, name), created once at publish.
 public struct Registry has key {
@@ -238,8 +241,12 @@ public fun push(
     repo.record(push_log::kind_push(), clock.timestamp_ms(), updates, pack, pack_index, sender);
 }
 
-/// Appends a consolidated pack and moves `live_from` (to at most the new pack's index, never backwards); recorded
-/// in the log like a push with no ref updates.
+/// Appends a consolidated pack and moves `live_from` to it, unless a pack was appended since the consolidated one
+/// was built. `live_from` must be the index the consolidated pack gets, i.e. `pack_count` as read when it was built:
+/// a pack pushed since then would stay live before it, thin against packs no longer live, and a new clone could not
+/// read it. So a smaller value (not below the current `live_from`) aborts with `EStaleRepack`, and a value below the
+/// current `live_from` or past the new pack with `EBadLiveFrom`. Recorded in the log like a push with no ref updates.
+/// Kept for clients that predate `repack_at`, which compares the whole state (`seq`), ref-only pushes included.
 public fun repack(
     repo: &mut Repository,
     pack: PackEntry,
@@ -248,20 +255,28 @@ public fun repack(
     ctx: &TxContext,
 ) {
     assert!(repo.version == VERSION, EWrongVersion);
-    let sender = ctx.sender();
-    assert!(repo.is_writer(sender), ENotWriter);
+    assert!(repo.is_writer(ctx.sender()), ENotWriter);
     assert!(live_from >= repo.live_from && live_from <= repo.pack_count, EBadLiveFrom);
     repo.assert_pack_key(&pack);
-    let index = repo.append_pack(pack);
-    repo.live_from = live_from;
-    repo.record(
-        push_log::kind_repack(),
-        clock.timestamp_ms(),
-        vector[],
-        option::some(pack),
-        option::some(index),
-        sender,
-    );
+    assert!(live_from == repo.pack_count, EStaleRepack);
+    repo.consolidate(pack, clock, ctx);
+}
+
+/// Compare-and-swap repack (`git walrus gc`): appends a consolidated pack and moves `live_from` to it, only if the
+/// repository is still at `expected_seq`, the `seq` whose refs the pack was built from; otherwise aborts with
+/// `EStaleRepack` and changes nothing. Recorded in the log like a push with no ref updates.
+public fun repack_at(
+    repo: &mut Repository,
+    pack: PackEntry,
+    expected_seq: u64,
+    clock: &Clock,
+    ctx: &TxContext,
+) {
+    assert!(repo.version == VERSION, EWrongVersion);
+    assert!(repo.is_writer(ctx.sender()), ENotWriter);
+    assert!(repo.seq == expected_seq, EStaleRepack);
+    repo.assert_pack_key(&pack);
+    repo.consolidate(pack, clock, ctx);
 }
 
 public fun add_writer(repo: &mut Repository, writer: address, ctx: &TxContext) {
@@ -540,6 +555,20 @@ fun append_pack(repo: &mut Repository, pack: PackEntry): u64 {
     repo.packs.add(index, pack);
     repo.pack_count = index + 1;
     index
+}
+
+/// Appends the consolidated pack, makes it the first live one and records the repack (`repack`, `repack_at`).
+fun consolidate(repo: &mut Repository, pack: PackEntry, clock: &Clock, ctx: &TxContext) {
+    let index = repo.append_pack(pack);
+    repo.live_from = index;
+    repo.record(
+        push_log::kind_repack(),
+        clock.timestamp_ms(),
+        vector[],
+        option::some(pack),
+        option::some(index),
+        ctx.sender(),
+    );
 }
 
 /// Advances `seq`, chains the record into `log_head` and emits `Pushed`.

@@ -103,6 +103,15 @@ fun repack_as(sc: &mut Scenario, id: ID, sender: address, pack: PackEntry, live_
     ts::return_shared(repo);
 }
 
+fun repack_at_as(sc: &mut Scenario, id: ID, sender: address, pack: PackEntry, expected_seq: u64) {
+    sc.next_tx(sender);
+    let mut repo = sc.take_shared_by_id<Repository>(id);
+    let clock = clock::create_for_testing(sc.ctx());
+    repository::repack_at(&mut repo, pack, expected_seq, &clock, sc.ctx());
+    clock.destroy_for_testing();
+    ts::return_shared(repo);
+}
+
 fun add_writer_as(sc: &mut Scenario, id: ID, sender: address, writer: address) {
     sc.next_tx(sender);
     let mut repo = sc.take_shared_by_id<Repository>(id);
@@ -521,6 +530,87 @@ fun repack_by_a_stranger_aborts() {
 fun repack_past_the_new_pack_aborts() {
     let (mut sc, id) = setup();
     repack_as(&mut sc, id, OWNER, a_pack(9), 1);
+    sc.end();
+}
+
+#[test, expected_failure(abort_code = walrus_git::repository::EStaleRepack)]
+fun repack_behind_a_pushed_pack_aborts() {
+    let (mut sc, id) = setup();
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[false],
+        option::some(a_pack(1)),
+        1000,
+    );
+    // Built when the repository had no pack: the pushed pack would stay live before the consolidated one.
+    repack_as(&mut sc, id, OWNER, a_pack(9), 0);
+    sc.end();
+}
+
+// === repack_at ===
+
+#[test]
+fun repack_at_the_expected_seq_makes_the_new_pack_the_first_live_one() {
+    let (mut sc, id) = setup();
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[false],
+        option::some(a_pack(1)),
+        1000,
+    );
+    repack_at_as(&mut sc, id, OWNER, a_pack(9), 1);
+    sc.next_tx(OWNER);
+    let repo = sc.take_shared_by_id<Repository>(id);
+    assert_eq!(repo.pack_count(), 2);
+    assert_eq!(repo.live_from(), 1);
+    assert_eq!(repo.seq(), 2);
+    assert_eq!(repo.pack_at(1), option::some(a_pack(9)));
+    ts::return_shared(repo);
+    sc.end();
+}
+
+#[test, expected_failure(abort_code = walrus_git::repository::EStaleRepack)]
+fun repack_at_a_past_seq_aborts() {
+    let (mut sc, id) = setup();
+    push_as(
+        &mut sc,
+        id,
+        OWNER,
+        vector[s(MAIN)],
+        vector[option::none()],
+        vector[option::some(fill(1, 20))],
+        vector[false],
+        option::none(),
+        1000,
+    );
+    repack_at_as(&mut sc, id, OWNER, a_pack(9), 0);
+    sc.end();
+}
+
+#[test, expected_failure(abort_code = walrus_git::repository::EWrongVersion)]
+fun repack_at_on_an_old_repository_aborts() {
+    let (mut sc, id) = setup();
+    let mut repo = sc.take_shared_by_id<Repository>(id);
+    repository::set_version_for_testing(&mut repo, 2);
+    ts::return_shared(repo);
+    repack_at_as(&mut sc, id, OWNER, a_pack(9), 0);
+    sc.end();
+}
+
+#[test, expected_failure(abort_code = walrus_git::repository::ENotWriter)]
+fun repack_at_by_a_stranger_aborts() {
+    let (mut sc, id) = setup();
+    repack_at_as(&mut sc, id, OTHER, a_pack(9), 0);
     sc.end();
 }
 

@@ -4359,3 +4359,560 @@ fun scenario_81_ownership_handed_to_a_reader_takes_it_off_the_reader_list_the_ol
     };
     s.end();
 }
+
+/// repack_at at the expected seq appends the consolidated pack and makes it the first live one; again after a later push
+#[test]
+fun scenario_82_repack_at_at_the_expected_seq_appends_the_consolidated_pack_and_makes_it_the_first_live_one_again_after_a_later_push() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), false)], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: repack_at
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::repack_at(&mut repo, repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909"), 2, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 1, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 3000, vector<push_log::RefUpdate>[], option::some(repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909")), 2),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.pack_count(), 3);
+        assert_eq!(repo.live_from(), 2);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"2222222222222222222222222222222222222222"));
+        ts::return_shared(repo);
+    };
+
+    // 5. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(4000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[option::some(x"3333333333333333333333333333333333333333")], vector[false], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 4, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 4000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"2222222222222222222222222222222222222222"), option::some(x"3333333333333333333333333333333333333333"), false)], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), 2),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 4);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 4);
+        assert_eq!(repo.pack_count(), 4);
+        assert_eq!(repo.live_from(), 2);
+        ts::return_shared(repo);
+    };
+
+    // 6. alice: repack_at
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(5000);
+        repository::repack_at(&mut repo, repository::new_pack_entry(vector<u256>[8000], 1000, x"0808080808080808080808080808080808080808080808080808080808080808"), 4, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 5, 1, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 5000, vector<push_log::RefUpdate>[], option::some(repository::new_pack_entry(vector<u256>[8000], 1000, x"0808080808080808080808080808080808080808080808080808080808080808")), 4),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 5);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 5);
+        assert_eq!(repo.pack_count(), 5);
+        assert_eq!(repo.live_from(), 4);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"3333333333333333333333333333333333333333"));
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a repack_at racing a push aborts with EStaleRepack and changes nothing; the push keeps its pack
+#[test, expected_failure(abort_code = walrus_git::repository::EStaleRepack)]
+fun scenario_83_a_repack_at_racing_a_push_aborts_with_estalerepack_and_changes_nothing_the_push_keeps_its_pack() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), false)], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.pack_count(), 2);
+        assert_eq!(repo.live_from(), 0);
+        ts::return_shared(repo);
+    };
+
+    // 5. bob: push
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/feature")], vector[option::none()], vector[option::some(x"3333333333333333333333333333333333333333")], vector[false], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 0, @0x0000000000000000000000000000000000000000000000000000000000000b0b, 3000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/feature"), option::none(), option::some(x"3333333333333333333333333333333333333333"), false)], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), 0),
+    );
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.pack_count(), 3);
+        assert_eq!(repo.live_from(), 0);
+        assert_eq!(repo.ref_count(), 2);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/feature")), option::some(x"3333333333333333333333333333333333333333"));
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"2222222222222222222222222222222222222222"));
+        ts::return_shared(repo);
+    };
+
+    // 6. alice: repack_at aborts with EStaleRepack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(4000);
+        repository::repack_at(&mut repo, repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909"), 2, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a repack_at racing a push without a pack aborts with EStaleRepack too
+#[test, expected_failure(abort_code = walrus_git::repository::EStaleRepack)]
+fun scenario_84_a_repack_at_racing_a_push_without_a_pack_aborts_with_estalerepack_too() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), false)], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/feature")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 3000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/feature"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.pack_count(), 2);
+        assert_eq!(repo.live_from(), 0);
+        ts::return_shared(repo);
+    };
+
+    // 5. alice: repack_at aborts with EStaleRepack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(4000);
+        repository::repack_at(&mut repo, repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909"), 2, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// repack_at needs a writer
+#[test, expected_failure(abort_code = walrus_git::repository::ENotWriter)]
+fun scenario_85_repack_at_needs_a_writer() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. carol: repack_at aborts with ENotWriter
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000ca201);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::repack_at(&mut repo, repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909"), 1, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// repack (the entry of older clients) racing a push aborts with EStaleRepack: live_from must be the new pack's index
+#[test, expected_failure(abort_code = walrus_git::repository::EStaleRepack)]
+fun scenario_86_repack_the_entry_of_older_clients_racing_a_push_aborts_with_estalerepack_live_from_must_be_the_new_pack_s_index() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000000b0b, s.ctx());
+        ts::return_shared(repo);
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::some(repository::new_pack_entry(vector<u256>[1000], 1000, x"0101010101010101010101010101010101010101010101010101010101010101")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::some(x"1111111111111111111111111111111111111111")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), false)], option::some(repository::new_pack_entry(vector<u256>[2000], 1000, x"0202020202020202020202020202020202020202020202020202020202020202")), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 5. bob: push
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/feature")], vector[option::none()], vector[option::some(x"3333333333333333333333333333333333333333")], vector[false], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 0, @0x0000000000000000000000000000000000000000000000000000000000000b0b, 3000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/feature"), option::none(), option::some(x"3333333333333333333333333333333333333333"), false)], option::some(repository::new_pack_entry(vector<u256>[3000], 1000, x"0303030303030303030303030303030303030303030303030303030303030303")), 0),
+    );
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000000b0b);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.pack_count(), 3);
+        assert_eq!(repo.live_from(), 0);
+        ts::return_shared(repo);
+    };
+
+    // 6. alice: repack aborts with EStaleRepack
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(4000);
+        repository::repack(&mut repo, repository::new_pack_entry(vector<u256>[9000], 1000, x"0909090909090909090909090909090909090909090909090909090909090909"), 2, &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}

@@ -99,6 +99,10 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
       model.repack(ctx, r, p, liveFrom, (clock as ClockValue).timestamp_ms);
       return done();
     }),
+    fn('repack_at', [`&mut ${repo}`, pack, 'u64', `&${CLOCK_TYPE}`, REF], [], (ctx, [r, p, expectedSeq, clock]) => {
+      model.repackAt(ctx, r, p, expectedSeq, (clock as ClockValue).timestamp_ms);
+      return done();
+    }),
     fn('add_writer', [`&mut ${repo}`, 'address', REF], [], (ctx, [r, a]) => (model.addWriter(ctx, r, a), done())),
     fn('remove_writer', [`&mut ${repo}`, 'address', REF], [], (ctx, [r, a]) => (model.removeWriter(ctx, r, a), done())),
     fn('protect_ref', [`&mut ${repo}`, STRING_TYPE, REF], [], (ctx, [r, n]) => (model.protectRef(ctx, r, n), done())),

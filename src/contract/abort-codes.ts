@@ -72,6 +72,8 @@ export const AbortCode = {
   EWrongKeyId: 31,
   /** Only the owner, the writers and the readers may decrypt a repository's packs. */
   ENoAccess: 32,
+  /** The repository moved on (a push or another repack landed) since the consolidated pack was built: nothing changed; build it again from the new state. */
+  EStaleRepack: 33,
 } as const;
 
 export type AbortName = keyof typeof AbortCode;

@@ -278,15 +278,33 @@ export function push(
   record(ctx, repo, RecordKind.push, clockMs, updates, pack, packIndex);
 }
 
-/** `repack`: append a consolidated pack and move `live_from` (recorded in the log with no ref updates). */
+/**
+ * `repack`: append a consolidated pack and make it the first live one (recorded in the log with no ref updates).
+ * `liveFrom` must be the index it gets: a smaller one means a pack was pushed since the consolidated pack was built.
+ */
 export function repack(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue, liveFrom: bigint, clockMs: bigint): void {
   const fn = 'repack';
   checkVersion(fn, repo);
   check(isWriter(repo, ctx.sender), fn, 'ENotWriter');
   check(liveFrom >= repo.live_from && liveFrom <= repo.pack_count, fn, 'EBadLiveFrom');
   checkPackKey(fn, repo, pack);
+  check(liveFrom === repo.pack_count, fn, 'EStaleRepack');
+  consolidate(ctx, repo, pack, clockMs);
+}
+
+/** `repack_at`: `repack` as a compare-and-swap on the whole state: only while the repository is at `expectedSeq`. */
+export function repackAt(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue, expectedSeq: bigint, clockMs: bigint): void {
+  const fn = 'repack_at';
+  checkVersion(fn, repo);
+  check(isWriter(repo, ctx.sender), fn, 'ENotWriter');
+  check(repo.seq === expectedSeq, fn, 'EStaleRepack');
+  checkPackKey(fn, repo, pack);
+  consolidate(ctx, repo, pack, clockMs);
+}
+
+function consolidate(ctx: MoveContext, repo: RepositoryValue, pack: PackEntryValue, clockMs: bigint): void {
   const packIndex = appendPack(ctx, repo, pack);
-  repo.live_from = liveFrom;
+  repo.live_from = packIndex;
   record(ctx, repo, RecordKind.repack, clockMs, [], pack, packIndex);
 }
 

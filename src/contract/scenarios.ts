@@ -31,6 +31,7 @@ export type Call =
   | { call: 'new_pack_entry'; chunks: bigint[]; size: bigint; sha256: Uint8Array }
   | { call: 'push'; names: string[]; olds: (Uint8Array | null)[]; news: (Uint8Array | null)[]; forces: boolean[]; pack: PackEntryValue | null }
   | { call: 'repack'; pack: PackEntryValue; live_from: bigint }
+  | { call: 'repack_at'; pack: PackEntryValue; expected_seq: bigint }
   | { call: 'add_writer' | 'remove_writer'; writer: string }
   | { call: 'protect_ref' | 'unprotect_ref'; name: string }
   | { call: 'set_head'; head: string }
@@ -132,6 +133,8 @@ function call(name: string, a: any, actor: (n: string) => string, where: string)
       };
     case 'repack':
       return { call: name, pack: pack(a.pack, where), live_from: BigInt(a.live_from) };
+    case 'repack_at':
+      return { call: name, pack: pack(a.pack, where), expected_seq: BigInt(a.expected_seq) };
     case 'add_writer':
     case 'remove_writer':
       return { call: name, writer: actor(a.writer) };
@@ -207,15 +210,24 @@ export function parseScenarios(json: any): ScenarioFile {
   return { actors, scenarios };
 }
 
-/** What the log must record for a successful push or repack step (null for other calls). */
-export function expectedRecord(step: Step, context: { repository: string; seq: bigint; liveFrom: bigint }): PushRecordValue | null {
+/** Whether a step's call appends to the push log when it succeeds. */
+export function isLogged(call: Call): call is Extract<Call, { call: 'push' | 'repack' | 'repack_at' }> {
+  return call.call === 'push' || call.call === 'repack' || call.call === 'repack_at';
+}
+
+/**
+ * What the log must record for a successful push or repack step (null for other calls). `liveFrom` is the
+ * repository's before the step, `packCount` its number of packs before the step (a repack's pack gets that index and
+ * becomes the first live one).
+ */
+export function expectedRecord(step: Step, context: { repository: string; seq: bigint; liveFrom: bigint; packCount: bigint }): PushRecordValue | null {
   const c = step.call;
   if (c.call === 'push') {
     const updates: RefUpdateValue[] = c.names.map((name, i) => ({ name, old: c.olds[i]!, new: c.news[i]!, forced: c.forces[i]! }));
     return { repository: context.repository, seq: context.seq, kind: RecordKind.push, sender: step.senderAddress, timestamp_ms: step.clockMs, updates, pack: c.pack, live_from: context.liveFrom };
   }
-  if (c.call === 'repack') {
-    return { repository: context.repository, seq: context.seq, kind: RecordKind.repack, sender: step.senderAddress, timestamp_ms: step.clockMs, updates: [], pack: c.pack, live_from: c.live_from };
+  if (c.call === 'repack' || c.call === 'repack_at') {
+    return { repository: context.repository, seq: context.seq, kind: RecordKind.repack, sender: step.senderAddress, timestamp_ms: step.clockMs, updates: [], pack: c.pack, live_from: context.packCount };
   }
   return null;
 }

@@ -22,7 +22,7 @@ export interface PortStats {
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes', 'listPushesAfter', 'latestPushCursor'] as const;
-export const LEDGER_WRITES = ['createRepository', 'push', 'repack', 'addWriter', 'removeWriter', 'addReader', 'removeReader', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
+export const LEDGER_WRITES = ['createRepository', 'push', 'repackAt', 'addWriter', 'removeWriter', 'addReader', 'removeReader', 'protectRef', 'unprotectRef', 'setHead', 'transferOwnership'] as const;
 
 export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES)[number];
 

@@ -104,7 +104,12 @@ export interface Ledger {
   createRepository(name: string, head?: string, options?: { private?: boolean }): Promise<TxReceipt & { id: string }>;
   /** One transaction: all updates or none. Aborts become typed errors (see src/sui/errors.ts). */
   push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }>;
-  repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }>;
+  /**
+   * Compare-and-swap repack (`repack_at`): appends the consolidated `pack` and makes it the first live one, only if the
+   * repository is still at `expectedSeq` (the seq whose refs the pack was built from). Otherwise nothing changes and
+   * it throws an error whose `data.abortName` is `EStaleRepack`.
+   */
+  repackAt(id: string, pack: PackEntry, expectedSeq: number): Promise<TxReceipt & { seq: number }>;
   addWriter(id: string, address: string): Promise<TxReceipt>;
   removeWriter(id: string, address: string): Promise<TxReceipt>;
   /** Private repositories only: who besides the owner and writers may read. */

@@ -36,14 +36,15 @@ export class GcRacedError extends WalrusGitError {
 }
 
 /**
- * `git walrus gc` (DESIGN.md §12): uploads one pack of everything the refs reach and appends it with `repack`, which
- * moves `live_from` to it, so a new clone reads that one pack. The local repository (a clone of the remote) is
+ * `git walrus gc` (DESIGN.md §12): uploads one pack of everything the refs reach and appends it with `repack_at`,
+ * which moves `live_from` to it, so a new clone reads that one pack. The local repository (a clone of the remote) is
  * brought up to date first, since the pack is built from its objects.
  *
- * Concurrent pushes are never lost: a push that lands before the repack starts the round again with its refs. A push
- * that lands between the last check and the repack keeps its own (live) pack; then one more round consolidates it,
- * so that `live_from` always names a consolidated pack, which fetch relies on (src/remote/fetch.ts). Returns null
- * when there is at most one live pack already.
+ * Concurrent pushes are never lost, and the repository stays clonable at every moment: `repack_at` is a
+ * compare-and-swap on the seq the pack was built from, so a push that lands at any time before the repack transaction
+ * makes it abort, changing nothing; the round then starts again with the push's refs. `live_from` thus only ever
+ * names a pack consolidated from the state it replaced, which fetch relies on (src/remote/fetch.ts), even when gc is
+ * stopped between rounds. Returns null when there is at most one live pack already.
  */
 export async function collectGarbage(deps: GcDeps, repositoryId: string, progress: boolean): Promise<GcResult | null> {
   const { ledger, log } = deps;
@@ -59,14 +60,18 @@ export async function collectGarbage(deps: GcDeps, repositoryId: string, progres
     const pack = tips.length === 0 ? null : await uploadPack(deps, tips, [], progress, info.private ? repositoryId : null);
     await deps.blobStore.release?.();
     if (pack === null) return null;
-    const now = await ledger.getRepository(repositoryId);
-    if (now.seq !== info.seq) {
-      log.debug(`gc round ${round}: a push landed (seq ${info.seq} → ${now.seq}); consolidating again with its refs`);
-      continue;
+    try {
+      const receipt = await ledger.repackAt(repositoryId, pack, info.seq);
+      return { pack, packIndex: info.packCount, seq: receipt.seq, replaced };
+    } catch (error) {
+      if (!isStaleRepack(error)) throw error;
+      log.debug(`gc round ${round}: a push landed after seq ${info.seq}; the repack changed nothing, consolidating again with its refs`);
     }
-    const receipt = await ledger.repack(repositoryId, pack, info.packCount);
-    if (receipt.seq === info.seq + 1) return { pack, packIndex: info.packCount, seq: receipt.seq, replaced };
-    log.debug(`gc round ${round}: a push landed just before the repack (seq ${receipt.seq}); consolidating once more`);
   }
   throw new GcRacedError(repositoryId, MAX_ROUNDS);
+}
+
+/** The repack lost its compare-and-swap (`EStaleRepack`): the repository moved on since the pack was built. */
+function isStaleRepack(error: unknown): boolean {
+  return error instanceof WalrusGitError && error.data.abortName === 'EStaleRepack';
 }

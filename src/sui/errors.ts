@@ -121,6 +121,18 @@ export class NotPrivateError extends ContractAbortError {
   }
 }
 
+/**
+ * A repack lost its compare-and-swap (`EStaleRepack`): a push (or another repack) landed after the consolidated pack
+ * was built, so the repository is no longer at the seq it was built from. Nothing changed; `git walrus gc` builds the
+ * pack again from the new state.
+ */
+export class StaleRepackError extends ContractAbortError {
+  constructor(abort: AbortDetails, expectedSeq: number | null) {
+    const at = expectedSeq === null ? '' : ` at seq ${expectedSeq}`;
+    super('STALE_REPACK', `repack refused: the repository moved on since the consolidated pack was built${at}; nothing changed, run gc again`, abort, { expectedSeq });
+  }
+}
+
 /** The change is already in effect, or there is nothing to undo (already a writer, not protected, same owner…). */
 export class NoChangeError extends ContractAbortError {
   constructor(abort: AbortDetails, subject: string) {

@@ -17,7 +17,7 @@ import {
 import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import {
   ContractAbortError, HashLengthError, InsufficientGasError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
-  NotOwnerError, NotPrivateError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, TransactionFailedError,
+  NotOwnerError, NotPrivateError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, StaleRepackError, TransactionFailedError,
   type AbortDetails,
 } from './errors.ts';
 
@@ -56,6 +56,8 @@ export interface SuiLedgerOptions {
 /** What a failed call was about, to name it in the typed error. */
 interface Subject {
   what: string; refs?: string[]; names?: string[]; subject?: string; repositoryId?: string; name?: string;
+  /** A repack's expected seq, for the error when the repository moved on. */
+  expectedSeq?: number;
   /** Typed errors for aborts of another module of the package (the market); undefined leaves the default. */
   onAbort?: (abort: ModuleAbort) => Error | undefined;
 }
@@ -229,10 +231,10 @@ export class SuiLedger implements Ledger {
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
 
-  async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
+  async repackAt(id: string, pack: PackEntry, expectedSeq: number): Promise<TxReceipt & { seq: number }> {
     const result = await this.#execute((tx) => {
-      tx.moveCall({ target: this.#target('repack'), arguments: [tx.object(id), this.#newPackEntry(tx, pack), tx.pure.u64(liveFrom), tx.object(CLOCK)] });
-    }, { what: 'repacking', repositoryId: id });
+      tx.moveCall({ target: this.#target('repack_at'), arguments: [tx.object(id), this.#newPackEntry(tx, pack), tx.pure.u64(expectedSeq), tx.object(CLOCK)] });
+    }, { what: 'repacking', repositoryId: id, expectedSeq });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
 
@@ -386,6 +388,7 @@ export class SuiLedger implements Ledger {
       case 'EAlreadyWriter': case 'ENotAWriter': case 'EAlreadyProtected': case 'ENotProtected': case 'ESameOwner': case 'EAlreadyReader': case 'ENotAReader':
         return new NoChangeError(abort, subject.subject ?? '');
       case 'ENotPrivate': return new NotPrivateError(abort);
+      case 'EStaleRepack': return new StaleRepackError(abort, subject.expectedSeq ?? null);
       case 'ESealedKeyRequired': case 'EUnexpectedSealedKey': return new InvalidUpdateError(abort);
       case 'EWrongVersion': return new PackageVersionError(abort);
       case 'ELengthMismatch': case 'EEmptyUpdate': case 'EDuplicateRef': case 'EInvalidUpdate': case 'EInvalidPack': case 'EBadLiveFrom': return new InvalidUpdateError(abort);

@@ -34,6 +34,8 @@ function perform(ctx: MoveContext, step: Step, registry: RegistryValue, repos: M
       return model.push(ctx, repo(), c.names, c.olds, c.news, c.forces, c.pack, step.clockMs);
     case 'repack':
       return model.repack(ctx, repo(), c.pack, c.live_from, step.clockMs);
+    case 'repack_at':
+      return model.repackAt(ctx, repo(), c.pack, c.expected_seq, step.clockMs);
     case 'add_writer':
       return model.addWriter(ctx, repo(), c.writer);
     case 'remove_writer':
@@ -92,7 +94,7 @@ const scenarios = suite('scenarios.json on the model');
 scenarios('has at least 25 scenarios and covers every abort the scenarios can reach', () => {
   assert.ok(file.scenarios.length >= 25);
   const expected = new Set(file.scenarios.flatMap((s) => s.steps.map((st) => st.expect)));
-  for (const name of ['ENameTaken', 'EInvalidName', 'ERefMismatch', 'ERefExists', 'EProtected', 'ENotWriter', 'EBadHashLen', 'EHashLenMismatch', 'EEmptyUpdate', 'EBadLiveFrom']) {
+  for (const name of ['ENameTaken', 'EInvalidName', 'ERefMismatch', 'ERefExists', 'EProtected', 'ENotWriter', 'EBadHashLen', 'EHashLenMismatch', 'EEmptyUpdate', 'EBadLiveFrom', 'EStaleRepack']) {
     assert.ok(expected.has(name as never), name);
   }
 });
@@ -102,7 +104,7 @@ for (const [index, scenario] of file.scenarios.entries()) {
     const chain = new MemoryChain();
     const registry = model.init(chain.context(scenario.steps[0]!.senderAddress));
     const repos = new Map<string, RepositoryValue>();
-    const logs = new Map<string, { head: Uint8Array; seq: bigint; liveFrom: bigint }>();
+    const logs = new Map<string, { head: Uint8Array; seq: bigint; liveFrom: bigint; packCount: bigint }>();
 
     for (const [i, step] of scenario.steps.entries()) {
       const where = `step ${i + 1} (${step.call.call} by ${step.sender})`;
@@ -138,13 +140,14 @@ for (const [index, scenario] of file.scenarios.entries()) {
       if (step.repo === undefined) continue;
       const repo = repos.get(step.repo);
       if (repo === undefined) continue;
-      const log = logs.get(step.repo) ?? { head: GENESIS_LOG_HEAD, seq: 0n, liveFrom: 0n };
+      const log = logs.get(step.repo) ?? { head: GENESIS_LOG_HEAD, seq: 0n, liveFrom: 0n, packCount: 0n };
       if (step.expect === 'ok') {
-        const record = expectedRecord(step, { repository: repo.id, seq: log.seq + 1n, liveFrom: log.liveFrom });
+        const record = expectedRecord(step, { repository: repo.id, seq: log.seq + 1n, liveFrom: log.liveFrom, packCount: log.packCount });
         if (record !== null) {
           log.head = nextLogHead(log.head, record);
           log.seq = record.seq;
           log.liveFrom = record.live_from;
+          if (record.pack !== null) log.packCount += 1n;
           const last = chain.events.at(-1)!;
           assert.is(last.type, 'events::Pushed', where);
           const event = Pushed.parse(last.bcs);

@@ -7,7 +7,7 @@ import { InternalError } from '../../src/core/errors.ts';
 import { blobIdToU256, u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import {
   InsufficientGasError, InvalidNameError, NameTakenError, NoChangeError, NotOwnerError, NotWriterError, ProtectedRefError, RefConflictError,
-  RepositoryNotFoundError, HashLengthError, LimitReachedError,
+  RepositoryNotFoundError, HashLengthError, LimitReachedError, StaleRepackError,
 } from '../../src/sui/errors.ts';
 import { MAX_PROTECTED, MAX_WRITERS } from '../../src/contract/model.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
@@ -91,15 +91,33 @@ for (const factory of FRONTS) {
     assert.is(info.logHead, pushes[1].logHead);
   });
 
-  test('repack records the consolidated pack and moves live_from', async ({ owner }) => {
+  test('repackAt records the consolidated pack and moves live_from to it', async ({ owner }) => {
     const { id } = await owner.createRepository('gamma');
     await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], pack(10));
     await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: false }], pack(20));
-    const { seq } = await owner.repack(id, pack(30), 2);
+    const { seq } = await owner.repackAt(id, pack(30), 2);
     assert.is(seq, 3);
     const info = await owner.getRepository(id);
     assert.equal([info.packCount, info.liveFrom], [3, 2]);
     assert.equal(await owner.listPacks(id, info.liveFrom), [pack(30)]);
+  });
+
+  test('repackAt behind a push is refused with StaleRepackError and changes nothing', async ({ owner }) => {
+    const { id } = await owner.createRepository('gamma-raced');
+    await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], pack(10));
+    await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: false }], pack(20));
+    const before = await owner.getRepository(id);
+    // The consolidated pack was built at seq 1; the push of seq 2 landed since.
+    try {
+      await owner.repackAt(id, pack(30), 1);
+      assert.unreachable('a stale repack accepted');
+    } catch (error) {
+      assert.instance(error, StaleRepackError);
+      const { abortName, functionName, expectedSeq } = (error as StaleRepackError).data;
+      assert.equal([abortName, functionName, expectedSeq], ['EStaleRepack', 'repack_at', 1]);
+    }
+    assert.equal(await owner.getRepository(id), before);
+    assert.equal(await owner.listPacks(id, 0), [pack(10), pack(20)]);
   });
 
   test('refs are paged: more refs than one page', async ({ owner }) => {

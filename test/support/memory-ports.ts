@@ -117,13 +117,13 @@ export class MemoryLedger implements Ledger {
   /** Runs before each repack transaction (lets a test land a push under a gc). */
   beforeRepack: (() => Promise<void>) | null = null;
 
-  async repack(id: string, pack: PackEntry, liveFrom: number): Promise<TxReceipt & { seq: number }> {
+  async repackAt(id: string, pack: PackEntry, expectedSeq: number): Promise<TxReceipt & { seq: number }> {
     this.calls.push('repack');
     await this.beforeRepack?.();
     const repo = this.#repo(id);
-    if (liveFrom < repo.info.liveFrom || liveFrom > repo.packs.length) throw abort('EBadLiveFrom');
+    if (repo.info.seq !== expectedSeq) throw abort('EStaleRepack');
+    repo.info.liveFrom = repo.packs.length;
     repo.packs.push(pack);
-    repo.info.liveFrom = liveFrom;
     repo.info.seq++;
     return { digest: `repack-${repo.info.seq}`, seq: repo.info.seq };
   }

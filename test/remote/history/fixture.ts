@@ -162,7 +162,7 @@ export function historyLedger(history: History): Ledger {
     latestPushCursor: refuse,
     createRepository: refuse,
     push: refuse,
-    repack: refuse,
+    repackAt: refuse,
     addWriter: refuse,
     removeWriter: refuse,
     addReader: refuse,
