@@ -3,7 +3,8 @@
  * network's key servers. Opening makes one `SessionKey` signed with the user's key (no prompt), renewed when it
  * expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with a `seal_approve` call
  * per id; the SDK stops waiting once the threshold of key servers answered. The data keys then decrypt locally from
- * the cached key-server keys, with no further request.
+ * the cached key-server keys, with no further request, each when the reader asks for it (each costs the SDK a
+ * pairing per share: a fetch does it while git indexes the pack before).
  */
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
@@ -17,12 +18,14 @@ import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { NotReaderError } from '../core/read-access.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, RepositoryName } from '../ports/key-service.ts';
+import type { KeyService, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
 export interface KeyServerConfig {
   /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
   objectId: string;
   weight: number;
+  /** An API key the key server's operator requires, sent as header `name: value` with every request to it. */
+  apiKey?: { name: string; value: string };
 }
 
 export interface SealKeyServiceOptions {
@@ -72,6 +75,9 @@ export class SealKeyService implements KeyService {
   readonly #packageId: string;
   readonly #log: Log;
   readonly #clients = new Map<string, SealClient>();
+  /** The key servers asked first, per threshold: picked once, so `prepare` reads the objects `open` uses. */
+  readonly #quorums = new Map<number, KeyServerConfig[]>();
+  #prepared: Promise<void> | null = null;
   #session: SessionKey | null = null;
   #sessionsSigned = 0;
 
@@ -101,7 +107,14 @@ export class SealKeyService implements KeyService {
     return Uint8Array.from(Buffer.from(EncryptedObject.parse(Buffer.from(sealedKey, 'hex')).id, 'hex'));
   }
 
-  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]> {
+  prepare(): void {
+    this.#prepared ??= (async () => {
+      const [session] = await Promise.all([this.#currentSession(), this.#sealClient(this.#quorum(this.#options.threshold)).getKeyServers()]);
+      await session.getCertificate();
+    })().catch((error: unknown) => this.#log.debug(`preparing the Seal session failed (opening will retry): ${describe(error)}`));
+  }
+
+  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const objects = sealedKeys.map((hex) => {
       const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
       const parsed = EncryptedObject.parse(bytes);
@@ -110,23 +123,22 @@ export class SealKeyService implements KeyService {
       }
       return { bytes, id: parsed.id, threshold: parsed.threshold };
     });
-    const keys: Uint8Array[] = [];
+    const fetched: { client: SealClient; txBytes: Uint8Array; bytes: Uint8Array }[] = [];
     for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {
       const batch = objects.slice(start, start + this.maxKeysPerRequest);
       const txBytes = await this.#approvals(repository.id, batch.map((o) => o.id));
       const threshold = Math.max(...batch.map((o) => o.threshold));
       const client = await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
       // Every key of the batch is cached in that client now: decrypting asks no key server.
-      const session = await this.#currentSession();
-      for (const object of batch) {
-        try {
-          keys.push(await client.decrypt({ data: object.bytes, sessionKey: session, txBytes }));
-        } catch (error) {
-          throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
-        }
-      }
+      for (const object of batch) fetched.push({ client, txBytes, bytes: object.bytes });
     }
-    return keys;
+    const session = await this.#currentSession();
+    return fetched.map(({ client, txBytes, bytes }) => {
+      let key: Promise<Uint8Array> | null = null;
+      return () => (key ??= client.decrypt({ data: bytes, sessionKey: session, txBytes }).catch((error: unknown) => {
+        throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
+      }));
+    });
   }
 
   /**
@@ -137,7 +149,7 @@ export class SealKeyService implements KeyService {
    */
   async #fetchKeys(repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<SealClient> {
     const servers = this.#options.keyServers;
-    const quorum = quorumOf(servers, threshold);
+    const quorum = this.#quorum(threshold);
     if (quorum.length < servers.length) {
       const client = this.#sealClient(quorum);
       try {
@@ -210,6 +222,12 @@ export class SealKeyService implements KeyService {
     return tx.build({ client: this.#options.suiClient, onlyTransactionKind: true });
   }
 
+  #quorum(threshold: number): KeyServerConfig[] {
+    let quorum = this.#quorums.get(threshold);
+    if (quorum === undefined) this.#quorums.set(threshold, (quorum = quorumOf(this.#options.keyServers, threshold)));
+    return quorum;
+  }
+
   /** The SealClient of a set of key servers (one per set: each keeps its own cache of keys and key-server objects). */
   #sealClient(servers: readonly KeyServerConfig[] = this.#options.keyServers): SealClient {
     const name = servers.map((server) => server.objectId).join(',');
@@ -217,7 +235,7 @@ export class SealKeyService implements KeyService {
     if (client === undefined) {
       client = new SealClient({
         suiClient: this.#options.suiClient as never,
-        serverConfigs: servers.map(({ objectId, weight }) => ({ objectId, weight })),
+        serverConfigs: servers.map(({ objectId, weight, apiKey }) => ({ objectId, weight, ...(apiKey ? { apiKeyName: apiKey.name, apiKey: apiKey.value } : {}) })),
         verifyKeyServers: false,
         timeout: this.#options.timeoutMs,
         fetch: this.#options.fetch,

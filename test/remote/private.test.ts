@@ -99,6 +99,7 @@ sealed('a push stores ciphertext with the sealed key in its entry; the owner fet
   gitIn(t.target, t.env, 'fsck', '--strict');
   assert.is(gitIn(t.target, t.env, 'show', 'HEAD:secret.txt'), 'the recipe\n'.repeat(50).trim());
   assert.is(t.keyService.requests, 1);
+  assert.is(t.keyService.prepared, 1, 'the key session was started before the pack list was read');
 }));
 
 sealed('a public repository never touches the key service', inRepositories(async (t) => {

@@ -79,7 +79,9 @@ seal('seals locally and opens every key in one request per key server for each b
   const before = requests(context);
   const sealed = await Promise.all(dataKeys.map((key) => keys.seal(newPackIdentity(context.repository.id), key)));
   assert.is(requests(context), before, 'sealing asks no key server');
-  const opened = await keys.open(context.repository, sealed);
+  const keyOf = await keys.open(context.repository, sealed);
+  assert.is(keyOf[0]!(), keyOf[0]!(), 'a key decrypts once');
+  const opened = await Promise.all(keyOf.map((key) => key()));
   assert.equal(opened.map((k) => Buffer.from(k).toString('hex')), dataKeys.map((k) => Buffer.from(k).toString('hex')));
   // Two batches (4 + 2 ids), each to a quorum of two of the three servers.
   assert.is(requests(context) - before, 4);
