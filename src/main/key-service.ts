@@ -6,7 +6,7 @@ import type { KeyService, RepositoryName } from '../ports/key-service.ts';
 
 /** A network's Seal key servers, as its configuration names them (with the API key an operator may require). */
 export interface SealSettings {
-  keyServers: readonly { objectId: string; weight: number; apiKey?: { name: string; value: string } }[];
+  keyServers: readonly { objectId: string; weight: number; apiKeyName?: string; apiKey?: string }[];
   threshold: number;
 }
 

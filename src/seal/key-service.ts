@@ -24,8 +24,9 @@ export interface KeyServerConfig {
   /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
   objectId: string;
   weight: number;
-  /** An API key the key server's operator requires, sent as header `name: value` with every request to it. */
-  apiKey?: { name: string; value: string };
+  /** An API key the key server's operator requires, sent as header `apiKeyName: apiKey` with every request to it. */
+  apiKeyName?: string;
+  apiKey?: string;
 }
 
 export interface SealKeyServiceOptions {
@@ -62,6 +63,21 @@ export class KeyServersUnavailableError extends WalrusGitError {
   }
 }
 
+/**
+ * A key server's gateway refused the request's API key (none configured for it, or a wrong one), and too few other
+ * key servers answered. Names the key server, never the key.
+ */
+export class KeyServerApiKeyError extends WalrusGitError {
+  constructor(repository: RepositoryName, server: string, answer: string, configured: boolean) {
+    super(
+      'KEY_SERVER_API_KEY',
+      `cannot decrypt repository '${repository.name}' (${repository.id}): Seal key server ${server} refused ${configured ? 'the API key configured for it' : 'the request: it requires an API key and none is configured for it'} (${answer}); ` +
+        'set it with GIT_WALRUS_SEAL_API_KEYS="<key server object id>=<header name>:<api key>" (or git config walrus.sealApiKeys)',
+      { repository: repository.id, server, configured },
+    );
+  }
+}
+
 /** A sealed key the key servers or the SDK refused for a reason other than access or availability. */
 export class SealKeyError extends WalrusGitError {
   constructor(repository: RepositoryName, reason: string, cause?: unknown) {
@@ -78,6 +94,9 @@ export class SealKeyService implements KeyService {
   /** The key servers asked first, per threshold: picked once, so `prepare` reads the objects `open` uses. */
   readonly #quorums = new Map<number, KeyServerConfig[]>();
   #prepared: Promise<void> | null = null;
+  /** Key-server URLs whose gateway answered 401 during the current key request, with its message. */
+  #refusals: { url: string; answer: string }[] = [];
+  readonly #transport: typeof fetch;
   #session: SessionKey | null = null;
   #sessionsSigned = 0;
 
@@ -86,6 +105,18 @@ export class SealKeyService implements KeyService {
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#log = options.log ?? silentLog;
     this.maxKeysPerRequest = Math.min(options.maxKeysPerRequest ?? MAX_KEYS_PER_REQUEST, MAX_KEYS_PER_REQUEST);
+    const transport = options.fetch ?? globalThis.fetch;
+    // The SDK reports a gateway's refusal (a body without Seal's `error` field) as a bare GeneralError without its
+    // status: the transport notes which server answered 401, so the error can name it.
+    this.#transport = (async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await transport(input, init);
+      if (response.status === 401) {
+        const text = (await response.clone().text()).slice(0, 200);
+        const url = (input instanceof Request ? input.url : String(input)).replace(/\/v1\/[a-z_]+(\?.*)?$/, '');
+        this.#refusals.push({ url, answer: `HTTP 401${text ? ` ${text}` : ''}` });
+      }
+      return response;
+    }) as typeof fetch;
   }
 
   /** Session keys signed so far (one unless a long fetch outlived one). */
@@ -156,7 +187,8 @@ export class SealKeyService implements KeyService {
         await this.#fetchWith(client, repository, ids, txBytes, threshold);
         return client;
       } catch (error) {
-        if (!(error instanceof KeyServersUnavailableError)) throw error;
+        // A server behind a gateway we have no key for is one that cannot answer: the others may.
+        if (!(error instanceof KeyServersUnavailableError || error instanceof KeyServerApiKeyError)) throw error;
         this.#log.debug(`${error.message}; asking every key server`);
       }
     }
@@ -169,6 +201,7 @@ export class SealKeyService implements KeyService {
   async #fetchWith(client: SealClient, repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const sessionKey = await this.#currentSession();
+      this.#refusals = [];
       try {
         await client.fetchKeys({ ids, txBytes, sessionKey, threshold });
         return;
@@ -187,6 +220,13 @@ export class SealKeyService implements KeyService {
   async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
     const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
     if (error instanceof NoAccessError) return new NotReaderError(repository, await this.#address());
+    const refusal = this.#refusals[0];
+    if (refusal !== undefined) {
+      const servers = await this.#sealClient().getKeyServers().catch(() => new Map<string, { url: string }>());
+      const objectId = [...servers].find(([, server]) => server.url.replace(/\/$/, '') === refusal.url)?.[0];
+      const configured = this.#options.keyServers.some((server) => server.objectId === objectId && server.apiKeyName !== undefined && server.apiKey !== undefined);
+      return new KeyServerApiKeyError(repository, objectId === undefined ? refusal.url : `${objectId} (${refusal.url})`, refusal.answer, configured);
+    }
     const unavailable = error instanceof TooManyFailedFetchKeyRequestsError || error instanceof KeyServerFailure || isNetworkFailure(error) ||
       (error instanceof GeneralError && !((error.status ?? 500) < 500));
     if (unavailable) return new KeyServersUnavailableError(repository, threshold, total, describe(error));
@@ -235,10 +275,10 @@ export class SealKeyService implements KeyService {
     if (client === undefined) {
       client = new SealClient({
         suiClient: this.#options.suiClient as never,
-        serverConfigs: servers.map(({ objectId, weight, apiKey }) => ({ objectId, weight, ...(apiKey ? { apiKeyName: apiKey.name, apiKey: apiKey.value } : {}) })),
+        serverConfigs: servers.map(({ objectId, weight, apiKeyName, apiKey }) => ({ objectId, weight, ...(apiKeyName && apiKey ? { apiKeyName, apiKey } : {}) })),
         verifyKeyServers: false,
         timeout: this.#options.timeoutMs,
-        fetch: this.#options.fetch,
+        fetch: this.#transport,
       });
       this.#clients.set(name, client);
     }
