@@ -162,12 +162,7 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
       else current.delete(n);
       setKeyServersDown(dir, current);
     },
-    requireApiKey: (n, key) => {
-      const current = keyServerApiKeys(dir);
-      if (key === null) current.delete(n);
-      else current.set(n, key);
-      writeFileAtomicSync(apiKeysFile(dir), `${JSON.stringify(Object.fromEntries(current))}\n`);
-    },
+    requireApiKey: (n, key) => requireKeyServerApiKey(dir, n, key),
     register: (baseUrl) => registrations((n) => `${baseUrl.replace(/\/$/, '')}/seal/${n}`),
     served,
   };
@@ -208,6 +203,17 @@ export function keyServerApiKeys(dir: string): Map<number, GatewayApiKey> {
 }
 
 /** Replaces `path` whole (readers in other processes see the old text or the new one), creating its directory. */
+/**
+ * Puts key server n (1-based) of the devnet whose state is in `dir` behind a gateway requiring `key` (null: none),
+ * for every process that shares it.
+ */
+export function requireKeyServerApiKey(dir: string, n: number, key: GatewayApiKey | null): void {
+  const current = keyServerApiKeys(dir);
+  if (key === null) current.delete(n);
+  else current.set(n, key);
+  writeFileAtomicSync(apiKeysFile(dir), `${JSON.stringify(Object.fromEntries(current))}\n`);
+}
+
 function writeFileAtomicSync(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
