@@ -137,6 +137,7 @@ sealed('a reader added after ten pushes reads all of them, in one key request pe
   gitIn(t.target, t.env, 'fsck', '--strict');
   assert.is(await t.local.readAppliedPacks(t.id), 10);
   assert.is(t.keyService.requests, 3, 'windows of 4 keys: 4 + 4 + 2');
+  assert.is(t.keyService.decrypted, 10, 'each pack key decrypted once, ahead or on demand');
 }, { keysPerRequest: 4 }));
 
 sealed('a removed reader cannot fetch the next push', inRepositories(async (t) => {

@@ -16,6 +16,8 @@ export class MemoryKeyService implements KeyService {
   sealed = 0;
   /** Calls of `prepare` (a fetch of a private repository makes one per round of packs it applies). */
   prepared = 0;
+  /** Data keys handed out (each opened key decrypts once, however often it is asked for). */
+  decrypted = 0;
   readonly #ledger: Ledger;
   readonly #keys = new Map<string, Uint8Array>();
 
@@ -51,7 +53,10 @@ export class MemoryKeyService implements KeyService {
         keys.push(key);
       }
     }
-    return keys.map((key) => async () => key);
+    return keys.map((key) => {
+      let decrypted: Promise<Uint8Array> | null = null;
+      return () => (decrypted ??= (async () => { this.decrypted += 1; return key; })());
+    });
   }
 }
 
