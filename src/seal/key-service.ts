@@ -98,6 +98,8 @@ export class SealKeyService implements KeyService {
   #refusals: { url: string; answer: string }[] = [];
   readonly #transport: typeof fetch;
   #session: SessionKey | null = null;
+  /** The session being created, so `prepare` and a concurrent `open` share one. */
+  #creating: Promise<SessionKey> | null = null;
   #sessionsSigned = 0;
 
   constructor(options: SealKeyServiceOptions) {
@@ -239,17 +241,21 @@ export class SealKeyService implements KeyService {
 
   async #currentSession(): Promise<SessionKey> {
     if (this.#session !== null && !this.#session.isExpired()) return this.#session;
-    const signer = await this.#options.signer();
-    this.#session = await SessionKey.create({
-      address: normalizeSuiAddress(signer.toSuiAddress()),
-      packageId: this.#packageId,
-      ttlMin: this.#options.ttlMin ?? DEFAULT_TTL_MIN,
-      signer,
-      suiClient: this.#options.suiClient as never,
-    });
-    this.#sessionsSigned += 1;
-    this.#log.debug(`signed a Seal session key (${this.#sessionsSigned} so far)`);
-    return this.#session;
+    this.#creating ??= (async () => {
+      const signer = await this.#options.signer();
+      const session = await SessionKey.create({
+        address: normalizeSuiAddress(signer.toSuiAddress()),
+        packageId: this.#packageId,
+        ttlMin: this.#options.ttlMin ?? DEFAULT_TTL_MIN,
+        signer,
+        suiClient: this.#options.suiClient as never,
+      });
+      this.#session = session;
+      this.#sessionsSigned += 1;
+      this.#log.debug(`signed a Seal session key (${this.#sessionsSigned} so far)`);
+      return session;
+    })().finally(() => { this.#creating = null; });
+    return this.#creating;
   }
 
   /** The PTB the key servers dry-run: `seal_approve(id, repository)` once per id (TransactionKind bytes). */
