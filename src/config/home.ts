@@ -20,6 +20,8 @@ export interface NetworkSettings {
   sealKeyServers?: string;
   /** Key servers (by weight) needed to open a key. */
   sealThreshold?: string;
+  /** API keys some key servers' operators require: `<object id>=<header name>:<value>`, comma-separated (secret). */
+  sealApiKeys?: string;
 }
 
 /** `$GIT_WALRUS_HOME/config.json`. Every field is optional; an absent file is an empty one. */

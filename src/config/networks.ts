@@ -36,9 +36,13 @@ export interface NetworkConfig {
   stateDir?: string;
 }
 
-/** Seal key servers (their on-chain `KeyServer` object ids, each counted `weight` times) and how many open a key. */
+/**
+ * Seal key servers (their on-chain `KeyServer` object ids, each counted `weight` times, with the API key its operator
+ * may require: header `apiKeyName`, secret value `apiKey`, as the SDK's server configs name them) and how many open
+ * a key.
+ */
 export interface SealConfig {
-  keyServers: { objectId: string; weight: number }[];
+  keyServers: { objectId: string; weight: number; apiKeyName?: string; apiKey?: string }[];
   threshold: number;
 }
 
@@ -126,8 +130,9 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const setting = settingReader(input, file, name);
   const storageEpochs = epochsSetting(input.env.GIT_WALRUS_EPOCHS || input.gitConfig('walrus.epochs') || file.epochs);
 
+  const apiKeys = setting('sealApiKeys', 'GIT_WALRUS_SEAL_API_KEYS');
   if (name === 'local') {
-    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local'), seal: DEVNET_SEAL };
+    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
   }
 
   if (name === 'devnet') {
@@ -146,7 +151,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       ...(info.marketId ? { marketId: info.marketId } : {}),
       faucetUrl: info.faucetUrl,
       storageEpochs,
-      ...(info.seal === undefined ? {} : { seal: info.seal }),
+      ...(info.seal === undefined ? {} : { seal: withSealApiKeys(info.seal, apiKeys) }),
     };
   }
 
@@ -159,6 +164,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     publisherUrl !== undefined || (uploadRelayUrl === undefined && defaults.publisherUrl !== undefined)
       ? { kind: 'http', publisherUrl: publisherUrl ?? defaults.publisherUrl, aggregatorUrl, numShards: PUBLIC_WALRUS_SHARDS }
       : { kind: 'sdk', uploadRelayUrl: uploadRelayUrl ?? defaults.uploadRelayUrl, numShards: PUBLIC_WALRUS_SHARDS };
+  const { seal } = sealSetting(setting('sealKeyServers', 'GIT_WALRUS_SEAL_KEY_SERVERS'), setting('sealThreshold', 'GIT_WALRUS_SEAL_THRESHOLD'));
   return {
     name,
     sui: { kind: 'grpc', url: setting('suiUrl', 'GIT_WALRUS_SUI_URL') ?? defaults.suiUrl },
@@ -168,8 +174,39 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     marketId: setting('marketId', 'GIT_WALRUS_MARKET_ID'),
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
-    ...sealSetting(setting('sealKeyServers', 'GIT_WALRUS_SEAL_KEY_SERVERS'), setting('sealThreshold', 'GIT_WALRUS_SEAL_THRESHOLD')),
+    ...(seal === undefined ? {} : { seal: withSealApiKeys(seal, apiKeys) }),
   };
+}
+
+const SEAL_API_KEYS_HELP = 'GIT_WALRUS_SEAL_API_KEYS="<key server object id>=<header name>:<api key>,…" (or git config walrus.sealApiKeys, ' +
+  'or "sealApiKeys" in the network\'s section of config.json)';
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * `seal` with the API keys of `setting` (`<object id>=<header name>:<value>`, comma-separated) on the key servers they
+ * name. An API key is a secret: no error message quotes it.
+ */
+export function withSealApiKeys(seal: SealConfig, setting: string | undefined): SealConfig {
+  if (setting === undefined) return seal;
+  const keys = new Map<string, { apiKeyName: string; apiKey: string }>();
+  for (const [n, entry] of setting.split(',').entries()) {
+    const equals = entry.indexOf('=');
+    const colon = entry.indexOf(':', equals + 1);
+    const id = entry.slice(0, Math.max(equals, 0)).trim();
+    const name = equals < 0 || colon < 0 ? '' : entry.slice(equals + 1, colon).trim();
+    const value = colon < 0 ? '' : entry.slice(colon + 1).trim();
+    if (!/^0x[0-9a-fA-F]{1,64}$/.test(id) || !HEADER_NAME.test(name) || value === '' || /[\0-\x1f\x7f]/.test(value)) {
+      throw new UsageError(`invalid Seal API key entry ${n + 1}${/^0x[0-9a-fA-F]{1,64}$/.test(id) ? ` (key server ${id})` : ''}: expected <key server object id>=<header name>:<api key>; set ${SEAL_API_KEYS_HELP}`, { entry: n + 1 });
+    }
+    const objectId = `0x${id.slice(2).toLowerCase().padStart(64, '0')}`;
+    if (!seal.keyServers.some((server) => server.objectId === objectId)) {
+      throw new UsageError(`a Seal API key is set for ${objectId}, which is not one of this network's key servers (${seal.keyServers.map((server) => server.objectId).join(', ')}); set ${SEAL_API_KEYS_HELP}`, { objectId });
+    }
+    if (keys.has(objectId)) throw new UsageError(`two Seal API keys are set for key server ${objectId}; set ${SEAL_API_KEYS_HELP}`, { objectId });
+    keys.set(objectId, { apiKeyName: name, apiKey: value });
+  }
+  return { ...seal, keyServers: seal.keyServers.map((server) => ({ ...server, ...keys.get(server.objectId) })) };
 }
 
 const SEAL_SETTINGS_HELP = 'GIT_WALRUS_SEAL_KEY_SERVERS="<key server object id>[:<weight>],…" and GIT_WALRUS_SEAL_THRESHOLD=<n> ' +

@@ -19,6 +19,8 @@ export interface PortStats {
   keyServerRequests: number;
   /** Peak resident set size of this process, KiB (reported at exit). */
   maxRssKb?: number;
+  /** CPU time of this process (user + system, all its threads), ms (reported at exit): a figure load does not skew. */
+  cpuMs?: number;
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes', 'listPushesAfter', 'latestPushCursor'] as const;
@@ -64,7 +66,8 @@ export function newStats(): PortStats {
 
 /** Appends the stats of this process as one JSON line. */
 export function reportStats(file: string, role: string, stats: PortStats): void {
-  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats, maxRssKb: process.resourceUsage().maxRSS })}\n`);
+  const usage = process.resourceUsage();
+  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats, maxRssKb: usage.maxRSS, cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000) })}\n`);
 }
 
 export type Fault = 'during-upload' | 'after-upload';

@@ -4,9 +4,9 @@ import type { Log } from '../core/log.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, RepositoryName } from '../ports/key-service.ts';
 
-/** A network's Seal key servers, as its configuration names them. */
+/** A network's Seal key servers, as its configuration names them (with the API key an operator may require). */
 export interface SealSettings {
-  keyServers: readonly { objectId: string; weight: number }[];
+  keyServers: readonly { objectId: string; weight: number; apiKeyName?: string; apiKey?: string }[];
   threshold: number;
 }
 
@@ -46,5 +46,7 @@ export function lazyKeyService(input: KeyServiceInput): KeyService {
     seal: async (identity: Uint8Array, dataKey: Uint8Array) => (await load()).seal(identity, dataKey),
     identityOf: async (sealedKey: string) => (await load()).identityOf(sealedKey),
     open: async (repository: RepositoryName, sealedKeys: readonly string[]) => (await load()).open(repository, sealedKeys),
+    // Loading the SDK is part of what is prepared; a failure to load surfaces at `open`.
+    prepare: () => { load().then((service) => service.prepare(), () => {}); },
   };
 }

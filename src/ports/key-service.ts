@@ -26,10 +26,23 @@ export interface KeyService {
   /**
    * The data keys of `sealedKeys` (all of `repository`), in order. One signed session serves every request (and is
    * renewed when it expires); each key server gets one request per `maxKeysPerRequest` keys, and only as many key
-   * servers as the threshold needs are waited for. Throws a typed error naming the repository and its owner when
-   * the key servers refuse the signer, and one naming the key servers when too few of them answer.
+   * servers as the threshold needs are waited for. Resolves once the key servers have answered (throwing a typed
+   * error naming the repository and its owner when they refuse the signer, and one naming the key servers when too
+   * few of them answer); each key is then decrypted locally when first asked for, so a fetch decrypts the next
+   * pack's key while git indexes the pack before it.
    */
-  open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]>;
+  open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys>;
+  /**
+   * Starts, without waiting, what opening keys will need and that depends on no pack (a signed session key, the key
+   * servers' on-chain objects), so it overlaps the reads that precede `open`. Failures surface at `open`.
+   */
+  prepare(): void;
   /** Keys one request to a key server can carry (Seal's limit: 100 `seal_approve` calls per transaction). */
   readonly maxKeysPerRequest: number;
 }
+
+/**
+ * One data key per sealed key given to `open`, in the same order: each decrypts on its first call (local work, no
+ * key-server request) and returns the same promise on later calls.
+ */
+export type OpenedKeys = readonly (() => Promise<Uint8Array>)[];

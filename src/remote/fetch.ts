@@ -9,7 +9,7 @@ import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError } from './errors.ts';
 import type { IncomingPack, LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
-import { PackKeys } from './sealed-packs.ts';
+import { PackKeys, prepareKeys } from './sealed-packs.ts';
 
 export interface FetchDeps {
   ledger: Ledger;
@@ -106,12 +106,14 @@ export const GC_HINT_PACKS = 50;
 async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[]): Promise<number> {
   const { ledger, blobStore, local, log } = deps;
   const repositoryId = info.id;
+  prepareKeys(deps, info);
   const packs = await ledger.listPacks(repositoryId, from);
   if (packs.length === 0) return 0;
   if (packs.length > GC_HINT_PACKS) log.info(`hint: applying ${packs.length} packs, one per push; 'git walrus gc <remote>' consolidates them into one for the next clone`);
-  // Before any download: a user who may not read is told so, and the first keys are in hand.
+  // Before any download: a user who may not read is told so. The first keys are asked for now and awaited before
+  // the first pack is staged, so the key servers answer while its chunks download.
   const keys = await PackKeys.of(deps, info, packs, from);
-  let decryptor = keys === null ? null : await keys.decryptor(0);
+  let decryptor: PackDecryptor | null = null;
   const chunks = packs.flatMap((pack, p) => pack.chunks.map((blobId) => ({ pack: p, blobId, size: chunkSizeBound(pack) })));
   const total = packs.reduce((sum, pack) => sum + pack.size, 0);
   const started = Date.now();
@@ -130,6 +132,8 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, p
       await staged!.discard();
       throw new CorruptPackError(repositoryId, from + index, entry.sha256, actual);
     }
+    // Git indexes the pack on its own core meanwhile.
+    keys?.decryptAhead(index + 1);
     const keep = await staged!.apply();
     if (keep !== null) keeps.push(keep);
     await local.writeAppliedPacks(repositoryId, from + index + 1);
@@ -138,10 +142,8 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, p
     const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId), index: c.pack });
     for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
       if (index !== pack) {
-        if (pack >= 0) {
-          await finish(pack, packs[pack]);
-          if (keys !== null) decryptor = await keys.decryptor(index);
-        }
+        if (pack >= 0) await finish(pack, packs[pack]);
+        if (keys !== null) decryptor = await keys.decryptor(index);
         pack = index;
         staged = await local.receivePack(progress && log.verbosity >= 2, checkLinks);
         hash = createHash('sha256');

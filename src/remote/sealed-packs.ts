@@ -2,10 +2,11 @@
  * The private-repository side of push and fetch (DESIGN.md §6): a pack is encrypted while it streams to the blob
  * store, and decrypted while it streams into git, with keys the key service opens a window at a time.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';
 import { isIdentityOf, newDataKey, newPackIdentity, PackDecryptionError, PackDecryptor, PackEncryptor } from '../core/pack-cipher.ts';
 import { canRead, NotReaderError } from '../core/read-access.ts';
-import type { KeyService } from '../ports/key-service.ts';
+import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { NoKeyServersError } from './errors.ts';
 import type { SpooledPack } from './local-repository.ts';
@@ -66,19 +67,34 @@ export function encryptingSpool(plain: SpooledPack, encryptor: PackEncryptor): S
 }
 
 /**
+ * Starts the key session of a private repository (nothing for a public one) while the reads before `PackKeys.of`
+ * (the pack list) are under way.
+ */
+export function prepareKeys(deps: { keyService?: KeyService }, repository: RepositoryInfo): void {
+  if (repository.private) deps.keyService?.prepare();
+}
+
+/** The keys of one window of packs: their identities and their data keys as they decrypt. */
+interface KeyWindow {
+  index: number;
+  /** Whether its keys are being decrypted ahead of the packs. */
+  ahead: boolean;
+  opened: Promise<{ identities: Uint8Array[]; keys: OpenedKeys }>;
+}
+
+/**
  * The data keys of packs `from`, `from + 1`, … of a private repository, opened from the key service a window of
  * `maxKeysPerRequest` packs at a time as a reader reaches them (a long fetch asks again later, with a renewed
  * session). Creating it checks that the signer may read at all, so a refused user gets one clear line before any
- * download and no key server is asked.
+ * download and no key server is asked; it then asks for the first window at once, so the key servers answer while
+ * the first chunks download.
  */
 export class PackKeys {
   readonly #keyService: KeyService;
   readonly #repository: RepositoryInfo;
   readonly #packs: readonly PackEntry[];
   readonly #from: number;
-  #window = -1;
-  #keys: Uint8Array[] = [];
-  #identities: Uint8Array[] = [];
+  #window: KeyWindow | null = null;
 
   private constructor(keyService: KeyService, repository: RepositoryInfo, packs: readonly PackEntry[], from: number) {
     this.#keyService = keyService;
@@ -93,30 +109,60 @@ export class PackKeys {
     if (deps.keyService === undefined) throw new NoKeyServersError(repository.id);
     const address = await deps.ledger.signerAddress();
     if (!canRead(repository, address)) throw new NotReaderError(repository, address);
-    return new PackKeys(deps.keyService, repository, packs, from);
+    const keys = new PackKeys(deps.keyService, repository, packs, from);
+    if (packs.length > 0) keys.#windowOf(0);
+    return keys;
   }
 
   /** A decryptor for the pack at position `offset` of `packs` (pack index `from + offset`). */
   async decryptor(offset: number): Promise<PackDecryptor> {
+    const window = this.#windowOf(offset);
+    const { identities, keys } = await window.opened;
+    const at = offset - window.index * this.#keyService.maxKeysPerRequest;
+    return new PackDecryptor(await keys[at]!(), identities[at]!, this.#label(offset));
+  }
+
+  /**
+   * Starts decrypting the keys of the packs from `offset` to the end of the current window, one per turn of the
+   * event loop (local work, about a pairing per share each): a fetch calls it once a pack is written to git, whose
+   * indexing it would otherwise only wait for; the first pack, the largest of a clone, covers them all.
+   */
+  decryptAhead(offset: number): void {
+    const window = this.#window;
     const size = this.#keyService.maxKeysPerRequest;
-    const window = Math.floor(offset / size);
-    if (window !== this.#window) {
-      const first = window * size;
-      const sealed = this.#packs.slice(first, first + size).map((pack, i) => this.#sealedKeyOf(pack, first + i));
-      // Checked before any key request: a writer could record a key sealed under another repository's id, which
-      // the key servers would refuse as if the reader had no access.
-      const identities: Uint8Array[] = [];
-      for (const [i, key] of sealed.entries()) {
-        const identity = await this.#keyService.identityOf(key);
-        if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(first + i), 'its key is sealed for another repository');
-        identities.push(identity);
+    if (window === null || window.ahead || offset >= this.#packs.length || Math.floor(offset / size) !== window.index) return;
+    window.ahead = true;
+    void window.opened.then(async ({ keys }) => {
+      for (const key of keys.slice(offset - window.index * size)) {
+        await nextTurn();
+        await key();
       }
-      this.#keys = await this.#keyService.open(this.#repository, sealed);
-      this.#identities = identities;
-      this.#window = window;
+    }).catch(() => {}); // a key that does not decrypt fails when its pack asks for it
+  }
+
+  /** The window holding the pack at `offset`, its keys asked for now unless it is the current one. */
+  #windowOf(offset: number): KeyWindow {
+    const size = this.#keyService.maxKeysPerRequest;
+    const index = Math.floor(offset / size);
+    if (this.#window?.index !== index) {
+      const opened = this.#open(index * size, size);
+      opened.catch(() => {}); // observed by `decryptor`; unobserved when the fetch stops before reaching it
+      this.#window = { index, opened, ahead: false };
     }
-    const at = offset - window * size;
-    return new PackDecryptor(this.#keys[at]!, this.#identities[at]!, this.#label(offset));
+    return this.#window!;
+  }
+
+  async #open(first: number, size: number): Promise<{ identities: Uint8Array[]; keys: OpenedKeys }> {
+    const sealed = this.#packs.slice(first, first + size).map((pack, i) => this.#sealedKeyOf(pack, first + i));
+    // Checked before any key request: a writer could record a key sealed under another repository's id, which
+    // the key servers would refuse as if the reader had no access.
+    const identities: Uint8Array[] = [];
+    for (const [i, key] of sealed.entries()) {
+      const identity = await this.#keyService.identityOf(key);
+      if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(first + i), 'its key is sealed for another repository');
+      identities.push(identity);
+    }
+    return { identities, keys: await this.#keyService.open(this.#repository, sealed) };
   }
 
   /** The plaintext of the whole stored pack at position `offset` (`show` and `verify --deep` hold packs whole). */

@@ -3,7 +3,8 @@
  * network's key servers. Opening makes one `SessionKey` signed with the user's key (no prompt), renewed when it
  * expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with a `seal_approve` call
  * per id; the SDK stops waiting once the threshold of key servers answered. The data keys then decrypt locally from
- * the cached key-server keys, with no further request.
+ * the cached key-server keys, with no further request, each when the reader asks for it (each costs the SDK a
+ * pairing per share: a fetch does it while git indexes the pack before).
  */
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
@@ -17,12 +18,15 @@ import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { NotReaderError } from '../core/read-access.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, RepositoryName } from '../ports/key-service.ts';
+import type { KeyService, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
 export interface KeyServerConfig {
   /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
   objectId: string;
   weight: number;
+  /** An API key the key server's operator requires, sent as header `apiKeyName: apiKey` with every request to it. */
+  apiKeyName?: string;
+  apiKey?: string;
 }
 
 export interface SealKeyServiceOptions {
@@ -59,6 +63,21 @@ export class KeyServersUnavailableError extends WalrusGitError {
   }
 }
 
+/**
+ * A key server's gateway refused the request's API key (none configured for it, or a wrong one), and too few other
+ * key servers answered. Names the key server, never the key.
+ */
+export class KeyServerApiKeyError extends WalrusGitError {
+  constructor(repository: RepositoryName, server: string, answer: string, configured: boolean) {
+    super(
+      'KEY_SERVER_API_KEY',
+      `cannot decrypt repository '${repository.name}' (${repository.id}): Seal key server ${server} refused ${configured ? 'the API key configured for it' : 'the request: it requires an API key and none is configured for it'} (${answer}); ` +
+        'set it with GIT_WALRUS_SEAL_API_KEYS="<key server object id>=<header name>:<api key>" (or git config walrus.sealApiKeys)',
+      { repository: repository.id, server, configured },
+    );
+  }
+}
+
 /** A sealed key the key servers or the SDK refused for a reason other than access or availability. */
 export class SealKeyError extends WalrusGitError {
   constructor(repository: RepositoryName, reason: string, cause?: unknown) {
@@ -72,7 +91,15 @@ export class SealKeyService implements KeyService {
   readonly #packageId: string;
   readonly #log: Log;
   readonly #clients = new Map<string, SealClient>();
+  /** The key servers asked first, per threshold: picked once, so `prepare` reads the objects `open` uses. */
+  readonly #quorums = new Map<number, KeyServerConfig[]>();
+  #prepared: Promise<void> | null = null;
+  /** Key-server URLs whose gateway answered 401 during the current key request, with its message. */
+  #refusals: { url: string; answer: string }[] = [];
+  readonly #transport: typeof fetch;
   #session: SessionKey | null = null;
+  /** The session being created, so `prepare` and a concurrent `open` share one. */
+  #creating: Promise<SessionKey> | null = null;
   #sessionsSigned = 0;
 
   constructor(options: SealKeyServiceOptions) {
@@ -80,6 +107,18 @@ export class SealKeyService implements KeyService {
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#log = options.log ?? silentLog;
     this.maxKeysPerRequest = Math.min(options.maxKeysPerRequest ?? MAX_KEYS_PER_REQUEST, MAX_KEYS_PER_REQUEST);
+    const transport = options.fetch ?? globalThis.fetch;
+    // The SDK reports a gateway's refusal (a body without Seal's `error` field) as a bare GeneralError without its
+    // status: the transport notes which server answered 401, so the error can name it.
+    this.#transport = (async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await transport(input, init);
+      if (response.status === 401) {
+        const text = (await response.clone().text()).slice(0, 200);
+        const url = (input instanceof Request ? input.url : String(input)).replace(/\/v1\/[a-z_]+(\?.*)?$/, '');
+        this.#refusals.push({ url, answer: `HTTP 401${text ? ` ${text}` : ''}` });
+      }
+      return response;
+    }) as typeof fetch;
   }
 
   /** Session keys signed so far (one unless a long fetch outlived one). */
@@ -101,7 +140,14 @@ export class SealKeyService implements KeyService {
     return Uint8Array.from(Buffer.from(EncryptedObject.parse(Buffer.from(sealedKey, 'hex')).id, 'hex'));
   }
 
-  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]> {
+  prepare(): void {
+    this.#prepared ??= (async () => {
+      const [session] = await Promise.all([this.#currentSession(), this.#sealClient(this.#quorum(this.#options.threshold)).getKeyServers()]);
+      await session.getCertificate();
+    })().catch((error: unknown) => this.#log.debug(`preparing the Seal session failed (opening will retry): ${describe(error)}`));
+  }
+
+  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const objects = sealedKeys.map((hex) => {
       const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
       const parsed = EncryptedObject.parse(bytes);
@@ -110,23 +156,22 @@ export class SealKeyService implements KeyService {
       }
       return { bytes, id: parsed.id, threshold: parsed.threshold };
     });
-    const keys: Uint8Array[] = [];
+    const fetched: { client: SealClient; txBytes: Uint8Array; bytes: Uint8Array }[] = [];
     for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {
       const batch = objects.slice(start, start + this.maxKeysPerRequest);
       const txBytes = await this.#approvals(repository.id, batch.map((o) => o.id));
       const threshold = Math.max(...batch.map((o) => o.threshold));
       const client = await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
       // Every key of the batch is cached in that client now: decrypting asks no key server.
-      const session = await this.#currentSession();
-      for (const object of batch) {
-        try {
-          keys.push(await client.decrypt({ data: object.bytes, sessionKey: session, txBytes }));
-        } catch (error) {
-          throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
-        }
-      }
+      for (const object of batch) fetched.push({ client, txBytes, bytes: object.bytes });
     }
-    return keys;
+    const session = await this.#currentSession();
+    return fetched.map(({ client, txBytes, bytes }) => {
+      let key: Promise<Uint8Array> | null = null;
+      return () => (key ??= client.decrypt({ data: bytes, sessionKey: session, txBytes }).catch((error: unknown) => {
+        throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
+      }));
+    });
   }
 
   /**
@@ -137,14 +182,15 @@ export class SealKeyService implements KeyService {
    */
   async #fetchKeys(repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<SealClient> {
     const servers = this.#options.keyServers;
-    const quorum = quorumOf(servers, threshold);
+    const quorum = this.#quorum(threshold);
     if (quorum.length < servers.length) {
       const client = this.#sealClient(quorum);
       try {
         await this.#fetchWith(client, repository, ids, txBytes, threshold);
         return client;
       } catch (error) {
-        if (!(error instanceof KeyServersUnavailableError)) throw error;
+        // A server behind a gateway we have no key for is one that cannot answer: the others may.
+        if (!(error instanceof KeyServersUnavailableError || error instanceof KeyServerApiKeyError)) throw error;
         this.#log.debug(`${error.message}; asking every key server`);
       }
     }
@@ -157,6 +203,7 @@ export class SealKeyService implements KeyService {
   async #fetchWith(client: SealClient, repository: RepositoryName, ids: string[], txBytes: Uint8Array, threshold: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const sessionKey = await this.#currentSession();
+      this.#refusals = [];
       try {
         await client.fetchKeys({ ids, txBytes, sessionKey, threshold });
         return;
@@ -175,6 +222,13 @@ export class SealKeyService implements KeyService {
   async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
     const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
     if (error instanceof NoAccessError) return new NotReaderError(repository, await this.#address());
+    const refusal = this.#refusals[0];
+    if (refusal !== undefined) {
+      const servers = await this.#sealClient().getKeyServers().catch(() => new Map<string, { url: string }>());
+      const objectId = [...servers].find(([, server]) => server.url.replace(/\/$/, '') === refusal.url)?.[0];
+      const configured = this.#options.keyServers.some((server) => server.objectId === objectId && server.apiKeyName !== undefined && server.apiKey !== undefined);
+      return new KeyServerApiKeyError(repository, objectId === undefined ? refusal.url : `${objectId} (${refusal.url})`, refusal.answer, configured);
+    }
     const unavailable = error instanceof TooManyFailedFetchKeyRequestsError || error instanceof KeyServerFailure || isNetworkFailure(error) ||
       (error instanceof GeneralError && !((error.status ?? 500) < 500));
     if (unavailable) return new KeyServersUnavailableError(repository, threshold, total, describe(error));
@@ -187,17 +241,21 @@ export class SealKeyService implements KeyService {
 
   async #currentSession(): Promise<SessionKey> {
     if (this.#session !== null && !this.#session.isExpired()) return this.#session;
-    const signer = await this.#options.signer();
-    this.#session = await SessionKey.create({
-      address: normalizeSuiAddress(signer.toSuiAddress()),
-      packageId: this.#packageId,
-      ttlMin: this.#options.ttlMin ?? DEFAULT_TTL_MIN,
-      signer,
-      suiClient: this.#options.suiClient as never,
-    });
-    this.#sessionsSigned += 1;
-    this.#log.debug(`signed a Seal session key (${this.#sessionsSigned} so far)`);
-    return this.#session;
+    this.#creating ??= (async () => {
+      const signer = await this.#options.signer();
+      const session = await SessionKey.create({
+        address: normalizeSuiAddress(signer.toSuiAddress()),
+        packageId: this.#packageId,
+        ttlMin: this.#options.ttlMin ?? DEFAULT_TTL_MIN,
+        signer,
+        suiClient: this.#options.suiClient as never,
+      });
+      this.#session = session;
+      this.#sessionsSigned += 1;
+      this.#log.debug(`signed a Seal session key (${this.#sessionsSigned} so far)`);
+      return session;
+    })().finally(() => { this.#creating = null; });
+    return this.#creating;
   }
 
   /** The PTB the key servers dry-run: `seal_approve(id, repository)` once per id (TransactionKind bytes). */
@@ -210,6 +268,12 @@ export class SealKeyService implements KeyService {
     return tx.build({ client: this.#options.suiClient, onlyTransactionKind: true });
   }
 
+  #quorum(threshold: number): KeyServerConfig[] {
+    let quorum = this.#quorums.get(threshold);
+    if (quorum === undefined) this.#quorums.set(threshold, (quorum = quorumOf(this.#options.keyServers, threshold)));
+    return quorum;
+  }
+
   /** The SealClient of a set of key servers (one per set: each keeps its own cache of keys and key-server objects). */
   #sealClient(servers: readonly KeyServerConfig[] = this.#options.keyServers): SealClient {
     const name = servers.map((server) => server.objectId).join(',');
@@ -217,10 +281,10 @@ export class SealKeyService implements KeyService {
     if (client === undefined) {
       client = new SealClient({
         suiClient: this.#options.suiClient as never,
-        serverConfigs: servers.map(({ objectId, weight }) => ({ objectId, weight })),
+        serverConfigs: servers.map(({ objectId, weight, apiKeyName, apiKey }) => ({ objectId, weight, ...(apiKeyName && apiKey ? { apiKeyName, apiKey } : {}) })),
         verifyKeyServers: false,
         timeout: this.#options.timeoutMs,
-        fetch: this.#options.fetch,
+        fetch: this.#transport,
       });
       this.#clients.set(name, client);
     }

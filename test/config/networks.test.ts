@@ -38,6 +38,30 @@ resolve('Seal key servers: the devnet\'s 2 of 3 on local, the configured ones on
   }
 });
 
+resolve('Seal API keys: per key server, from the environment, git config or the config file, on every network; never quoted in an error', async () => {
+  const [one, two] = DEVNET_SEAL.keyServers.map((server) => server.objectId);
+  const local = await resolveNetwork(input({ env: { GIT_WALRUS_SEAL_API_KEYS: `${one}=X-Api-Key:s3cret=:x, ${two}=Authorization:Bearer tok` } }));
+  assert.equal(local.seal!.keyServers.slice(0, 2), [
+    { objectId: one, weight: 1, apiKeyName: 'X-Api-Key', apiKey: 's3cret=:x' },
+    { objectId: two, weight: 1, apiKeyName: 'Authorization', apiKey: 'Bearer tok' },
+  ]);
+  assert.equal(local.seal!.keyServers[2], DEVNET_SEAL.keyServers[2], 'a key server without an API key gets no header');
+  const a = `0x${'a'.repeat(64)}`;
+  const testnet = { GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_SEAL_KEY_SERVERS: a, GIT_WALRUS_SEAL_THRESHOLD: '1' };
+  const viaGit = await resolveNetwork(input({ env: testnet, gitConfig: git({ 'walrus.sealApiKeys': '0xAA' + 'a'.repeat(62) + '=x-key:v' }) }));
+  assert.equal(viaGit.seal!.keyServers, [{ objectId: a, weight: 1, apiKeyName: 'x-key', apiKey: 'v' }]);
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ networks: { testnet: { sealApiKeys: `${a}=x-key:from-file` } } }));
+  assert.is((await resolveNetwork(input({ home, env: testnet }))).seal!.keyServers[0]!.apiKey, 'from-file');
+  for (const bad of [`${a}=x-key:`, `${a}=bad header:v`, `${a}:x-key=v`, `0x${'b'.repeat(64)}=x-key:TOPSECRET`, `${a}=k:TOPSECRET,${a}=k:TOPSECRET`, 'TOPSECRET']) {
+    await resolveNetwork(input({ env: { ...testnet, GIT_WALRUS_SEAL_API_KEYS: bad } })).then(() => assert.unreachable(bad), (e) => {
+      assert.instance(e, UsageError);
+      assert.match(e.message, /GIT_WALRUS_SEAL_API_KEYS/);
+      assert.not.match(e.message, /TOPSECRET/);
+    });
+  }
+});
+
 resolve('picks the name from the environment, then git config, then the config file', async () => {
   const home = emptyHome();
   writeFileSync(join(home, 'config.json'), JSON.stringify({ network: 'mainnet' }));

@@ -99,6 +99,7 @@ sealed('a push stores ciphertext with the sealed key in its entry; the owner fet
   gitIn(t.target, t.env, 'fsck', '--strict');
   assert.is(gitIn(t.target, t.env, 'show', 'HEAD:secret.txt'), 'the recipe\n'.repeat(50).trim());
   assert.is(t.keyService.requests, 1);
+  assert.is(t.keyService.prepared, 1, 'the key session was started before the pack list was read');
 }));
 
 sealed('a public repository never touches the key service', inRepositories(async (t) => {
@@ -136,6 +137,7 @@ sealed('a reader added after ten pushes reads all of them, in one key request pe
   gitIn(t.target, t.env, 'fsck', '--strict');
   assert.is(await t.local.readAppliedPacks(t.id), 10);
   assert.is(t.keyService.requests, 3, 'windows of 4 keys: 4 + 4 + 2');
+  assert.is(t.keyService.decrypted, 10, 'each pack key decrypted once, ahead or on demand');
 }, { keysPerRequest: 4 }));
 
 sealed('a removed reader cannot fetch the next push', inRepositories(async (t) => {

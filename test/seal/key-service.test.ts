@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { DEVNET_SEAL, withSealApiKeys } from '../../src/config/networks.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
@@ -18,7 +18,7 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import type { BlobStore } from '../../src/ports/blob-store.ts';
 import { fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
-import { KeyServersUnavailableError, quorumOf, SealKeyService } from '../../src/seal/key-service.ts';
+import { KeyServerApiKeyError, KeyServersUnavailableError, quorumOf, SealKeyService } from '../../src/seal/key-service.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
@@ -36,11 +36,11 @@ interface Context {
   repository: { id: string; name: string; owner: string };
 }
 
-const service = (context: Context, key: Ed25519Keypair, options: { maxKeysPerRequest?: number; ttlMin?: number } = {}) =>
+const service = (context: Context, key: Ed25519Keypair, options: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string } = {}) =>
   new SealKeyService({
     suiClient: context.network.client,
     packageId: context.network.packageId,
-    keyServers: DEVNET_SEAL.keyServers,
+    keyServers: withSealApiKeys(DEVNET_SEAL, options.apiKeys).keyServers,
     threshold: DEVNET_SEAL.threshold,
     signer: async () => key,
     fetch: context.network.keyServerFetch,
@@ -64,7 +64,10 @@ seal.before(async (context) => {
 
 seal.after.each((context) => {
   skewMs = 0;
-  for (const n of [1, 2, 3]) context.network.keyServers.setDown(n, false);
+  for (const n of [1, 2, 3]) {
+    context.network.keyServers.setDown(n, false);
+    context.network.keyServers.requireApiKey(n, null);
+  }
 });
 
 seal.after(async (context) => {
@@ -79,7 +82,10 @@ seal('seals locally and opens every key in one request per key server for each b
   const before = requests(context);
   const sealed = await Promise.all(dataKeys.map((key) => keys.seal(newPackIdentity(context.repository.id), key)));
   assert.is(requests(context), before, 'sealing asks no key server');
-  const opened = await keys.open(context.repository, sealed);
+  keys.prepare(); // what a fetch does before it reads the pack list: opening right after shares its session
+  const keyOf = await keys.open(context.repository, sealed);
+  assert.is(keyOf[0]!(), keyOf[0]!(), 'a key decrypts once');
+  const opened = await Promise.all(keyOf.map((key) => key()));
   assert.equal(opened.map((k) => Buffer.from(k).toString('hex')), dataKeys.map((k) => Buffer.from(k).toString('hex')));
   // Two batches (4 + 2 ids), each to a quorum of two of the three servers.
   assert.is(requests(context) - before, 4);
@@ -114,6 +120,52 @@ seal('one key server down: keys still open, whichever two the quorum picks; two 
     assert.instance(error, KeyServersUnavailableError);
     assert.match((error as Error).message, /fewer than 2 of its 3 Seal key servers answered/);
   }
+});
+
+seal('key servers behind an API-key gateway: the configured header is sent; a missing or wrong key is an error naming the key server, never the key', async (context) => {
+  const sealed = await service(context, context.ownerKey).seal(newPackIdentity(context.repository.id), newDataKey());
+  const [one, two] = DEVNET_SEAL.keyServers.map((server) => server.objectId);
+  const servers = context.network.keyServers;
+  servers.requireApiKey(1, { name: 'X-Api-Key', value: 'key-one' });
+  servers.requireApiKey(2, { name: 'X-Api-Key', value: 'key-two' });
+  // The gateway answers before the key server, as Kong's key-auth does.
+  const ask = (headers: Record<string, string>) => servers.fetch(`${'http://seal.local.invalid'}/seal/1/v1/service?service_id=${one}`, { headers: { 'Client-Sdk-Version': '1.4.12', ...headers } });
+  const missing = await ask({});
+  assert.is(missing.status, 401);
+  assert.equal(await missing.json(), { message: 'No API key found in request' });
+  assert.match(missing.headers.get('www-authenticate') ?? '', /^Key realm=/);
+  assert.equal(await (await ask({ 'X-Api-Key': 'key-two' })).json(), { message: 'Unauthorized' });
+  assert.is((await ask({ 'x-api-key': 'key-one' })).status, 200);
+
+  const served = () => [...servers.served];
+  const before = served();
+  const refused = async (apiKeys: string | undefined, configured: RegExp) => {
+    try {
+      await service(context, context.ownerKey, { apiKeys }).open(context.repository, [sealed]);
+      assert.unreachable('the keys opened');
+    } catch (error) {
+      assert.instance(error, KeyServerApiKeyError);
+      assert.match((error as Error).message, configured);
+      assert.match((error as Error).message, /Seal key server 0x[0-9a-f]{64} \(http:\/\/seal\.local\.invalid\/seal\/[12]\) refused/);
+      assert.match((error as Error).message, /GIT_WALRUS_SEAL_API_KEYS/);
+      assert.not.match((error as Error).message, /key-one|key-two/);
+    }
+  };
+  await refused(undefined, /it requires an API key and none is configured for it \(HTTP 401 \{"message":"No API key found in request"\}\)/);
+  await refused(`${one}=X-Api-Key:key-two,${two}=X-Api-Key:key-one`, /refused the API key configured for it \(HTTP 401 \{"message":"Unauthorized"\}\)/);
+  assert.equal(served().slice(0, 2), before.slice(0, 2), 'the gateway let nothing through to servers 1 and 2');
+
+  const opened = await service(context, context.ownerKey, { apiKeys: `${one}=X-Api-Key:key-one,${two}=X-Api-Key:key-two` }).open(context.repository, [sealed]);
+  assert.is((await opened[0]!()).length, 32);
+  servers.setDown(3, true);
+  const viaGateway = served();
+  await service(context, context.ownerKey, { apiKeys: `${one}=x-api-key:key-one,${two}=x-api-key:key-two` }).open(context.repository, [sealed]);
+  const answered = served().map((n, i) => n - viaGateway[i]!);
+  assert.ok(answered[0]! >= 1 && answered[1]! >= 1 && answered[2] === 0, `with server 3 down both gated servers answered (the header was sent): ${answered}`);
+  servers.setDown(3, false);
+  // One gated server without its key is one that cannot answer: the other two still open the key.
+  servers.requireApiKey(2, null);
+  for (let i = 0; i < 4; i++) assert.is((await (await service(context, context.ownerKey).open(context.repository, [sealed]))[0]!()).length, 32);
 });
 
 seal('an expired session key is renewed for the next batch', async (context) => {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { canRead, NotReaderError } from '../../src/core/read-access.ts';
-import type { KeyService, RepositoryName } from '../../src/ports/key-service.ts';
+import type { KeyService, OpenedKeys, RepositoryName } from '../../src/ports/key-service.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
 
 export class MemoryKeyService implements KeyService {
@@ -14,6 +14,10 @@ export class MemoryKeyService implements KeyService {
   /** Requests "sent to the key servers" (one per batch). */
   requests = 0;
   sealed = 0;
+  /** Calls of `prepare` (a fetch of a private repository makes one per round of packs it applies). */
+  prepared = 0;
+  /** Data keys handed out (each opened key decrypts once, however often it is asked for). */
+  decrypted = 0;
   readonly #ledger: Ledger;
   readonly #keys = new Map<string, Uint8Array>();
 
@@ -33,7 +37,11 @@ export class MemoryKeyService implements KeyService {
     return Uint8Array.from(Buffer.from(sealedKey, 'hex').subarray(0, -8));
   }
 
-  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<Uint8Array[]> {
+  prepare(): void {
+    this.prepared += 1;
+  }
+
+  async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const keys: Uint8Array[] = [];
     for (let start = 0; start < sealedKeys.length; start += this.maxKeysPerRequest) {
       this.requests += 1;
@@ -45,7 +53,10 @@ export class MemoryKeyService implements KeyService {
         keys.push(key);
       }
     }
-    return keys;
+    return keys.map((key) => {
+      let decrypted: Promise<Uint8Array> | null = null;
+      return () => (decrypted ??= (async () => { this.decrypted += 1; return key; })());
+    });
   }
 }
 
@@ -55,4 +66,5 @@ export const untouchableKeyService: KeyService = {
   seal: async () => { throw new Error('a public repository sealed a key'); },
   identityOf: async () => { throw new Error('a public repository read a sealed key'); },
   open: async () => { throw new Error('a public repository asked the key servers'); },
+  prepare: () => { throw new Error('a public repository prepared a key session'); },
 };

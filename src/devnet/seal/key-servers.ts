@@ -9,8 +9,12 @@
  * fails like a refused connection and the network front drops the connection, as a dead server would. Which servers
  * are down is kept in `<dir>/seal/down`, so every process sharing the state directory (each git command opens the
  * embedded network itself) sees the same outage.
+ *
+ * A server can also sit behind an API-key gateway, as providers run theirs (`<dir>/seal/api-keys`): the gateway
+ * answers before the key server sees anything, the way Kong's key-auth plugin does: 401 with
+ * `{"message":"No API key found in request"}` without the header, `{"message":"Unauthorized"}` with a wrong key.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { bcs } from '@mysten/sui/bcs';
@@ -45,6 +49,12 @@ export interface DevnetKeyServersOptions {
   down?: Iterable<number>;
 }
 
+/** The API key a gateway in front of a key server requires: header `name` carrying `value`. */
+export interface GatewayApiKey {
+  name: string;
+  value: string;
+}
+
 export interface DevnetKeyServers {
   /** `KeyServer` object ids, server 1 first. */
   readonly objectIds: readonly string[];
@@ -56,6 +66,8 @@ export interface DevnetKeyServers {
   isDown(pathname: string): boolean;
   /** Takes key server n (1-based) down, or brings it back, for every process sharing the state directory. */
   setDown(n: number, down: boolean): void;
+  /** Puts key server n (1-based) behind a gateway requiring `key` (null: no gateway), for every process sharing the state directory. */
+  requireApiKey(n: number, key: GatewayApiKey | null): void;
   /** Points the on-chain registrations at `<baseUrl>/seal/<n>`, as an operator moving its servers would. */
   register(baseUrl: string): Promise<void>;
   /** Requests answered so far by each key server (server 1 first), whatever the answer. */
@@ -125,6 +137,8 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
     const target = route(new URL(request.url).pathname);
     if (!target) return new Response('not found', { status: 404 });
     if (request.method === 'OPTIONS') return withHeaders(new Response(null, { status: 204 }));
+    const refusal = gatewayRefusal(keyServerApiKeys(dir).get(target.n), request.headers);
+    if (refusal !== null) return refusal;
     return serve(target.n, target.endpoint, request);
   };
 
@@ -148,6 +162,7 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
       else current.delete(n);
       setKeyServersDown(dir, current);
     },
+    requireApiKey: (n, key) => requireKeyServerApiKey(dir, n, key),
     register: (baseUrl) => registrations((n) => `${baseUrl.replace(/\/$/, '')}/seal/${n}`),
     served,
   };
@@ -171,11 +186,48 @@ export function keyServersDown(dir: string): Set<number> {
  * (tests of private clones through real git processes; `git walrus devnet --key-servers-down`).
  */
 export function setKeyServersDown(dir: string, servers: Iterable<number>): void {
-  const path = downFile(dir);
-  mkdirSync(join(dir, 'seal'), { recursive: true });
+  writeFileAtomicSync(downFile(dir), `${[...new Set(servers)].sort().join(' ')}\n`);
+}
+
+const apiKeysFile = (dir: string) => join(dir, 'seal', 'api-keys');
+
+/** The API keys the gateways in front of the key servers (1-based) require, on the devnet whose state is in `dir`. */
+export function keyServerApiKeys(dir: string): Map<number, GatewayApiKey> {
+  let text = '';
+  try {
+    text = readFileSync(apiKeysFile(dir), 'utf8');
+  } catch {
+    return new Map();
+  }
+  return new Map(Object.entries(JSON.parse(text) as Record<string, GatewayApiKey>).map(([n, key]) => [Number(n), key]));
+}
+
+/** Replaces `path` whole (readers in other processes see the old text or the new one), creating its directory. */
+/**
+ * Puts key server n (1-based) of the devnet whose state is in `dir` behind a gateway requiring `key` (null: none),
+ * for every process that shares it.
+ */
+export function requireKeyServerApiKey(dir: string, n: number, key: GatewayApiKey | null): void {
+  const current = keyServerApiKeys(dir);
+  if (key === null) current.delete(n);
+  else current.set(n, key);
+  writeFileAtomicSync(apiKeysFile(dir), `${JSON.stringify(Object.fromEntries(current))}\n`);
+}
+
+function writeFileAtomicSync(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${[...new Set(servers)].sort().join(' ')}\n`);
+  writeFileSync(tmp, text);
   renameSync(tmp, path);
+}
+
+/** A gateway's answer to a request without the API key it requires, or with another one; null when it lets it through. */
+function gatewayRefusal(required: GatewayApiKey | undefined, headers: Headers): Response | null {
+  if (required === undefined) return null;
+  const sent = headers.get(required.name);
+  if (sent === required.value) return null;
+  const message = sent === null || sent === '' ? 'No API key found in request' : 'Unauthorized';
+  return Response.json({ message }, { status: 401, headers: { 'WWW-Authenticate': 'Key realm="seal-gateway"' } });
 }
 
 /** The URL a key server is registered under on the chain, if it is registered. */
