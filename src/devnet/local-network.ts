@@ -3,6 +3,7 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { ChainEngine } from './chain/engine.ts';
 import { DevnetCoreClient } from './chain/core-client.ts';
 import { createWalrusService, serviceFetch } from './walrus/service.ts';
+import { engineWalrusChain } from './walrus/chain-blobs.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 
 /**
@@ -42,7 +43,8 @@ export interface LocalNetworkOptions {
 
 export async function openLocalNetwork(dir: string, options: LocalNetworkOptions = {}): Promise<LocalNetwork> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
-  const walrus = createWalrusService(join(dir, 'walrus'));
+  const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
+  await engine.attachWalrus(await walrus.epochClock());
   const keyServers = await openKeyServers(dir, engine, { down: options.keyServersDown });
   return {
     client: new DevnetCoreClient(engine),

@@ -7,6 +7,7 @@ import { jsonRpcHandler } from './chain/json-rpc.ts';
 import { grpcWebHandler, isGrpcWebRequest } from './chain/grpc-web.ts';
 import { FAUCET_AMOUNT } from './chain/limits.ts';
 import { createWalrusService } from './walrus/service.ts';
+import { engineWalrusChain } from './walrus/chain-blobs.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
@@ -47,7 +48,8 @@ export interface DevnetServer {
 
 export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
-  const walrus = createWalrusService(join(dir, 'walrus'));
+  const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
+  await engine.attachWalrus(await walrus.epochClock());
   const keyServers = await openKeyServers(dir, engine, { down: keyServersDown });
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
