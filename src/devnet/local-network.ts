@@ -4,6 +4,7 @@ import { ChainEngine } from './chain/engine.ts';
 import { DevnetCoreClient } from './chain/core-client.ts';
 import { createWalrusService, serviceFetch } from './walrus/service.ts';
 import { engineWalrusChain } from './walrus/chain-blobs.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from './chain/walrus-system-package.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 
 /**
@@ -30,6 +31,10 @@ export interface LocalNetwork {
   marketId: string;
   /** Sends the faucet's amount of SUI to `address` (a real faucet transaction on the devnet chain). */
   faucet(address: string): Promise<void>;
+  /** Sends the faucet's amount of WAL, which Walrus storage is paid in. */
+  faucetWal(address: string): Promise<void>;
+  /** The Walrus System object on the devnet chain (Blob objects are extended and deleted through it). */
+  walrusSystemObjectId: string;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,10 @@ export async function openLocalNetwork(dir: string, options: LocalNetworkOptions
     faucet: async (address) => {
       await engine.faucet(address);
     },
+    faucetWal: async (address) => {
+      await engine.faucetWal(address);
+    },
+    walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID,
     close: async () => {},
   };
 }

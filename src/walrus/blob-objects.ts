@@ -29,9 +29,14 @@ export interface SuiBlobObjectsOptions {
   systemObjectId: string;
   /** One transaction at a time per address, across processes (they spend the same gas coins). */
   exclusive?: <T>(address: string, submit: () => Promise<T>) => Promise<T>;
-  /** Runs before a transaction: the devnet's faucets top up SUI and WAL there. */
+  /** Runs before a transaction: the devnet's faucet tops up SUI there. */
   beforeWrite?: () => Promise<void>;
+  /** Where a faucet gives WAL (the devnet): called when the owner holds less than WAL_TOP_UP_BELOW before paying. */
+  walFaucet?: (address: string) => Promise<void>;
 }
+
+/** FROST below which a network with a WAL faucet tops the payer up (10 WAL: thousands of devnet extensions). */
+const WAL_TOP_UP_BELOW = 10n * 1_000_000_000n;
 
 interface WalrusPackage {
   /** The package that defines the types (the System object's type names it). */
@@ -83,6 +88,10 @@ export class SuiBlobObjects implements BlobObjects {
   async extend(extensions: readonly { objectId: string; epochs: number }[]): Promise<{ digest: string }> {
     const walrus = await this.#walrus();
     const owner = await this.owner();
+    if (this.#options.walFaucet !== undefined) {
+      const { balance } = await this.#options.client.core.getBalance({ owner, coinType: walrus.walType });
+      if (BigInt(balance.balance) < WAL_TOP_UP_BELOW) await this.#options.walFaucet(owner);
+    }
     return this.#execute('extending Walrus blobs', async (tx) => {
       const coins = await this.#walCoins(owner, walrus.walType);
       const [payment, ...rest] = coins.map((coin) => tx.objectRef(coin));

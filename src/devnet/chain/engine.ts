@@ -141,22 +141,23 @@ export class ChainEngine {
   async attachWalrus(epochNow: () => number): Promise<void> {
     const pkg = walrusSystemPackage(epochNow);
     this.packages.set(pkg.id, pkg);
-    const faucet = await this.faucetAddress();
     await this.putSystemObjects([
       { id: WALRUS_SYSTEM_PACKAGE_ID, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() },
       { id: WALRUS_SYSTEM_OBJECT_ID, type: SYSTEM_TYPE, owner: { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, contents: systemObjectContents() },
-      { id: WAL_RESERVE_COIN_ID, type: walCoinType(), owner: { $kind: 'AddressOwner', AddressOwner: faucet }, contents: walReserveContents(), hasPublicTransfer: true, createOnly: true },
     ]);
   }
 
   /** Sends `amount` FROST of WAL to `address`, by a real transaction signed by the faucet's key (storage is paid in WAL). */
   async faucetWal(address: string, amount = WAL_FAUCET_AMOUNT): Promise<TxRecord> {
     const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
+    // The faucet's WAL appears with its first request (its key, and so its address, loads only now).
+    if (!this.packages.has(WALRUS_SYSTEM_PACKAGE_ID)) throw new UsageError('this devnet chain has no Walrus system attached: its faucet holds no WAL');
+    await this.putSystemObjects([{ id: WAL_RESERVE_COIN_ID, type: walCoinType(), owner: { $kind: 'AddressOwner', AddressOwner: keypair.toSuiAddress() }, contents: walReserveContents(), hasPublicTransfer: true, createOnly: true }]);
     return this.store.transact(async () => {
       const sender = keypair.toSuiAddress();
       const [gas] = this.coins(sender, SUI_TYPE);
       const [wal] = this.coins(sender, WAL_TYPE);
-      if (!wal) throw new UsageError('this devnet chain has no Walrus system attached: its faucet holds no WAL');
+      if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
       const tx = new Transaction();
       tx.setSender(sender);
       tx.setGasPrice(REFERENCE_GAS_PRICE);
