@@ -70,7 +70,7 @@ const EXTENSIONS_PER_TRANSACTION = 400;
 /** Extending needs the current epoch, which this network's Walrus does not report here. */
 export class LifetimesUnknownError extends WalrusGitError {
   constructor() {
-    super('LIFETIMES_UNKNOWN', 'this network\'s Walrus reports no blob lifetimes here (no storage node is configured), so how far to extend is unknown; set walrus.storageNodeUrl, or use --restore to store every live pack again for the given epochs');
+    super('LIFETIMES_UNKNOWN', 'this network\'s Walrus reports no blob lifetimes here (a publisher\'s network without a storage node to ask), so how far to extend is unknown; write through the Walrus SDK (set GIT_WALRUS_UPLOAD_RELAY_URL), or use --restore to store every live pack again for the given epochs');
   }
 }
 
