@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../core/blob-lifetime.ts';
+import { DEFAULT_EXPIRY_WARNING_EPOCHS, MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { UsageError } from '../core/errors.ts';
 import { extendLivePacks, expiryWarnings, liveLifetimes, NotBlobOwnerError, type LiveLifetimes } from '../remote/lifetime.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
@@ -49,7 +49,9 @@ export const extendCommand: CommandModule<CliArgs, ExtendArgs> = {
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    if (!Number.isInteger(argv.epochs) || argv.epochs < 1) throw new UsageError(`--epochs must be a whole number of 1 or more, got ${argv.epochs}`);
+    if (!Number.isInteger(argv.epochs) || argv.epochs < 1 || argv.epochs > MAX_EPOCHS_AHEAD) {
+      throw new UsageError(`--epochs must be a whole number from 1 to ${MAX_EPOCHS_AHEAD} (Walrus stores at most ${MAX_EPOCHS_AHEAD} epochs ahead), got ${argv.epochs}`);
+    }
     await withRemoteRepository(app, argv, async ({ ledger, blobStore, blobObjects }, id) => {
       const objects = await blobObjects?.();
       const result = await extendLivePacks({ ledger, blobStore, ...(objects ? { blobObjects: objects } : {}), log: app.log }, id, argv.epochs, { restore: argv.restore });

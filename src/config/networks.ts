@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
+import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { discoverDevnet } from './devnet-discovery.ts';
 import { readConfigFile } from './home.ts';
 import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
@@ -72,7 +73,7 @@ export const WALRUS_SYSTEM_OBJECTS = {
 
 /** Walrus mainnet and testnet both run 1000 shards. */
 export const PUBLIC_WALRUS_SHARDS = 1000;
-export const MAX_STORAGE_EPOCHS = 53;
+export const MAX_STORAGE_EPOCHS = MAX_EPOCHS_AHEAD;
 
 /** Public endpoints (Mysten Labs). Mainnet has no public publisher: writes go through the SDK and upload relay. */
 export const PUBLIC_NETWORKS = {

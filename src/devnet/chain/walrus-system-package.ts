@@ -3,6 +3,7 @@ import { normalizeSuiAddress, toBase58 } from '@mysten/sui/utils';
 import { CoinContents, deriveObjectId, hashTyped, SUI_FRAMEWORK } from './objects.ts';
 import { MoveAbortFailure, type MoveFunction, type MovePackage } from './packages.ts';
 import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus/blob-object-bcs.ts';
+import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
 
 export { BlobLayout };
 
@@ -33,7 +34,6 @@ export const WAL_FAUCET_AMOUNT = 100n * 1_000_000_000n;
 /** Devnet storage price in FROST per MiB of encoded size and epoch (the service's publisher charges the same). */
 export const STORAGE_PRICE_PER_UNIT = 100_000n;
 const BYTES_PER_UNIT = 1024n * 1024n;
-export const MAX_EPOCHS_AHEAD = 53;
 
 const BlobCertified = bcs.struct('BlobCertified', { epoch: bcs.u32(), blob_id: bcs.u256(), end_epoch: bcs.u32(), deletable: bcs.bool(), object_id: bcs.Address, is_extension: bcs.bool() });
 const BlobDeleted = bcs.struct('BlobDeleted', { epoch: bcs.u32(), blob_id: bcs.u256(), end_epoch: bcs.u32(), object_id: bcs.Address, was_certified: bcs.bool() });
