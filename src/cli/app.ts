@@ -1,5 +1,6 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
+import type { BlobObjects } from '../ports/blob-objects.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
@@ -63,6 +64,8 @@ export interface CliServices {
   blobStore: BlobStore;
   /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** The user's Walrus Blob objects (`extend`, and deleting what a `gc` replaced); absent where the network's Walrus System object is unknown. */
+  blobObjects?: () => Promise<BlobObjects>;
   /** Seal, for a private repository's packs (`show`, `verify --deep`); absent where the network has no key servers. */
   keyService?: KeyService;
   /** A scratch object store that packs are read into (`show`, `verify --deep`); closed by the caller. */

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
-import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../core/blob-lifetime.ts';
+import { DEFAULT_EXPIRY_WARNING_EPOCHS, MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { UsageError } from '../core/errors.ts';
-import { extendLivePacks, expiryWarnings, liveLifetimes, type LiveLifetimes } from '../remote/lifetime.ts';
+import { extendLivePacks, expiryWarnings, liveLifetimes, NotBlobOwnerError, type LiveLifetimes } from '../remote/lifetime.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { CliApp, CliArgs } from './app.ts';
@@ -33,25 +33,33 @@ export async function warnOfExpiry(app: CliApp, ports: { ledger: Ledger; blobSto
 interface ExtendArgs extends CliArgs {
   remote: string;
   epochs: number;
+  restore: boolean;
   network?: string;
 }
 
-/** `git walrus extend <remote|url> [--epochs N]`: keeps every live pack stored for at least N more epochs. */
+/** `git walrus extend <remote|url> [--epochs N] [--restore]`: keeps every live pack stored for at least N more epochs. */
 export const extendCommand: CommandModule<CliArgs, ExtendArgs> = {
   command: 'extend <remote>',
-  describe: 'renew the storage of every live pack on Walrus (anyone may run it and pays for it)',
+  describe: 'extend the Walrus storage of every live pack (your own Blob objects, on chain, paid in WAL)',
   builder: (y) =>
     y
       .positional('remote', REMOTE_ARG)
       .option('epochs', { type: 'number', default: 53, describe: 'keep every live pack stored at least this many epochs from now (at most 53)' })
+      .option('restore', { type: 'boolean', default: false, describe: 'store again, under your key, the blobs whose Blob objects someone else owns (reads them; pays the write fee again)' })
       .option('network', { type: 'string', describe: 'network to use' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    if (!Number.isInteger(argv.epochs) || argv.epochs < 1) throw new UsageError(`--epochs must be a whole number of 1 or more, got ${argv.epochs}`);
-    await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
-      const result = await extendLivePacks({ ledger, blobStore, log: app.log }, id, argv.epochs);
+    if (!Number.isInteger(argv.epochs) || argv.epochs < 1 || argv.epochs > MAX_EPOCHS_AHEAD) {
+      throw new UsageError(`--epochs must be a whole number from 1 to ${MAX_EPOCHS_AHEAD} (Walrus stores at most ${MAX_EPOCHS_AHEAD} epochs ahead), got ${argv.epochs}`);
+    }
+    await withRemoteRepository(app, argv, async ({ ledger, blobStore, blobObjects }, id) => {
+      const objects = await blobObjects?.();
+      const result = await extendLivePacks({ ledger, blobStore, ...(objects ? { blobObjects: objects } : {}), log: app.log }, id, argv.epochs, { restore: argv.restore });
+      const restored = result.restored === 0 ? '' : `, ${result.restored} stored again`;
       const until = result.endEpoch === null ? '' : `; every live pack is stored until epoch ${result.endEpoch}`;
-      app.stdout(`renewed ${result.renewed} blob(s), ${result.kept} already stored long enough${until}\n`);
+      const tx = result.digest === null ? '' : ` (transaction ${result.digest})`;
+      app.stdout(`extended ${result.extended} blob(s)${tx}, ${result.kept} already stored long enough${restored}${until}\n`);
+      if (result.notOwned.length > 0) throw new NotBlobOwnerError(id, objects ? await objects.owner() : 'this key', result.notOwned);
     });
   },
 };

@@ -18,9 +18,13 @@ export interface DevnetInfo {
   faucetUrl?: string;
   /** Its Seal key servers and threshold (absent on a server that predates them). */
   seal?: SealConfig;
+  /** Its Walrus System object (Blob objects are extended and deleted through it; absent on older servers). */
+  walrusSystemObjectId?: string;
 }
 
 export const DEVNET_INFO_PATH = '/v1/devnet';
+/** The devnet faucet's WAL endpoint, beside the Sui faucet's `/v2/gas` (same request body). */
+export const WAL_FAUCET_PATH = '/v2/wal';
 
 export class DevnetUnreachableError extends WalrusGitError {
   constructor(url: string, problem: string, cause?: unknown) {
@@ -61,6 +65,7 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     ...(typeof body.faucetUrl === 'string' ? { faucetUrl: absolute(body.faucetUrl) } : {}),
     ...(body.seal === undefined ? {} : { seal: sealInfo(devnetUrl, body.seal) }),
     ...(typeof body.marketId === 'string' ? { marketId: body.marketId } : {}),
+    ...(typeof body.walrusSystemObjectId === 'string' ? { walrusSystemObjectId: body.walrusSystemObjectId } : {}),
   };
 }
 

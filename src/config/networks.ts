@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
+import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { discoverDevnet } from './devnet-discovery.ts';
 import { readConfigFile } from './home.ts';
 import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
@@ -32,6 +33,13 @@ export interface NetworkConfig {
   seal?: SealConfig;
   /** Storage epochs per pack blob (GIT_WALRUS_EPOCHS / walrus.epochs / config "epochs"; default the maximum, 53). */
   storageEpochs: number;
+  /**
+   * Store packs as deletable blobs (GIT_WALRUS_DELETABLE_PACKS / walrus.deletablePacks / config "deletablePacks";
+   * default false: permanent, so no one can take a pushed pack down before its end epoch).
+   */
+  deletablePacks: boolean;
+  /** The Walrus System object, through which Blob objects are extended and deleted (absent: not known here). */
+  walrusSystemObjectId?: string;
   /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */
   stateDir?: string;
 }
@@ -61,9 +69,15 @@ export const DEVNET_SEAL: SealConfig = {
   threshold: 2,
 };
 
+/** The Walrus System objects (the Walrus SDK's `TESTNET_WALRUS_PACKAGE_CONFIG` and `MAINNET_WALRUS_PACKAGE_CONFIG`). */
+export const WALRUS_SYSTEM_OBJECTS = {
+  testnet: '0x6c2547cbbc38025cf3adac45f63cb0a8d12ecf777cdc75a4971612bf97fdf6af',
+  mainnet: '0x2134d52768ea07e8c43570ef975eb3e4c27a39fa6396bef985b5abc58d03ddd2',
+} as const;
+
 /** Walrus mainnet and testnet both run 1000 shards. */
 export const PUBLIC_WALRUS_SHARDS = 1000;
-export const MAX_STORAGE_EPOCHS = 53;
+export const MAX_STORAGE_EPOCHS = MAX_EPOCHS_AHEAD;
 
 /** Public endpoints (Mysten Labs). Mainnet has no public publisher: writes go through the SDK and upload relay. */
 export const PUBLIC_NETWORKS = {
@@ -129,10 +143,12 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const name = networkName(input, file);
   const setting = settingReader(input, file, name);
   const storageEpochs = epochsSetting(input.env.GIT_WALRUS_EPOCHS || input.gitConfig('walrus.epochs') || file.epochs);
+  const deletablePacks = booleanSetting('deletable packs', 'GIT_WALRUS_DELETABLE_PACKS, git config walrus.deletablePacks, or "deletablePacks" in config.json',
+    input.env.GIT_WALRUS_DELETABLE_PACKS || input.gitConfig('walrus.deletablePacks') || file.deletablePacks);
 
   const apiKeys = setting('sealApiKeys', 'GIT_WALRUS_SEAL_API_KEYS');
   if (name === 'local') {
-    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
+    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
   }
 
   if (name === 'devnet') {
@@ -151,6 +167,8 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       ...(info.marketId ? { marketId: info.marketId } : {}),
       faucetUrl: info.faucetUrl,
       storageEpochs,
+      deletablePacks,
+      ...(info.walrusSystemObjectId ? { walrusSystemObjectId: info.walrusSystemObjectId } : {}),
       ...(info.seal === undefined ? {} : { seal: withSealApiKeys(info.seal, apiKeys) }),
     };
   }
@@ -174,6 +192,8 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     marketId: setting('marketId', 'GIT_WALRUS_MARKET_ID'),
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
+    deletablePacks,
+    walrusSystemObjectId: WALRUS_SYSTEM_OBJECTS[name],
     ...(seal === undefined ? {} : { seal: withSealApiKeys(seal, apiKeys) }),
   };
 }
@@ -246,4 +266,10 @@ function epochsSetting(value: string | number | undefined): number {
     throw new UsageError(`storage epochs must be an integer from 1 to ${MAX_STORAGE_EPOCHS}, got '${value}' (GIT_WALRUS_EPOCHS, git config walrus.epochs, or "epochs" in config.json)`, { epochs: value });
   }
   return epochs;
+}
+
+function booleanSetting(what: string, where: string, value: string | boolean | undefined): boolean {
+  if (value === undefined || typeof value === 'boolean') return value ?? false;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new UsageError(`${what} must be true or false, got '${value}' (${where})`, { value });
 }

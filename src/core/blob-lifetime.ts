@@ -3,6 +3,9 @@
  * and is gone from that chunk's end epoch on (ends are exclusive, as Walrus counts them).
  */
 
+/** The furthest ahead Walrus stores or extends a blob (testnet and mainnet: `max_epochs_ahead`). */
+export const MAX_EPOCHS_AHEAD = 53;
+
 /** Epochs before its end from which a live pack is reported as expiring, unless configured otherwise. */
 export const DEFAULT_EXPIRY_WARNING_EPOCHS = 5;
 

@@ -3,6 +3,8 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { ChainEngine } from './chain/engine.ts';
 import { DevnetCoreClient } from './chain/core-client.ts';
 import { createWalrusService, serviceFetch } from './walrus/service.ts';
+import { engineWalrusChain } from './walrus/chain-blobs.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from './chain/walrus-system-package.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 
 /**
@@ -29,6 +31,10 @@ export interface LocalNetwork {
   marketId: string;
   /** Sends the faucet's amount of SUI to `address` (a real faucet transaction on the devnet chain). */
   faucet(address: string): Promise<void>;
+  /** Sends the faucet's amount of WAL, which Walrus storage is paid in. */
+  faucetWal(address: string): Promise<void>;
+  /** The Walrus System object on the devnet chain (Blob objects are extended and deleted through it). */
+  walrusSystemObjectId: string;
   close(): Promise<void>;
 }
 
@@ -42,7 +48,8 @@ export interface LocalNetworkOptions {
 
 export async function openLocalNetwork(dir: string, options: LocalNetworkOptions = {}): Promise<LocalNetwork> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
-  const walrus = createWalrusService(join(dir, 'walrus'));
+  const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
+  await engine.attachWalrus(await walrus.epochClock());
   const keyServers = await openKeyServers(dir, engine, { down: options.keyServersDown });
   return {
     client: new DevnetCoreClient(engine),
@@ -57,6 +64,10 @@ export async function openLocalNetwork(dir: string, options: LocalNetworkOptions
     faucet: async (address) => {
       await engine.faucet(address);
     },
+    faucetWal: async (address) => {
+      await engine.faucetWal(address);
+    },
+    walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID,
     close: async () => {},
   };
 }

@@ -7,6 +7,9 @@ import { jsonRpcHandler } from './chain/json-rpc.ts';
 import { grpcWebHandler, isGrpcWebRequest } from './chain/grpc-web.ts';
 import { FAUCET_AMOUNT } from './chain/limits.ts';
 import { createWalrusService } from './walrus/service.ts';
+import { engineWalrusChain } from './walrus/chain-blobs.ts';
+import { WAL_FAUCET_AMOUNT, WALRUS_SYSTEM_OBJECT_ID } from './chain/walrus-system-package.ts';
+import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
@@ -47,7 +50,8 @@ export interface DevnetServer {
 
 export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
-  const walrus = createWalrusService(join(dir, 'walrus'));
+  const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
+  await engine.attachWalrus(await walrus.epochClock());
   const keyServers = await openKeyServers(dir, engine, { down: keyServersDown });
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
@@ -58,9 +62,10 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
     const { pathname } = new URL(request.url);
     if (isGrpcWebRequest(request)) return grpc(request);
     if (pathname === '/' && request.method === 'POST') return rpc(request);
-    if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request);
+    if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request, 'SUI');
+    if (pathname === WAL_FAUCET_PATH && request.method === 'POST') return faucetV2(engine, request, 'WAL');
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL });
+      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL, walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID });
     }
     if (pathname.startsWith('/seal/')) return keyServers.handle(request);
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
@@ -97,18 +102,21 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
   };
 }
 
-/** `POST /v2/gas` as the Sui faucet speaks it (`requestSuiFromFaucetV2`). */
-async function faucetV2(engine: ChainEngine, request: Request): Promise<Response> {
+/**
+ * `POST /v2/gas` as the Sui faucet speaks it (`requestSuiFromFaucetV2`); `POST /v2/wal` the same way for WAL, which
+ * Walrus storage is paid in (on testnet, `walrus get-wal` exchanges SUI for it).
+ */
+async function faucetV2(engine: ChainEngine, request: Request, coin: 'SUI' | 'WAL'): Promise<Response> {
   const body = (await request.json().catch(() => null)) as { FixedAmountRequest?: { recipient?: unknown } } | null;
   const recipient = body?.FixedAmountRequest?.recipient;
   if (typeof recipient !== 'string' || !isValidSuiAddress(normalizeSuiAddress(recipient))) {
     return Response.json({ status: { Failure: { internal: 'request body must be {"FixedAmountRequest":{"recipient":"0x…"}}' } }, coins_sent: null }, { status: 400 });
   }
   try {
-    const record = await engine.faucet(recipient);
+    const record = coin === 'SUI' ? await engine.faucet(recipient) : await engine.faucetWal(recipient);
     const owner = normalizeSuiAddress(recipient);
-    const coin = Object.keys(record.objectTypes).find((id) => engine.object(id)?.owner.$kind === 'AddressOwner' && engine.ownedObjects(owner).some((o) => o.id === id));
-    return Response.json({ status: 'Success', coins_sent: [{ amount: Number(FAUCET_AMOUNT), id: coin, transferTxDigest: record.digest }] });
+    const sent = Object.keys(record.objectTypes).find((id) => engine.object(id)?.owner.$kind === 'AddressOwner' && engine.ownedObjects(owner).some((o) => o.id === id));
+    return Response.json({ status: 'Success', coins_sent: [{ amount: Number(coin === 'SUI' ? FAUCET_AMOUNT : WAL_FAUCET_AMOUNT), id: sent, transferTxDigest: record.digest }] });
   } catch (error) {
     return Response.json({ status: { Failure: { internal: (error as Error).message } }, coins_sent: null }, { status: 500 });
   }

@@ -18,6 +18,7 @@ const app: CliApp = {
       blobStore: opened.blobStore,
       keyService: opened.keyService,
       blobIdOf: opened.blobIdOf,
+      ...(opened.blobObjects ? { blobObjects: opened.blobObjects } : {}),
       openPackObjects: () => PackObjectReader.open(),
       networkName: opened.name,
       market: opened.market,

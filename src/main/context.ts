@@ -9,6 +9,8 @@ import { requireContract, resolveNetwork } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { BlobObjects } from '../ports/blob-objects.ts';
+import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
@@ -34,6 +36,8 @@ export interface OpenedNetwork {
   keyService?: KeyService;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
   blobIdOf(bytes: Uint8Array): Promise<string>;
+  /** The user's Walrus Blob objects (extend, delete), where the network's Walrus System object is known. */
+  blobObjects?: () => Promise<BlobObjects>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
   market(): Promise<MarketLedger>;
   close(): Promise<void>;
@@ -66,7 +70,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   let signer: Promise<Signer> | null = null;
   const loadSigner = () => (signer ??= loadKey().then(async ({ material }) => (await import('../config/keys.ts')).keypairOf(material)));
   const signerAddress = async () => (await loadKey()).address;
-  const { client, blobStore, close, faucet, contract, numShards, keyServerFetch } = await openAdapters(config, options.log, loadSigner);
+  const { client, blobStore, close, faucet, walFaucet, walrusSystemObjectId, contract, numShards, keyServerFetch } = await openAdapters(config, options.log, loadSigner, signerAddress);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
@@ -90,6 +94,11 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     if (marketId === undefined) throw new MarketNotPublishedError(config.name);
     return new SuiMarket({ client, ledger: base, packageId, marketId, ...(fund ? { beforeWrite: fund } : {}) });
   };
+  // Loaded on first use: only `extend` and `gc` touch Blob objects.
+  let blobObjects: Promise<BlobObjects> | null = null;
+  const openBlobObjects = walrusSystemObjectId === undefined ? undefined : () => (blobObjects ??= import('../walrus/blob-objects.ts').then(({ SuiBlobObjects }) => new SuiBlobObjects({
+    client, signer: loadSigner, systemObjectId: walrusSystemObjectId, exclusive, ...(fund ? { beforeWrite: fund } : {}), ...(walFaucet ? { walFaucet } : {}),
+  })));
   const fault = faultOf(env.GIT_WALRUS_FAULT);
   if (fault) ({ ledger, blobStore: store } = faultyPorts(ledger, store, fault));
   const statsFile = env.GIT_WALRUS_STATS;
@@ -111,6 +120,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobStore: store,
     keyService,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
+    ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
@@ -125,13 +135,19 @@ interface Adapters {
   close(): Promise<void>;
   /** Sends gas to an address, where the network is ours and comes with a faucet (`local`, `devnet`). */
   faucet: ((address: string) => Promise<void>) | null;
+  /** Sends WAL to an address, where the network's faucet gives it (`local`, `devnet`). */
+  walFaucet?: (address: string) => Promise<void>;
+  /** The network's Walrus System object, for the user's Blob objects. */
+  walrusSystemObjectId?: string;
   contract?: { packageId: string; registryId: string; marketId?: string };
   numShards: number;
   /** How Seal key-server requests travel, where not over the network (the embedded network serves them in process). */
   keyServerFetch?: typeof fetch;
 }
 
-async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => Promise<Signer>): Promise<Adapters> {
+async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => Promise<Signer>, signerAddress: () => Promise<string>): Promise<Adapters> {
+  // Blob objects go to the user, who can then extend them (and delete them, when stored deletable).
+  const permanent = !config.deletablePacks;
   // Adapters load on demand: a helper talking to a remote network never loads the embedded chain engine.
   if (config.sui.kind === 'embedded') {
     const { openLocalNetwork } = await import('../devnet/local-network.ts');
@@ -139,9 +155,14 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     const client = local.client;
     return {
       client,
-      blobStore: new HttpBlobStore({ publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, storageNodeUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs, log }),
+      blobStore: new HttpBlobStore({
+        publisherUrl: local.walrusUrl, aggregatorUrl: local.walrusUrl, storageNodeUrl: local.walrusUrl, numShards: local.numShards, fetch: local.walrusFetch, epochs: config.storageEpochs,
+        permanent, sendObjectTo: signerAddress, log,
+      }),
       close: () => local.close(),
       faucet: (address) => local.faucet(address),
+      walFaucet: (address) => local.faucetWal(address),
+      walrusSystemObjectId: local.walrusSystemObjectId,
       contract: { packageId: local.packageId, registryId: local.registryId, marketId: local.marketId },
       numShards: local.numShards,
       keyServerFetch: local.keyServerFetch,
@@ -160,9 +181,10 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     const { uploadRelayUrl, numShards } = config.walrus;
     return {
       client,
-      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer: loadSigner, numShards, epochs: config.storageEpochs, log }),
+      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer: loadSigner, numShards, epochs: config.storageEpochs, deletable: config.deletablePacks, log }),
       close: async () => {},
       faucet: null,
+      walrusSystemObjectId: config.walrusSystemObjectId,
       numShards,
     };
   }
@@ -170,11 +192,21 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
   const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
   return {
     client,
-    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, log }),
+    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, permanent, sendObjectTo: signerAddress, log }),
     close: async () => {},
     faucet: faucetUrl
       ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }
       : null,
+    ...(faucetUrl ? { walFaucet: (recipient: string) => requestDevnetWal(faucetUrl, recipient) } : {}),
+    walrusSystemObjectId: config.walrusSystemObjectId,
     numShards,
   };
+}
+
+/** WAL from a `git walrus devnet` faucet (POST /v2/wal, the body of the Sui faucet's /v2/gas). */
+async function requestDevnetWal(faucetUrl: string, recipient: string): Promise<void> {
+  const response = await fetch(new URL(WAL_FAUCET_PATH, faucetUrl), {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient } }),
+  });
+  if (!response.ok) throw new InternalError(`the devnet faucet at ${faucetUrl} gave no WAL: HTTP ${response.status} ${await response.text().catch(() => '')}`);
 }

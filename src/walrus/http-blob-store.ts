@@ -32,8 +32,11 @@ export interface HttpBlobStoreOptions {
   epochs?: number;
   /** Store blobs as permanent (not deletable by their owner before they expire). Default true. */
   permanent?: boolean;
-  /** Address that receives the Blob object; without it the publisher keeps or burns it. */
-  sendObjectTo?: string;
+  /**
+   * Address that receives the Blob object (so it can extend it, or delete a deletable one); without it the publisher
+   * keeps or burns it. A function is asked at the first write (the user's key is loaded only then).
+   */
+  sendObjectTo?: string | (() => Promise<string>);
   fetch?: typeof fetch;
   log?: Log;
   retry?: RetryPolicy;
@@ -58,7 +61,7 @@ export class HttpBlobStore implements BlobStore {
   private readonly aggregatorUrl: string;
   private readonly epochs: number;
   private readonly permanent: boolean;
-  private readonly sendObjectTo: string | undefined;
+  private readonly sendObjectTo: string | (() => Promise<string>) | undefined;
   private readonly fetch: typeof fetch;
   private readonly log: Log;
   private readonly retry: RetryPolicy;
@@ -86,7 +89,8 @@ export class HttpBlobStore implements BlobStore {
     const url = endpoint(this.publisherUrl, 'v1/blobs');
     url.searchParams.set('epochs', String(options.epochs ?? this.epochs));
     if (this.permanent) url.searchParams.set('permanent', 'true');
-    if (this.sendObjectTo !== undefined) url.searchParams.set('send_object_to', this.sendObjectTo);
+    const sendTo = typeof this.sendObjectTo === 'function' ? await this.sendObjectTo() : this.sendObjectTo;
+    if (sendTo !== undefined) url.searchParams.set('send_object_to', sendTo);
 
     const stored = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
       const response = await this.request(url, { method: 'PUT', body: streamOf(bytes), duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) } }, options.signal);

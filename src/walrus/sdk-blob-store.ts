@@ -1,8 +1,8 @@
-import { WalrusClient, BlobBlockedError as SdkBlobBlockedError, BlobNotCertifiedError, RetryableWalrusClientError } from '@mysten/walrus';
+import { WalrusClient, BlobBlockedError as SdkBlobBlockedError, BlobNotCertifiedError, NoBlobStatusReceivedError, NoVerifiedBlobStatusReceivedError, RetryableWalrusClientError } from '@mysten/walrus';
 import type { WriteBlobStep } from '@mysten/walrus';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
-import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { releaseBlobIdWorkers } from './blob-id.ts';
@@ -26,7 +26,21 @@ export interface WalrusSdkClient {
     resume?: WriteBlobStep;
   }): Promise<{ blobId: string; blobObject: { storage: { end_epoch: number } } }>;
   readBlob(options: { blobId: string; signal?: AbortSignal }): Promise<Uint8Array>;
+  /** The blob's status as a quorum of storage nodes confirms it (what `walrus blob-status` prints). */
+  getVerifiedBlobStatus(options: { blobId: string; signal?: AbortSignal }): Promise<SdkBlobStatus>;
+  /** The Walrus system state on Sui: its committee's epoch is the current storage epoch. */
+  systemState(): Promise<{ committee: { epoch: number } }>;
 }
+
+/** The statuses `getVerifiedBlobStatus` answers (the storage nodes' `/v1/blobs/{id}/status`, tagged by `type`). */
+export type SdkBlobStatus =
+  | { type: 'nonexistent' }
+  | { type: 'invalid' }
+  | { type: 'permanent'; endEpoch: number }
+  | { type: 'deletable' };
+
+/** Blobs whose status is asked at once: each question goes to every storage node of the committee. */
+const STATUS_PARALLELISM = 4;
 
 export interface SdkBlobStoreOptions {
   client: WalrusSdkClient;
@@ -118,6 +132,38 @@ export class SdkBlobStore implements BlobStore {
     return releaseBlobIdWorkers();
   }
 
+  /**
+   * The blobs' lifetimes as the storage nodes confirm them (a verified quorum per blob) and the epoch of the system
+   * object on Sui. A deletable-only blob has no end the nodes report (its Blob objects say it: BlobObjects).
+   */
+  async lifetimes(blobIds: readonly string[], options: { signal?: AbortSignal } = {}): Promise<BlobLifetimes> {
+    for (const blobId of blobIds) if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+    const unique = [...new Set(blobIds)];
+    const ask = <T>(what: () => Promise<T>, blobId?: string) => withRetry(async () => {
+      try {
+        return await what();
+      } catch (error) {
+        throw mapSdkError(error, blobId, options.signal);
+      }
+    }, { policy: this.retry, signal: options.signal });
+    const { committee } = await ask(() => this.client.systemState());
+    const endEpochs = new Map<string, number | null | undefined>();
+    let index = 0;
+    const worker = async () => {
+      while (index < unique.length) {
+        const blobId = unique[index++]!;
+        const status = await ask(() => this.client.getVerifiedBlobStatus({ blobId, signal: options.signal }), blobId).catch((error: unknown) => {
+          // A quorum of nodes that know nothing of the blob: gone (expired, deleted) or never stored.
+          if (error instanceof BlobNotFoundError) return { type: 'nonexistent' } as const;
+          throw error;
+        });
+        endEpochs.set(blobId, status.type === 'permanent' ? status.endEpoch : status.type === 'deletable' ? undefined : null);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STATUS_PARALLELISM, unique.length) }, worker));
+    return { epoch: committee.epoch, endEpochs };
+  }
+
   async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
     if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
     return withRetry(async () => {
@@ -137,7 +183,10 @@ export function mapSdkError(error: unknown, blobId: string | undefined, signal?:
   // The SDK reports a blob that no storage node knows (never stored, or expired) as "not certified".
   if (blobId !== undefined && error instanceof BlobNotCertifiedError) return new BlobNotFoundError(blobId, message);
   if (error instanceof SdkBlobBlockedError) return new BlobBlockedError(blobId ?? 'being stored');
-  if (error instanceof RetryableWalrusClientError) return new WalrusUnavailableError(`Walrus storage nodes: ${message}`, { blobId }, error);
+  // Too few storage nodes answered a status (or agreed on one): an outage, not an answer.
+  if (error instanceof RetryableWalrusClientError || error instanceof NoBlobStatusReceivedError || error instanceof NoVerifiedBlobStatusReceivedError) {
+    return new WalrusUnavailableError(`Walrus storage nodes: ${message}`, { blobId }, error);
+  }
   if (error instanceof TypeError) return new WalrusUnavailableError(`Walrus is unreachable: ${message}`, { blobId }, error);
   return new WalrusRequestError(`Walrus refused the operation: ${message}`, { blobId }, error);
 }

@@ -10,6 +10,7 @@ import { startDevnetServer, type DevnetServer } from '../../src/devnet/server.ts
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { discoverDevnet } from '../../src/config/devnet-discovery.ts';
 import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/walrus-system-package.ts';
 
 interface Context { dir: string; server: DevnetServer }
 const server = suite<Context>('startDevnetServer');
@@ -26,7 +27,7 @@ server.after(async ({ server: s, dir }) => {
 server('listens on 127.0.0.1 and describes itself for discovery', async ({ server: s }) => {
   assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   const info = await discoverDevnet(s.url);
-  assert.equal(info, { packageId: s.packageId, registryId: s.registryId, marketId: s.marketId, numShards: info.numShards, suiRpcUrl: s.suiRpcUrl, suiGrpcUrl: s.suiGrpcUrl, walrusUrl: s.walrusUrl, faucetUrl: s.faucetUrl, seal: DEVNET_SEAL });
+  assert.equal(info, { packageId: s.packageId, registryId: s.registryId, marketId: s.marketId, numShards: info.numShards, suiRpcUrl: s.suiRpcUrl, suiGrpcUrl: s.suiGrpcUrl, walrusUrl: s.walrusUrl, faucetUrl: s.faucetUrl, seal: DEVNET_SEAL, walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID });
   assert.ok(info.numShards >= 4);
   // Our package is an object at version 1 (Seal's SDK checks it), on this front too.
   const { object } = await new SuiJsonRpcClient({ url: s.suiRpcUrl, network: 'localnet' }).core.getObject({ objectId: s.packageId });

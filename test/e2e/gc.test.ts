@@ -45,7 +45,7 @@ gc('consolidates ten pushes into one live pack: clone reads it alone, an old clo
     // Anyone may renew the live packs: the consolidated pack and the push after it.
     const extend = await w.run(src, ['walrus', 'extend', 'walrus', '--epochs', '53']);
     assert.is(extend.code, 0, extend.stderr);
-    assert.match(extend.stdout, /^renewed [0-2] blob\(s\), [0-2] already stored long enough; every live pack is stored until epoch \d+$/m);
+    assert.match(extend.stdout, /^extended [0-2] blob\(s\)( \(transaction \S+\))?, [0-2] already stored long enough; every live pack is stored until epoch \d+$/m);
     const warned = await w.run(src, ['walrus', 'log', 'walrus', '--expiry-warning', '100']);
     assert.match(warned.stderr, /warning: live pack #10 expires at Walrus epoch \d+ \(now \d+: \d+ epoch\(s\) left, blob \S+\); renew it with 'git walrus extend walrus'/);
   } finally { w.remove(); }

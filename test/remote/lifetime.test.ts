@@ -1,44 +1,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { silentLog } from '../../src/core/log.ts';
-import { createWalrusService, serviceFetch } from '../../src/devnet/walrus/service.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { extendLivePacks, expiryWarnings, liveLifetimes, PackExpiredError } from '../../src/remote/lifetime.ts';
-import { MemoryLedger } from '../support/memory-ports.ts';
+import { extendLivePacks, expiryWarnings, LifetimesUnknownError, liveLifetimes, NotBlobOwnerError, PackExpiredError } from '../../src/remote/lifetime.ts';
+import { rejected } from '../support/rejected.ts';
+import { walrusOnDevnetChain as setup } from '../support/walrus-chain.ts';
 import { verifyRepository } from '../../src/remote/history/verify-repository.ts';
 import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
 
-const OWNER = `0x${'1'.repeat(64)}`;
 const BASE = 'http://walrus.devnet.invalid';
-const EPOCH_MS = 1000;
-
-/** The devnet's Walrus with a clock the test moves, a store on it that asks its storage-node API, and a repository. */
-async function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'lifetime-test-'));
-  const clock = { now: 1_000_000 };
-  const service = createWalrusService(dir, { epochDurationMs: EPOCH_MS, now: () => clock.now });
-  const blobStore = new HttpBlobStore({ publisherUrl: BASE, aggregatorUrl: BASE, storageNodeUrl: BASE, numShards: service.numShards, fetch: serviceFetch(service, BASE), epochs: 3 });
-  const ledger = new MemoryLedger(OWNER);
-  const { id } = await ledger.createRepository('app');
-  /** A push of one pack of `chunks` blobs, stored for the store's 3 epochs. */
-  const pushPack = async (name: string, chunks: string[]) => {
-    const stored = await Promise.all(chunks.map((text) => blobStore.write(new TextEncoder().encode(text))));
-    const bytes = chunks.join('');
-    await ledger.push(id, [{ name, old: null, new: createHash('sha1').update(name).digest('hex'), force: false }], {
-      chunks: stored.map((s) => s.blobId), size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
-    });
-  };
-  const advance = (epochs: number) => { clock.now += epochs * EPOCH_MS; };
-  return { dir, blobStore, ledger, id, pushPack, advance, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 const lifetime = suite('blob lifetime (devnet Walrus, epoch clock moved forward)');
 
-lifetime('live packs are ok, then expiring within the window (with a warning naming them), then extended, then expired', async () => {
+lifetime('live packs are ok, then expiring within the window (with a warning naming them), then extended on chain, then expired', async () => {
   const t = await setup();
   try {
     await t.pushPack('refs/heads/a', ['pack a, chunk 1', 'pack a, chunk 2']);
@@ -53,19 +27,25 @@ lifetime('live packs are ok, then expiring within the window (with a warning nam
     const [warning] = expiryWarnings(lifetimes, 'walrus');
     assert.match(warning, /^live pack #0 expires at Walrus epoch 4 \(now 3: 1 epoch\(s\) left, blob \S+\); renew it with 'git walrus extend walrus'$/);
 
-    const extended = await extendLivePacks({ ledger: t.ledger, blobStore: t.blobStore, log: silentLog }, t.id, 10);
-    assert.equal([extended.renewed, extended.kept, extended.endEpoch], [2, 0, 13]);
+    const deps = { ledger: t.ledger, blobStore: t.blobStore, blobObjects: t.blobObjects, log: silentLog };
+    const extended = await extendLivePacks(deps, t.id, 10);
+    assert.equal([extended.extended, extended.kept, extended.restored, extended.notOwned, extended.endEpoch], [2, 0, 0, [], 13]);
+    assert.type(extended.digest, 'string');
+    // The Blob objects themselves were extended: no new ones, no bytes moved.
+    const chunks = t.ledger.repos.get(t.id)!.packs[0].chunks;
+    const owned = await t.blobObjects.owned(chunks);
+    assert.equal(chunks.map((c) => owned.get(c)!.map((o) => o.endEpoch)), [[13], [13]]);
     lifetimes = (await liveLifetimes(t.ledger, t.blobStore, t.id, 1))!;
     assert.equal(lifetimes.packs.map((p) => [p.endEpoch, p.verdict]), [[13, 'ok']]);
-    // Asking again for no more than is stored renews nothing.
-    const again = await extendLivePacks({ ledger: t.ledger, blobStore: t.blobStore, log: silentLog }, t.id, 5);
-    assert.equal([again.renewed, again.kept], [0, 2]);
+    // Asking again for no more than is stored extends nothing.
+    const again = await extendLivePacks(deps, t.id, 5);
+    assert.equal([again.extended, again.kept, again.digest], [0, 2, null]);
 
     t.advance(10);
     lifetimes = (await liveLifetimes(t.ledger, t.blobStore, t.id, 1))!;
     assert.equal(lifetimes.packs.map((p) => [p.endEpoch, p.verdict]), [[null, 'expired']]);
     try {
-      await extendLivePacks({ ledger: t.ledger, blobStore: t.blobStore, log: silentLog }, t.id, 10);
+      await extendLivePacks(deps, t.id, 10);
       assert.unreachable('an expired pack was renewed');
     } catch (error) {
       assert.instance(error, PackExpiredError);
@@ -101,6 +81,36 @@ lifetime('verify fails on an expired live pack, naming it, and reports the expir
     const [finding] = expired.findings.filter((f) => f.code === 'PACK_EXPIRED');
     assert.match(finding.message, /^pack #0: blob \S+ is gone from Walrus \(now epoch 4\); the pack is lost unless its objects are pushed again$/);
     assert.is(finding.blobId, t.ledger.repos.get(t.id)!.packs[0].chunks[0]);
+  } finally { t.remove(); }
+});
+
+lifetime('a pack held by Blob objects of someone else is reported, not extended; --restore stores it again under the user\'s key', async () => {
+  const t = await setup();
+  try {
+    await t.pushPack('refs/heads/mine', ['my pack']);
+    await t.pushPack('refs/heads/theirs', ['their pack, held by the publisher'], t.storeOf());
+    const deps = { ledger: t.ledger, blobStore: t.blobStore, blobObjects: t.blobObjects, log: silentLog };
+    const partial = await extendLivePacks(deps, t.id, 10);
+    const theirs = t.ledger.repos.get(t.id)!.packs[1].chunks[0];
+    assert.equal([partial.extended, partial.notOwned, partial.endEpoch], [1, [{ index: 1, blobId: theirs }], null]);
+    const message = new NotBlobOwnerError(t.id, '0xabc', partial.notOwned).message;
+    assert.match(message, /^1 blob\(s\) of live pack\(s\) #1 are held by Walrus Blob objects that 0xabc does not own .* 'git walrus extend --restore'/);
+
+    const restored = await extendLivePacks(deps, t.id, 10, { restore: true });
+    assert.equal([restored.extended, restored.kept, restored.restored, restored.notOwned, restored.endEpoch], [0, 1, 1, [], 11]);
+    assert.equal((await t.blobObjects.owned([theirs])).get(theirs)!.map((o) => o.endEpoch), [11]);
+    // From now on it is the user's to extend in place.
+    const inPlace = await extendLivePacks(deps, t.id, 20);
+    assert.equal([inPlace.extended, inPlace.restored, inPlace.endEpoch], [2, 0, 21]);
+  } finally { t.remove(); }
+});
+
+lifetime('extending without known lifetimes is refused, unless every pack is stored again', async () => {
+  const t = await setup();
+  try {
+    await t.pushPack('refs/heads/a', ['pack a']);
+    const blind = new HttpBlobStore({ publisherUrl: BASE, aggregatorUrl: BASE, numShards: 50, fetch: t.walrusFetch });
+    await rejected(extendLivePacks({ ledger: t.ledger, blobStore: blind, log: silentLog }, t.id, 10), (error) => error instanceof LifetimesUnknownError);
   } finally { t.remove(); }
 });
 

@@ -5,6 +5,7 @@ import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import { InvalidUpdateError, LimitReachedError, NoChangeError, NotOwnerError, NotPrivateError } from '../../src/sui/errors.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 import { inProcess, openWithTwoLedgers, type TwoLedgers } from './fronts.ts';
+import { rejected } from '../support/rejected.ts';
 
 const pack = (n: number, sealedKey?: string): PackEntry => ({
   chunks: [u256ToBlobId(BigInt(n) * 0x1234567n)],
@@ -13,16 +14,6 @@ const pack = (n: number, sealedKey?: string): PackEntry => ({
   ...(sealedKey === undefined ? {} : { sealedKey }),
 });
 const main = (n: number | null, m: number) => ({ name: 'refs/heads/main', old: n === null ? null : n.toString(16).padStart(40, '0'), new: m.toString(16).padStart(40, '0'), force: false });
-
-async function rejected(promise: Promise<unknown>, check: (error: unknown) => boolean): Promise<void> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(check(error), String(error));
-    return;
-  }
-  assert.unreachable('the call succeeded');
-}
 
 const test = suite<TwoLedgers>('SuiLedger: private repositories and readers');
 

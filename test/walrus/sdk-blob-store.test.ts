@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
+import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NoBlobStatusReceivedError, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
 import { SdkBlobStore, mapSdkError } from '../../src/walrus/sdk-blob-store.ts';
-import type { WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
+import type { SdkBlobStatus, WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
 import { computeBlobId } from '../../src/walrus/blob-id.ts';
 import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
 
@@ -17,6 +17,16 @@ const fastRetry = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
 // The real client satisfies the seam: if WalrusClient's signatures drift, this stops type-checking.
 const realClientFits: (client: WalrusClient) => WalrusSdkClient = (client) => client;
 void realClientFits;
+
+/**
+ * Recorded shapes of the SDK's answers on testnet (storage nodes' `/v1/blobs/{id}/status` as `getVerifiedBlobStatus`
+ * tags them, and the part of `systemState()` the store reads), keyed by blob id in the fake below.
+ */
+const SYSTEM_STATE = { committee: { epoch: 30, n_shards: 1000, members: [] as unknown[] }, storage_price_per_unit_size: 100_000, write_price_per_unit_size: 20_000 };
+const PERMANENT = { type: 'permanent' as const, endEpoch: 37, isCertified: true, initialCertifiedEpoch: 12, deletableCounts: { count_deletable_total: 0, count_deletable_certified: 0 }, statusEvent: { txDigest: '5JxYH3x7gLAVpzcqtn7Fn4ZbqCKXC5wXjm9uAjQWLW5c', eventSeq: '0' } };
+const DELETABLE = { type: 'deletable' as const, initialCertifiedEpoch: 29, deletableCounts: { count_deletable_total: 1, count_deletable_certified: 1 } };
+const INVALID = { type: 'invalid' as const, event: { txDigest: '9vWkXN4h3KqZ7R6dLr6EZbqWn4y3oQfDq4pQHn3jvE2a', eventSeq: '1' } };
+const statuses = new Map<string, SdkBlobStatus>();
 
 function fakeClient(numShards: number, overrides: Partial<WalrusSdkClient> = {}) {
   const blobs = new Map<string, Uint8Array>();
@@ -33,6 +43,17 @@ function fakeClient(numShards: number, overrides: Partial<WalrusSdkClient> = {})
       const bytes = blobs.get(options.blobId);
       if (bytes === undefined) throw new BlobNotCertifiedError(`The specified blob ${options.blobId} is nonexistent.`);
       return bytes;
+    },
+    async getVerifiedBlobStatus(options) {
+      calls.push({ method: 'getVerifiedBlobStatus', options });
+      const status = statuses.get(options.blobId);
+      // What the SDK throws when a quorum of storage nodes answers 404 for the blob.
+      if (status === undefined) throw new BlobNotCertifiedError('The blob does not exist.');
+      return status;
+    },
+    async systemState() {
+      calls.push({ method: 'systemState', options: {} });
+      return SYSTEM_STATE;
     },
     ...overrides,
   };
@@ -101,6 +122,42 @@ store('checks the size limit before calling the SDK', async () => {
   const { client, calls } = fakeClient(50);
   await new SdkBlobStore({ client, signer, numShards: 50, maxBlobSize: 10 }).write(new Uint8Array(11)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobTooLargeError));
   assert.is(calls.length, 0);
+});
+
+store('lifetimes: verified statuses of the storage nodes and the system epoch; gone, invalid and deletable-only blobs told apart', async () => {
+  const ids = await Promise.all(['permanent', 'deletable', 'invalid', 'gone'].map((text) => computeBlobId(new TextEncoder().encode(text), 50)));
+  const [permanent, deletable, invalid, gone] = ids;
+  statuses.set(permanent, PERMANENT);
+  statuses.set(deletable, DELETABLE);
+  statuses.set(invalid, INVALID);
+  const { client, calls } = fakeClient(50);
+  const s = new SdkBlobStore({ client, signer: async () => { throw new Error('reads need no key'); }, numShards: 50, retry: fastRetry });
+  const answer = await s.lifetimes([permanent, deletable, invalid, gone, permanent]);
+  assert.is(answer.epoch, 30);
+  assert.equal([...answer.endEpochs], [[permanent, 37], [deletable, undefined], [invalid, null], [gone, null]]);
+  // One status per distinct blob, one system read.
+  assert.is(calls.filter((c) => c.method === 'getVerifiedBlobStatus').length, 4);
+  assert.is(calls.filter((c) => c.method === 'systemState').length, 1);
+});
+
+store('lifetimes: a storage-node outage is retried, then reported as Walrus being unavailable', async () => {
+  const blobId = await computeBlobId(new TextEncoder().encode('permanent'), 50);
+  statuses.set(blobId, PERMANENT);
+  let failures = 0;
+  const { client } = fakeClient(50, {
+    async getVerifiedBlobStatus() {
+      failures++;
+      throw new NoBlobStatusReceivedError('Not enough statuses were retrieved to achieve quorum.');
+    },
+  });
+  const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
+  try {
+    await s.lifetimes([blobId]);
+    assert.unreachable('an outage was taken for an answer');
+  } catch (error) {
+    assert.instance(error, WalrusUnavailableError);
+  }
+  assert.is(failures, fastRetry.attempts);
 });
 
 store.run();

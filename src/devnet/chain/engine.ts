@@ -14,6 +14,9 @@ import { executeTransaction, type ExecutionResult } from './executor.ts';
 import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
 import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
+import {
+  SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_RESERVE_COIN_ID, WAL_TYPE, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage,
+} from './walrus-system-package.ts';
 import { ChainNotFoundError } from './errors.ts';
 import { UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, MIST_PER_SUI, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
@@ -43,6 +46,10 @@ export interface SystemObject {
   type: string;
   owner: ChainObject['owner'];
   contents: Uint8Array;
+  /** Types with `store` (a Blob, a coin) can be sent on with `public_transfer`. */
+  hasPublicTransfer?: boolean;
+  /** Written only when missing: a later state (a coin spent from) is never reset. */
+  createOnly?: boolean;
 }
 
 export interface EventQuery {
@@ -110,6 +117,7 @@ export class ChainEngine {
     const objects = given.map((object) => ({ ...object, id: normalizeSuiAddress(object.id), type: object.type === PACKAGE_TYPE ? PACKAGE_TYPE : normalizeType(object.type) }));
     const same = (object: SystemObject) => {
       const current = this.store.objects.get(object.id);
+      if (current !== undefined && object.createOnly) return true;
       return current !== undefined && current.type === object.type && Buffer.from(current.contents).equals(object.contents);
     };
     await this.refresh();
@@ -120,9 +128,46 @@ export class ChainEngine {
         const written: ChainObject = current
           ? { ...current, owner: object.owner, type: object.type, contents: object.contents, version: current.version + 1n, previousTransaction: SYSTEM_UPDATE_DIGEST }
           : genesisObject(object.id, object.type, object.contents, object.owner);
-        return storeObject({ ...written, storageRebate: storageCost(object.contents.length) });
+        return storeObject({ ...written, hasPublicTransfer: object.hasPublicTransfer ?? written.hasPublicTransfer, storageRebate: storageCost(object.contents.length) });
       });
       return { commit: writes.length ? { writes, deletes: [] } : null, result: undefined };
+    });
+  }
+
+  /**
+   * Publishes the devnet's Walrus system package (its System object, and the faucet's WAL) on this chain, with the
+   * storage epoch of the devnet Walrus service that runs beside it (src/devnet/chain/walrus-system-package.ts).
+   */
+  async attachWalrus(epochNow: () => number): Promise<void> {
+    const pkg = walrusSystemPackage(epochNow);
+    this.packages.set(pkg.id, pkg);
+    await this.putSystemObjects([
+      { id: WALRUS_SYSTEM_PACKAGE_ID, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() },
+      { id: WALRUS_SYSTEM_OBJECT_ID, type: SYSTEM_TYPE, owner: { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, contents: systemObjectContents() },
+    ]);
+  }
+
+  /** Sends `amount` FROST of WAL to `address`, by a real transaction signed by the faucet's key (storage is paid in WAL). */
+  async faucetWal(address: string, amount = WAL_FAUCET_AMOUNT): Promise<TxRecord> {
+    const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
+    // The faucet's WAL appears with its first request (its key, and so its address, loads only now).
+    if (!this.packages.has(WALRUS_SYSTEM_PACKAGE_ID)) throw new UsageError('this devnet chain has no Walrus system attached: its faucet holds no WAL');
+    await this.putSystemObjects([{ id: WAL_RESERVE_COIN_ID, type: walCoinType(), owner: { $kind: 'AddressOwner', AddressOwner: keypair.toSuiAddress() }, contents: walReserveContents(), hasPublicTransfer: true, createOnly: true }]);
+    return this.store.transact(async () => {
+      const sender = keypair.toSuiAddress();
+      const [gas] = this.coins(sender, SUI_TYPE);
+      const [wal] = this.coins(sender, WAL_TYPE);
+      if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
+      const tx = new Transaction();
+      tx.setSender(sender);
+      tx.setGasPrice(REFERENCE_GAS_PRICE);
+      tx.setGasBudget(10_000_000n);
+      tx.setGasPayment([{ objectId: gas.id, version: gas.version.toString(), digest: objectDigest(gas) }]);
+      const [sent] = tx.splitCoins(tx.objectRef({ objectId: wal.id, version: wal.version.toString(), digest: objectDigest(wal) }), [tx.pure.u64(amount)]);
+      tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
+      const bytes = await tx.build();
+      const { signature } = await keypair.signTransaction(bytes);
+      return this.#executeLocked(bytes, [signature]);
     });
   }
 

@@ -382,9 +382,15 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
       if (signature.reference === null) slot.moved = true;
       return { type: signature.type, bcs: slot.value.bcs, reference: signature.reference, objectId: null };
     }
-    const object = state.working.get(slot.id)!;
+    const object = state.working.get(slot.id);
+    if (!object) throw argumentError(argIdx, 'ArgumentWithoutValue');
     if (object.type !== signature.type) throw argumentError(argIdx, 'TypeMismatch');
-    if (signature.reference === null) throw argumentError(argIdx, slot.shared ? 'SharedObjectOperationNotAllowed' : 'InvalidObjectByValue');
+    if (signature.reference === null) {
+      // An owned object taken by value moves into the function, which consumes it (e.g. `system::delete_blob`).
+      if (slot.shared || !slot.mutable) throw argumentError(argIdx, slot.shared ? 'SharedObjectOperationNotAllowed' : 'InvalidObjectByValue');
+      state.working.delete(object.id);
+      return { type: signature.type, bcs: object.contents, reference: null, objectId: null };
+    }
     if (signature.reference === 'mutable' && !slot.mutable) throw argumentError(argIdx, 'InvalidObjectByMutRef');
     return { type: signature.type, bcs: object.contents, reference: signature.reference, objectId: object.id };
   });

@@ -36,6 +36,11 @@ export interface BlobRecord {
   deletable: boolean;
   /** The certification event of the first store, reported to later stores as `alreadyCertified`. */
   event: { txDigest: string; eventSeq: string };
+  /**
+   * The Blob objects on the devnet chain that hold the blob, when the service runs beside one (src/devnet/walrus/
+   * chain-blobs.ts): then their end epochs, not `endEpoch`, say how long the blob lives.
+   */
+  objects?: string[];
 }
 
 export class DevnetWalrusConfigError extends WalrusGitError {

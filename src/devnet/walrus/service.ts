@@ -9,6 +9,7 @@ import { UsageError } from '../../core/errors.ts';
 import { BlobDirectory, DevnetWalrusConfigError } from './blob-dir.ts';
 import type { BlobRecord, NetworkParams } from './blob-dir.ts';
 import { currentEpoch, isExpired } from './epochs.ts';
+import type { WalrusChain } from './chain-blobs.ts';
 
 /**
  * The devnet's Walrus: one service answering both the publisher API (PUT /v1/blobs) and the aggregator API
@@ -19,6 +20,8 @@ import { currentEpoch, isExpired } from './epochs.ts';
 export interface WalrusService {
   handle(request: Request): Promise<Response>;
   readonly numShards: number;
+  /** The current storage epoch, once the state directory is open: what the chain's Walrus system package runs on. */
+  epochClock(): Promise<() => number>;
 }
 
 export interface WalrusServiceOptions {
@@ -29,6 +32,11 @@ export interface WalrusServiceOptions {
   epochDurationMs?: number;
   maxEpochsAhead?: number;
   now?: () => number;
+  /**
+   * The devnet chain, where each new store leaves a Blob object that its owner extends or deletes; without one the
+   * service keeps lifetimes itself (as the stand-alone service of older state directories did).
+   */
+  chain?: WalrusChain;
 }
 
 /** 50 shards encode a 10 MiB blob in about 0.3 s and hold blobs up to about 40 MB. */
@@ -66,6 +74,29 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
   ready.catch(() => {}); // reported by every request instead
 
   const epochNow = (params: NetworkParams) => currentEpoch(params, now());
+  const chain = options.chain;
+
+  /**
+   * How long a blob lives now: as long as its longest-lived Blob object (deleted ones no longer count), permanent
+   * when one of them is; undefined when it is gone.
+   */
+  async function lifeOf(record: BlobRecord | undefined, epoch: number): Promise<{ endEpoch: number; deletable: boolean; permanentEnd: number | undefined; objects: string[] } | undefined> {
+    if (record === undefined) return undefined;
+    if (chain === undefined || record.objects === undefined) {
+      if (isExpired(record.endEpoch, epoch)) return undefined;
+      return { endEpoch: record.endEpoch, deletable: record.deletable, permanentEnd: record.deletable ? undefined : record.endEpoch, objects: [] };
+    }
+    const states = await Promise.all(record.objects.map(async (id) => ({ id, state: await chain.blobObject(id) })));
+    const live = states.filter((s) => s.state !== null && !isExpired(s.state.endEpoch, epoch)).map((s) => ({ id: s.id, ...s.state! }));
+    if (live.length === 0) return undefined;
+    const permanent = live.filter((s) => !s.deletable).map((s) => s.endEpoch);
+    return {
+      endEpoch: Math.max(...live.map((s) => s.endEpoch)),
+      deletable: permanent.length === 0,
+      permanentEnd: permanent.length === 0 ? undefined : Math.max(...permanent),
+      objects: live.map((s) => s.id),
+    };
+  }
 
   async function put(request: Request, params: NetworkParams): Promise<Response> {
     const query = parseStoreQuery(new URL(request.url).searchParams, maxEpochsAhead);
@@ -79,26 +110,34 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     const epoch = epochNow(params);
     const endEpoch = epoch + query.epochs;
     const encodedLength = encodedBlobLength(received.size, params.numShards);
-    const body = await blobs.commit<AlreadyCertified | NewlyCreated>(blobId, received.path, (current) => {
-      const alive = current !== undefined && !isExpired(current.endEpoch, epoch) ? current : undefined;
-      if (alive !== undefined && alive.endEpoch >= endEpoch && !query.force && (query.deletable || !alive.deletable)) {
-        const answer: AlreadyCertified = { alreadyCertified: { blobId, event: alive.event, endEpoch: alive.endEpoch } };
-        return { result: answer };
-      }
+    const before = await blobs.record(blobId);
+    const life = await lifeOf(before, epoch);
+    if (before !== undefined && life !== undefined && life.endEpoch >= endEpoch && !query.force && (query.deletable || !life.deletable)) {
+      await blobs.discard(received.path);
+      const answer: AlreadyCertified = { alreadyCertified: { blobId, event: before.event, endEpoch: life.endEpoch } };
+      return Response.json(answer);
+    }
+    // A new store leaves a Blob object on the chain, owned by `send_object_to` or else by the publisher.
+    const objectId = chain === undefined
+      ? randomObjectId()
+      : await chain.createBlob({ blobId, size: received.size, encodedLength, epoch, endEpoch, deletable: query.deletable }, query.sendObjectTo);
+    const body = await blobs.commit<NewlyCreated>(blobId, received.path, (current) => {
+      const alive = current !== undefined && (chain !== undefined ? life !== undefined : !isExpired(current.endEpoch, epoch)) ? current : undefined;
       const record: BlobRecord = {
         blobId,
         size: received.size,
         encodedLength,
         certifiedEpoch: alive?.certifiedEpoch ?? epoch,
         endEpoch: Math.max(alive?.endEpoch ?? 0, endEpoch),
-        deletable: (alive?.deletable ?? true) && query.deletable,
+        deletable: (chain === undefined ? alive?.deletable ?? true : life?.deletable ?? true) && query.deletable,
         event: alive?.event ?? { txDigest: toBase58(randomBytes(32)), eventSeq: '0' },
+        ...(chain === undefined ? {} : { objects: [...(current?.objects ?? []).filter((id) => life?.objects.includes(id) ?? false), objectId] }),
       };
       const units = Math.ceil(encodedLength / (1024 * 1024));
       const answer: NewlyCreated = {
         newlyCreated: {
           blobObject: {
-            id: randomObjectId(),
+            id: objectId,
             registeredEpoch: epoch,
             blobId,
             size: received.size,
@@ -123,11 +162,13 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
    */
   async function blobStatus(blobId: string, params: NetworkParams): Promise<Response> {
     const record = await blobs.record(blobId);
-    if (record === undefined || isExpired(record.endEpoch, epochNow(params))) return Response.json({ success: { code: 200, data: 'nonexistent' } });
-    const counts = { count_deletable_total: record.deletable ? 1 : 0, count_deletable_certified: record.deletable ? 1 : 0 };
-    const data = record.deletable
+    const life = await lifeOf(record, epochNow(params));
+    if (record === undefined || life === undefined) return Response.json({ success: { code: 200, data: 'nonexistent' } });
+    const deletables = life.deletable ? Math.max(1, life.objects.length) : 0;
+    const counts = { count_deletable_total: deletables, count_deletable_certified: deletables };
+    const data = life.permanentEnd === undefined
       ? { deletable: { deletableCounts: counts, initialCertifiedEpoch: record.certifiedEpoch } }
-      : { permanent: { deletableCounts: counts, endEpoch: record.endEpoch, isCertified: true, statusEvent: record.event, initialCertifiedEpoch: record.certifiedEpoch } };
+      : { permanent: { deletableCounts: counts, endEpoch: life.permanentEnd, isCertified: true, statusEvent: record.event, initialCertifiedEpoch: record.certifiedEpoch } };
     return Response.json({ success: { code: 200, data } });
   }
 
@@ -135,7 +176,10 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     const epoch = epochNow(params);
     const record = await blobs.record(blobId);
     if (record === undefined) return blobNotFound();
-    if (isExpired(record.endEpoch, epoch)) {
+    if (record.objects !== undefined && chain !== undefined) {
+      // Deleted or expired Blob objects: gone, as on Walrus (the data stays on disk for a later store of the same bytes).
+      if ((await lifeOf(record, epoch)) === undefined) return blobNotFound();
+    } else if (isExpired(record.endEpoch, epoch)) {
       await blobs.remove(blobId, (r) => isExpired(r.endEpoch, epochNow(params)));
       return blobNotFound();
     }
@@ -198,7 +242,7 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     return get(blobId, { start: Number(start), length: Number(length) }, request, params);
   }
 
-  return { handle, numShards: wanted.numShards };
+  return { handle, numShards: wanted.numShards, epochClock: async () => { const params = await ready; return () => epochNow(params); } };
 }
 
 /**
