@@ -50,6 +50,13 @@ export interface SealKeyServiceOptions {
 }
 
 const DEFAULT_TTL_MIN = 30;
+/**
+ * Per key-server request. The SDK checks every key of an answer with pairings as it arrives (100 keys: ~4 s of CPU on
+ * a quiet machine, far more on a busy one) while the other requests' timers run, so its 10 s default failed clones of
+ * 100+ packs as "key servers unavailable" on a loaded machine. A server that is down refuses at once; only a hung one
+ * waits this long.
+ */
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Too few key servers answered to reach the threshold (down, unreachable, or answering errors). */
 export class KeyServersUnavailableError extends WalrusGitError {
@@ -283,7 +290,7 @@ export class SealKeyService implements KeyService {
         suiClient: this.#options.suiClient as never,
         serverConfigs: servers.map(({ objectId, weight, apiKeyName, apiKey }) => ({ objectId, weight, ...(apiKeyName && apiKey ? { apiKeyName, apiKey } : {}) })),
         verifyKeyServers: false,
-        timeout: this.#options.timeoutMs,
+        timeout: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         fetch: this.#transport,
       });
       this.#clients.set(name, client);

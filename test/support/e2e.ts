@@ -31,7 +31,8 @@ export interface World {
 
 let statsOffset = 0;
 
-export function createWorld(prefix = 'walrus-e2e-'): World {
+/** `extra` joins every command's environment (e.g. the variables that point git at a `git walrus devnet` server). */
+export function createWorld(prefix = 'walrus-e2e-', extra: NodeJS.ProcessEnv = {}): World {
   const dir = tempDir(prefix);
   const root = dir.path;
   const home = join(root, 'home');
@@ -42,6 +43,7 @@ export function createWorld(prefix = 'walrus-e2e-'): World {
     GIT_WALRUS_HOME: join(root, 'walrus-home'),
     GIT_WALRUS_STATS: statsFile,
     GIT_TERMINAL_PROMPT: '0',
+    ...extra,
   });
   const run: World['run'] = (cwd, args, options = {}) =>
     new Promise((done, fail) => {

@@ -72,14 +72,25 @@ const worlds: { name: string; open(dir: string): Promise<World> }[] = [
   },
 ];
 
-/** A SealClient over the devnet's key servers (checking each one's proof of possession), with `fetch_key` bodies optionally altered. */
-function sealClient(world: World, alter?: (body: Record<string, any>) => void): SealClient {
-  const transport: typeof fetch = alter
+/** What a key server answered a `fetch_key` request: its status and JSON body. */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A SealClient over the devnet's key servers (checking each one's proof of possession), with `fetch_key` bodies
+ * optionally altered, and the answers to them recorded in `answers` if given.
+ */
+function sealClient(world: World, alter?: (body: Record<string, any>) => void, answers?: Answer[]): SealClient {
+  const transport: typeof fetch = alter || answers
     ? (async (input: string | URL | Request, init?: RequestInit) => {
       if (typeof init?.body !== 'string') return world.fetch(input, init);
       const body = JSON.parse(init.body);
-      alter(body);
-      return world.fetch(input, { ...init, body: JSON.stringify(body) });
+      alter?.(body);
+      const response = await world.fetch(input, { ...init, body: JSON.stringify(body) });
+      answers?.push({ status: response.status, body: await response.clone().json().catch(() => response.statusText) });
+      return response;
     }) as typeof fetch
     : world.fetch;
   return new SealClient({ suiClient: world.client, serverConfigs: DEVNET_SEAL.keyServers, verifyKeyServers: true, fetch: transport, timeout: 5_000 });
@@ -165,7 +176,7 @@ for (const factory of worlds) {
     await rejects(sealClient(world).fetchKeys({ ids: [foreign], txBytes: await approveTx(world, repo, [foreign]), sessionKey: await session(world, owner), threshold: 2 }), NoAccessError);
   });
 
-  test('a bad session signature, a bad certificate, another function and a certificate from the future get the real errors', async ({ world, owner, repo, id }) => {
+  test('a bad session signature, a bad certificate, another function and a certificate from the future get the real status, body and SDK error', async ({ world, owner, repo, id }) => {
     const fetchKeys = async (client: SealClient, sessionKey?: SessionKey, fn?: string) =>
       client.fetchKeys({ ids: [id], txBytes: await approveTx(world, repo, [id], fn), sessionKey: sessionKey ?? await session(world, owner), threshold: 2 });
     const flip = (b64: string) => {
@@ -173,14 +184,29 @@ for (const factory of worlds) {
       bytes[bytes.length - 1]! ^= 1;
       return bytes.toString('base64');
     };
-    await rejects(fetchKeys(sealClient(world, (body) => { body.request_signature = flip(body.request_signature); })), InvalidSessionKeySignatureError);
-    await rejects(fetchKeys(sealClient(world, (body) => { body.certificate.signature = flip(body.certificate.signature); })), InvalidUserSignatureError);
-    await rejects(fetchKeys(sealClient(world, (body) => { body.certificate.ttl_min = 31; })), ExpiredSessionKeyError);
-    await rejects(fetchKeys(sealClient(world), undefined, 'seal_approve_all'), InvalidPTBError, /not found on the module/);
-    await rejects(fetchKeys(sealClient(world), undefined, 'is_writer'), InvalidPTBError, /Invalid function or package id/);
+    /** Every key server that answered gave the real server's status and `{error, message}` body; the SDK raised `type`. */
+    const refused = async (
+      request: (answers: Answer[]) => Promise<unknown>, type: new (...args: any[]) => Error, error: string, message: string,
+    ) => {
+      const answers: Answer[] = [];
+      await rejects(request(answers), type);
+      assert.ok(answers.length >= 2, `${answers.length} answers: the SDK gives up once two of three refused`);
+      for (const answer of answers) assert.equal(answer, { status: 403, body: { error, message } });
+    };
+    await refused((a) => fetchKeys(sealClient(world, (body) => { body.request_signature = flip(body.request_signature); }, a)),
+      InvalidSessionKeySignatureError, 'InvalidSessionSignature', 'Invalid session key signature');
+    await refused((a) => fetchKeys(sealClient(world, (body) => { body.certificate.signature = flip(body.certificate.signature); }, a)),
+      InvalidUserSignatureError, 'InvalidSignature', 'Invalid user signature');
+    await refused((a) => fetchKeys(sealClient(world, (body) => { body.certificate.ttl_min = 31; }, a)),
+      ExpiredSessionKeyError, 'InvalidCertificate', 'Invalid certificate time or ttl');
+    await refused((a) => fetchKeys(sealClient(world, undefined, a), undefined, 'seal_approve_all'),
+      InvalidPTBError, 'InvalidPTB', 'Invalid PTB: The seal_approve function was not found on the module');
+    await refused((a) => fetchKeys(sealClient(world, undefined, a), undefined, 'is_writer'),
+      InvalidPTBError, 'InvalidPTB', 'Invalid PTB: Invalid function or package id');
     // A correctly signed certificate whose creation time is a minute ahead of the key servers' clock.
     const ahead = SessionKey.import({ ...(await session(world, owner)).export(), creationTimeMs: Date.now() + 60_000, personalMessageSignature: undefined }, world.client, owner);
-    await rejects(fetchKeys(sealClient(world), ahead), ExpiredSessionKeyError);
+    await refused((a) => fetchKeys(sealClient(world, undefined, a), ahead),
+      ExpiredSessionKeyError, 'InvalidCertificate', 'Invalid certificate time or ttl');
   });
 
   test('the HTTP answers carry the real headers and error bodies', async ({ world }) => {
