@@ -39,7 +39,8 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
     }) as Ledger[N];
   const present = [...LEDGER_READS, ...LEDGER_WRITES].filter((name) => typeof ledger[name] === 'function');
   const methods = Object.fromEntries(present.map((name) => [name, forward(name)]));
-  return { signerAddress: () => ledger.signerAddress(), ...methods } as Ledger;
+  const prepare = ledger.prepareWrites ? { prepareWrites: () => ledger.prepareWrites!() } : {};
+  return { signerAddress: () => ledger.signerAddress(), ...prepare, ...methods } as Ledger;
 }
 
 export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {
@@ -50,6 +51,7 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
     }),
     blobStore: {
       maxBlobSize: blobStore.maxBlobSize,
+      ...(blobStore.concurrentWrites ? { concurrentWrites: blobStore.concurrentWrites } : {}),
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
@@ -83,6 +85,7 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
     ledger: forwardingLedger(ledger, (name) => { if (name === 'push' && fault === 'after-upload') die(); }),
     blobStore: {
       maxBlobSize: blobStore.maxBlobSize,
+      ...(blobStore.concurrentWrites ? { concurrentWrites: blobStore.concurrentWrites } : {}),
       read: (blobId, options) => blobStore.read(blobId, options),
       release: async () => blobStore.release?.(),
       ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),

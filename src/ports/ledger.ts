@@ -86,6 +86,12 @@ export interface Ledger {
    * that only read never load the signing code; a missing or unreadable key is reported here, typed.
    */
   signerAddress(): Promise<string>;
+  /**
+   * Starts loading what signing a transaction needs (the key, the SDK's signing and transaction code) in the
+   * background, for a caller that knows a write is coming after slower work (a push, before its upload): the write
+   * then does not wait for it. Never fails: a problem surfaces at the write. Optional.
+   */
+  prepareWrites?(): void;
   /** Resolves a locator to the repository object id; throws RepositoryNotFoundError. */
   resolve(locator: RepositoryLocator): Promise<string>;
   getRepository(id: string): Promise<RepositoryInfo>;

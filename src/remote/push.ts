@@ -5,7 +5,7 @@ import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
-import type { BlobStore } from '../ports/blob-store.ts';
+import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
@@ -82,6 +82,7 @@ export async function pushRefs(
   }
 
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
+    ledger.prepareWrites?.(); // the key and signing code load while git packs and the chunks upload
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
     const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null);
@@ -177,8 +178,9 @@ function resultOf(decision: RefDecision): PushResult {
 
 /**
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
- * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
- * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
+ * to a spool file at its own pace while chunks upload from buffers in shared memory, which the blob-id workers read
+ * in place (see src/walrus/blob-id.ts): a push of any size holds at most the store's `concurrentWrites` chunks (two
+ * on the HTTP store, whose two blob-id workers then encode side by side). Returns null for an
  * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.
@@ -202,14 +204,32 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);
     }
-    const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
-    for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
-      const chunk = buffer.subarray(0, length);
-      size += length;
-      if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
-      const stored = blobStore.write(chunk);
-      hash.update(chunk); // while the upload runs
-      const blob = await stored;
+    // Up to `concurrentWrites` chunks upload at once (their blob ids computed in parallel), each from its own buffer;
+    // the pack is read and hashed in order, so a buffer is refilled only once its previous upload is done.
+    const parallel = Math.max(1, blobStore.concurrentWrites ?? 1);
+    const buffers: Uint8Array[] = [];
+    const uploads: Promise<StoredBlob>[] = [];
+    let failed = false;
+    try {
+      for (let index = 0; !failed; index++) {
+        if (index >= parallel) await uploads[index - parallel];
+        if (failed) break; // another upload failed meanwhile: start nothing more
+        const buffer = (buffers[index % parallel] ??= new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize)));
+        const length = await pack.read(size, buffer);
+        if (length === 0) break;
+        const chunk = buffer.subarray(0, length);
+        size += length;
+        if (progress) log.progress(`Uploading pack: ${index + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
+        const upload = blobStore.write(chunk);
+        upload.catch(() => { failed = true; }); // awaited below, also when it fails while an earlier one is awaited
+        uploads.push(upload);
+        hash.update(chunk); // while the upload runs
+      }
+    } finally {
+      // Every upload settles before the spool goes (a failure is thrown below, after the others finished).
+      await Promise.allSettled(uploads);
+    }
+    for (const blob of await Promise.all(uploads)) {
       chunks.push(blob.blobId);
       cost.encoded += blob.encodedSize ?? 0;
       cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);

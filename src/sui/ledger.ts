@@ -97,6 +97,12 @@ export class SuiLedger implements Ledger {
     return (this.#address ??= load ? load().then(normalizeSuiAddress) : this.#signer().then(({ address }) => address));
   }
 
+  prepareWrites(): void {
+    // Errors are left for the write to report (it awaits the same promises).
+    this.#signer().catch(() => {});
+    import('@mysten/sui/transactions').catch(() => {});
+  }
+
   #signer(): Promise<{ signer: Signer; address: string }> {
     return (this.#signing ??= (async () => {
       const signer = await this.#loadSigner();
