@@ -69,8 +69,9 @@ export async function pushRefs(
     const lease = settings.leases.has(request.dst) ? { lease: settings.leases.get(request.dst)! } : {};
     refRequests.push({ dst: request.dst, new: next, force: request.force, ...lease });
   }
-  const ancestry = new Map<string, Ancestry>();
-  for (const q of ancestryQuestions(refRequests, snapshot.refs)) ancestry.set(q.dst, await local.ancestry(q.old, q.new));
+  const questions = ancestryQuestions(refRequests, snapshot.refs);
+  const answers = await local.ancestry(questions);
+  const ancestry = new Map<string, Ancestry>(questions.map((q, i) => [q.dst, answers[i]!]));
   let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
