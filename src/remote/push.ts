@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { blobIdFromBytes } from '../core/blob-id-codec.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
@@ -86,7 +87,10 @@ export async function pushRefs(
     ledger.prepareWrites?.(); // the key and signing code load while git packs and the chunks upload
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null);
+    // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
+    const first = updatesOf(batches[0] ?? []);
+    const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, prepare);
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
     const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
@@ -186,7 +190,15 @@ function resultOf(decision: RefDecision): PushResult {
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.
  */
-export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>, include: string[], exclude: string[], progress: boolean, privateTo: string | null): Promise<PackEntry | null> {
+export async function uploadPack(
+  deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>,
+  include: string[],
+  exclude: string[],
+  progress: boolean,
+  privateTo: string | null,
+  /** Called once, as soon as the pack's end is known, with an entry of its shape (stand-in blob ids and digest). */
+  onShape?: (standIn: PackEntry) => void,
+): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
@@ -211,15 +223,21 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
     const buffers: Uint8Array[] = [];
     const uploads: Promise<StoredBlob>[] = [];
     let failed = false;
+    let shaped = false;
     try {
       for (let index = 0; !failed; index++) {
         if (index >= parallel) await uploads[index - parallel];
         if (failed) break; // another upload failed meanwhile: start nothing more
         const buffer = (buffers[index % parallel] ??= new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize)));
         const length = await pack.read(size, buffer);
+        size += length;
+        // A short read is the end of the pack (an empty one, when the pack fills its last chunk exactly).
+        if (length < buffer.length && !shaped) {
+          shaped = true;
+          onShape?.(packShape(index + (length > 0 ? 1 : 0), size, sealedKey));
+        }
         if (length === 0) break;
         const chunk = buffer.subarray(0, length);
-        size += length;
         if (progress) log.progress(`Uploading pack: ${index + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
         const upload = blobStore.write(chunk);
         upload.catch(() => { failed = true; }); // awaited below, also when it fails while an earlier one is awaited
@@ -241,6 +259,15 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
   log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
   const entry: PackEntry = { chunks, size, sha256: hash.digest('hex') };
+  if (sealedKey !== undefined) entry.sealedKey = sealedKey;
+  return entry;
+}
+
+const STAND_IN_BLOB_ID = blobIdFromBytes(new Uint8Array(32));
+
+/** A pack entry of the given shape whose blob ids and digest are stand-ins (for preparing the transaction early). */
+function packShape(chunks: number, size: number, sealedKey: string | undefined): PackEntry {
+  const entry: PackEntry = { chunks: Array.from({ length: chunks }, () => STAND_IN_BLOB_ID), size, sha256: '0'.repeat(64) };
   if (sealedKey !== undefined) entry.sealedKey = sealedKey;
   return entry;
 }
