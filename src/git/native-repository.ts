@@ -92,6 +92,11 @@ export class NativeGitRepository implements LocalRepository {
         while (done < length) done += (await file.read(into, done, length - done, offset + done)).bytesRead;
         return length;
       },
+      async size() {
+        await spooled;
+        if (failure !== null) throw failure;
+        return written;
+      },
       async discard() {
         if (!finished) child.kill();
         await spooled;

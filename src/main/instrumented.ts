@@ -55,7 +55,6 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
     }),
     blobStore: {
       maxBlobSize: blobStore.maxBlobSize,
-      ...(blobStore.concurrentWrites ? { concurrentWrites: blobStore.concurrentWrites } : {}),
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
@@ -89,7 +88,6 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
     ledger: forwardingLedger(ledger, (name) => { if (name === 'push' && fault === 'after-upload') die(); }),
     blobStore: {
       maxBlobSize: blobStore.maxBlobSize,
-      ...(blobStore.concurrentWrites ? { concurrentWrites: blobStore.concurrentWrites } : {}),
       read: (blobId, options) => blobStore.read(blobId, options),
       release: async () => blobStore.release?.(),
       ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),

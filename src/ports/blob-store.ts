@@ -7,11 +7,6 @@ export interface BlobStore {
   /** Largest body the store accepts (10 MiB on public publishers). */
   readonly maxBlobSize: number;
   /**
-   * How many writes the caller may have under way at once (absent: one). Each holds a chunk in memory; a store whose
-   * writes encode locally in parallel, or are independent requests to a publisher, gains from more than one.
-   */
-  readonly concurrentWrites?: number;
-  /**
    * Stores `bytes` for `epochs` storage epochs. The blob id is computed locally while the upload runs and compared
    * with the service's answer; a difference throws BlobIdMismatchError and nothing is recorded.
    */

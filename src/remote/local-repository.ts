@@ -53,6 +53,8 @@ export interface SpooledPack {
    * and resolves to their count: 0 past the end. Rejects if git fails.
    */
   read(offset: number, into: Uint8Array): Promise<number>;
+  /** The pack's whole size, once git has written all of it (rejects if git fails). Optional. */
+  size?(): Promise<number>;
   /** Stops git if it is still writing and removes the file. */
   discard(): Promise<void>;
 }

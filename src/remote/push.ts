@@ -6,7 +6,7 @@ import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
-import type { BlobStore, StoredBlob } from '../ports/blob-store.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../protocol/answers.ts';
@@ -183,9 +183,8 @@ function resultOf(decision: RefDecision): PushResult {
 
 /**
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
- * to a spool file at its own pace while chunks upload from buffers in shared memory, which the blob-id workers read
- * in place (see src/walrus/blob-id.ts): a push of any size holds at most the store's `concurrentWrites` chunks (two
- * on the HTTP store, whose two blob-id workers then encode side by side). Returns null for an
+ * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
+ * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
  * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.
@@ -196,7 +195,7 @@ export async function uploadPack(
   exclude: string[],
   progress: boolean,
   privateTo: string | null,
-  /** Called once, as soon as the pack's end is known, with an entry of its shape (stand-in blob ids and digest). */
+  /** Called once, as soon as the pack's size is known, with an entry of its shape (stand-in blob ids and digest). */
   onShape?: (standIn: PackEntry) => void,
 ): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
@@ -208,6 +207,7 @@ export async function uploadPack(
   const spooled = await local.packObjects(include, exclude, progress);
   let pack = spooled;
   let sealedKey: string | undefined;
+  let shaped = false;
   try {
     const header = new Uint8Array(12);
     if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
@@ -217,43 +217,29 @@ export async function uploadPack(
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);
     }
-    // Up to `concurrentWrites` chunks upload at once (their blob ids computed in parallel), each from its own buffer;
-    // the pack is read and hashed in order, so a buffer is refilled only once its previous upload is done.
-    const parallel = Math.max(1, blobStore.concurrentWrites ?? 1);
-    const buffers: Uint8Array[] = [];
-    const uploads: Promise<StoredBlob>[] = [];
-    let failed = false;
-    let shaped = false;
-    try {
-      for (let index = 0; !failed; index++) {
-        if (index >= parallel) await uploads[index - parallel];
-        if (failed) break; // another upload failed meanwhile: start nothing more
-        const buffer = (buffers[index % parallel] ??= new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize)));
-        const length = await pack.read(size, buffer);
-        size += length;
-        // A short read is the end of the pack (an empty one, when the pack fills its last chunk exactly).
-        if (length < buffer.length && !shaped) {
-          shaped = true;
-          onShape?.(packShape(index + (length > 0 ? 1 : 0), size, sealedKey));
-        }
-        if (length === 0) break;
-        const chunk = buffer.subarray(0, length);
-        if (progress) log.progress(`Uploading pack: ${index + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
-        const upload = blobStore.write(chunk);
-        upload.catch(() => { failed = true; }); // awaited below, also when it fails while an earlier one is awaited
-        uploads.push(upload);
-        hash.update(chunk); // while the upload runs
-      }
-    } finally {
-      // Every upload settles before the spool goes (a failure is thrown below, after the others finished).
-      await Promise.allSettled(uploads);
-    }
-    for (const blob of await Promise.all(uploads)) {
+    // The pack's shape is reported once known: when git has written it all (usually while the first chunks are still
+    // encoding), or else at its last chunk, a short read (an encrypted spool does not know its size ahead).
+    const shape = (total: number) => {
+      if (shaped) return;
+      shaped = true;
+      onShape?.(packShape(Math.max(1, Math.ceil(total / blobStore.maxBlobSize)), total, sealedKey));
+    };
+    pack.size?.().then(shape, () => {});
+    const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
+    for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
+      const chunk = buffer.subarray(0, length);
+      size += length;
+      if (length < buffer.length) shape(size);
+      if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
+      const stored = blobStore.write(chunk);
+      hash.update(chunk); // while the upload runs
+      const blob = await stored;
       chunks.push(blob.blobId);
       cost.encoded += blob.encodedSize ?? 0;
       cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);
     }
   } finally {
+    shaped = true; // too late to prepare anything
     await pack.discard();
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);

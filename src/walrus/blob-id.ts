@@ -127,8 +127,6 @@ class BlobIdWorker {
 }
 
 const POOL_SIZE = Math.max(1, Math.min(2, availableParallelism()));
-/** How many blob ids are computed at once at most (one per worker): what a writer gains from overlapping writes. */
-export const PARALLEL_BLOB_IDS = POOL_SIZE;
 const pool: BlobIdWorker[] = [];
 
 function leastBusyWorker(): BlobIdWorker {

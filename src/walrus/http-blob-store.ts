@@ -1,7 +1,7 @@
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { PARALLEL_BLOB_IDS, releaseBlobIdWorkers } from './blob-id.ts';
+import { releaseBlobIdWorkers } from './blob-id.ts';
 import { encodedBlobLength } from './encoding.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
@@ -53,8 +53,6 @@ export interface HttpBlobStoreOptions {
  */
 export class HttpBlobStore implements BlobStore {
   readonly maxBlobSize: number;
-  /** Writes are independent requests, each checked by a blob id computed locally: one per blob-id worker. */
-  readonly concurrentWrites = PARALLEL_BLOB_IDS;
   readonly numShards: number;
   private readonly publisherUrl: string | undefined;
   private readonly aggregatorUrl: string;

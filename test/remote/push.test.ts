@@ -1,6 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { silentLog, streamLog } from '../../src/core/log.ts';
 import { formatBytes } from '../../src/remote/progress.ts';
@@ -74,57 +73,11 @@ push('splits a pack larger than the blob limit into chunks', inRepository(async 
   assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
 }, 300));
 
-/** The MemoryBlobStore taking `concurrentWrites` writes at once, each finishing after `delayMs(index)`. */
-function concurrentStore(t: Awaited<ReturnType<typeof setup>>, concurrentWrites: number, delayMs: (index: number) => number, fail?: number) {
-  let started = 0;
-  let inFlight = 0;
-  const seen = { maxInFlight: 0, writes: 0 };
-  const store = t.blobStore;
-  t.deps.blobStore = Object.assign(Object.create(store) as MemoryBlobStore, {
-    concurrentWrites,
-    write: async (bytes: Uint8Array) => {
-      const index = started++;
-      const copy = bytes.slice(); // what the store received at the call, before the caller reuses its buffer
-      seen.maxInFlight = Math.max(seen.maxInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, delayMs(index)));
-      inFlight--;
-      seen.writes++;
-      if (index === fail) throw new Error(`chunk ${index} failed`);
-      return store.write(copy);
-    },
-  });
-  return seen;
-}
-
-push('uploads chunks concurrently up to the store\'s concurrentWrites, recording them in pack order', inRepository(async (t) => {
-  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
-  // Later chunks finish first: the entry must still list them in the order of the pack.
-  const seen = concurrentStore(t, 2, (index) => 30 - 5 * (index % 3));
-  await pushRefs(t.deps, t.id, MAIN, plain);
-  const pack = t.ledger.repos.get(t.id)!.packs[0];
-  assert.ok(pack.chunks.length > 2);
-  assert.is(seen.maxInFlight, 2);
-  const bytes = Buffer.concat(pack.chunks.map((id) => t.blobStore.blobs.get(id)!));
-  assert.is(bytes.byteLength, pack.size);
-  assert.is(createHash('sha256').update(bytes).digest('hex'), pack.sha256);
-  assert.is(bytes.subarray(0, 4).toString(), 'PACK');
-}, 300));
-
-push('a chunk upload failing while an earlier one is under way fails the push, after every upload settled, with no transaction', inRepository(async (t) => {
-  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
-  const seen = concurrentStore(t, 2, (index) => (index === 0 ? 40 : 1), 1);
-  const error = await pushRefs(t.deps, t.id, MAIN, plain).then(() => null, (e: Error) => e);
-  assert.match(error?.message ?? 'no error', /chunk 1 failed/);
-  assert.is(seen.writes, 2); // the first (slow) upload was waited for; nothing further started
-  assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
-  assert.equal(t.ledger.repos.get(t.id)!.refs, new Map());
-}, 300));
-
 push('prepares the first transaction once the pack\'s size is known: its updates and a stand-in of the pack\'s shape', inRepository(async (t) => {
   for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
-  const prepared: { updates: unknown; pack: PackEntry | null; writesDone: number; pushes: number }[] = [];
+  const prepared: { updates: unknown; pack: PackEntry | null; pushes: number }[] = [];
   t.ledger.preparePush = (_id, updates, pack) => {
-    prepared.push({ updates, pack, writesDone: t.blobStore.writes, pushes: t.ledger.calls.filter((c) => c === 'push').length });
+    prepared.push({ updates, pack, pushes: t.ledger.calls.filter((c) => c === 'push').length });
   };
   await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
   const landed = t.ledger.repos.get(t.id)!.packs[0]!;
