@@ -4,10 +4,15 @@ import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { ObjectFormat } from '../core/object-id.ts';
 import { isObjectFormat } from '../core/object-id.ts';
+import { isAncestorInWalk, parseHistoryWalk } from '../core/ancestry-walk.ts';
+import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { Ancestry } from '../core/push-plan.ts';
 import { writeFileAtomic } from '../fs/atomic.ts';
 import type { IncomingPack, ListedRefs, LocalRepository, SpooledPack } from '../remote/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
+
+/** Ancestry questions the history walk leaves open, asked of git (`merge-base --is-ancestor`) at once. */
+const UNDECIDED_PAIRS_IN_FLIGHT = 4;
 
 /**
  * The local repository through the native git binary, as git hands it to the helper (GIT_DIR in the environment).
@@ -39,12 +44,22 @@ export class NativeGitRepository implements LocalRepository {
     return new Set((await this.resolve(ids)).filter((id) => id !== null));
   }
 
-  async ancestry(old: string, next: string): Promise<Ancestry> {
-    const [present, oldCommit, nextCommit] = await this.resolve([old, `${old}^{commit}`, `${next}^{commit}`]);
-    if (present === null) return 'missing-old';
-    if (oldCommit === null || nextCommit === null) return 'not-commits';
-    const result = await runGit(['merge-base', '--is-ancestor', oldCommit, nextCommit], { env: this.#env });
-    return result.code === 0 ? 'fast-forward' : 'diverged';
+  async ancestry(pairs: readonly { old: string; new: string }[]): Promise<Ancestry[]> {
+    if (pairs.length === 0) return [];
+    const resolved = await this.resolve(pairs.flatMap((pair) => [pair.old, `${pair.old}^{commit}`, `${pair.new}^{commit}`]));
+    const commits = pairs.map((_, i) => ({ present: resolved[3 * i] !== null, old: resolved[3 * i + 1] ?? null, new: resolved[3 * i + 2] ?? null }));
+    const walked = commits.flatMap((c) => (c.present && c.old !== null && c.new !== null ? [{ old: c.old, new: c.new }] : []));
+    // One walk over what the push brings answers most pairs (src/core/ancestry-walk.ts); git decides the rest.
+    const input = [...new Set(walked.map((c) => c.new))].join('\n') + '\n' + [...new Set(walked.map((c) => `^${c.old}`))].join('\n') + '\n';
+    const walk = parseHistoryWalk(walked.length === 0 ? '' : await git(['rev-list', '--parents', '--stdin'], { env: this.#env, input }));
+    const isAncestor = async (old: string, next: string) => isAncestorInWalk(walk, old, next) ?? (await runGit(['merge-base', '--is-ancestor', old, next], { env: this.#env })).code === 0;
+    const answers: Ancestry[] = [];
+    for await (const answer of mapOrdered(commits, UNDECIDED_PAIRS_IN_FLIGHT, async (c): Promise<Ancestry> => {
+      if (!c.present) return 'missing-old';
+      if (c.old === null || c.new === null) return 'not-commits';
+      return (await isAncestor(c.old, c.new)) ? 'fast-forward' : 'diverged';
+    })) answers.push(answer);
+    return answers;
   }
 
   async packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): Promise<SpooledPack> {
@@ -76,6 +91,11 @@ export class NativeGitRepository implements LocalRepository {
         let done = 0;
         while (done < length) done += (await file.read(into, done, length - done, offset + done)).bytesRead;
         return length;
+      },
+      async size() {
+        await spooled;
+        if (failure !== null) throw failure;
+        return written;
       },
       async discard() {
         if (!finished) child.kill();

@@ -41,7 +41,12 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
     }) as Ledger[N];
   const present = [...LEDGER_READS, ...LEDGER_WRITES].filter((name) => typeof ledger[name] === 'function');
   const methods = Object.fromEntries(present.map((name) => [name, forward(name)]));
-  return { signerAddress: () => ledger.signerAddress(), ...methods } as Ledger;
+  // Preparations forward as they are: they are neither reads nor writes to count or to fund.
+  const prepare = {
+    ...(ledger.prepareWrites ? { prepareWrites: () => ledger.prepareWrites!() } : {}),
+    ...(ledger.preparePush ? { preparePush: (...args: Parameters<NonNullable<Ledger['preparePush']>>) => ledger.preparePush!(...args) } : {}),
+  };
+  return { signerAddress: () => ledger.signerAddress(), ...prepare, ...methods } as Ledger;
 }
 
 export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {

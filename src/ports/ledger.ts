@@ -86,6 +86,19 @@ export interface Ledger {
    * that only read never load the signing code; a missing or unreadable key is reported here, typed.
    */
   signerAddress(): Promise<string>;
+  /**
+   * Starts loading what signing a transaction needs (the key, the SDK's signing and transaction code) in the
+   * background, for a caller that knows a write is coming after slower work (a push, before its upload): the write
+   * then does not wait for it. Never fails: a problem surfaces at the write. Optional.
+   */
+  prepareWrites?(): void;
+  /**
+   * Tells the ledger, ahead of time, the `push` that will follow: the same updates and a pack of the same shape
+   * (chunk count, size, sealed key; its blob ids and digest may be stand-ins, as the upload is still under way).
+   * The ledger may do now, in the background, what that push needs and does not depend on the blob ids (a dry run
+   * for the gas budget). Never fails: a problem surfaces at the push. Optional.
+   */
+  preparePush?(id: string, updates: RefUpdate[], pack: PackEntry | null): void;
   /** Resolves a locator to the repository object id; throws RepositoryNotFoundError. */
   resolve(locator: RepositoryLocator): Promise<string>;
   getRepository(id: string): Promise<RepositoryInfo>;

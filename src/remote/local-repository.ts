@@ -11,8 +11,11 @@ export interface LocalRepository {
   resolve(names: readonly string[]): Promise<(string | null)[]>;
   /** The subset of `ids` present in the object database. */
   presentObjects(ids: readonly string[]): Promise<Set<string>>;
-  /** How `old` relates to `next` (is `old` an ancestor, is it known here, are both commits). */
-  ancestry(old: string, next: string): Promise<Ancestry>;
+  /**
+   * For each pair, how `old` relates to `new` (is `old` an ancestor, is it known here, are both commits), in order;
+   * in a few git calls for any number of pairs (a mirror push asks about every ref).
+   */
+  ancestry(pairs: readonly { old: string; new: string }[]): Promise<Ancestry[]>;
   /**
    * Starts writing a thin pack of everything reachable from `include` and not from `exclude` (git pack-objects
    * --thin --revs) to a temporary file, as fast as git produces it: git never waits for the caller, who reads the
@@ -50,6 +53,8 @@ export interface SpooledPack {
    * and resolves to their count: 0 past the end. Rejects if git fails.
    */
   read(offset: number, into: Uint8Array): Promise<number>;
+  /** The pack's whole size, once git has written all of it (rejects if git fails). Optional. */
+  size?(): Promise<number>;
   /** Stops git if it is still writing and removes the file. */
   discard(): Promise<void>;
 }

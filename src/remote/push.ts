@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { blobIdFromBytes } from '../core/blob-id-codec.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
@@ -69,8 +70,9 @@ export async function pushRefs(
     const lease = settings.leases.has(request.dst) ? { lease: settings.leases.get(request.dst)! } : {};
     refRequests.push({ dst: request.dst, new: next, force: request.force, ...lease });
   }
-  const ancestry = new Map<string, Ancestry>();
-  for (const q of ancestryQuestions(refRequests, snapshot.refs)) ancestry.set(q.dst, await local.ancestry(q.old, q.new));
+  const questions = ancestryQuestions(refRequests, snapshot.refs);
+  const answers = await local.ancestry(questions);
+  const ancestry = new Map<string, Ancestry>(questions.map((q, i) => [q.dst, answers[i]!]));
   let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
@@ -82,9 +84,13 @@ export async function pushRefs(
   }
 
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
+    ledger.prepareWrites?.(); // the key and signing code load while git packs and the chunks upload
     const present = await local.presentObjects([...snapshot.refs.values()]);
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null);
+    // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
+    const first = updatesOf(batches[0] ?? []);
+    const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, prepare);
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
     const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
@@ -183,7 +189,15 @@ function resultOf(decision: RefDecision): PushResult {
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.
  */
-export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>, include: string[], exclude: string[], progress: boolean, privateTo: string | null): Promise<PackEntry | null> {
+export async function uploadPack(
+  deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>,
+  include: string[],
+  exclude: string[],
+  progress: boolean,
+  privateTo: string | null,
+  /** Called once, as soon as the pack's size is known, with an entry of its shape (stand-in blob ids and digest). */
+  onShape?: (standIn: PackEntry) => void,
+): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
   const chunks: string[] = [];
@@ -193,6 +207,7 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
   const spooled = await local.packObjects(include, exclude, progress);
   let pack = spooled;
   let sealedKey: string | undefined;
+  let shaped = false;
   try {
     const header = new Uint8Array(12);
     if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
@@ -202,10 +217,19 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);
     }
+    // The pack's shape is reported once known: when git has written it all (usually while the first chunks are still
+    // encoding), or else at its last chunk, a short read (an encrypted spool does not know its size ahead).
+    const shape = (total: number) => {
+      if (shaped) return;
+      shaped = true;
+      onShape?.(packShape(Math.max(1, Math.ceil(total / blobStore.maxBlobSize)), total, sealedKey));
+    };
+    pack.size?.().then(shape, () => {});
     const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
     for (let length = await pack.read(0, buffer); length > 0; length = await pack.read(size, buffer)) {
       const chunk = buffer.subarray(0, length);
       size += length;
+      if (length < buffer.length) shape(size);
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
       hash.update(chunk); // while the upload runs
@@ -215,11 +239,21 @@ export async function uploadPack(deps: Pick<PushDeps, 'local' | 'blobStore' | 'l
       cost.endEpoch = Math.min(cost.endEpoch, blob.endEpoch ?? Infinity);
     }
   } finally {
+    shaped = true; // too late to prepare anything
     await pack.discard();
   }
   if (progress) log.progress(`Uploading pack: ${chunks.length} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}, done.`, true);
   log.debug(`Storage: ${chunks.length} blob(s) of ${formatBytes(size)}${cost.encoded > 0 ? `, ${formatBytes(cost.encoded)} encoded on Walrus (what storage is paid for)` : ''}${Number.isFinite(cost.endEpoch) ? `, stored until Walrus epoch ${cost.endEpoch}` : ''}`);
   const entry: PackEntry = { chunks, size, sha256: hash.digest('hex') };
+  if (sealedKey !== undefined) entry.sealedKey = sealedKey;
+  return entry;
+}
+
+const STAND_IN_BLOB_ID = blobIdFromBytes(new Uint8Array(32));
+
+/** A pack entry of the given shape whose blob ids and digest are stand-ins (for preparing the transaction early). */
+function packShape(chunks: number, size: number, sealedKey: string | undefined): PackEntry {
+  const entry: PackEntry = { chunks: Array.from({ length: chunks }, () => STAND_IN_BLOB_ID), size, sha256: '0'.repeat(64) };
   if (sealedKey !== undefined) entry.sealedKey = sealedKey;
   return entry;
 }

@@ -67,6 +67,11 @@ export interface ModuleAbort { module: string; functionName: string; code: numbe
 
 const PAGE = 50;
 const CLOCK = '0x6';
+/** What gas depends on in a push: the repository, the updates, and the pack's shape (not its blob ids or digest). */
+function pushShapeKey(id: string, updates: RefUpdate[], pack: PackEntry | null): string {
+  return JSON.stringify([normalizeSuiAddress(id), updates, pack && [pack.chunks.length, pack.size, pack.sealedKey ?? null]]);
+}
+
 /** After a refusal for a busy input object: a few retries, backing off, before the refusal reaches the user. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000];
 
@@ -81,6 +86,8 @@ export class SuiLedger implements Ledger {
   readonly #log: Log;
   readonly #exclusive: NonNullable<SuiLedgerOptions['exclusive']>;
   readonly #retryDelaysMs: readonly number[];
+  /** The last push dry-run ahead of time (preparePush): its shape, and the budget it gives (null: none). */
+  #pushEstimate: { key: string; budget: Promise<bigint | null> } | null = null;
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
@@ -97,6 +104,12 @@ export class SuiLedger implements Ledger {
   signerAddress(): Promise<string> {
     const load = this.#loadAddress;
     return (this.#address ??= load ? load().then(normalizeSuiAddress) : this.#signer().then(({ address }) => address));
+  }
+
+  prepareWrites(): void {
+    // Errors are left for the write to report (it awaits the same promises).
+    this.#signer().catch(() => {});
+    import('@mysten/sui/transactions').catch(() => {});
   }
 
   #signer(): Promise<{ signer: Signer; address: string }> {
@@ -209,26 +222,59 @@ export class SuiLedger implements Ledger {
   }
 
   async push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }> {
-    const hex = (value: string | null) => (value === null ? null : [...Buffer.from(value, 'hex')]);
     const refs = updates.map((u) => u.name);
+    const estimate = this.#pushEstimate?.key === pushShapeKey(id, updates, pack) ? await this.#pushEstimate.budget : null;
+    if (estimate !== null) this.#log.debug(`push: gas budget ${estimate} MIST from the dry run made during the upload`);
     const result = await this.#execute((tx) => {
-      const option = pack
-        ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
-        : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
-      tx.moveCall({
-        target: this.#target('push'),
-        arguments: [
-          tx.object(id),
-          tx.pure.vector('string', updates.map((u) => u.name)),
-          tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
-          tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
-          tx.pure.vector('bool', updates.map((u) => u.force)),
-          option,
-          tx.object(CLOCK),
-        ],
-      });
+      this.#composePush(tx, id, updates, pack);
+      // Without a budget the SDK dry-runs the transaction first to compute one.
+      if (estimate !== null) tx.setGasBudget(estimate);
     }, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
+  }
+
+  /**
+   * Dry-runs, in the background, the push `push(id, updates, pack)` will send, with `pack` a stand-in of the same
+   * shape (chunk count, size, sealed key): gas depends on the transaction's sizes and the code it runs, not on blob
+   * ids or digests. The SDK builds it as it builds every transaction (its own dry run sets the gas budget), and the
+   * later `push` with those updates and a pack of that shape sets that budget, which spares the dry run the SDK would
+   * otherwise make then, after the upload. A failed dry run (a ref moved, no gas coin yet) leaves the push to the
+   * SDK's own dry run, which reports the failure in the usual words.
+   */
+  preparePush(id: string, updates: RefUpdate[], pack: PackEntry | null): void {
+    const budget = (async () => {
+      const address = await this.signerAddress();
+      const { Transaction } = await import('@mysten/sui/transactions');
+      const tx = new Transaction();
+      this.#composePush(tx, id, updates, pack);
+      tx.setSender(address);
+      await tx.build({ client: this.#client });
+      const computed = tx.getData().gasData.budget;
+      return computed ? BigInt(computed) : null;
+    })().catch((error: unknown) => {
+      this.#log.debug(`push: the early dry run failed (${error instanceof Error ? error.message : String(error)}); the SDK will dry-run before the transaction`);
+      return null;
+    });
+    this.#pushEstimate = { key: pushShapeKey(id, updates, pack), budget };
+  }
+
+  #composePush(tx: Transaction, id: string, updates: RefUpdate[], pack: PackEntry | null): void {
+    const hex = (value: string | null) => (value === null ? null : [...Buffer.from(value, 'hex')]);
+    const option = pack
+      ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
+      : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
+    tx.moveCall({
+      target: this.#target('push'),
+      arguments: [
+        tx.object(id),
+        tx.pure.vector('string', updates.map((u) => u.name)),
+        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
+        tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
+        tx.pure.vector('bool', updates.map((u) => u.force)),
+        option,
+        tx.object(CLOCK),
+      ],
+    });
   }
 
   async repackAt(id: string, pack: PackEntry, expectedSeq: number): Promise<TxReceipt & { seq: number }> {

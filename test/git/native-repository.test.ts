@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { execFileSync } from 'node:child_process';
 import { GitCommandError } from '../../src/git/run-git.ts';
-import { commitFile, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
 
 const records = suite('NativeGitRepository records');
 
@@ -96,3 +96,51 @@ spool('a pack git cannot make fails the read with git\'s error, and discard stil
 });
 
 spool.run();
+
+const ancestry = suite('NativeGitRepository.ancestry');
+
+ancestry('answers every pair as git merge-base does, in one walk for most and git for the rest', async () => {
+  const dir = tempDir('native-ancestry-test-');
+  try {
+    const env = hermeticGitEnv(dir.path);
+    const work = initRepo(dir.path, env);
+    const line = Array.from({ length: 6 }, (_, i) => commitFile(work, env, 'a.txt', `${i}\n`));
+    gitIn(work, env, 'checkout', '-q', '-b', 'side', line[2]!);
+    const side = [commitFile(work, env, 'b.txt', 'side 1\n'), commitFile(work, env, 'b.txt', 'side 2\n')];
+    gitIn(work, env, 'checkout', '-q', 'main');
+    gitIn(work, env, 'merge', '-q', '--no-edit', 'side');
+    const merge = gitIn(work, env, 'rev-parse', 'HEAD');
+    const tree = gitIn(work, env, 'rev-parse', 'HEAD^{tree}');
+    const absent = 'f'.repeat(40);
+    const pairs = [
+      { old: line[4]!, new: line[5]! }, // one commit ahead: the walk reaches old on its boundary
+      { old: line[1]!, new: line[5]! }, // fast-forward through another pair's old (line[4]): git decides
+      { old: side[1]!, new: merge }, // through a merge
+      { old: line[5]!, new: side[1]! }, // diverged, sharing history
+      { old: line[5]!, new: line[3]! }, // moved back: new is reachable from an old value
+      { old: side[0]!, new: line[2]! }, // new older than old's branch point
+      { old: absent, new: line[5]! }, // someone pushed what we do not have
+      { old: tree, new: line[5]! }, // not a commit
+      { old: line[0]!, new: tree },
+    ];
+    const repo = new NativeGitRepository(join(work, '.git'), env);
+    const answers = await repo.ancestry(pairs);
+    const expected = pairs.map(({ old, new: next }) => {
+      if (old === absent) return 'missing-old';
+      if (old === tree || next === tree) return 'not-commits';
+      try {
+        execFileSync('git', ['merge-base', '--is-ancestor', old, next], { cwd: work, env });
+        return 'fast-forward';
+      } catch {
+        return 'diverged';
+      }
+    });
+    assert.equal(answers, expected);
+    assert.equal(answers.slice(0, 6), ['fast-forward', 'fast-forward', 'fast-forward', 'diverged', 'diverged', 'diverged']);
+    assert.equal(await repo.ancestry([]), []);
+  } finally {
+    dir.remove();
+  }
+});
+
+ancestry.run();

@@ -7,6 +7,7 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
+import type { PackEntry } from '../../src/ports/ledger.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
 
@@ -70,6 +71,23 @@ push('splits a pack larger than the blob limit into chunks', inRepository(async 
   const pack = t.ledger.repos.get(t.id)!.packs[0];
   assert.ok(pack.chunks.length > 1);
   assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
+}, 300));
+
+push('prepares the first transaction once the pack\'s size is known: its updates and a stand-in of the pack\'s shape', inRepository(async (t) => {
+  for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
+  const prepared: { updates: unknown; pack: PackEntry | null; pushes: number }[] = [];
+  t.ledger.preparePush = (_id, updates, pack) => {
+    prepared.push({ updates, pack, pushes: t.ledger.calls.filter((c) => c === 'push').length });
+  };
+  await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
+  const landed = t.ledger.repos.get(t.id)!.packs[0]!;
+  assert.is(prepared.length, 1);
+  const [{ updates, pack, pushes }] = prepared;
+  assert.is(pushes, 0);
+  assert.equal(updates, [...t.ledger.repos.get(t.id)!.refs].map(([name, id]) => ({ name, old: null, new: id, force: false })));
+  assert.equal({ chunks: pack!.chunks.length, size: pack!.size, sealedKey: pack!.sealedKey }, { chunks: landed.chunks.length, size: landed.size, sealedKey: undefined });
+  assert.ok(landed.chunks.length > 1);
+  assert.ok(pack!.chunks.every((id) => !landed.chunks.includes(id)), 'stand-in blob ids');
 }, 300));
 
 push('refuses non-fast-forwards and stale leases in git words; force and a matching lease land', inRepository(async (t) => {

@@ -25,6 +25,8 @@ export class MemoryLedger implements Ledger {
   readonly calls: string[] = [];
   /** Runs before each push transaction (lets a test move refs under a push). */
   beforePush: (() => void) | null = null;
+  /** None by default (it is optional in the port); a test sets one to watch what a push prepares. */
+  preparePush?: Ledger['preparePush'];
 
   constructor(address: string) {
     this.address = address;
