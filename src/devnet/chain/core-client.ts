@@ -3,12 +3,14 @@ import type { SuiClientTypes } from '@mysten/sui/client';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { TransactionDataBuilder, type Transaction } from '@mysten/sui/transactions';
 import { fromBase64, normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
+import { BcsReader } from '@mysten/bcs';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
 import { coinBalance, objectDigest, objectEnvelope, type ChainObject } from './objects.ts';
 import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limits.ts';
 import type { TxRecord } from './store.ts';
 import type { MoveFunction } from './packages.ts';
+import { pureSchema } from './move-types.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
 
 /**
@@ -239,8 +241,17 @@ export function fieldTypes(type: string): [string, string] {
   return [TypeTagSerializer.tagToString(tag.struct.typeParams[0]).replace(/, /g, ','), TypeTagSerializer.tagToString(tag.struct.typeParams[1]).replace(/, /g, ',')];
 }
 
-/** The BCS of a field's name: the bytes after the UID whose derived id matches the field (the value follows). */
+/**
+ * The BCS of a field's name, which follows the UID (the value follows the name). A name of a pure type (a string, an
+ * integer, an address: every table key of our package) is read by its BCS layout, which gives its length, as a
+ * fullnode reads it by the type's layout; any other is found as the prefix whose derived id matches the field.
+ */
 export function dynamicFieldName(field: ChainObject, parentId: string, nameType: string): Uint8Array {
+  const schema = pureSchema(nameType);
+  if (schema !== null) {
+    const rest = field.contents.subarray(32);
+    return field.contents.slice(32, 32 + schema.serialize(schema.read(new BcsReader(rest))).toBytes().length);
+  }
   const tag = TypeTagSerializer.parseFromStr(nameType, true);
   for (let end = 33; end <= field.contents.length; end++) {
     const name = field.contents.slice(32, end);
