@@ -22,10 +22,16 @@ async function main(args: string[]): Promise<number> {
     if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
     const locator = parseWalrusUrl(url);
     const network = await openNetwork({ env: process.env, log, role: 'helper' });
-    close = network.close;
     const gitDir = process.env.GIT_DIR;
     const local = gitDir ? new NativeGitRepository(resolve(gitDir), process.env) : null;
     const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
+    close = async () => {
+      try {
+        await backend.close();
+      } finally {
+        await network.close();
+      }
+    };
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
     const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done())));
     await runSession(lines, write, backend, log);

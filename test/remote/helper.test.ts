@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
@@ -74,6 +75,51 @@ helper('the kept refs serve a list only at their seq: a push elsewhere is seen, 
     // set_head leaves seq alone: the kept refs still serve, and HEAD follows the object.
     await ledger.setHead(id, 'refs/heads/topic');
     assert.equal(await list(), { out: `@refs/heads/topic HEAD\n${both}`, calls: ['getRepository'] });
+  } finally { dir.remove(); }
+});
+
+helper('a list that no fetch follows (ls-remote in a repository) leaves no kept pack and no quarantine behind', async () => {
+  const { dir, head, ledger, blobStore, id, session } = await setup();
+  try {
+    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    const clone = tempDir('helper-clone-');
+    try {
+      const env = hermeticGitEnv(clone.path);
+      initRepo(clone.path, env);
+      const local = new NativeGitRepository(join(clone.path, '.git'), env);
+      const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
+      let out = '';
+      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
+      await backend.close();
+      assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
+      const objects = join(clone.path, '.git', 'objects');
+      assert.equal(readdirSync(objects).filter((name) => name.startsWith('incoming-')), [], 'no quarantine left');
+      assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
+    } finally { clone.remove(); }
+  } finally { dir.remove(); }
+});
+
+helper('a clone session: the pack applied while git read the listing is kept for git to unlock, its links checked', async () => {
+  const { dir, head, id, ledger, blobStore, session } = await setup();
+  try {
+    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    const clone = tempDir('helper-clone-');
+    try {
+      const env = hermeticGitEnv(clone.path);
+      initRepo(clone.path, env);
+      const local = new NativeGitRepository(join(clone.path, '.git'), env);
+      const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
+      ledger.calls.length = 0;
+      let out = '';
+      await runSession(linesOf(`list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`), async (t) => { out += t; }, backend, silentLog);
+      await backend.close();
+      // One read of each: the fetch took what the list's prefetch applied.
+      assert.equal([...ledger.calls].sort(), ['getRepository', 'listPacks', 'listRefs']);
+      const keep = /^lock (.+\.keep)$/m.exec(out)?.[1];
+      assert.ok(keep !== undefined && existsSync(keep), `a lock answered: ${out}`);
+      assert.match(out, /^connectivity-ok$/m);
+      assert.is(await local.readAppliedPacks(id), 1);
+    } finally { clone.remove(); }
   } finally { dir.remove(); }
 });
 

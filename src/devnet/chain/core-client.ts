@@ -223,7 +223,10 @@ export function objectView(object: ChainObject, include: SuiClientTypes.ObjectIn
   return {
     objectId: object.id,
     version: object.version.toString(),
-    digest: objectDigest(object),
+    // Computed when read: hashing the object's envelope is most of a read's cost, and reads of content rarely look.
+    get digest() {
+      return objectDigest(object);
+    },
     owner: object.owner,
     type: object.type,
     content: include.content ? object.contents : undefined,
