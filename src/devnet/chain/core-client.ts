@@ -1,7 +1,6 @@
 import { CoreClient, ObjectError, TransactionError, parseTransactionEffectsBcs, extractStatusFromEffectsBcs, parseTransactionBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
-import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
-import { TransactionDataBuilder, type Transaction } from '@mysten/sui/transactions';
+import type { Transaction } from '@mysten/sui/transactions';
 import { fromBase64, normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
 import { BcsReader } from '@mysten/bcs';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
@@ -194,6 +193,7 @@ export class DevnetCoreClient extends CoreClient {
  */
 export async function dryRunBytes(transaction: Transaction, client: DevnetCoreClient): Promise<Uint8Array> {
   await transaction.build({ client, onlyTransactionKind: true });
+  const { TransactionDataBuilder } = await import('@mysten/sui/transactions');
   const data = TransactionDataBuilder.restore(transaction.getData());
   return data.build({ overrides: { gasData: { budget: data.gasData.budget ?? String(DRY_RUN_BUDGET), price: data.gasData.price ?? String(REFERENCE_GAS_PRICE), payment: data.gasData.payment ?? [] } } });
 }
@@ -201,7 +201,7 @@ export async function dryRunBytes(transaction: Transaction, client: DevnetCoreCl
 /** Sui's maximum transaction budget in MIST (`max_tx_gas`), what dry runs allow. */
 const DRY_RUN_BUDGET = 50_000_000_000n;
 
-let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
+let resolver: Promise<ReturnType<CoreClient['resolveTransactionPlugin']>> | null = null;
 
 /**
  * The SDK's generic resolver for CoreClient transports (gas price, budget by simulation, coin selection, object
@@ -209,8 +209,9 @@ let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
  * `build`, never into that transport (whose URL is a placeholder that nothing dials).
  */
 function coreResolver(): ReturnType<CoreClient['resolveTransactionPlugin']> {
-  resolver ??= new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: 'local' }).core.resolveTransactionPlugin();
-  return resolver;
+  // Loaded at the first transaction built against the devnet: a process that only reads never needs it.
+  resolver ??= import('@mysten/sui/jsonRpc').then(({ SuiJsonRpcClient }) => new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: 'local' }).core.resolveTransactionPlugin());
+  return async (data, options, next) => (await resolver!)(data, options, next);
 }
 
 function pageAfter<T extends { id: string }>(items: T[], cursor: string | null, limit: number) {
