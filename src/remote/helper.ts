@@ -60,6 +60,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
   const startPrefetch = (info: RepositoryInfo) => {
     if (deps.local === null || prefetch !== null) return;
     prefetch = prefetchPacks({ ledger, blobStore, keyService, local: deps.local, log }, info, progress());
+    return prefetch.feeding;
   };
   return {
     option: (name, value) => applyOption(options, name, value),
@@ -68,11 +69,9 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
       // pusher's own repository has them all), and a prefetch would download what is not needed.
       const cloning = !forPush && deps.local !== null ? deps.local.hasRefs().then((has) => !has, () => false) : Promise.resolve(false);
-      let started = Promise.resolve();
-      listed = await readRemote(ledger, id, deps.local, (info) => {
-        started = cloning.then((yes) => { if (yes) startPrefetch(info); });
+      listed = await readRemote(ledger, id, deps.local, async (info) => {
+        if (await cloning) await startPrefetch(info);
       });
-      await started;
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
