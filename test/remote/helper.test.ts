@@ -78,49 +78,47 @@ helper('the kept refs serve a list only at their seq: a push elsewhere is seen, 
   } finally { dir.remove(); }
 });
 
-helper('a list that no fetch follows (ls-remote in a repository) leaves no kept pack and no quarantine behind', async () => {
+/**
+ * Pushes main, then runs `script` as the helper session of a clone: a new repository with no refs (where a list
+ * prefetches the packs), closed as the helper process closes it.
+ */
+async function cloneSession(script: (head: string) => string, check: (t: { out: string; head: string; id: string; local: NativeGitRepository; clone: string; calls: string[] }) => Promise<void>) {
   const { dir, head, ledger, blobStore, id, session } = await setup();
+  const clone = tempDir('helper-clone-');
   try {
     await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
-    const clone = tempDir('helper-clone-');
-    try {
-      const env = hermeticGitEnv(clone.path);
-      initRepo(clone.path, env);
-      const local = new NativeGitRepository(join(clone.path, '.git'), env);
-      const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
-      let out = '';
-      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
-      await backend.close();
-      assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
-      const objects = join(clone.path, '.git', 'objects');
-      assert.equal(readdirSync(objects).filter((name) => name.startsWith('incoming-')), [], 'no quarantine left');
-      assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
-    } finally { clone.remove(); }
-  } finally { dir.remove(); }
-});
+    const env = hermeticGitEnv(clone.path);
+    initRepo(clone.path, env);
+    const local = new NativeGitRepository(join(clone.path, '.git'), env);
+    const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
+    ledger.calls.length = 0;
+    let out = '';
+    await runSession(linesOf(script(head)), async (t) => { out += t; }, backend, silentLog);
+    await backend.close();
+    await check({ out, head, id, local, clone: clone.path, calls: [...ledger.calls] });
+  } finally {
+    clone.remove();
+    dir.remove();
+  }
+}
 
-helper('a clone session: the pack applied while git read the listing is kept for git to unlock, its links checked', async () => {
-  const { dir, head, id, ledger, blobStore, session } = await setup();
-  try {
-    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
-    const clone = tempDir('helper-clone-');
-    try {
-      const env = hermeticGitEnv(clone.path);
-      initRepo(clone.path, env);
-      const local = new NativeGitRepository(join(clone.path, '.git'), env);
-      const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
-      ledger.calls.length = 0;
-      let out = '';
-      await runSession(linesOf(`list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`), async (t) => { out += t; }, backend, silentLog);
-      await backend.close();
-      // One read of each: the fetch took what the list's prefetch applied.
-      assert.equal([...ledger.calls].sort(), ['getRepository', 'listPacks', 'listRefs']);
-      const keep = /^lock (.+\.keep)$/m.exec(out)?.[1];
-      assert.ok(keep !== undefined && existsSync(keep), `a lock answered: ${out}`);
-      assert.match(out, /^connectivity-ok$/m);
-      assert.is(await local.readAppliedPacks(id), 1);
-    } finally { clone.remove(); }
-  } finally { dir.remove(); }
-});
+helper('a list that no fetch follows (ls-remote in a repository) leaves no kept pack and no quarantine behind', () => cloneSession(() => 'list\n\n', async ({ out, head, clone }) => {
+  assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
+  const objects = join(clone, '.git', 'objects');
+  assert.equal(readdirSync(objects).filter((name) => name.startsWith('incoming-')), [], 'no quarantine left');
+  assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
+}));
+
+helper('a clone session: the pack applied while git read the listing is kept for git to unlock, its links checked', () => cloneSession(
+  (head) => `list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`,
+  async ({ out, id, local, calls }) => {
+    // One read of each: the fetch took what the list's prefetch applied.
+    assert.equal(calls.sort(), ['getRepository', 'listPacks', 'listRefs']);
+    const keep = /^lock (.+\.keep)$/m.exec(out)?.[1];
+    assert.ok(keep !== undefined && existsSync(keep), `a lock answered: ${out}`);
+    assert.match(out, /^connectivity-ok$/m);
+    assert.is(await local.readAppliedPacks(id), 1);
+  },
+));
 
 helper.run();
