@@ -1,4 +1,5 @@
 import { InternalError } from '../core/errors.ts';
+import { formatOfHashLength } from '../core/object-id.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
@@ -67,10 +68,13 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     list: async (forPush) => {
       const id = await repository();
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
-      // pusher's own repository has them all), and a prefetch would download what is not needed.
-      const cloning = !forPush && deps.local !== null ? deps.local.hasRefs().then((has) => !has, () => false) : Promise.resolve(false);
+      // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the
+      // repository already has the remote's object format: git sets a clone's format from the listing, after it.
+      const into = !forPush ? deps.local : null;
+      const emptyOfFormat = into === null ? Promise.resolve(null) : Promise.all([into.hasRefs(), into.objectFormat()]).then(([has, format]) => (has ? null : format), () => null);
       listed = await readRemote(ledger, id, deps.local, async (info) => {
-        if (await cloning) await startPrefetch(info);
+        const format = await emptyOfFormat;
+        if (format !== null && format === formatOfHashLength(info.hashLength)) await startPrefetch(info);
       });
       return listingOf(listed, options.reportObjectFormat);
     },
