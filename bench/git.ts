@@ -5,9 +5,11 @@
  * push and clone through the helper on the embedded network versus `git push` / `git clone` over file://; then an
  * incremental one-commit push and a no-op fetch with the port calls the helper made (GIT_WALRUS_STATS: counted at
  * the Ledger and BlobStore boundary, nothing estimated); then the helper's peak RSS pushing and cloning a large
- * repository. `--short` shrinks every repository so CI runs it quickly, and still prints every figure.
+ * repository. The many-ref part also prints the helper's start-up and the time to list every ref, the parts of a
+ * clone before index-pack. `--short` shrinks every repository so CI runs it quickly, and still prints every figure.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createWorld, refsOf, walrusInit } from '../test/support/e2e.ts';
@@ -156,6 +158,37 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (${ratioNote('<= 1.5x')})`);
   console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (${ratioNote('<= 1.3x')})`);
   console.log(`  mirror push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s); clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
+  // Where a clone's time goes before index-pack: the helper's start (node, modules, opening the network) and the
+  // listing of every ref (ls-remote: a start plus one paged read). Best of three, as the floor under load.
+  const best = async (action: () => Promise<unknown>) => {
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      await action();
+      times.push((performance.now() - start) / 1000);
+    }
+    return Math.min(...times);
+  };
+  const startup = await best(() => helperCapabilities(world, url));
+  const listing = await best(() => world.ok('.', ['ls-remote', url]));
+  console.log(`  helper start-up ${startup.toFixed(2)} s (answering capabilities), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
+}
+
+/** Starts the helper as git does and asks for its capabilities only: the cost of a helper process's start. */
+async function helperCapabilities(world: World, url: string): Promise<void> {
+  const child = spawn('git-remote-walrus', ['origin', url], { cwd: world.root, env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
+  child.stdin.end('capabilities\n\n');
+  const code = await new Promise((resolve, reject) => child.on('error', reject).on('close', resolve));
+  if (code !== 0) throw new Error(`git-remote-walrus exited with ${code}`);
+}
+
+/** Whether bin/run-node runs the compiled dist/ (what an install runs) or the .ts sources (dist/ missing or stale). */
+function helperBuild(): string {
+  const root = new URL('..', import.meta.url).pathname;
+  const stamp = `${root}dist/.built`;
+  if (!existsSync(stamp)) return 'the .ts sources (no build: run npm run build, or npm run bench)';
+  const newer = spawnSync('find', [`${root}src`, '-newer', stamp, '-print', '-quit'], { encoding: 'utf8' }).stdout.trim();
+  return newer === '' ? 'dist/ (build current)' : `the .ts sources (dist/ is older than ${newer}: run npm run build)`;
 }
 
 const fmtMb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -164,7 +197,7 @@ export async function run(short: boolean): Promise<void> {
   const shapes = short ? SHORT : FULL;
   const world = createWorld('walrus-bench-');
   try {
-    console.log(`git-remote-walrus benchmark (${short ? 'short' : 'full'} mode)`);
+    console.log(`git-remote-walrus benchmark (${short ? 'short' : 'full'} mode); the helper runs ${helperBuild()}`);
     await generate(world, 'src', shapes.history, 1);
     const loose = Number((await world.ok('.', ['-C', 'src', 'ls-files', '-s'])).split('\n').length);
     const treeBytes = Number(await world.ok('.', ['-C', 'src', 'ls-tree', '-r', '-l', 'HEAD']).then((t) => t.split('\n').reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)));

@@ -21,6 +21,8 @@ const UNDECIDED_PAIRS_IN_FLIGHT = 4;
 export class NativeGitRepository implements LocalRepository {
   readonly gitDir: string;
   readonly #env: NodeJS.ProcessEnv;
+  /** The object directory (asked once: a fetch of several packs receives each into a quarantine beside it). */
+  #objects: Promise<string> | null = null;
 
   constructor(gitDir: string, env: NodeJS.ProcessEnv) {
     this.gitDir = gitDir;
@@ -109,7 +111,7 @@ export class NativeGitRepository implements LocalRepository {
   async receivePack(progress: boolean, checkLinks = false): Promise<IncomingPack> {
     // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
     // an alternate so --fix-thin finds the bases of a thin pack.
-    const objects = resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects'], { env: this.#env })).trim());
+    const objects = await (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
     const quarantine = await mkdtemp(join(objects, 'incoming-'));
     await mkdir(join(quarantine, 'pack'));
     // --check-self-contained-and-connected dies on a missing link and exits 1 for a pack that links to objects
@@ -147,6 +149,10 @@ export class NativeGitRepository implements LocalRepository {
         await remove();
       },
     };
+  }
+
+  async hasRefs(): Promise<boolean> {
+    return (await git(['for-each-ref', '--count=1', '--format=%(refname)'], { env: this.#env })).trim() !== '';
   }
 
   async readAppliedPacks(repositoryId: string): Promise<number> {

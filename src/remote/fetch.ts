@@ -33,10 +33,9 @@ export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
  * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
  * fetch with nothing new read no blob. `known` is repository state just read (by `list`), saving a chain read.
  */
-export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo, checkLinks = false): Promise<FetchOutcome> {
+export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo, checkLinks = false, prefetched?: PackPrefetch): Promise<FetchOutcome> {
   const { ledger, local, log } = deps;
   const info = known ?? (await ledger.getRepository(repositoryId));
-  const from = firstPackToApply(await local.readAppliedPacks(repositoryId), info.liveFrom);
   const missing = async () => {
     const present = await local.presentObjects(wanted);
     return [...new Set(wanted)].filter((id) => !present.has(id));
@@ -46,14 +45,21 @@ export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted
   const keeps: string[] = [];
   const apply = async (first: number) => { applied += await applyPacks(deps, info, first, progress, checkLinks, keeps); };
   const outcome = async (): Promise<FetchOutcome> => {
-    // git uses the lock of a fetch that brought exactly one pack to skip walking that pack's objects; other kept packs
-    // are released at once.
-    const lock = applied === 1 && keeps.length === 1 ? keeps[0] : null;
+    // git uses the lock of a clone that brought exactly one pack to skip walking that pack's objects; other kept packs
+    // (and those a prefetch kept for a fetch that is no clone) are released at once.
+    const lock = checkLinks && applied === 1 && keeps.length === 1 ? keeps[0] : null;
     await Promise.all(keeps.filter((keep) => keep !== lock).map((keep) => rm(keep, { force: true })));
     return { connected: checkLinks && applied > 0, lock };
   };
   try {
-    if (from < info.packCount) await apply(from);
+    if (prefetched !== undefined) {
+      const ahead = await prefetched.result();
+      keeps.push(...ahead.keeps);
+      applied += ahead.applied;
+    } else {
+      const from = firstPackToApply(await local.readAppliedPacks(repositoryId), info.liveFrom);
+      if (from < info.packCount) await apply(from);
+    }
     if ((await missing()).length === 0) return await outcome();
     // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
     // packs pushed since.
@@ -85,6 +91,55 @@ export interface FetchOutcome {
 }
 
 /**
+ * Packs applied ahead of git's `fetch` command. A clone's `list` of many refs, and git's own work on the listing,
+ * take a while, during which the packs the listing's repository object names can already download and go through
+ * `index-pack`: started as soon as `list` has read that object, they overlap both. Each pack is checked for links
+ * and kept (`.keep`) as a clone's are, since `option check-connectivity` comes only after `list`; an ordinary fetch
+ * simply releases the keep. If git never asks (`ls-remote` in a repository), `cancel` stops the downloads and
+ * releases what was kept: a pack already applied stays, recorded, as any fetch's would, and the next fetch skips it.
+ */
+export interface PackPrefetch {
+  /**
+   * Settles once index-pack has its first bytes (or there is nothing to apply, or the prefetch failed): the listing
+   * waits for it, so that its own work runs beside index-pack rather than delaying its start.
+   */
+  readonly feeding: Promise<void>;
+  /** The packs applied, with their keep files, which pass to the fetch that takes them (or the error it reports). */
+  result(): Promise<{ applied: number; keeps: string[] }>;
+  /** Stops what is under way and releases every keep (for a prefetch no fetch took). */
+  cancel(): Promise<void>;
+}
+
+export function prefetchPacks(deps: FetchDeps, info: RepositoryInfo, progress: boolean): PackPrefetch {
+  const controller = new AbortController();
+  const keeps: string[] = [];
+  const release = () => Promise.all(keeps.splice(0).map((keep) => rm(keep, { force: true })));
+  let fed = () => {};
+  const feeding = new Promise<void>((resolve) => { fed = resolve; });
+  const applied = (async () => {
+    const from = firstPackToApply(await deps.local.readAppliedPacks(info.id), info.liveFrom);
+    return from < info.packCount ? await applyPacks(deps, info, from, progress, true, keeps, { signal: controller.signal, fed }) : 0;
+  })();
+  applied.catch(() => {}).finally(fed); // the fetch that takes the prefetch reports a failure
+  return {
+    feeding,
+    result: async () => {
+      try {
+        return { applied: await applied, keeps: keeps.splice(0) };
+      } catch (error) {
+        await release();
+        throw error;
+      }
+    },
+    cancel: async () => {
+      controller.abort();
+      await applied.catch(() => {});
+      await release();
+    },
+  };
+}
+
+/**
  * The first pack a repository that has applied `applied` packs needs. `live_from` names the consolidated pack of the
  * last `git walrus gc` (src/remote/gc.ts), which holds only objects of the packs before it: a clone that applied all
  * of those skips it, one that applied fewer reads it instead of the history before it.
@@ -103,7 +158,8 @@ export const GC_HINT_PACKS = 50;
  * src/core/pack-cipher.ts); returns how many. `info` is the repository as read with the pack count, whose membership
  * a private repository's key check uses.
  */
-async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[]): Promise<number> {
+async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[], ahead?: { signal: AbortSignal; fed(): void }): Promise<number> {
+  const signal = ahead?.signal;
   const { ledger, blobStore, local, log } = deps;
   const repositoryId = info.id;
   prepareKeys(deps, info);
@@ -138,18 +194,27 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, p
     if (keep !== null) keeps.push(keep);
     await local.writeAppliedPacks(repositoryId, from + index + 1);
   };
+  const receive = () => local.receivePack(progress && log.verbosity >= 2, checkLinks);
+  // The first index-pack starts while the first chunk downloads; each later one once the pack before it is applied
+  // (its thin deltas may name bases there).
+  let first: Promise<IncomingPack> | null = receive();
+  first.catch(() => {}); // awaited with the first chunk
   try {
-    const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId), index: c.pack });
+    const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId, { signal }), index: c.pack });
     for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
+      signal?.throwIfAborted();
       if (index !== pack) {
         if (pack >= 0) await finish(pack, packs[pack]);
         if (keys !== null) decryptor = await keys.decryptor(index);
         pack = index;
-        staged = await local.receivePack(progress && log.verbosity >= 2, checkLinks);
+        staged = await (first ?? receive());
+        first = null;
         hash = createHash('sha256');
       }
       hash.update(chunk);
-      await write(chunk, decryptor);
+      const writing = write(chunk, decryptor);
+      ahead?.fed(); // the chunk is in the pipe; index-pack takes it at its own pace
+      await writing;
       received += chunk.byteLength;
       if (progress) log.progress(`Receiving packs: ${percent(received, total)} (${pack + 1}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}`);
     }
@@ -158,7 +223,8 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, p
     if (progress) log.progress(`Receiving packs: 100% (${packs.length}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}, done.`, true);
     return packs.length;
   } catch (error) {
-    await staged?.discard().catch(() => {});
+    const open = staged ?? (await first?.catch(() => null));
+    await open?.discard().catch(() => {});
     throw error;
   }
 }

@@ -1,10 +1,12 @@
 import { InternalError } from '../core/errors.ts';
+import { formatOfHashLength } from '../core/object-id.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
-import type { Ledger, RepositoryLocator } from '../ports/ledger.ts';
+import type { Ledger, RepositoryInfo, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../protocol/session.ts';
-import { fetchObjects } from './fetch.ts';
+import { fetchObjects, prefetchPacks } from './fetch.ts';
+import type { PackPrefetch } from './fetch.ts';
 import { listingOf } from './list.ts';
 import type { LocalRepository } from './local-repository.ts';
 import { applyOption, endPushBatch } from './options.ts';
@@ -27,8 +29,11 @@ export interface HelperDeps {
   options: HelperOptions;
 }
 
-/** The remote helper's use-cases behind the protocol session: list, fetch and push against the ports. */
-export function createHelperBackend(deps: HelperDeps): HelperBackend {
+/**
+ * The remote helper's use-cases behind the protocol session: list, fetch and push against the ports. `close` ends
+ * what the session started and git did not ask for (a pack prefetch after a `list` with no `fetch`).
+ */
+export function createHelperBackend(deps: HelperDeps): HelperBackend & { close(): Promise<void> } {
   const { ledger, blobStore, keyService, log, options } = deps;
   let repositoryId: Promise<string> | null = null;
   // An id URL needs no lookup (so a no-op fetch stays one chain read); owner/name is resolved once per session.
@@ -46,14 +51,35 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
     listed = null;
     return snapshot;
   };
+  // The packs a clone's `list` found, downloading and indexing while git works on the listing (fetch.ts).
+  let prefetch: PackPrefetch | null = null;
+  const takePrefetch = () => {
+    const taken = prefetch;
+    prefetch = null;
+    return taken;
+  };
+  const startPrefetch = (info: RepositoryInfo) => {
+    if (deps.local === null || prefetch !== null) return;
+    prefetch = prefetchPacks({ ledger, blobStore, keyService, local: deps.local, log }, info, progress());
+    return prefetch.feeding;
+  };
   return {
     option: (name, value) => applyOption(options, name, value),
-    list: async () => {
-      listed = await readRemote(ledger, await repository(), deps.local);
+    list: async (forPush) => {
+      const id = await repository();
+      // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
+      // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the
+      // repository already has the remote's object format: git sets a clone's format from the listing, after it.
+      const into = !forPush ? deps.local : null;
+      const emptyOfFormat = into === null ? Promise.resolve(null) : Promise.all([into.hasRefs(), into.objectFormat()]).then(([has, format]) => (has ? null : format), () => null);
+      listed = await readRemote(ledger, id, deps.local, async (info) => {
+        const format = await emptyOfFormat;
+        if (format !== null && format === formatOfHashLength(info.hashLength)) await startPrefetch(info);
+      });
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
-      return fetchObjects({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info, options.checkConnectivity);
+      return fetchObjects({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info, options.checkConnectivity, takePrefetch() ?? undefined);
     },
     push: async (requests) => {
       try {
@@ -66,6 +92,9 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend {
       } finally {
         endPushBatch(options);
       }
+    },
+    close: async () => {
+      await takePrefetch()?.cancel();
     },
   };
 }

@@ -32,6 +32,8 @@ export interface LocalRepository {
    * file, whose path `apply` returns) until git has updated its refs and unlocks it.
    */
   receivePack(progress: boolean, checkLinks?: boolean): Promise<IncomingPack>;
+  /** Whether any ref exists: a repository that git is cloning into has none yet. */
+  hasRefs(): Promise<boolean>;
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */
   readAppliedPacks(repositoryId: string): Promise<number>;
   writeAppliedPacks(repositoryId: string, count: number): Promise<void>;

@@ -88,6 +88,8 @@ export class SuiLedger implements Ledger {
   readonly #retryDelaysMs: readonly number[];
   /** The last push dry-run ahead of time (preparePush): its shape, and the budget it gives (null: none). */
   #pushEstimate: { key: string; budget: Promise<bigint | null> } | null = null;
+  /** The refs table of each repository read so far: a repository's tables are made with it and never replaced. */
+  readonly #refsTables = new Map<string, string>();
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
@@ -158,18 +160,20 @@ export class SuiLedger implements Ledger {
   }
 
   async listRefs(id: string): Promise<Map<string, string>> {
-    const repo = await this.#repository(id);
-    const refs = new Map<string, string>();
+    // After getRepository (what `list` reads first) the table is known without reading the object again.
+    const table = this.#refsTables.get(normalizeSuiAddress(id)) ?? (await this.#repository(id)).refs.id;
+    // The values of a page are read while the next page is listed: a listing of n pages takes n + 1 round trips.
+    const pages: Promise<[string, string][]>[] = [];
     let cursor: string | null = null;
     do {
-      const page: SuiClientTypes.ListDynamicFieldsResponse = await this.#client.core.listDynamicFields({ parentId: repo.refs.id, cursor, limit: PAGE });
-      const fields = await this.#fieldValues(page.dynamicFields.map((field) => ({ id: field.fieldId, keyLength: field.name.bcs.length })));
-      page.dynamicFields.forEach((field, index) => {
-        refs.set(bcs.string().parse(field.name.bcs), Buffer.from(bcs.byteVector().parse(fields[index])).toString('hex'));
-      });
+      const page: SuiClientTypes.ListDynamicFieldsResponse = await this.#client.core.listDynamicFields({ parentId: table, cursor, limit: PAGE });
+      const values = this.#fieldValues(page.dynamicFields.map((field) => ({ id: field.fieldId, keyLength: field.name.bcs.length }))).then((fields) =>
+        page.dynamicFields.map((field, index): [string, string] => [bcs.string().parse(field.name.bcs), Buffer.from(bcs.byteVector().parse(fields[index])).toString('hex')]));
+      values.catch(() => {}); // awaited below, after the listing, which may fail first
+      pages.push(values);
       cursor = page.hasNextPage ? page.cursor : null;
     } while (cursor !== null);
-    return refs;
+    return new Map((await Promise.all(pages)).flat());
   }
 
   async listPacks(id: string, from: number): Promise<PackEntry[]> {
@@ -353,7 +357,9 @@ export class SuiLedger implements Ledger {
   }
 
   async #repository(id: string): Promise<RepositoryValue> {
-    return Repository.parse(await this.#content(id, `repository ${id}`, repositoryType(this.#packageId)));
+    const repo = Repository.parse(await this.#content(id, `repository ${id}`, repositoryType(this.#packageId)));
+    this.#refsTables.set(normalizeSuiAddress(id), repo.refs.id);
+    return repo;
   }
 
   async #content(id: string, what: string, expectedType?: string): Promise<Uint8Array> {

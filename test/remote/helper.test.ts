@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
@@ -76,5 +77,75 @@ helper('the kept refs serve a list only at their seq: a push elsewhere is seen, 
     assert.equal(await list(), { out: `@refs/heads/topic HEAD\n${both}`, calls: ['getRepository'] });
   } finally { dir.remove(); }
 });
+
+/**
+ * Pushes main, then runs `script` as the helper session of a clone: a new repository with no refs (where a list
+ * prefetches the packs), closed as the helper process closes it.
+ */
+async function cloneSession(script: (head: string) => string, check: (t: { out: string; head: string; id: string; local: NativeGitRepository; clone: string; calls: string[] }) => Promise<void>) {
+  const { dir, head, ledger, blobStore, id, session } = await setup();
+  const clone = tempDir('helper-clone-');
+  try {
+    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    const env = hermeticGitEnv(clone.path);
+    initRepo(clone.path, env);
+    const local = new NativeGitRepository(join(clone.path, '.git'), env);
+    const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
+    ledger.calls.length = 0;
+    let out = '';
+    await runSession(linesOf(script(head)), async (t) => { out += t; }, backend, silentLog);
+    await backend.close();
+    await check({ out, head, id, local, clone: clone.path, calls: [...ledger.calls] });
+  } finally {
+    clone.remove();
+    dir.remove();
+  }
+}
+
+helper('a list that no fetch follows (ls-remote in a repository) leaves no kept pack and no quarantine behind', () => cloneSession(() => 'list\n\n', async ({ out, head, clone }) => {
+  assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
+  const objects = join(clone, '.git', 'objects');
+  assert.equal(readdirSync(objects).filter((name) => name.startsWith('incoming-')), [], 'no quarantine left');
+  assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
+}));
+
+helper('a clone of a SHA-256 remote into a repository git has not yet switched to SHA-256 is not prefetched', async () => {
+  const dir = tempDir('helper-sha256-');
+  const clone = tempDir('helper-clone-');
+  try {
+    const env = hermeticGitEnv(dir.path);
+    initRepo(dir.path, env, 'sha256');
+    const head = commitFile(dir.path, env, 'a.txt', 'a\n');
+    const ledger = new MemoryLedger(`0x${'1'.repeat(64)}`);
+    const blobStore = new MemoryBlobStore();
+    const { id } = await ledger.createRepository('modern');
+    const backend = (gitDir: string, localEnv: NodeJS.ProcessEnv) => createHelperBackend({ ledger, blobStore, local: new NativeGitRepository(gitDir, localEnv), log: silentLog, locator: { id }, options: defaultOptions() });
+    await runSession(linesOf('list for-push\npush refs/heads/main:refs/heads/main\n\n\n'), async () => {}, backend(join(dir.path, '.git'), env), silentLog);
+    const cloneEnv = hermeticGitEnv(clone.path);
+    initRepo(clone.path, cloneEnv);
+    ledger.calls.length = 0;
+    let out = '';
+    const cloning = backend(join(clone.path, '.git'), cloneEnv);
+    await runSession(linesOf('option object-format true\nlist\n\n'), async (t) => { out += t; }, cloning, silentLog);
+    await cloning.close();
+    assert.match(out, new RegExp(`^:object-format sha256\n@refs/heads/main HEAD\n${head} refs/heads/main$`, 'm'));
+    assert.equal(ledger.calls, ['getRepository', 'listRefs'], 'no pack listed, none downloaded');
+  } finally {
+    clone.remove();
+    dir.remove();
+  }
+});
+
+helper('a clone session: the pack applied while git read the listing is kept for git to unlock, its links checked', () => cloneSession(
+  (head) => `list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`,
+  async ({ out, id, local, calls }) => {
+    // The packs were listed (and index-pack fed) before the refs; the fetch took what the list's prefetch applied.
+    assert.equal(calls, ['getRepository', 'listPacks', 'listRefs']);
+    const keep = /^lock (.+\.keep)$/m.exec(out)?.[1];
+    assert.ok(keep !== undefined && existsSync(keep), `a lock answered: ${out}`);
+    assert.match(out, /^connectivity-ok$/m);
+    assert.is(await local.readAppliedPacks(id), 1);
+  },
+));
 
 helper.run();

@@ -1,14 +1,15 @@
 import { CoreClient, ObjectError, TransactionError, parseTransactionEffectsBcs, extractStatusFromEffectsBcs, parseTransactionBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
-import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
-import { TransactionDataBuilder, type Transaction } from '@mysten/sui/transactions';
+import type { Transaction } from '@mysten/sui/transactions';
 import { fromBase64, normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
+import { BcsReader } from '@mysten/bcs';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
 import { coinBalance, objectDigest, objectEnvelope, type ChainObject } from './objects.ts';
 import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limits.ts';
 import type { TxRecord } from './store.ts';
 import type { MoveFunction } from './packages.ts';
+import { pureSchema } from './move-types.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
 
 /**
@@ -192,6 +193,7 @@ export class DevnetCoreClient extends CoreClient {
  */
 export async function dryRunBytes(transaction: Transaction, client: DevnetCoreClient): Promise<Uint8Array> {
   await transaction.build({ client, onlyTransactionKind: true });
+  const { TransactionDataBuilder } = await import('@mysten/sui/transactions');
   const data = TransactionDataBuilder.restore(transaction.getData());
   return data.build({ overrides: { gasData: { budget: data.gasData.budget ?? String(DRY_RUN_BUDGET), price: data.gasData.price ?? String(REFERENCE_GAS_PRICE), payment: data.gasData.payment ?? [] } } });
 }
@@ -199,7 +201,7 @@ export async function dryRunBytes(transaction: Transaction, client: DevnetCoreCl
 /** Sui's maximum transaction budget in MIST (`max_tx_gas`), what dry runs allow. */
 const DRY_RUN_BUDGET = 50_000_000_000n;
 
-let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
+let resolver: Promise<ReturnType<CoreClient['resolveTransactionPlugin']>> | null = null;
 
 /**
  * The SDK's generic resolver for CoreClient transports (gas price, budget by simulation, coin selection, object
@@ -207,8 +209,9 @@ let resolver: ReturnType<CoreClient['resolveTransactionPlugin']> | null = null;
  * `build`, never into that transport (whose URL is a placeholder that nothing dials).
  */
 function coreResolver(): ReturnType<CoreClient['resolveTransactionPlugin']> {
-  resolver ??= new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: 'local' }).core.resolveTransactionPlugin();
-  return resolver;
+  // Loaded at the first transaction built against the devnet: a process that only reads never needs it.
+  resolver ??= import('@mysten/sui/jsonRpc').then(({ SuiJsonRpcClient }) => new SuiJsonRpcClient({ url: 'http://127.0.0.1:9', network: 'local' }).core.resolveTransactionPlugin());
+  return async (data, options, next) => (await resolver!)(data, options, next);
 }
 
 function pageAfter<T extends { id: string }>(items: T[], cursor: string | null, limit: number) {
@@ -221,7 +224,10 @@ export function objectView(object: ChainObject, include: SuiClientTypes.ObjectIn
   return {
     objectId: object.id,
     version: object.version.toString(),
-    digest: objectDigest(object),
+    // Computed when read: hashing the object's envelope is most of a read's cost, and reads of content rarely look.
+    get digest() {
+      return objectDigest(object);
+    },
     owner: object.owner,
     type: object.type,
     content: include.content ? object.contents : undefined,
@@ -239,8 +245,17 @@ export function fieldTypes(type: string): [string, string] {
   return [TypeTagSerializer.tagToString(tag.struct.typeParams[0]).replace(/, /g, ','), TypeTagSerializer.tagToString(tag.struct.typeParams[1]).replace(/, /g, ',')];
 }
 
-/** The BCS of a field's name: the bytes after the UID whose derived id matches the field (the value follows). */
+/**
+ * The BCS of a field's name, which follows the UID (the value follows the name). A name of a pure type (a string, an
+ * integer, an address: every table key of our package) is read by its BCS layout, which gives its length, as a
+ * fullnode reads it by the type's layout; any other is found as the prefix whose derived id matches the field.
+ */
 export function dynamicFieldName(field: ChainObject, parentId: string, nameType: string): Uint8Array {
+  const schema = pureSchema(nameType);
+  if (schema !== null) {
+    const rest = field.contents.subarray(32);
+    return field.contents.slice(32, 32 + schema.serialize(schema.read(new BcsReader(rest))).toBytes().length);
+  }
   const tag = TypeTagSerializer.parseFromStr(nameType, true);
   for (let end = 33; end <= field.contents.length; end++) {
     const name = field.contents.slice(32, end);

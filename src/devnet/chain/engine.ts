@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.ts';
 import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
@@ -10,7 +9,7 @@ import {
   CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
   type ChainObject,
 } from './objects.ts';
-import { executeTransaction, type ExecutionResult } from './executor.ts';
+import type { ExecutionResult } from './executor.ts';
 import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
 import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
@@ -68,6 +67,12 @@ export interface EventQuery {
 async function keypairClass(): Promise<typeof Ed25519Keypair> {
   return (await import('@mysten/sui/keypairs/ed25519')).Ed25519Keypair;
 }
+
+/**
+ * The executor and the SDK's transaction builder, loaded at the first transaction or dry run: a process that only
+ * reads the chain (a clone, a fetch, a listing) never needs them (~35 modules).
+ */
+const executor = () => import('./executor.ts');
 
 export class ChainEngine {
   readonly store: ChainStore;
@@ -158,7 +163,7 @@ export class ChainEngine {
       const [gas] = this.coins(sender, SUI_TYPE);
       const [wal] = this.coins(sender, WAL_TYPE);
       if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
-      const tx = new Transaction();
+      const tx = new (await import('@mysten/sui/transactions')).Transaction();
       tx.setSender(sender);
       tx.setGasPrice(REFERENCE_GAS_PRICE);
       tx.setGasBudget(10_000_000n);
@@ -196,6 +201,7 @@ export class ChainEngine {
   /** Dry-runs a transaction (no signatures, nothing committed). */
   async simulate(txBytes: Uint8Array): Promise<ExecutionResult> {
     await this.refresh();
+    const { executeTransaction } = await executor();
     return executeTransaction(this.#request(txBytes, [], true, this.#tickClock(Date.now())));
   }
 
@@ -204,7 +210,7 @@ export class ChainEngine {
     const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
     return this.store.transact(async () => {
       const [coin] = this.coins(keypair.toSuiAddress(), SUI_TYPE);
-      const tx = new Transaction();
+      const tx = new (await import('@mysten/sui/transactions')).Transaction();
       tx.setSender(keypair.toSuiAddress());
       tx.setGasPrice(REFERENCE_GAS_PRICE);
       tx.setGasBudget(10_000_000n);
@@ -220,6 +226,7 @@ export class ChainEngine {
   async #executeLocked(txBytes: Uint8Array, signatures: string[]): Promise<{ commit: CommitRecord | null; result: TxRecord }> {
     const now = Date.now();
     const clock = this.#tickClock(now);
+    const { executeTransaction } = await executor();
     const result = await executeTransaction(this.#request(txBytes, signatures, false, clock));
     const existing = this.store.transactions.get(result.digest);
     if (existing) return { commit: null, result: existing };

@@ -85,8 +85,13 @@ export function objectEnvelope(object: ChainObject): Uint8Array {
   }).toBytes();
 }
 
+/** Digests of objects already asked for: a ChainObject is never changed in place (a write makes a new one). */
+const digests = new WeakMap<ChainObject, string>();
+
 export function objectDigest(object: ChainObject): string {
-  return toBase58(hashTyped('Object', objectEnvelope(object)));
+  let digest = digests.get(object);
+  if (digest === undefined) digests.set(object, (digest = toBase58(hashTyped('Object', objectEnvelope(object)))));
+  return digest;
 }
 
 /** Owner in effects BCS form. */

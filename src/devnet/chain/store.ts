@@ -120,7 +120,8 @@ export class ChainStore {
   }
 
   async #catchUp(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    // Once per process: every read catches up first, and a chain's directory is never removed under it.
+    if (this.#offset === 0) await mkdir(this.dir, { recursive: true });
     const handle = await open(this.#logPath, 'a+');
     try {
       const { size } = await handle.stat();

@@ -49,6 +49,9 @@ export class DevnetWalrusConfigError extends WalrusGitError {
   }
 }
 
+/** How much of a blob the service reads at a time. */
+const READ_PIECE = 1024 * 1024;
+
 export class BlobDirectory {
   readonly dir: string;
   private readonly lockPath: string;
@@ -161,13 +164,17 @@ export class BlobDirectory {
     }
   }
 
-  /** A web stream of bytes [start, start + length) of an open data file; closes the handle when done. */
+  /**
+   * A web stream of bytes [start, start + length) of an open data file; closes the handle when done. It reads 1 MiB
+   * at a time: with the default 64 KiB, passing the pieces through the web stream costs more than reading them
+   * (a 10 MiB blob read twice as fast per CPU second).
+   */
   static stream(handle: FileHandle, start: number, length: number): ReadableStream<Uint8Array> {
     if (length === 0) {
       void handle.close();
       return new ReadableStream({ start: (controller) => controller.close() });
     }
-    const nodeStream = createReadStream('', { fd: handle, start, end: start + length - 1, autoClose: true });
+    const nodeStream = createReadStream('', { fd: handle, start, end: start + length - 1, autoClose: true, highWaterMark: READ_PIECE });
     return Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>;
   }
 

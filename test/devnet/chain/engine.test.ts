@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
-import { toBase58, toBase64, fromBase64 } from '@mysten/sui/utils';
+import { deriveDynamicFieldID, toBase58, toBase64, fromBase64 } from '@mysten/sui/utils';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { ChainEngine } from '../../../src/devnet/chain/engine.ts';
 import { DevnetCoreClient } from '../../../src/devnet/chain/core-client.ts';
 import { TransactionRejectedError } from '../../../src/devnet/chain/errors.ts';
 import { deriveObjectId, hashTyped } from '../../../src/devnet/chain/objects.ts';
 import { SuiLedger } from '../../../src/sui/ledger.ts';
-import { Pushed, Repository, eventType, packEntryType } from '../../../src/contract/bcs.ts';
+import { Pushed, Registry, RegistryKey, Repository, eventType, packEntryType } from '../../../src/contract/bcs.ts';
+import { bcs, TypeTagSerializer } from '@mysten/sui/bcs';
 
 interface Context { dir: string; engine: ChainEngine; client: DevnetCoreClient; key: Ed25519Keypair; ledger: SuiLedger; repo: string }
 
@@ -237,6 +238,24 @@ engineSuite('table entries are dynamic fields, listed in pages', async (context)
   const { object: field } = await context.client.getObject({ objectId: anyField });
   assert.equal(field.owner, { $kind: 'ObjectOwner', ObjectOwner: parentId });
   assert.match(field.type, /::dynamic_field::Field<0x0+1::string::String,vector<u8>>$/);
+});
+
+engineSuite('a dynamic field lists with its name\'s exact BCS, by layout for a pure key and by derived id otherwise', async (context) => {
+  const content = async (objectId: string) => (await context.client.getObject({ objectId, include: { content: true } })).object.content!;
+  const repository = Repository.parse(await content(context.repo));
+  const registry = Registry.parse(await content(context.engine.genesis.registryId));
+  // refs: Table<String, vector<u8>>; the registry: Table<RegistryKey, address> (a struct key).
+  for (const [parentId, decode] of [
+    [repository.refs.id, (bytes: Uint8Array) => bcs.string().parse(bytes)],
+    [registry.entries.id, (bytes: Uint8Array) => RegistryKey.parse(bytes).name],
+  ] as const) {
+    const { dynamicFields } = await context.client.listDynamicFields({ parentId });
+    assert.ok(dynamicFields.length > 0, `the table ${parentId} has entries`);
+    for (const field of dynamicFields) {
+      assert.is(deriveDynamicFieldID(parentId, TypeTagSerializer.parseFromStr(field.name.type, true), field.name.bcs), field.fieldId);
+      assert.ok(String(decode(field.name.bcs)).length > 0);
+    }
+  }
 });
 
 engineSuite('our package is an object at version 1; system objects are written once, and versioned when they change', async ({ engine, client, dir }) => {

@@ -1,0 +1,46 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cacheModule = fileURLToPath(new URL('../../src/main/compile-cache.ts', import.meta.url));
+const someModule = fileURLToPath(new URL('../../src/core/object-id.ts', import.meta.url));
+
+/** A fresh Node process that enables the cache as the helper's entry does, loads a module and reports the cache. */
+function run(env: NodeJS.ProcessEnv): string {
+  const script = `
+    const { enableModuleCompileCache } = await import(${JSON.stringify(cacheModule)});
+    enableModuleCompileCache(process.env);
+    await import(${JSON.stringify(someModule)});
+    const { getCompileCacheDir, flushCompileCache } = await import('node:module');
+    flushCompileCache();
+    console.log(getCompileCacheDir() ?? 'none');`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  assert.is(result.status, 0, result.stderr);
+  return result.stdout.trim();
+}
+
+const cache = suite('module compile cache');
+
+cache('lives in the user\'s cache directory and fills as modules load; NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE win', () => {
+  const home = mkdtempSync(join(tmpdir(), 'compile-cache-'));
+  try {
+    const dir = run({ HOME: home });
+    assert.ok(dir.startsWith(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache')), dir);
+    assert.ok(readdirSync(dir).length > 0, 'cache entries written');
+    const xdg = join(home, 'xdg');
+    assert.ok(run({ HOME: home, XDG_CACHE_HOME: xdg }).startsWith(join(xdg, 'git-remote-walrus')));
+    const chosen = join(home, 'chosen');
+    assert.ok(run({ HOME: home, NODE_COMPILE_CACHE: chosen }).startsWith(chosen));
+    const off = join(home, 'off');
+    assert.is(run({ HOME: off, NODE_DISABLE_COMPILE_CACHE: '1' }), 'none');
+    assert.not.ok(existsSync(join(off, '.cache')));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+cache.run();
