@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.ts';
 import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import type { Transaction, TransactionObjectArgument } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
@@ -163,16 +164,7 @@ export class ChainEngine {
       const [gas] = this.coins(sender, SUI_TYPE);
       const [wal] = this.coins(sender, WAL_TYPE);
       if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
-      const tx = new (await import('@mysten/sui/transactions')).Transaction();
-      tx.setSender(sender);
-      tx.setGasPrice(REFERENCE_GAS_PRICE);
-      tx.setGasBudget(10_000_000n);
-      tx.setGasPayment([{ objectId: gas.id, version: gas.version.toString(), digest: objectDigest(gas) }]);
-      const [sent] = tx.splitCoins(tx.objectRef({ objectId: wal.id, version: wal.version.toString(), digest: objectDigest(wal) }), [tx.pure.u64(amount)]);
-      tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
-      const bytes = await tx.build();
-      const { signature } = await keypair.signTransaction(bytes);
-      return this.#executeLocked(bytes, [signature]);
+      return this.#faucetTransfer(keypair, gas, (tx) => tx.objectRef({ objectId: wal.id, version: wal.version.toString(), digest: objectDigest(wal) }), amount, address);
     });
   }
 
@@ -210,17 +202,22 @@ export class ChainEngine {
     const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
     return this.store.transact(async () => {
       const [coin] = this.coins(keypair.toSuiAddress(), SUI_TYPE);
-      const tx = new (await import('@mysten/sui/transactions')).Transaction();
-      tx.setSender(keypair.toSuiAddress());
-      tx.setGasPrice(REFERENCE_GAS_PRICE);
-      tx.setGasBudget(10_000_000n);
-      tx.setGasPayment([{ objectId: coin.id, version: coin.version.toString(), digest: objectDigest(coin) }]);
-      const [sent] = tx.splitCoins(tx.gas, [tx.pure.u64(amount)]);
-      tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
-      const bytes = await tx.build();
-      const { signature } = await keypair.signTransaction(bytes);
-      return this.#executeLocked(bytes, [signature]);
+      return this.#faucetTransfer(keypair, coin, (tx) => tx.gas, amount, address);
     });
+  }
+
+  /** A faucet's transfer: `amount` split from the coin `source` picks, paid with `gas`, signed by the faucet's key. */
+  async #faucetTransfer(keypair: Ed25519Keypair, gas: ChainObject, source: (tx: Transaction) => TransactionObjectArgument, amount: bigint, address: string) {
+    const tx = new (await import('@mysten/sui/transactions')).Transaction();
+    tx.setSender(keypair.toSuiAddress());
+    tx.setGasPrice(REFERENCE_GAS_PRICE);
+    tx.setGasBudget(10_000_000n);
+    tx.setGasPayment([{ objectId: gas.id, version: gas.version.toString(), digest: objectDigest(gas) }]);
+    const [sent] = tx.splitCoins(source(tx), [tx.pure.u64(amount)]);
+    tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
+    const bytes = await tx.build();
+    const { signature } = await keypair.signTransaction(bytes);
+    return this.#executeLocked(bytes, [signature]);
   }
 
   async #executeLocked(txBytes: Uint8Array, signatures: string[]): Promise<{ commit: CommitRecord | null; result: TxRecord }> {
