@@ -13,6 +13,7 @@ import { LEASE_NAME } from '../../src/gitops/controller.ts';
 import { ANNOTATIONS } from '../../src/gitops/templates/index.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
+import { explained, GitopsDiagnostics } from './support/diagnose.ts';
 import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const APP = 'hello';
@@ -21,11 +22,18 @@ const ROLLOUT_MS = 120_000;
 
 const cluster = testCluster('gitops-e2e');
 const suiteOfTests = suite('GitOps controller end to end (process kubelet, devnet, real npm builds)');
-/** Each test says when it starts and, at once, why it failed (uvu reports failures only at the end of the run). */
-const e2e = Object.assign((name: string, body: () => Promise<void>) => suiteOfTests(name, async () => {
+/**
+ * Each test says when it starts and, at once, why it failed (uvu reports failures only at the end of the run), with
+ * the app's, its Jobs', pods' and controllers' state (support/diagnose.ts). The tests share one app: a test that
+ * `needs` a version some earlier test failed to deploy fails at once, saying so, instead of waiting out its own timeouts.
+ */
+const deployed = new Map<string, boolean>();
+const e2e = Object.assign((name: string, options: { deploys?: string; needs?: string }, body: () => Promise<void>) => suiteOfTests(name, async () => {
   step(name);
   try {
-    await body();
+    if (options.needs && !deployed.get(options.needs)) throw new Error(`v${options.needs} did not deploy (an earlier test failed): nothing to test this on`);
+    await explained(() => diagnostics, body);
+    if (options.deploys) deployed.set(options.deploys, true);
   } catch (error) {
     step(`FAILED: ${name}: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
@@ -37,10 +45,12 @@ let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
 let controllers: ControllerProcess[] = [];
 let kc: KubeConfig;
 let namespace: string;
+let diagnostics: GitopsDiagnostics | undefined;
 let repoUrl: string;
 const commits: Record<string, string> = {};
 
 e2e.after(async () => {
+  await diagnostics?.stop();
   for (const controller of controllers) await controller.kill('SIGKILL');
   devnet?.stop();
   world?.remove();
@@ -112,9 +122,11 @@ async function readyAt(commit: string, timeoutMs = BUILD_MS + ROLLOUT_MS): Promi
   }, timeoutMs);
 }
 
-e2e('push v1 → built in a Job, rolled out, served through the Service', async () => {
+e2e('push v1 → built in a Job, rolled out, served through the Service', { deploys: '1.0.0' }, async () => {
   ({ kc, namespace } = await cluster.get());
   const node = (await cluster.get()).cluster;
+  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => [{ namespace, name: APP }], controllers: () => controllers });
+  diagnostics.start();
   kubeconfigPath = node.plane.kubeconfigPath;
   await installWalrusAppCrd(kc);
   world = createWorld('walrus-gitops-e2e-');
@@ -142,7 +154,7 @@ e2e('push v1 → built in a Job, rolled out, served through the Service', async 
   await waitBounded('the finished build Job cleaned up', async () => (await api().batch.listNamespacedJob({ namespace })).items.length === 0, 30_000);
 });
 
-e2e('push v2 → rolled out with no failed request from a client looping on the Service', async () => {
+e2e('push v2 → rolled out with no failed request from a client looping on the Service', { needs: '1.0.0', deploys: '2.0.0' }, async () => {
   const ip = await serviceIp();
   let failures = 0;
   let requests = 0;
@@ -170,7 +182,7 @@ e2e('push v2 → rolled out with no failed request from a client looping on the 
   assert.ok(seen.has('1.0.0') && seen.has('2.0.0'), `versions seen: ${[...seen]}`);
 });
 
-e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status and events say so, v3 is not rebuilt', async () => {
+e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status and events say so, v3 is not rebuilt', { needs: '2.0.0' }, async () => {
   const v2 = commits['2.0.0'];
   const v3 = await pushVersion('3.0.0', { healthy: false });
   const app = await waitBounded('the rollback', async () => {
@@ -194,7 +206,7 @@ e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status 
   assert.is(await served(), '2.0.0');
 });
 
-e2e('push v4 → deployed (a new head clears the failed revision)', async () => {
+e2e('push v4 → deployed (a new head clears the failed revision)', { needs: '1.0.0', deploys: '4.0.0' }, async () => {
   const v4 = await pushVersion('4.0.0');
   const app = await readyAt(v4);
   assert.is(condition(app, 'Remediated'), undefined, 'Remediated goes with the next good release');
@@ -202,7 +214,7 @@ e2e('push v4 → deployed (a new head clears the failed revision)', async () => 
   await waitBounded('v4 serving', async () => (await served()) === '4.0.0', ROLLOUT_MS);
 });
 
-e2e('a build that fails (npm ci error) → the previous version keeps serving, the status carries the error', async () => {
+e2e('a build that fails (npm ci error) → the previous version keeps serving, the status carries the error', { needs: '4.0.0' }, async () => {
   const v5 = await pushVersion('5.0.0', { dependency: 'walrus-git-no-such-package-xyz' });
   const app = await waitBounded('Built=False', async () => {
     const current = await readApp();
@@ -221,7 +233,7 @@ e2e('a build that fails (npm ci error) → the previous version keeps serving, t
   writeFileSync(world.path('app', 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
 });
 
-e2e('a push by an address not in allowedPushers → not deployed (PushRefused)', async () => {
+e2e('a push by an address not in allowedPushers → not deployed (PushRefused)', { needs: '4.0.0' }, async () => {
   const allowed = (await world.ok('app', ['walrus', 'whoami'], { env: devnet.env })).match(/0x[0-9a-f]{64}/)![0];
   const otherHome = { ...devnet.env, GIT_WALRUS_HOME: world.path('other-walrus-home') };
   const other = (await world.ok('app', ['walrus', 'whoami'], { env: otherHome })).match(/0x[0-9a-f]{64}/)![0];
@@ -238,7 +250,7 @@ e2e('a push by an address not in allowedPushers → not deployed (PushRefused)',
   assert.is(await served(), '4.0.0');
 });
 
-e2e('the controller killed mid-rollout and restarted → finishes the rollout without rebuilding', async () => {
+e2e('the controller killed mid-rollout and restarted → finishes the rollout without rebuilding', { needs: '1.0.0', deploys: '7.0.0' }, async () => {
   // v7's pods take 10 s to listen: the rollout of 2 replicas (one at a time) lasts long enough to kill in.
   const v7 = await pushVersion('7.0.0', { startDelayMs: 10_000 });
   await waitBounded('v7 built and rolling out', async () => {
@@ -252,7 +264,7 @@ e2e('the controller killed mid-rollout and restarted → finishes the rollout wi
   await waitBounded('v7 serving', async () => (await served()) === '7.0.0', ROLLOUT_MS);
 });
 
-e2e('two controller replicas → only the leader acts; the other takes over when it dies', async () => {
+e2e('two controller replicas → only the leader acts; the other takes over when it dies', { needs: '7.0.0' }, async () => {
   const follower = startController('controller-c');
   const holder = async () => (await api().leases.readNamespacedLease({ name: LEASE_NAME, namespace })).spec?.holderIdentity;
   assert.is(await holder(), 'controller-b');
