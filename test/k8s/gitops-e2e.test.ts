@@ -35,7 +35,8 @@ const e2e = Object.assign((name: string, options: { deploys?: string; needs?: st
     await explained(() => diagnostics, body);
     if (options.deploys) deployed.set(options.deploys, true);
   } catch (error) {
-    step(`FAILED: ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    // The first line here; the whole message, diagnostics included, in uvu's report at the end.
+    step(`FAILED: ${name}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
     throw error;
   }
 }), { after: suiteOfTests.after, run: suiteOfTests.run });

@@ -9,11 +9,11 @@
  *   diagnostics.stop();
  *
  * A build pod lives only until the controller records its outcome (then the Job goes, and the kubelet removes the
- * pod's log with the pod), so the recorder polls the pods and keeps each one's last status and, once a container
- * failed, its log lines.
+ * pod's log with the pod, often within a second), so the recorder watches the pods and keeps each one's last status
+ * and, the moment a container is seen failed, its log lines.
  */
 import { readFile } from 'node:fs/promises';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
 import type { Cluster } from '../../../scripts/k8s/node/node.ts';
@@ -23,7 +23,8 @@ import { containerLines } from './pods.ts';
 const LOG_LINES = 20;
 const EVENTS = 30;
 const CONTROLLER_LINES = 40;
-const POLL_MS = 1000;
+/** How often the recorder looks for new namespaces to watch, and restarts a watch that ended. */
+const TICK_MS = 1000;
 /** Each read of the report is bounded: a report that hangs on a stuck API server would hide the failure it explains. */
 const READ_MS = 10_000;
 
@@ -50,8 +51,10 @@ interface SeenPod {
 export class GitopsDiagnostics {
   readonly #options: DiagnosticsOptions;
   readonly #pods = new Map<string, SeenPod>();
+  /** namespace → its running watch (undefined while one is being started). */
+  readonly #watches = new Map<string, AbortController | undefined>();
   #timer: NodeJS.Timeout | undefined;
-  #polling: Promise<void> | undefined;
+  #reading = new Set<Promise<void>>();
 
   constructor(options: DiagnosticsOptions) {
     this.#options = options;
@@ -60,39 +63,66 @@ export class GitopsDiagnostics {
   start(): void {
     if (this.#timer) return;
     const tick = () => {
-      this.#polling = this.#poll().catch(() => {}).finally(() => {
-        if (this.#timer) this.#timer = setTimeout(tick, POLL_MS);
-      });
+      for (const namespace of new Set(this.#options.apps().map((app) => app.namespace))) {
+        if (!this.#watches.has(namespace)) this.#watch(namespace);
+      }
+      this.#timer = setTimeout(tick, TICK_MS);
     };
-    this.#timer = setTimeout(tick, 0);
+    tick();
   }
 
   async stop(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#polling;
+    for (const watch of this.#watches.values()) watch?.abort();
+    this.#watches.clear();
+    await Promise.all(this.#reading);
   }
 
-  async #poll(): Promise<void> {
+  /** Watches the namespace's pods; when the watch ends (the client cuts watches short), the next tick starts another. */
+  #watch(namespace: string): void {
+    this.#watches.set(namespace, undefined);
+    const ended = () => { if (this.#watches.get(namespace) === controller) this.#watches.delete(namespace); };
+    let controller: AbortController | undefined;
+    new Watch(this.#options.kc).watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type: string, pod: V1Pod) => {
+      if (type === 'DELETED') {
+        const seen = this.#pods.get(pod.metadata?.uid ?? '');
+        if (seen) seen.deleted = true;
+      } else if (type === 'ADDED' || type === 'MODIFIED') this.#see(pod);
+    }, ended).then((started) => {
+      controller = started;
+      if (this.#timer && this.#watches.has(namespace) && this.#watches.get(namespace) === undefined) this.#watches.set(namespace, started);
+      else started.abort();
+    }, () => this.#watches.delete(namespace));
+  }
+
+  #see(pod: V1Pod): void {
+    const uid = pod.metadata!.uid!;
+    const seen = this.#pods.get(uid) ?? { pod, deleted: false, failedLogs: new Map<string, string[]>() };
+    seen.pod = pod;
+    this.#pods.set(uid, seen);
+    for (const container of failedContainers(pod)) {
+      if (seen.failedLogs.has(container.name)) continue;
+      seen.failedLogs.set(container.name, []);
+      const reading = this.#logOf(pod, container.name).then((lines) => { seen.failedLogs.set(container.name, lines); });
+      this.#reading.add(reading);
+      void reading.finally(() => this.#reading.delete(reading));
+    }
+  }
+
+  /** Lists the pods now (what a watch being restarted may have missed), marking those gone as deleted. */
+  async #list(): Promise<void> {
     const core = this.#options.kc.makeApiClient(CoreV1Api);
     for (const namespace of new Set(this.#options.apps().map((app) => app.namespace))) {
       const listed = await bounded(core.listNamespacedPod({ namespace }));
       if (!listed) continue;
-      const present = new Set<string>();
-      for (const pod of listed.items) {
-        const uid = pod.metadata!.uid!;
-        present.add(uid);
-        const seen = this.#pods.get(uid) ?? { pod, deleted: false, failedLogs: new Map<string, string[]>() };
-        seen.pod = pod;
-        this.#pods.set(uid, seen);
-        for (const container of failedContainers(pod)) {
-          if (!seen.failedLogs.has(container.name)) seen.failedLogs.set(container.name, await this.#logOf(pod, container.name));
-        }
-      }
+      const present = new Set(listed.items.map((pod) => pod.metadata!.uid!));
+      for (const pod of listed.items) this.#see(pod);
       for (const seen of this.#pods.values()) {
         if (seen.pod.metadata!.namespace === namespace && !present.has(seen.pod.metadata!.uid!)) seen.deleted = true;
       }
     }
+    await Promise.all(this.#reading);
   }
 
   async #logOf(pod: V1Pod, container: string): Promise<string[]> {
@@ -102,7 +132,7 @@ export class GitopsDiagnostics {
 
   /** The whole report, read now (pods also from what the recorder saw before they were deleted). */
   async report(): Promise<string> {
-    await this.#poll().catch(() => {});
+    await this.#list().catch(() => {});
     const { kc } = this.#options;
     const objects = kc.makeApiClient(CustomObjectsApi);
     const batch = kc.makeApiClient(BatchV1Api);
