@@ -14,7 +14,7 @@ import { ANNOTATIONS } from '../../src/gitops/templates/index.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, readyAt as waitReadyAt, startControllerProcess, startDevnetRelay, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, type DevnetRelay } from './support/gitops.ts';
 
 const APP = 'hello';
 const BUILD_MS = 300_000;
@@ -42,7 +42,9 @@ const e2e = Object.assign((name: string, options: { deploys?: string; needs?: st
 }), { after: suiteOfTests.after, run: suiteOfTests.run });
 
 let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
+let devnetServer: Awaited<ReturnType<typeof startDevnetServer>>;
+/** Everyone reaches the devnet through this relay, so a test can cut the node off it. */
+let devnet: DevnetRelay;
 let controllers: ControllerProcess[] = [];
 let kc: KubeConfig;
 let namespace: string;
@@ -53,7 +55,8 @@ const commits: Record<string, string> = {};
 e2e.after(async () => {
   await diagnostics?.stop();
   for (const controller of controllers) await controller.kill('SIGKILL');
-  devnet?.stop();
+  await devnet?.close();
+  devnetServer?.stop();
   world?.remove();
   await cluster.stop();
 });
@@ -113,15 +116,11 @@ async function events(): Promise<CoreV1Event[]> {
   return (await api().core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${APP},involvedObject.kind=WalrusApp` })).items;
 }
 
+/** How many build Jobs were started for the commit (a retry after an infrastructure failure is one more). */
 const buildsOf = async (commit: string) => (await events()).filter((event) => event.reason === 'BuildStarted' && event.message?.includes(commit.slice(0, 12)))
   .reduce((sum, event) => sum + (event.count ?? 1), 0);
 
-async function readyAt(commit: string, timeoutMs = BUILD_MS + ROLLOUT_MS): Promise<WalrusApp> {
-  return waitBounded(`${APP} Ready at ${commit.slice(0, 12)}`, async () => {
-    const app = await readApp();
-    return condition(app, 'Ready')?.status === 'True' && app.status?.lastAppliedRevision === commit && app;
-  }, timeoutMs);
-}
+const readyAt = (commit: string, timeoutMs = BUILD_MS + ROLLOUT_MS) => waitReadyAt(readApp, commit, timeoutMs);
 
 e2e('push v1 → built in a Job, rolled out, served through the Service', { deploys: '1.0.0' }, async () => {
   ({ kc, namespace } = await cluster.get());
@@ -131,7 +130,8 @@ e2e('push v1 → built in a Job, rolled out, served through the Service', { depl
   kubeconfigPath = node.plane.kubeconfigPath;
   await installWalrusAppCrd(kc);
   world = createWorld('walrus-gitops-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
+  devnetServer = await startDevnetServer(world, node.network.hostIp);
+  devnet = await startDevnetRelay(devnetServer.url, node.network.hostIp);
   repoUrl = await helloRepository(world, devnet.env);
   const v1 = await pushVersion('1.0.0');
   startController('controller-a');
@@ -200,16 +200,34 @@ e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status 
   await waitBounded('a RollbackSucceeded warning', async () => (await events()).some((event) => event.type === 'Warning' && event.reason === 'RollbackSucceeded'), 30_000);
   await waitBounded('v2 serving after the rollback', async () => (await served()) === '2.0.0' && (await served()) === '2.0.0', ROLLOUT_MS);
   // A forced pass and a wait: v3 is still not built again.
+  const builds = await buildsOf(v3);
+  assert.ok(builds >= 1, 'v3 was built');
   await patchApp({ metadata: { annotations: { [RECONCILE_NOW_ANNOTATION]: String(Date.now()) } } });
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  assert.is(await buildsOf(v3), 1, 'v3 built once');
+  assert.is(await buildsOf(v3), builds, 'v3 not built again');
   assert.is((await readApp()).status?.failedRevision, v3);
   assert.is(await served(), '2.0.0');
 });
 
-e2e('push v4 → deployed (a new head clears the failed revision)', { needs: '1.0.0', deploys: '4.0.0' }, async () => {
-  const v4 = await pushVersion('4.0.0');
+e2e('push v4 while the node cannot reach the chain → the checkout fails, is retried after a back-off, v4 deploys (a new head clears the failed revision)', { needs: '1.0.0', deploys: '4.0.0' }, async () => {
+  // The pods lose the devnet (chain and Walrus); the controller and the pusher keep it.
+  devnet.cutPods(true);
+  let v4: string;
+  try {
+    v4 = await pushVersion('4.0.0');
+    await waitBounded('a BuildRetrying warning for v4', async () => (await events()).some((event) =>
+      event.type === 'Warning' && event.reason === 'BuildRetrying' && event.message?.includes(v4.slice(0, 12))), BUILD_MS);
+  } finally {
+    devnet.cutPods(false);
+  }
+  assert.ok(devnet.refused() > 0, 'the checkout tried to reach the devnet');
+  const retrying = (await events()).find((event) => event.reason === 'BuildRetrying' && event.message?.includes(v4.slice(0, 12)))!;
+  assert.match(retrying.message!, /attempt 1 of 3 to build \w+ failed \(CheckoutFailed, not the app's build\)/);
+  assert.match(retrying.message!, /did not answer \/v1\/devnet/, 'the checkout said why, in one line');
   const app = await readyAt(v4);
+  assert.is(app.status?.build?.attempt, 2);
+  assert.is(app.status?.build?.lastFailure?.reason, 'CheckoutFailed');
+  assert.is(await buildsOf(v4), 2, 'one Job per attempt');
   assert.is(condition(app, 'Remediated'), undefined, 'Remediated goes with the next good release');
   assert.is(app.status?.failedRevision, undefined, 'the release clears the failed revision');
   await waitBounded('v4 serving', async () => (await served()) === '4.0.0', ROLLOUT_MS);
@@ -260,8 +278,8 @@ e2e('the controller killed mid-rollout and restarted → finishes the rollout wi
   }, BUILD_MS);
   await controllers[0].kill('SIGKILL');
   startController('controller-b');
-  await readyAt(v7, ROLLOUT_MS + 30_000);
-  assert.is(await buildsOf(v7), 1, 'v7 built once');
+  const app = await readyAt(v7, ROLLOUT_MS + 30_000);
+  assert.is(await buildsOf(v7), app.status?.build?.attempt, 'v7 not built again after the restart');
   await waitBounded('v7 serving', async () => (await served()) === '7.0.0', ROLLOUT_MS);
 });
 

@@ -17,7 +17,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -104,10 +104,7 @@ test('open a lease → served → Deployed record verified → close → removed
   const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
   assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
 
-  const ready = await waitBounded(`${name} Ready at ${commit.slice(0, 12)}`, async () => {
-    const current = await readApp();
-    return current.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && current.status?.lastAppliedRevision === commit && current;
-  }, BUILD_MS + ROLLOUT_MS);
+  const ready = await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });
   const served = await waitBounded('served through the Service', async () => {
     const { status, body } = await httpGet(service.spec!.clusterIP!, 80);
