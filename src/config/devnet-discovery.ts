@@ -38,11 +38,18 @@ export class DevnetInfoError extends WalrusGitError {
   }
 }
 
+/**
+ * How long a devnet server may take to answer. A server that is down refuses at once; one that is up answers in
+ * milliseconds, but on a loaded 2-core node (a build Job's tool step beside other builds) its event loop was seen to
+ * fall 10 s behind, failing the step for nothing.
+ */
+const DISCOVERY_TIMEOUT_MS = 30_000;
+
 export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = globalThis.fetch): Promise<DevnetInfo> {
   const url = new URL(DEVNET_INFO_PATH, devnetUrl);
   let response: Response;
   try {
-    response = await fetchFn(url, { signal: AbortSignal.timeout(10_000) });
+    response = await fetchFn(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
   } catch (error) {
     throw new DevnetUnreachableError(devnetUrl, error instanceof Error ? error.message : String(error), error);
   }

@@ -108,7 +108,14 @@ job('owner reference, labels, annotations; the name is stable, DNS-valid and fit
     assert.ok(jobName.length <= 63, jobName);
     assert.match(jobName, DNS_1035);
     assert.is(buildJobName(appOf({}, name), sha256Commit, 'f'.repeat(10)), jobName, 'stable');
+    const retry = buildJobName(appOf({}, name), sha256Commit, 'f'.repeat(10), 3);
+    assert.is(retry, `${jobName}-3`, 'a retry is a Job of its own');
+    assert.ok(retry.length <= 63, retry);
   }
+  const retried = buildJob(app, { commit: COMMIT, configHash: '0123456789', attempt: 2 });
+  assert.is(retried.metadata!.name, `hello-b-${COMMIT.slice(0, 12)}-0123456789-2`);
+  assert.is(retried.metadata!.annotations![ANNOTATIONS.buildAttempt], '2');
+  assert.is(built.metadata!.annotations![ANNOTATIONS.buildAttempt], undefined, 'the first attempt is not annotated');
   assert.is.not(buildJobName(appOf({}, `${'x'.repeat(60)}.v2`), COMMIT, 'f'.repeat(10)), buildJobName(appOf({}, `${'x'.repeat(60)}.v3`), COMMIT, 'f'.repeat(10)));
 });
 

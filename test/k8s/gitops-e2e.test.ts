@@ -13,7 +13,8 @@ import { LEASE_NAME } from '../../src/gitops/controller.ts';
 import { ANNOTATIONS } from '../../src/gitops/templates/index.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { explained, GitopsDiagnostics } from './support/diagnose.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, readyAt as waitReadyAt, startControllerProcess, startDevnetRelay, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, type DevnetRelay } from './support/gitops.ts';
 
 const APP = 'hello';
 const BUILD_MS = 300_000;
@@ -21,28 +22,41 @@ const ROLLOUT_MS = 120_000;
 
 const cluster = testCluster('gitops-e2e');
 const suiteOfTests = suite('GitOps controller end to end (process kubelet, devnet, real npm builds)');
-/** Each test says when it starts and, at once, why it failed (uvu reports failures only at the end of the run). */
-const e2e = Object.assign((name: string, body: () => Promise<void>) => suiteOfTests(name, async () => {
+/**
+ * Each test says when it starts and, at once, why it failed (uvu reports failures only at the end of the run), with
+ * the app's, its Jobs', pods' and controllers' state (support/diagnose.ts). The tests share one app: a test that
+ * `needs` a version some earlier test failed to deploy fails at once, saying so, instead of waiting out its own timeouts.
+ */
+const deployed = new Map<string, boolean>();
+const e2e = Object.assign((name: string, options: { deploys?: string; needs?: string }, body: () => Promise<void>) => suiteOfTests(name, async () => {
   step(name);
   try {
-    await body();
+    if (options.needs && !deployed.get(options.needs)) throw new Error(`v${options.needs} did not deploy (an earlier test failed): nothing to test this on`);
+    await explained(() => diagnostics, body);
+    if (options.deploys) deployed.set(options.deploys, true);
   } catch (error) {
-    step(`FAILED: ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    // The first line here; the whole message, diagnostics included, in uvu's report at the end.
+    step(`FAILED: ${name}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
     throw error;
   }
 }), { after: suiteOfTests.after, run: suiteOfTests.run });
 
 let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
+let devnetServer: Awaited<ReturnType<typeof startDevnetServer>>;
+/** Everyone reaches the devnet through this relay, so a test can cut the node off it. */
+let devnet: DevnetRelay;
 let controllers: ControllerProcess[] = [];
 let kc: KubeConfig;
 let namespace: string;
+let diagnostics: GitopsDiagnostics | undefined;
 let repoUrl: string;
 const commits: Record<string, string> = {};
 
 e2e.after(async () => {
+  await diagnostics?.stop();
   for (const controller of controllers) await controller.kill('SIGKILL');
-  devnet?.stop();
+  await devnet?.close();
+  devnetServer?.stop();
   world?.remove();
   await cluster.stop();
 });
@@ -102,23 +116,22 @@ async function events(): Promise<CoreV1Event[]> {
   return (await api().core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${APP},involvedObject.kind=WalrusApp` })).items;
 }
 
+/** How many build Jobs were started for the commit (a retry after an infrastructure failure is one more). */
 const buildsOf = async (commit: string) => (await events()).filter((event) => event.reason === 'BuildStarted' && event.message?.includes(commit.slice(0, 12)))
   .reduce((sum, event) => sum + (event.count ?? 1), 0);
 
-async function readyAt(commit: string, timeoutMs = BUILD_MS + ROLLOUT_MS): Promise<WalrusApp> {
-  return waitBounded(`${APP} Ready at ${commit.slice(0, 12)}`, async () => {
-    const app = await readApp();
-    return condition(app, 'Ready')?.status === 'True' && app.status?.lastAppliedRevision === commit && app;
-  }, timeoutMs);
-}
+const readyAt = (commit: string, timeoutMs = BUILD_MS + ROLLOUT_MS) => waitReadyAt(readApp, commit, timeoutMs);
 
-e2e('push v1 → built in a Job, rolled out, served through the Service', async () => {
+e2e('push v1 → built in a Job, rolled out, served through the Service', { deploys: '1.0.0' }, async () => {
   ({ kc, namespace } = await cluster.get());
   const node = (await cluster.get()).cluster;
+  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => [{ namespace, name: APP }], controllers: () => controllers });
+  diagnostics.start();
   kubeconfigPath = node.plane.kubeconfigPath;
   await installWalrusAppCrd(kc);
   world = createWorld('walrus-gitops-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
+  devnetServer = await startDevnetServer(world, node.network.hostIp);
+  devnet = await startDevnetRelay(devnetServer.url, node.network.hostIp);
   repoUrl = await helloRepository(world, devnet.env);
   const v1 = await pushVersion('1.0.0');
   startController('controller-a');
@@ -142,7 +155,7 @@ e2e('push v1 → built in a Job, rolled out, served through the Service', async 
   await waitBounded('the finished build Job cleaned up', async () => (await api().batch.listNamespacedJob({ namespace })).items.length === 0, 30_000);
 });
 
-e2e('push v2 → rolled out with no failed request from a client looping on the Service', async () => {
+e2e('push v2 → rolled out with no failed request from a client looping on the Service', { needs: '1.0.0', deploys: '2.0.0' }, async () => {
   const ip = await serviceIp();
   let failures = 0;
   let requests = 0;
@@ -170,7 +183,7 @@ e2e('push v2 → rolled out with no failed request from a client looping on the 
   assert.ok(seen.has('1.0.0') && seen.has('2.0.0'), `versions seen: ${[...seen]}`);
 });
 
-e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status and events say so, v3 is not rebuilt', async () => {
+e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status and events say so, v3 is not rebuilt', { needs: '2.0.0' }, async () => {
   const v2 = commits['2.0.0'];
   const v3 = await pushVersion('3.0.0', { healthy: false });
   const app = await waitBounded('the rollback', async () => {
@@ -187,22 +200,40 @@ e2e('push v3 that never becomes ready → rolled back, v2 keeps serving, status 
   await waitBounded('a RollbackSucceeded warning', async () => (await events()).some((event) => event.type === 'Warning' && event.reason === 'RollbackSucceeded'), 30_000);
   await waitBounded('v2 serving after the rollback', async () => (await served()) === '2.0.0' && (await served()) === '2.0.0', ROLLOUT_MS);
   // A forced pass and a wait: v3 is still not built again.
+  const builds = await buildsOf(v3);
+  assert.ok(builds >= 1, 'v3 was built');
   await patchApp({ metadata: { annotations: { [RECONCILE_NOW_ANNOTATION]: String(Date.now()) } } });
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  assert.is(await buildsOf(v3), 1, 'v3 built once');
+  assert.is(await buildsOf(v3), builds, 'v3 not built again');
   assert.is((await readApp()).status?.failedRevision, v3);
   assert.is(await served(), '2.0.0');
 });
 
-e2e('push v4 → deployed (a new head clears the failed revision)', async () => {
-  const v4 = await pushVersion('4.0.0');
+e2e('push v4 while the node cannot reach the chain → the checkout fails, is retried after a back-off, v4 deploys (a new head clears the failed revision)', { needs: '1.0.0', deploys: '4.0.0' }, async () => {
+  // The pods lose the devnet (chain and Walrus); the controller and the pusher keep it.
+  devnet.cutPods(true);
+  let v4: string;
+  try {
+    v4 = await pushVersion('4.0.0');
+    await waitBounded('a BuildRetrying warning for v4', async () => (await events()).some((event) =>
+      event.type === 'Warning' && event.reason === 'BuildRetrying' && event.message?.includes(v4.slice(0, 12))), BUILD_MS);
+  } finally {
+    devnet.cutPods(false);
+  }
+  assert.ok(devnet.refused() > 0, 'the checkout tried to reach the devnet');
+  const retrying = (await events()).find((event) => event.reason === 'BuildRetrying' && event.message?.includes(v4.slice(0, 12)))!;
+  assert.match(retrying.message!, /attempt 1 of 3 to build \w+ failed \(CheckoutFailed, not the app's build\)/);
+  assert.match(retrying.message!, /did not answer \/v1\/devnet/, 'the checkout said why, in one line');
   const app = await readyAt(v4);
+  assert.is(app.status?.build?.attempt, 2);
+  assert.is(app.status?.build?.lastFailure?.reason, 'CheckoutFailed');
+  assert.is(await buildsOf(v4), 2, 'one Job per attempt');
   assert.is(condition(app, 'Remediated'), undefined, 'Remediated goes with the next good release');
   assert.is(app.status?.failedRevision, undefined, 'the release clears the failed revision');
   await waitBounded('v4 serving', async () => (await served()) === '4.0.0', ROLLOUT_MS);
 });
 
-e2e('a build that fails (npm ci error) → the previous version keeps serving, the status carries the error', async () => {
+e2e('a build that fails (npm ci error) → the previous version keeps serving, the status carries the error', { needs: '4.0.0' }, async () => {
   const v5 = await pushVersion('5.0.0', { dependency: 'walrus-git-no-such-package-xyz' });
   const app = await waitBounded('Built=False', async () => {
     const current = await readApp();
@@ -221,7 +252,7 @@ e2e('a build that fails (npm ci error) → the previous version keeps serving, t
   writeFileSync(world.path('app', 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
 });
 
-e2e('a push by an address not in allowedPushers → not deployed (PushRefused)', async () => {
+e2e('a push by an address not in allowedPushers → not deployed (PushRefused)', { needs: '4.0.0' }, async () => {
   const allowed = (await world.ok('app', ['walrus', 'whoami'], { env: devnet.env })).match(/0x[0-9a-f]{64}/)![0];
   const otherHome = { ...devnet.env, GIT_WALRUS_HOME: world.path('other-walrus-home') };
   const other = (await world.ok('app', ['walrus', 'whoami'], { env: otherHome })).match(/0x[0-9a-f]{64}/)![0];
@@ -238,7 +269,7 @@ e2e('a push by an address not in allowedPushers → not deployed (PushRefused)',
   assert.is(await served(), '4.0.0');
 });
 
-e2e('the controller killed mid-rollout and restarted → finishes the rollout without rebuilding', async () => {
+e2e('the controller killed mid-rollout and restarted → finishes the rollout without rebuilding', { needs: '1.0.0', deploys: '7.0.0' }, async () => {
   // v7's pods take 10 s to listen: the rollout of 2 replicas (one at a time) lasts long enough to kill in.
   const v7 = await pushVersion('7.0.0', { startDelayMs: 10_000 });
   await waitBounded('v7 built and rolling out', async () => {
@@ -247,12 +278,12 @@ e2e('the controller killed mid-rollout and restarted → finishes the rollout wi
   }, BUILD_MS);
   await controllers[0].kill('SIGKILL');
   startController('controller-b');
-  await readyAt(v7, ROLLOUT_MS + 30_000);
-  assert.is(await buildsOf(v7), 1, 'v7 built once');
+  const app = await readyAt(v7, ROLLOUT_MS + 30_000);
+  assert.is(await buildsOf(v7), app.status?.build?.attempt, 'v7 not built again after the restart');
   await waitBounded('v7 serving', async () => (await served()) === '7.0.0', ROLLOUT_MS);
 });
 
-e2e('two controller replicas → only the leader acts; the other takes over when it dies', async () => {
+e2e('two controller replicas → only the leader acts; the other takes over when it dies', { needs: '7.0.0' }, async () => {
   const follower = startController('controller-c');
   const holder = async () => (await api().leases.readNamespacedLease({ name: LEASE_NAME, namespace })).spec?.holderIdentity;
   assert.is(await holder(), 'controller-b');

@@ -16,7 +16,8 @@ import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/typ
 import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { explained, GitopsDiagnostics } from './support/diagnose.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -32,8 +33,11 @@ let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
 let controller: ControllerProcess | undefined;
 let kc: KubeConfig;
 let tenantNs: string | undefined;
+let appName: string | undefined;
+let diagnostics: GitopsDiagnostics | undefined;
 
 test.after(async () => {
+  await diagnostics?.stop();
   if (controller) {
     await controller.kill('SIGKILL');
     if (process.env.PROVIDER_TEST_VERBOSE) process.stderr.write(controller.output());
@@ -45,9 +49,11 @@ test.after(async () => {
   await cluster.stop();
 });
 
-test('open a lease → served → Deployed record verified → close → removed and settled', async () => {
+test('open a lease → served → Deployed record verified → close → removed and settled', () => explained(() => diagnostics, async () => {
   const { namespace, cluster: node } = await cluster.get();
   ({ kc } = await cluster.get());
+  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), controllers: () => (controller ? [controller] : []) });
+  diagnostics.start();
   await installWalrusAppCrd(kc);
   world = createWorld('walrus-provider-e2e-');
   devnet = await startDevnetServer(world, node.network.hostIp);
@@ -87,6 +93,7 @@ test('open a lease → served → Deployed record verified → close → removed
   const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
   tenantNs = tenantNamespace(tenant);
   const name = leaseAppName(leaseId);
+  appName = name;
   const objects = kc.makeApiClient(CustomObjectsApi);
   const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name }) as Promise<WalrusApp>;
 
@@ -97,10 +104,7 @@ test('open a lease → served → Deployed record verified → close → removed
   const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
   assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
 
-  const ready = await waitBounded(`${name} Ready at ${commit.slice(0, 12)}`, async () => {
-    const current = await readApp();
-    return current.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && current.status?.lastAppliedRevision === commit && current;
-  }, BUILD_MS + ROLLOUT_MS);
+  const ready = await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });
   const served = await waitBounded('served through the Service', async () => {
     const { status, body } = await httpGet(service.spec!.clusterIP!, 80);
@@ -136,6 +140,6 @@ test('open a lease → served → Deployed record verified → close → removed
   assert.match(after, /state\s+closed/);
   assert.match(after, /escrow\s+0 SUI/);
   assert.match(controller.output(), new RegExp(`recorded the deploy of ${commit}`));
-});
+}));
 
 test.run();

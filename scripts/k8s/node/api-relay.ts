@@ -8,12 +8,24 @@ import { connect, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 
 export interface ApiRelay {
+  /** The port it listens on (the one asked for, or the one the system chose for port 0). */
+  port: number;
   close(): Promise<void>;
 }
 
-export async function startApiRelay(listen: { host: string; port: number }, target: { host: string; port: number }): Promise<ApiRelay> {
+export interface RelayOptions {
+  /** A connection from an address for which this says true is reset at once (tests cut a client off this way). */
+  refuse?: (remoteAddress: string) => boolean;
+}
+
+/** Also relays to any other TCP server (tests put one in front of a devnet server). */
+export async function startApiRelay(listen: { host: string; port: number }, target: { host: string; port: number }, options: RelayOptions = {}): Promise<ApiRelay> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
+    if (options.refuse?.(client.remoteAddress ?? '')) {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = connect(target.port, target.host);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -31,6 +43,7 @@ export async function startApiRelay(listen: { host: string; port: number }, targ
   // Long-lived watches through the relay must not keep a finished test process alive.
   server.unref();
   return {
+    port: (server.address() as { port: number }).port,
     close: () => new Promise((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());

@@ -69,6 +69,10 @@ const status: Schema = obj({
     type: 'array', maxItems: 10,
     items: obj({ commit, artifact: obj(artifact), result: str(), time: str({ format: 'date-time' }), message: str() }),
   },
+  build: obj({
+    commit, configHash: str(), attempt: int(), retryAt: str({ format: 'date-time' }),
+    lastFailure: obj({ reason: str(), message: str(), time: str({ format: 'date-time' }) }),
+  }),
 });
 
 export const CRD_NAME = `${PLURAL}.${GROUP}`;

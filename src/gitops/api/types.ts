@@ -141,6 +141,21 @@ export interface HistoryEntry {
   message: string;
 }
 
+/**
+ * A build is tried again in a new Job when the infrastructure failed it (a tool step, the pod lost, the node's
+ * deadline), up to BUILD_ATTEMPTS times with back-off; the app's own failure ends it at once (reconcile/build-failure.ts).
+ */
+export interface BuildStatus {
+  commit: string;
+  configHash: string;
+  /** 1-based: the attempt running, waiting to start (retryAt), or that ended the build. */
+  attempt: number;
+  /** RFC 3339: `attempt` starts no earlier (set while backing off after an infrastructure failure). */
+  retryAt?: string;
+  /** Why the previous attempt failed. */
+  lastFailure?: { reason: string; message: string; time: string };
+}
+
 export interface WalrusAppStatus {
   observedGeneration?: number;
   conditions?: Condition[];
@@ -153,6 +168,8 @@ export interface WalrusAppStatus {
   failedRevision?: string;
   /** Newest first, at most HISTORY_LIMIT entries. */
   history?: HistoryEntry[];
+  /** The latest build of (commit, build config): which attempt runs or ended it, and why the one before failed. */
+  build?: BuildStatus;
 }
 
 export interface WalrusApp {

@@ -3,18 +3,20 @@ import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import { buildConfigHash } from '../api/build-config.ts';
 import { appKey, resolveSpec, type Artifact, type Condition, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
 import { BuildResultError } from '../errors.ts';
+import { ANNOTATIONS } from '../templates/names.ts';
 import type { EventRecorder } from '../events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
+import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from './build-failure.ts';
 import { conditionOf, recordHistory, removeCondition, setCondition, transitions, type ConditionUpdate } from './conditions.ts';
 import { decidePolicy } from './policy.ts';
 import { assessRollout } from './rollout.ts';
 
 /** The pod and Job templates (src/gitops/templates/, pure): what reconcile applies. */
 export interface Templates {
-  buildJob(app: WalrusApp, build: { commit: string; configHash: string }): V1Job;
+  buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }): V1Job;
   runDeployment(app: WalrusApp, release: Release): V1Deployment;
   appService(app: WalrusApp): V1Service;
-  buildJobName(app: WalrusApp, commit: string, configHash: string): string;
+  buildJobName(app: WalrusApp, commit: string, configHash: string, attempt?: number): string;
 }
 
 export interface Release {
@@ -89,6 +91,8 @@ class Pass {
     const generation = app.metadata.generation;
     if (this.status.observedGeneration !== undefined && generation !== undefined && generation !== this.status.observedGeneration) {
       delete this.status.failedRevision;
+      // ... with its attempts counted afresh.
+      delete this.status.build;
     }
   }
 
@@ -141,7 +145,8 @@ class Pass {
     if (!policy.allowed) return this.notReady('PushRefused', policy.message);
 
     const configHash = buildConfigHash(spec);
-    const wantedJob = deps.templates.buildJobName(app, head.commit, configHash);
+    const attempt = this.#attempt(head.commit, configHash);
+    const wantedJob = deps.templates.buildJobName(app, head.commit, configHash, attempt);
     await this.#cleanUpJobs(wantedJob, head.commit, configHash);
 
     if (head.commit === status.failedRevision) return this.#holdLastGood(head.commit);
@@ -151,7 +156,7 @@ class Pass {
       const { blobId, sha256, size } = status.artifact;
       artifact = { blobId, sha256, size };
     } else {
-      const built = await this.#build(wantedJob, head.commit, configHash);
+      const built = await this.#build(wantedJob, head.commit, configHash, attempt);
       if ('result' in built) return built.result;
       artifact = built.artifact;
     }
@@ -170,30 +175,73 @@ class Pass {
     }
   }
 
-  async #build(jobName: string, commit: string, configHash: string): Promise<{ artifact: Artifact } | { result: ReconcileResult }> {
-    const { deps, app } = this;
+  /**
+   * Which attempt at (commit, config) is current: the status's record, or a newer attempt's Job already made (the
+   * informer's copy of the app may lag behind the status this controller wrote).
+   */
+  #attempt(commit: string, configHash: string): number {
+    const recorded = this.status.build?.commit === commit && this.status.build.configHash === configHash ? this.status.build.attempt : 1;
+    const made = this.deps.ownedJobs(this.app)
+      .map((job) => job.metadata?.annotations ?? {})
+      .filter((annotations) => annotations[ANNOTATIONS.commit] === commit && annotations[ANNOTATIONS.buildConfig] === configHash)
+      .map((annotations) => Number(annotations[ANNOTATIONS.buildAttempt] ?? 1));
+    return Math.min(BUILD_ATTEMPTS, Math.max(recorded, ...made.filter((n) => Number.isInteger(n) && n >= 1)));
+  }
+
+  async #build(jobName: string, commit: string, configHash: string, attempt: number): Promise<{ artifact: Artifact } | { result: ReconcileResult }> {
+    const { deps, app, status } = this;
+    const short = commit.slice(0, 12);
+    const ofAttempts = attempt > 1 ? ` (attempt ${attempt} of ${BUILD_ATTEMPTS})` : '';
+    const record = status.build?.commit === commit && status.build.configHash === configHash ? status.build : undefined;
     const job = deps.ownedJobs(app).find((candidate) => candidate.metadata?.name === jobName);
     if (!job) {
-      await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash }));
-      deps.log(`${appKey(app)}: build job ${jobName} created for ${commit}`);
-      await deps.events.record(app, 'Normal', 'BuildStarted', `building ${commit.slice(0, 12)} in job ${jobName}`);
-      this.set('Built', 'Unknown', 'Building', `building ${commit.slice(0, 12)} in job ${jobName}`);
-      return { result: this.progressing('Building', `building ${commit.slice(0, 12)}`) };
+      const waitMs = record?.retryAt ? Date.parse(record.retryAt) - this.now.getTime() : 0;
+      if (waitMs > 0) {
+        const message = `retrying the build of ${short}${ofAttempts} in ${Math.ceil(waitMs / 1000)} s after ${record!.lastFailure?.reason ?? 'a failure'}`;
+        return { result: { ...this.progressing('BuildRetrying', message), requeueAfterMs: waitMs } };
+      }
+      await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash, attempt }));
+      status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}) };
+      deps.log(`${appKey(app)}: build job ${jobName} created for ${commit}${ofAttempts}`);
+      await deps.events.record(app, 'Normal', 'BuildStarted', `building ${short} in job ${jobName}${ofAttempts}`);
+      this.set('Built', 'Unknown', 'Building', `building ${short} in job ${jobName}${ofAttempts}`);
+      return { result: this.progressing('Building', `building ${short}${ofAttempts}`) };
     }
     const outcome = jobOutcome(job);
-    if (outcome === 'running') return { result: this.progressing('Building', `building ${commit.slice(0, 12)} in job ${jobName}`) };
+    if (outcome === 'running') return { result: this.progressing('Building', `building ${short} in job ${jobName}${ofAttempts}`) };
     if (outcome === 'succeeded') {
       try {
         const artifact = parseArtifact(jobName, await deps.cluster.jobPods(this.ref(jobName)));
         this.status.artifact = { commit, configHash, ...artifact };
-        this.set('Built', 'True', 'BuildSucceeded', `built ${commit.slice(0, 12)}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
+        this.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
         return { artifact };
       } catch (error) {
         if (!(error instanceof BuildResultError)) throw error;
-        return { result: this.#buildFailed(commit, error.message) };
+        // Our pack step's output went missing: not the app's doing.
+        return { result: await this.#attemptFailed(commit, configHash, attempt, { kind: 'infrastructure', reason: 'ArtifactMissing', summary: error.message }, error.message) };
       }
     }
-    return { result: this.#buildFailed(commit, await this.#failureMessage(job)) };
+    const failure = classifyBuildFailure(job, await deps.cluster.jobPods(this.ref(jobName)));
+    return { result: await this.#attemptFailed(commit, configHash, attempt, failure, await this.#failureMessage(failure)) };
+  }
+
+  /** An attempt failed: another one after a back-off when the infrastructure failed it and attempts remain, else BuildFailed. */
+  async #attemptFailed(commit: string, configHash: string, attempt: number, failure: BuildFailure, message: string): Promise<ReconcileResult> {
+    const { deps, app } = this;
+    const short = commit.slice(0, 12);
+    const lastFailure = { reason: failure.reason, message, time: this.now.toISOString() };
+    const decision = decideBuildRetry(failure, attempt, this.now);
+    if (decision.retry) {
+      this.status.build = { commit, configHash, attempt: decision.attempt, retryAt: decision.retryAt.toISOString(), lastFailure };
+      const waitMs = decision.retryAt.getTime() - this.now.getTime();
+      const text = `attempt ${attempt} of ${BUILD_ATTEMPTS} to build ${short} failed (${failure.reason}, not the app's build); attempt ${decision.attempt} in ${waitMs / 1000} s: ${message}`;
+      await deps.events.record(app, 'Warning', 'BuildRetrying', text);
+      this.set('Built', 'Unknown', 'BuildRetrying', text);
+      return { ...this.progressing('BuildRetrying', `attempt ${attempt} to build ${short} failed (${failure.reason}); retrying in ${waitMs / 1000} s`), requeueAfterMs: waitMs };
+    }
+    this.status.build = { commit, configHash, attempt, lastFailure };
+    const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : '';
+    return this.#buildFailed(commit, `${after}${message}`);
   }
 
   #buildFailed(commit: string, message: string): ReconcileResult {
@@ -205,20 +253,13 @@ class Pass {
     return this.notReady('BuildFailed', `the build of ${commit.slice(0, 12)} failed${serving}`);
   }
 
-  /** The build's own words: the failed container's last log lines, else its termination message, else the Job's. */
-  async #failureMessage(job: V1Job): Promise<string> {
-    const jobName = job.metadata!.name!;
-    for (const pod of await this.deps.cluster.jobPods(this.ref(jobName))) {
-      const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-      const failed = statuses.find((container) => (container.state?.terminated?.exitCode ?? 0) !== 0);
-      if (!failed) continue;
-      const terminated = failed.state!.terminated!;
-      const logs = await this.deps.cluster.podLogTail(this.ref(pod.metadata!.name!), failed.name, LOG_LINES).catch(() => null);
-      const text = (logs ?? terminated.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
-      return `container ${failed.name} exited with code ${terminated.exitCode}${text ? `:\n${text}` : ''}`;
-    }
-    const failed = job.status?.conditions?.find((condition) => condition.type === 'Failed' && condition.status === 'True');
-    return failed ? `${failed.reason ?? 'Failed'}: ${failed.message ?? 'the build job failed'}` : 'the build job failed';
+  /** The failure in the build's own words: the failed container's last log lines, else its termination message. */
+  async #failureMessage(failure: BuildFailure): Promise<string> {
+    const container = failure.container;
+    if (!container) return failure.summary;
+    const logs = await this.deps.cluster.podLogTail(this.ref(container.pod), container.name, LOG_LINES).catch(() => null);
+    const text = (logs ?? container.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
+    return `${failure.summary}${text ? `:\n${text}` : ''}`;
   }
 
   async #apply(release: Release): Promise<V1Deployment> {

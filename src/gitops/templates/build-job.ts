@@ -9,6 +9,10 @@ import type { ToolConfig } from './pods.ts';
 export const WORKSPACE = '/workspace';
 /** Where the pack step writes `{blobId, sha256, size}`; the kubelet reports it as the container's termination message. */
 export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+/** The build pod's containers, in order: what the controller tells apart when a build fails (reconcile/build-failure.ts). */
+export const CHECKOUT_STEP = 'checkout';
+export const BUILD_STEP = 'build';
+export const PACK_STEP = 'pack';
 /** The build container's HOME (npm's cache and logs): its own emptyDir, never shared with the tools. */
 const BUILD_HOME = '/build-home';
 
@@ -22,12 +26,17 @@ const BUILD_HOME = '/build-home';
  * The build step gets nothing it could abuse: no service-account token (for the whole pod), no service links, no
  * env or envFrom from the app spec (they may hold secrets), no provider key (only pack has it), a non-root user
  * without capabilities on a read-only root, and cpu/memory/ephemeral-storage limits. The Job runs once
- * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout.
+ * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout; the controller
+ * decides itself whether a failure deserves another attempt (a new Job, `attempt` > 1: reconcile/build-failure.ts).
  */
-export function buildJob(app: WalrusApp, build: { commit: string; configHash: string }, config: ToolConfig = {}): V1Job {
+export function buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }, config: ToolConfig = {}): V1Job {
   const spec = resolveSpec(app.spec);
   const labels = labelsOf(app, 'build');
-  const annotations = { [ANNOTATIONS.commit]: build.commit, [ANNOTATIONS.buildConfig]: build.configHash, [ANNOTATIONS.repository]: spec.repository };
+  const attempt = build.attempt ?? 1;
+  const annotations = {
+    [ANNOTATIONS.commit]: build.commit, [ANNOTATIONS.buildConfig]: build.configHash, [ANNOTATIONS.repository]: spec.repository,
+    ...(attempt > 1 ? { [ANNOTATIONS.buildAttempt]: String(attempt) } : {}),
+  };
   const ephemeral = spec.build.resources.limits?.['ephemeral-storage'];
   const workspace: V1Volume = { name: 'workspace', emptyDir: ephemeral ? { sizeLimit: ephemeral } : {} };
   // The build's HOME and /tmp are its own: nothing it leaves there reaches the pack step.
@@ -35,7 +44,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   const buildTmp: V1Volume = { name: 'build-tmp', emptyDir: {} };
   const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
   const buildContainer: V1Container = {
-    name: 'build',
+    name: BUILD_STEP,
     image: spec.build.image,
     imagePullPolicy: 'IfNotPresent',
     command: ['sh', '-c', spec.build.command],
@@ -51,13 +60,13 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
     securityContext: containerSecurityContext,
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
-  const pack = toolContainer('pack', ['artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
+  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
   pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: buildJobName(app, build.commit, build.configHash),
+      name: buildJobName(app, build.commit, build.configHash, attempt),
       namespace: app.metadata.namespace,
       labels,
       annotations,
@@ -76,7 +85,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
           enableServiceLinks: false,
           securityContext: podSecurityContext,
           initContainers: [
-            toolContainer('checkout', ['checkout', spec.repository, WORKSPACE, '--commit', build.commit], config, [atWorkspace]),
+            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit], config, [atWorkspace]),
             buildContainer,
           ],
           containers: [pack],

@@ -29,6 +29,8 @@ export const ANNOTATIONS = {
   commit: `${GROUP}/commit`,
   /** The build config hash a build Job uses (buildConfigHash). */
   buildConfig: `${GROUP}/build-config`,
+  /** Which attempt at (commit, build config) a build Job is, from the second on (after an infrastructure failure). */
+  buildAttempt: `${GROUP}/build-attempt`,
   repository: `${GROUP}/repository`,
   artifactBlobId: `${GROUP}/artifact-blob-id`,
   artifactSha256: `${GROUP}/artifact-sha256`,
@@ -38,8 +40,8 @@ export const MANAGED_BY = 'walrus-gitops';
 export type Component = 'build' | 'run';
 
 const MAX_LABEL = 63;
-/** Room left for a Job's own suffix: `-b-<12 hex of commit>-<10 hex of config>`. */
-const BUILD_SUFFIX = 1 + 1 + 1 + 12 + 1 + 10;
+/** Room left for a Job's own suffix: `-b-<12 hex of commit>-<10 hex of config>`, and `-<attempt>` from the second on. */
+const BUILD_SUFFIX = 1 + 1 + 1 + 12 + 1 + 10 + 2;
 
 /**
  * `name` as a DNS-1035 label of at most `max` characters: kept as it is when already valid; otherwise lowercased,
@@ -59,9 +61,13 @@ export function appResourceName(app: Pick<WalrusApp, 'metadata'>): string {
   return dnsLabel(app.metadata.name);
 }
 
-/** The build Job of (app, commit, build config): one per pair, so a rebuild with another config is another Job. */
-export function buildJobName(app: Pick<WalrusApp, 'metadata'>, commit: string, configHash: string): string {
-  return `${dnsLabel(app.metadata.name, MAX_LABEL - BUILD_SUFFIX)}-b-${commit.slice(0, 12).toLowerCase()}-${configHash.slice(0, 10)}`;
+/**
+ * The build Job of (app, commit, build config, attempt): one per pair, so a rebuild with another config is another Job,
+ * and each retry after an infrastructure failure is a Job of its own (the first attempt's name has no suffix).
+ */
+export function buildJobName(app: Pick<WalrusApp, 'metadata'>, commit: string, configHash: string, attempt = 1): string {
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > 9) throw new InternalError(`build attempt ${attempt} is outside 1..9`);
+  return `${dnsLabel(app.metadata.name, MAX_LABEL - BUILD_SUFFIX)}-b-${commit.slice(0, 12).toLowerCase()}-${configHash.slice(0, 10)}${attempt > 1 ? `-${attempt}` : ''}`;
 }
 
 /** The labels every object of `component` carries; `selectorLabels` are the stable subset a selector uses. */

@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
-import { DEFAULTS, GROUP, PLURAL, VERSION } from '../../../src/gitops/api/types.ts';
+import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
 import { initWorkRepo, REPO_ROOT, startDevnet, type World } from '../../support/e2e.ts';
+import { startApiRelay } from '../../../scripts/k8s/node/api-relay.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
 let installed: Promise<void> | undefined;
@@ -43,6 +44,42 @@ export async function startDevnetServer(world: World, host: string): Promise<{ u
   return { ...server, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url } };
 }
 
+export interface DevnetRelay {
+  url: string;
+  /** The env that reaches the devnet through the relay. */
+  env: NodeJS.ProcessEnv;
+  /** While true, every new connection from the node (its pods) is reset; the host (tests, controllers) still gets through. */
+  cutPods(cut: boolean): void;
+  /** How many connections from the node were reset so far. */
+  refused(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP relay on `host` in front of the devnet at `devnetUrl` (which answers with service URLs relative to the one it
+ * was reached at, so everything a client does goes through here): the node losing the chain and Walrus, on demand.
+ */
+export async function startDevnetRelay(devnetUrl: string, host: string): Promise<DevnetRelay> {
+  const target = new URL(devnetUrl);
+  let cut = false;
+  let refused = 0;
+  const relay = await startApiRelay({ host, port: 0 }, { host: target.hostname, port: Number(target.port) }, {
+    refuse: (address) => {
+      // The host's own processes connect from `host` itself; anything else came through the node.
+      const fromNode = address !== host && !address.startsWith('127.') && address !== '::1';
+      if (cut && fromNode) refused++;
+      return cut && fromNode;
+    },
+  });
+  const url = `http://${host}:${relay.port}`;
+  return {
+    url, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: url },
+    cutPods: (value) => { cut = value; },
+    refused: () => refused,
+    close: () => relay.close(),
+  };
+}
+
 export interface ControllerProcess {
   identity: string;
   /** Everything it printed so far. */
@@ -73,6 +110,24 @@ export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, ide
       return exited;
     },
   };
+}
+
+/**
+ * Waits until the app is Ready at `commit`, and returns it. Fails at once, with the status's words, when the commit is
+ * the app's failedRevision: it will not deploy (a build that failed, also after its retries, or a rolled-back rollout).
+ */
+export async function readyAt(readApp: () => Promise<WalrusApp>, commit: string, timeoutMs: number): Promise<WalrusApp> {
+  const condition = (app: WalrusApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
+  const { app, failed } = await waitFor<{ app: WalrusApp; failed: boolean }>(`Ready at ${commit.slice(0, 12)}`, async () => {
+    const current = await within(15_000, readApp());
+    if (!current) return undefined;
+    if (current.status?.failedRevision === commit) return { app: current, failed: true };
+    return condition(current, 'Ready')?.status === 'True' && current.status?.lastAppliedRevision === commit && { app: current, failed: false };
+  }, timeoutMs);
+  if (failed) {
+    throw new Error(`${commit.slice(0, 12)} failed and will not deploy: Ready=${condition(app, 'Ready')?.reason}: ${condition(app, 'Ready')?.message}; Built: ${condition(app, 'Built')?.message}`);
+  }
+  return app;
 }
 
 /** `probe` with a time limit: a wait that polls never hangs on one request (the API client has no timeout of its own). */

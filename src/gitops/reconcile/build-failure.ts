@@ -1,0 +1,94 @@
+import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { BUILD_STEP, CHECKOUT_STEP, PACK_STEP } from '../templates/build-job.ts';
+
+/**
+ * Why a build Job failed, and whose fault it was. The app's own build step exiting non-zero (or outgrowing its time or
+ * storage) is the app's: retrying gives the same result, so the commit is marked failed at once. Anything else is the
+ * infrastructure's: the tool steps (checkout and pack reach the chain and Walrus), a pod that was evicted, deleted or
+ * never got to run, a deadline the build step never reached. Those are transient as a rule, so the build is retried
+ * with back-off in a new Job, a bounded number of times.
+ */
+export interface BuildFailure {
+  kind: 'app' | 'infrastructure';
+  /** CamelCase, for conditions and events: BuildFailed, BuildTimedOut, CheckoutFailed, PackFailed, PodEvicted, PodLost, ... */
+  reason: string;
+  /** One line saying what happened. */
+  summary: string;
+  /** The container whose exit explains it (its log tail makes the full message), when there is one. */
+  container?: { pod: string; name: string; exitCode: number; message?: string };
+}
+
+/** How many Jobs one (commit, build config) gets when the infrastructure fails; the app's own failure gets one. */
+export const BUILD_ATTEMPTS = 3;
+const FIRST_RETRY_MS = 10_000;
+const MAX_RETRY_MS = 5 * 60_000;
+
+/** The wait before attempt `failed + 1`, after attempt `failed` (1-based) failed: 10 s, 20 s, 40 s, … at most 5 min. */
+export function retryDelayMs(failed: number): number {
+  return Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, failed - 1));
+}
+
+export type BuildRetryDecision = { retry: true; attempt: number; retryAt: Date } | { retry: false };
+
+/** After attempt `attempt` failed with `failure`: another attempt (when, and its number), or none. */
+export function decideBuildRetry(failure: Pick<BuildFailure, 'kind'>, attempt: number, now: Date, attempts = BUILD_ATTEMPTS): BuildRetryDecision {
+  if (failure.kind === 'app' || attempt >= attempts) return { retry: false };
+  return { retry: true, attempt: attempt + 1, retryAt: new Date(now.getTime() + retryDelayMs(attempt)) };
+}
+
+/** What a build Job that ended `Failed` tells about its failure, from the Job and its pods as the API server has them. */
+export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildFailure {
+  const jobFailed = job.status?.conditions?.find((condition) => condition.type === 'Failed' && condition.status === 'True');
+  const jobWords = jobFailed ? `${jobFailed.reason ?? 'Failed'}: ${jobFailed.message ?? 'the build job failed'}` : 'the build job failed';
+  // The newest pod is the one that ended the Job (backoffLimit 0: there is one, unless it was replaced).
+  const pod = [...pods].sort((a, b) => time(b.metadata?.creationTimestamp) - time(a.metadata?.creationTimestamp))[0];
+  if (!pod) return { kind: 'infrastructure', reason: 'PodLost', summary: `the build pod is gone (${jobWords})` };
+  const name = pod.metadata?.name ?? '?';
+  const steps = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const step = (step: string) => steps.find((container) => container.name === step);
+  const build = step(BUILD_STEP);
+
+  if (pod.status?.reason === 'Evicted') {
+    const message = pod.status.message ?? 'evicted';
+    // The kubelet evicts a pod whose emptyDir outgrows its sizeLimit: the build's own use (or its repository's size).
+    if (/EmptyDir volume/i.test(message)) return { kind: 'app', reason: 'BuildFailed', summary: `the build pod was evicted: ${message.trim()}` };
+    return { kind: 'infrastructure', reason: 'PodEvicted', summary: `the build pod was evicted: ${message.trim()}` };
+  }
+  const deadline = pod.status?.reason === 'DeadlineExceeded' || jobFailed?.reason === 'DeadlineExceeded';
+  if (deadline) {
+    // Past spec.build.timeout in the app's own step is the app's; a pod that never got that far (slow to start, a
+    // stuck checkout) is the node's.
+    const inBuild = build && (build.state?.running || build.state?.terminated) && exitedZero(step(CHECKOUT_STEP)) && !started(step(PACK_STEP));
+    if (inBuild) return { kind: 'app', reason: 'BuildTimedOut', summary: `the build step ran past spec.build.timeout (${job.spec?.activeDeadlineSeconds ?? '?'} s)` };
+    const where = runningStep(steps);
+    return { kind: 'infrastructure', reason: 'DeadlineExceeded', summary: `the build job ran out of time before its build step finished${where ? ` (in step ${where})` : ''}: ${jobWords}` };
+  }
+  const failed = steps.find((container) => (container.state?.terminated?.exitCode ?? 0) !== 0);
+  if (failed) {
+    const terminated = failed.state!.terminated!;
+    const container = { pod: name, name: failed.name, exitCode: terminated.exitCode, ...(terminated.message ? { message: terminated.message } : {}) };
+    const summary = `container ${failed.name} exited with code ${terminated.exitCode}`;
+    if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
+    const reason = failed.name === CHECKOUT_STEP ? 'CheckoutFailed' : failed.name === PACK_STEP ? 'PackFailed' : 'ToolFailed';
+    return { kind: 'infrastructure', reason, summary, container };
+  }
+  return { kind: 'infrastructure', reason: jobFailed?.reason ?? 'JobFailed', summary: `the build job failed with no failed container (pod ${name} ${pod.status?.phase ?? 'in no phase'}): ${jobWords}` };
+}
+
+function exitedZero(container: V1ContainerStatus | undefined): boolean {
+  return container?.state?.terminated?.exitCode === 0;
+}
+
+function started(container: V1ContainerStatus | undefined): boolean {
+  return Boolean(container?.state?.running || container?.state?.terminated);
+}
+
+function runningStep(steps: readonly V1ContainerStatus[]): string | undefined {
+  const step = steps.find((container) => container.state?.running) ?? steps.find((container) => (container.state?.terminated?.exitCode ?? 0) !== 0)
+    ?? steps.find((container) => !started(container));
+  return step?.name;
+}
+
+function time(value: Date | string | undefined): number {
+  return value ? new Date(value).getTime() : 0;
+}

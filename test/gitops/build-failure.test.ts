@@ -1,0 +1,82 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, retryDelayMs } from '../../src/gitops/reconcile/build-failure.ts';
+
+const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
+const exited = (exitCode: number, message?: string): V1ContainerState => ({ terminated: { exitCode, ...(message ? { message } : {}) } });
+const running: V1ContainerState = { running: {} };
+const waiting: V1ContainerState = { waiting: { reason: 'PodInitializing' } };
+/** A build pod with its three steps in the states given (checkout, build: init containers; pack: the main one). */
+const pod = (checkout: V1ContainerState, build: V1ContainerState, pack: V1ContainerState, status: Partial<NonNullable<V1Pod['status']>> = {}, name = 'hello-b-1'): V1Pod => ({
+  metadata: { name, creationTimestamp: new Date('2026-11-23T03:00:00Z') },
+  status: { phase: 'Failed', initContainerStatuses: [container('checkout', checkout), container('build', build)], containerStatuses: [container('pack', pack)], ...status },
+});
+const failedJob = (reason = 'BackoffLimitExceeded', message = 'Job has reached the specified backoff limit'): V1Job => ({
+  spec: { activeDeadlineSeconds: 600, template: {} },
+  status: { conditions: [{ type: 'Failed', status: 'True', reason, message }] },
+});
+
+const classify = suite('a failed build: the app\'s fault or the infrastructure\'s');
+classify('the build step exiting non-zero is the app\'s: BuildFailed, with the container to quote', () => {
+  const failure = classifyBuildFailure(failedJob(), [pod(exited(0), exited(1, 'npm error 404'), waiting)]);
+  assert.is(failure.kind, 'app');
+  assert.is(failure.reason, 'BuildFailed');
+  assert.is(failure.summary, 'container build exited with code 1');
+  assert.equal(failure.container, { pod: 'hello-b-1', name: 'build', exitCode: 1, message: 'npm error 404' });
+});
+classify('checkout or pack exiting non-zero is the infrastructure\'s (the chain, Walrus, the node), named by step', () => {
+  const checkout = classifyBuildFailure(failedJob(), [pod(exited(1, 'fatal: the devnet at http://h did not answer'), waiting, waiting)]);
+  assert.equal([checkout.kind, checkout.reason, checkout.container?.name], ['infrastructure', 'CheckoutFailed', 'checkout']);
+  const silent = classifyBuildFailure(failedJob(), [pod(exited(127), waiting, waiting)]);
+  assert.equal([silent.kind, silent.reason, silent.summary], ['infrastructure', 'CheckoutFailed', 'container checkout exited with code 127']);
+  const pack = classifyBuildFailure(failedJob(), [pod(exited(0), exited(0), exited(1, 'fatal: walrus store failed'))]);
+  assert.equal([pack.kind, pack.reason], ['infrastructure', 'PackFailed']);
+});
+classify('a pod that is gone, or failed with no failed container, is the infrastructure\'s', () => {
+  const gone = classifyBuildFailure(failedJob(), []);
+  assert.equal([gone.kind, gone.reason], ['infrastructure', 'PodLost']);
+  assert.match(gone.summary, 'BackoffLimitExceeded');
+  const none = classifyBuildFailure(failedJob(), [pod(exited(0), running, waiting, { phase: 'Running' })]);
+  assert.equal([none.kind, none.reason], ['infrastructure', 'BackoffLimitExceeded']);
+});
+classify('an eviction is the node\'s, unless the build outgrew its emptyDir (its own use)', () => {
+  const pressure = classifyBuildFailure(failedJob(), [pod(exited(0), exited(137), waiting, { reason: 'Evicted', message: 'The node was low on resource: memory.' })]);
+  assert.equal([pressure.kind, pressure.reason], ['infrastructure', 'PodEvicted']);
+  const outgrown = classifyBuildFailure(failedJob(), [pod(exited(0), exited(137), waiting, { reason: 'Evicted', message: 'Usage of EmptyDir volume "workspace" exceeds the limit "2Gi". ' })]);
+  assert.equal([outgrown.kind, outgrown.reason], ['app', 'BuildFailed']);
+  assert.match(outgrown.summary, 'EmptyDir volume "workspace"');
+});
+classify('a deadline reached in the build step is the app\'s (BuildTimedOut); before it, the node\'s', () => {
+  const inBuild = classifyBuildFailure(failedJob('DeadlineExceeded', 'Job was active longer than specified deadline'), [pod(exited(0), exited(137), waiting, { reason: 'DeadlineExceeded' })]);
+  assert.equal([inBuild.kind, inBuild.reason], ['app', 'BuildTimedOut']);
+  assert.match(inBuild.summary, '600 s');
+  const inCheckout = classifyBuildFailure(failedJob('DeadlineExceeded', 'Job was active longer than specified deadline'), [pod(exited(137), waiting, waiting, { reason: 'DeadlineExceeded' })]);
+  assert.equal([inCheckout.kind, inCheckout.reason], ['infrastructure', 'DeadlineExceeded']);
+  assert.match(inCheckout.summary, 'in step checkout');
+  const podDeleted = classifyBuildFailure(failedJob('DeadlineExceeded', 'Job was active longer than specified deadline'), []);
+  assert.equal([podDeleted.kind, podDeleted.reason], ['infrastructure', 'PodLost']);
+});
+classify('the newest pod tells (a replaced pod\'s older failure does not)', () => {
+  const older = { ...pod(exited(0), exited(1), waiting, {}, 'old'), metadata: { name: 'old', creationTimestamp: new Date('2026-11-23T02:00:00Z') } };
+  const newer = pod(exited(1), waiting, waiting, {}, 'new');
+  assert.is(classifyBuildFailure(failedJob(), [older, newer]).container?.pod, 'new');
+});
+classify.run();
+
+const retry = suite('build retries: bounded, with exponential back-off, never for the app\'s own failure');
+retry('the app\'s failure is never retried', () => {
+  assert.equal(decideBuildRetry({ kind: 'app' }, 1, new Date(0)), { retry: false });
+});
+retry('an infrastructure failure is retried after 10 s, then 20 s, until the attempts are spent', () => {
+  const now = new Date('2026-11-23T03:00:00Z');
+  assert.equal(decideBuildRetry({ kind: 'infrastructure' }, 1, now), { retry: true, attempt: 2, retryAt: new Date(now.getTime() + 10_000) });
+  assert.equal(decideBuildRetry({ kind: 'infrastructure' }, 2, now), { retry: true, attempt: 3, retryAt: new Date(now.getTime() + 20_000) });
+  assert.equal(decideBuildRetry({ kind: 'infrastructure' }, BUILD_ATTEMPTS, now), { retry: false });
+  assert.equal(decideBuildRetry({ kind: 'infrastructure' }, 5, now, 6), { retry: true, attempt: 6, retryAt: new Date(now.getTime() + 160_000) });
+});
+retry('the back-off doubles and is capped at 5 minutes', () => {
+  assert.equal([1, 2, 3, 4].map(retryDelayMs), [10_000, 20_000, 40_000, 80_000]);
+  assert.is(retryDelayMs(10), 300_000);
+});
+retry.run();
