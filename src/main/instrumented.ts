@@ -56,13 +56,18 @@ export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortS
       else stats.transactions++;
     }),
     blobStore: {
-      maxBlobSize: blobStore.maxBlobSize,
+      ...writeSetup(blobStore),
       write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
       read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
       ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
     },
   };
+}
+
+/** What a wrapper of a BlobStore passes through unchanged: its chunk size and the setup of its writes. */
+function writeSetup(blobStore: BlobStore): Pick<BlobStore, 'maxBlobSize' | 'prepareWrites'> {
+  return { maxBlobSize: blobStore.maxBlobSize, ...(blobStore.prepareWrites ? { prepareWrites: () => blobStore.prepareWrites!() } : {}) };
 }
 
 export function newStats(): PortStats {
@@ -90,7 +95,7 @@ export function faultyPorts(ledger: Ledger, blobStore: BlobStore, fault: Fault):
   return {
     ledger: forwardingLedger(ledger, (name) => { if (name === 'push' && fault === 'after-upload') die(); }),
     blobStore: {
-      maxBlobSize: blobStore.maxBlobSize,
+      ...writeSetup(blobStore),
       read: (blobId, options) => blobStore.read(blobId, options),
       release: async () => blobStore.release?.(),
       ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),

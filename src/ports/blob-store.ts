@@ -12,6 +12,11 @@ export interface BlobStore {
    */
   write(bytes: Uint8Array, options?: { epochs?: number; signal?: AbortSignal }): Promise<StoredBlob>;
   /**
+   * Sets up what writes need (the local blob-id encoder) in the background, for a caller that writes soon but has
+   * other work first. Optional.
+   */
+  prepareWrites?(): void;
+  /**
    * Frees what writes keep between calls (the local blob-id encoders, tens of MB), for a caller done writing for
    * now; the next write sets them up again. Optional: a store that keeps nothing has none.
    */

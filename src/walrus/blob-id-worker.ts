@@ -8,7 +8,8 @@ import { blobIdFromBytes } from '../core/blob-id-codec.ts';
  */
 export interface BlobIdRequest {
   id: number;
-  bytes: Uint8Array;
+  /** Absent: only build the encoder for `numShards` (a warm-up), answered with an empty id. */
+  bytes?: Uint8Array;
   numShards: number;
 }
 
@@ -28,9 +29,14 @@ function encoderFor(numShards: number): BlobEncoder {
 parentPort!.on('message', (request: BlobIdRequest) => {
   let reply: BlobIdReply;
   try {
-    // compute_metadata returns [blobId bytes, {Digest}, unencoded length, encoding type].
-    const [idBytes] = encoderFor(request.numShards).compute_metadata(request.bytes) as [number[] | Uint8Array];
-    reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
+    const encoder = encoderFor(request.numShards);
+    if (request.bytes === undefined) {
+      reply = { id: request.id, blobId: '' };
+    } else {
+      // compute_metadata returns [blobId bytes, {Digest}, unencoded length, encoding type].
+      const [idBytes] = encoder.compute_metadata(request.bytes) as [number[] | Uint8Array];
+      reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
+    }
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

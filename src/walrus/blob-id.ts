@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
 import { InternalError, UsageError } from '../core/errors.ts';
 import { maxBlobSizeForShards } from './encoding.ts';
 import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
@@ -10,8 +9,10 @@ import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
 /**
  * Walrus blob ids computed locally, exactly as the network does (`BlobEncoder(numShards).compute_metadata` of
  * @mysten/walrus-wasm), in a worker thread: at 1000 shards one id costs about a second of CPU, so callers start it
- * and overlap it with the upload. A small pool of workers (two at most: ids are needed one per chunk, and each
- * worker holds its own encoders, ~200 MB at 1000 shards) serves the process; idle workers do not keep it alive.
+ * and overlap it with the upload. One worker serves the process and computes ids one after another, so concurrent
+ * callers queue: a second encoder (another isolate and its WebAssembly memory, ~50 MB for a 10 MiB chunk at 50
+ * shards, ~200 MB at 1000) would break the helper's memory bound of 150 MB. An idle worker does not keep the process
+ * alive.
  *
  * Measured on `devnet` (50 shards, 84 MB pack in 9 chunks, the build in dist/, bench/git.ts): computing on the main
  * thread instead would lower the helper's peak RSS by ~15 MB (no second isolate), but the encoding (~0.3 s a chunk)
@@ -33,6 +34,15 @@ export async function computeBlobIdOfFile(path: string, size: number, numShards:
   return idOf(hash.digest('base64'), numShards, () => readFile(path));
 }
 
+/**
+ * Starts the worker and builds its encoder for `numShards` ahead of the first id (thread start, WebAssembly compile
+ * and the encoder's tables take ~0.1-0.2 s), for a caller about to write while it does other work first.
+ */
+export function warmBlobIdEncoder(numShards: number): void {
+  if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) return; // the first write reports it
+  theWorker().warm(numShards);
+}
+
 function checkBlob(size: number, numShards: number): void {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) {
     throw new UsageError(`invalid Walrus shard count ${numShards}: expected an integer from 4 to 65535`, { numShards });
@@ -46,7 +56,7 @@ function idOf(sha256: string, numShards: number, load: () => Promise<Uint8Array>
   const key = `${numShards}:${sha256}`;
   const known = recent.get(key);
   if (known !== undefined) return known;
-  const id = load().then((bytes) => leastBusyWorker().compute(bytes, numShards));
+  const id = load().then((bytes) => theWorker().compute(bytes, numShards));
   recent.set(key, id);
   id.catch(() => recent.delete(key));
   if (recent.size > RECENT_IDS) recent.delete(recent.keys().next().value!);
@@ -62,14 +72,15 @@ const recent = new Map<string, Promise<string>>();
 const RECENT_IDS = 8;
 
 /**
- * Ends the idle workers, freeing their isolates and encoder memory (WebAssembly memory only grows, so a worker keeps
- * the largest chunk's working set until it ends): for a caller done writing for now, such as a push about to send
- * its transaction. A later computation starts a worker again.
+ * Ends the worker if it is idle, freeing its isolate and encoder memory (WebAssembly memory only grows, so a worker
+ * keeps the largest chunk's working set until it ends): for a caller done writing for now, such as a push about to
+ * send its transaction. A later computation starts a worker again.
  */
 export async function releaseBlobIdWorkers(): Promise<void> {
-  const idle = pool.filter((worker) => worker.pending.size === 0);
-  for (const worker of idle) pool.splice(pool.indexOf(worker), 1);
-  await Promise.all(idle.map((worker) => worker.end()));
+  if (worker === null || worker.pending.size > 0) return;
+  const idle = worker;
+  worker = null;
+  await idle.end();
 }
 
 /** The worker is this module's sibling: `.ts` when run from source, `.js` when run from the build (dist/). */
@@ -92,14 +103,23 @@ class BlobIdWorker {
   }
 
   compute(bytes: Uint8Array, numShards: number): Promise<string> {
+    // A view of a SharedArrayBuffer reaches the worker without a copy (the pusher's chunks are shared); any other
+    // buffer is copied by the structured clone, so the caller keeps it for the upload running meanwhile.
+    return this.request({ bytes, numShards });
+  }
+
+  /** Builds the encoder for `numShards` now; a failure here is left for the first real computation to report. */
+  warm(numShards: number): void {
+    this.request({ numShards }).catch(() => {});
+  }
+
+  private request(body: Omit<BlobIdRequest, 'id'>): Promise<string> {
     const id = this.nextId++;
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // While an id is being computed, the worker must keep the process alive to deliver it.
       if (this.pending.size === 1) this.worker.ref();
-      // A view of a SharedArrayBuffer reaches the worker without a copy (the pusher's chunks are shared); any other
-      // buffer is copied by the structured clone, so the caller keeps it for the upload running meanwhile.
-      this.worker.postMessage({ id, bytes, numShards } satisfies BlobIdRequest);
+      this.worker.postMessage({ id, ...body } satisfies BlobIdRequest);
     });
   }
 
@@ -126,17 +146,9 @@ class BlobIdWorker {
   }
 }
 
-const POOL_SIZE = Math.max(1, Math.min(2, availableParallelism()));
-const pool: BlobIdWorker[] = [];
+let worker: BlobIdWorker | null = null;
 
-function leastBusyWorker(): BlobIdWorker {
-  for (let i = pool.length - 1; i >= 0; i--) if (pool[i]!.failed) pool.splice(i, 1);
-  const idle = pool.find((worker) => worker.pending.size === 0);
-  if (idle !== undefined) return idle;
-  if (pool.length < POOL_SIZE) {
-    const worker = new BlobIdWorker();
-    pool.push(worker);
-    return worker;
-  }
-  return pool.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+function theWorker(): BlobIdWorker {
+  if (worker === null || worker.failed) worker = new BlobIdWorker();
+  return worker;
 }

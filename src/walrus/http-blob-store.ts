@@ -1,7 +1,7 @@
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { releaseBlobIdWorkers } from './blob-id.ts';
+import { releaseBlobIdWorkers, warmBlobIdEncoder } from './blob-id.ts';
 import { encodedBlobLength } from './encoding.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
@@ -108,6 +108,10 @@ export class HttpBlobStore implements BlobStore {
       blobId: stored.blobId, size: bytes.byteLength, endEpoch: Number.isFinite(stored.endEpoch) ? stored.endEpoch : undefined,
       encodedSize: encodedBlobLength(bytes.byteLength, this.numShards),
     };
+  }
+
+  prepareWrites(): void {
+    warmBlobIdEncoder(this.numShards);
   }
 
   release(): Promise<void> {

@@ -5,7 +5,7 @@ import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { releaseBlobIdWorkers } from './blob-id.ts';
+import { releaseBlobIdWorkers, warmBlobIdEncoder } from './blob-id.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
@@ -126,6 +126,10 @@ export class SdkBlobStore implements BlobStore {
       }
     }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) }));
     return { blobId: written.blobId, size: bytes.byteLength, endEpoch: written.blobObject.storage.end_epoch };
+  }
+
+  prepareWrites(): void {
+    warmBlobIdEncoder(this.numShards);
   }
 
   release(): Promise<void> {

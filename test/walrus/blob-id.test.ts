@@ -5,7 +5,7 @@ import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus/blob-id.ts';
 import { tempDir } from '../support/git-fixture.ts';
 import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
@@ -73,6 +73,17 @@ blobId('releasing the workers keeps busy ones to the end and starts afresh for t
   assert.is(await busy, expected);
   await releaseBlobIdWorkers();
   assert.is(await computeBlobId(bytes, 50), expected);
+  await releaseBlobIdWorkers();
+});
+
+blobId('a warmed encoder gives the same ids, and warming for a shard count that does not exist changes nothing', async () => {
+  await releaseBlobIdWorkers();
+  const bytes = new Uint8Array(100_000).map((_, i) => (i * 17) % 239);
+  const [idBytes] = new BlobEncoder(20).compute_metadata(bytes) as [number[]];
+  warmBlobIdEncoder(20);
+  warmBlobIdEncoder(3); // refused by the first computation, not here
+  assert.is(await computeBlobId(bytes, 20), blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes))));
+  await computeBlobId(bytes, 3).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
   await releaseBlobIdWorkers();
 });
 

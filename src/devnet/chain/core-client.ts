@@ -1,7 +1,7 @@
 import { CoreClient, ObjectError, TransactionError, parseTransactionEffectsBcs, extractStatusFromEffectsBcs, parseTransactionBcs } from '@mysten/sui/client';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import type { Transaction } from '@mysten/sui/transactions';
-import { fromBase64, normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
+import { normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@mysten/sui/utils';
 import { BcsReader } from '@mysten/bcs';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import { ChainEngine, EPOCH, SUI_TYPE } from './engine.ts';
@@ -11,6 +11,7 @@ import type { TxRecord } from './store.ts';
 import type { MoveFunction } from './packages.ts';
 import { pureSchema } from './move-types.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
+import { fromStoredBase64 } from './stored-base64.ts';
 
 /**
  * The in-process front: a `CoreClient` over the chain engine, so product code talks to the embedded devnet through
@@ -155,7 +156,7 @@ export class DevnetCoreClient extends CoreClient {
       module: position.event.module,
       sender: position.event.sender,
       eventType: position.event.type,
-      bcs: fromBase64(position.event.bcs),
+      bcs: fromStoredBase64(position.event.bcs),
       json: null,
       checkpoint: String(position.checkpoint),
       transactionDigest: position.txDigest,
@@ -265,8 +266,8 @@ export function dynamicFieldName(field: ChainObject, parentId: string, nameType:
 }
 
 export function transactionResult<Include extends SuiClientTypes.TransactionInclude>(record: TxRecord, include?: Include): SuiClientTypes.TransactionResult<Include> {
-  const effectsBytes = fromBase64(record.effects);
-  const txBytes = fromBase64(record.txBytes);
+  const effectsBytes = fromStoredBase64(record.effects);
+  const txBytes = fromStoredBase64(record.txBytes);
   const status = extractStatusFromEffectsBcs(effectsBytes);
   const transaction = {
     digest: record.digest,
@@ -277,7 +278,7 @@ export function transactionResult<Include extends SuiClientTypes.TransactionIncl
     status,
     effects: include?.effects ? parseTransactionEffectsBcs(effectsBytes) : undefined,
     events: include?.events
-      ? record.events.map((event) => ({ packageId: event.packageId, module: event.module, sender: event.sender, eventType: event.type, bcs: fromBase64(event.bcs), json: null }))
+      ? record.events.map((event) => ({ packageId: event.packageId, module: event.module, sender: event.sender, eventType: event.type, bcs: fromStoredBase64(event.bcs), json: null }))
       : undefined,
     objectTypes: include?.objectTypes ? record.objectTypes : undefined,
     transaction: include?.transaction ? parseTransactionBcs(txBytes) : undefined,

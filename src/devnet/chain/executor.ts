@@ -1,5 +1,5 @@
 import { bcs } from '@mysten/sui/bcs';
-import { fromBase64, toBase58, toBase64, normalizeSuiAddress } from '@mysten/sui/utils';
+import { fromBase64, toBase58, normalizeSuiAddress } from '@mysten/sui/utils';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
 import {
   CLOCK_ID, GAS_COIN_TYPE, SUI_FRAMEWORK, CoinContents, coinBalance, deriveObjectId, hashTyped, objectDigest, ownerToBcsValue, storeObject,
@@ -14,6 +14,7 @@ import {
   MAX_TX_SIZE_BYTES, REBATE_BASIS_POINTS, REFERENCE_GAS_PRICE, MIN_COMPUTATION_UNITS, computationUnits, storageCost,
 } from './limits.ts';
 import type { CommitRecord, StoredEvent, TxRecord } from './store.ts';
+import { fromStoredBase64, toStoredBase64 } from './stored-base64.ts';
 
 /**
  * Executes one signed programmable transaction against the committed objects, the way a Sui validator does:
@@ -154,7 +155,7 @@ export async function executeTransaction(request: ExecutionRequest): Promise<Exe
   const { writes, deletes, changed, unchanged, dependencies } = finalize(outcome, inputObjects, mutableInputs, lamport, digest, gasUsed.rebates);
   const eventsDigest = events.length
     ? toBase58(hashTyped('TransactionEvents', bcs.vector(EventBcs).serialize(events.map((event) => ({
-      packageId: event.packageId, transactionModule: event.module, sender: event.sender, type: parseStruct(event.type), contents: fromBase64(event.bcs),
+      packageId: event.packageId, transactionModule: event.module, sender: event.sender, type: parseStruct(event.type), contents: fromStoredBase64(event.bcs),
     }))).toBytes()))
     : null;
   const gasIndex = gasId ? changed.findIndex(([id]) => id === gasId) : -1;
@@ -175,7 +176,7 @@ export async function executeTransaction(request: ExecutionRequest): Promise<Exe
   } as unknown as Parameters<typeof bcs.TransactionEffects.serialize>[0]).toBytes();
 
   const tx: TxRecord = {
-    digest, txBytes: toBase64(txBytes), signatures: request.signatures, effects: toBase64(effects), events,
+    digest, txBytes: toStoredBase64(txBytes), signatures: request.signatures, effects: toStoredBase64(effects), events,
     timestampMs: request.now, checkpoint: request.checkpoint,
     objectTypes: objectTypes(outcome, inputObjects, mutableInputs),
     balanceChanges: balanceChanges(outcome, inputObjects, mutableInputs),
@@ -403,7 +404,7 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
     epoch: state.request.epoch,
     newId: () => newObjectId(state),
     emit: (type, contents) => {
-      state.events.push({ packageId, module: call.module, sender: state.sender, type: normalizeType(type), bcs: toBase64(contents) });
+      state.events.push({ packageId, module: call.module, sender: state.sender, type: normalizeType(type), bcs: toStoredBase64(contents) });
     },
     share: (type, contents) => {
       const id = bcs.Address.parse(contents.slice(0, 32));

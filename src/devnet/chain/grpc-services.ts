@@ -10,6 +10,7 @@ import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
 import { GrpcTransactionError, transactionFromGrpc, transactionToGrpc } from './grpc-transaction.ts';
 import { PACKAGE_TYPE, coinBalance, type ChainObject } from './objects.ts';
 import type { TxRecord } from './store.ts';
+import { fromStoredBase64 } from './stored-base64.ts';
 
 /**
  * The Sui gRPC API (`sui.rpc.v2`) over the chain engine: the methods `SuiGrpcClient` calls, each taking and returning
@@ -286,8 +287,8 @@ function timestamp(ms: number): Message {
 
 /** An executed (or dry-run) transaction as the API returns it; `resolved` is the data a simulation resolved. */
 function executedTransaction(record: TxRecord, fields: Mask, resolved?: ReturnType<Transaction['getData']>): Message {
-  const txBytes = fromBase64(record.txBytes);
-  const effectsBytes = fromBase64(record.effects);
+  const txBytes = fromStoredBase64(record.txBytes);
+  const effectsBytes = fromStoredBase64(record.effects);
   const data = resolved ?? TransactionDataBuilder.fromBytes(txBytes).snapshot();
   return {
     digest: record.digest,
@@ -295,7 +296,7 @@ function executedTransaction(record: TxRecord, fields: Mask, resolved?: ReturnTy
     signatures: record.signatures.map((signature) => ({ bcs: { value: fromBase64(signature) }, signature: { oneofKind: undefined } })),
     effects: fields.has('effects') ? effectsProto(effectsBytes, record) : undefined,
     events: fields.has('events') ? {
-      events: record.events.map((event) => ({ packageId: event.packageId, module: event.module, sender: event.sender, eventType: event.type, contents: { name: event.type, value: fromBase64(event.bcs) } })),
+      events: record.events.map((event) => ({ packageId: event.packageId, module: event.module, sender: event.sender, eventType: event.type, contents: { name: event.type, value: fromStoredBase64(event.bcs) } })),
     } : undefined,
     checkpoint: BigInt(record.checkpoint),
     timestamp: timestamp(record.timestampMs),

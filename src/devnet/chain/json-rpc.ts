@@ -11,6 +11,7 @@ import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limi
 import type { MoveFunction } from './packages.ts';
 import type { TxRecord } from './store.ts';
 import { WalrusGitError } from '../../core/errors.ts';
+import { fromStoredBase64 } from './stored-base64.ts';
 
 /**
  * The network front's Sui RPC: the JSON-RPC 2.0 methods `SuiJsonRpcClient` (and its `client.core`) calls, answered
@@ -266,13 +267,13 @@ function statusJson(effectsBcs: Uint8Array): { status: unknown; abortError?: unk
 }
 
 function transactionView(record: TxRecord, options: TxOptions) {
-  const effectsBcs = fromBase64(record.effects);
+  const effectsBcs = fromStoredBase64(record.effects);
   const effects = parseTransactionEffectsBcs(effectsBcs);
-  const sender = normalizeSuiAddress(bcs.TransactionData.parse(fromBase64(record.txBytes)).V1!.sender);
+  const sender = normalizeSuiAddress(bcs.TransactionData.parse(fromStoredBase64(record.txBytes)).V1!.sender);
   return {
     digest: record.digest,
     rawTransaction: options.showRawInput ? toBase64(bcs.SenderSignedData.serialize([{
-      intentMessage: { intent: { scope: { TransactionData: true }, version: { V0: true }, appId: { Sui: true } }, value: bcs.TransactionData.parse(fromBase64(record.txBytes)) },
+      intentMessage: { intent: { scope: { TransactionData: true }, version: { V0: true }, appId: { Sui: true } }, value: bcs.TransactionData.parse(fromStoredBase64(record.txBytes)) },
       txSignatures: record.signatures,
     }]).toBytes()) : undefined,
     effects: options.showEffects ? effectsJson(effects, effectsBcs) : undefined,

@@ -12,12 +12,30 @@ export type Reference = 'mutable' | 'immutable' | null;
 export interface Signature { reference: Reference; type: string }
 
 export function normalizeType(type: string): string {
-  // Sui's canonical spelling as the SDK normalizes it (`normalizeStructTag`): long addresses, no space after commas.
-  return TypeTagSerializer.tagToString(TypeTagSerializer.parseFromStr(type, true)).replace(/, /g, ',');
+  return remembered(normalized, type, () => TypeTagSerializer.tagToString(TypeTagSerializer.parseFromStr(type, true)).replace(/, /g, ','));
 }
 
+/** The parsed tag, shared by every caller: read it, never change it. */
 export function parseType(type: string): TypeTag {
-  return TypeTagSerializer.parseFromStr(type, true);
+  return remembered(parsed, type, () => TypeTagSerializer.parseFromStr(type, true));
+}
+
+/**
+ * A transaction spells the same few types hundreds of times (a Table entry per ref, each with its Field type), and
+ * parsing one is the dearest step of writing it: both are pure, so each spelling is worked out once per process.
+ */
+const normalized = new Map<string, string>();
+const parsed = new Map<string, TypeTag>();
+const REMEMBERED_TYPES = 4096;
+
+export function remembered<T>(cache: Map<string, T>, key: string, compute: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size >= REMEMBERED_TYPES) cache.clear(); // types are few; a flood of distinct ones only costs a re-parse
+    cache.set(key, value);
+  }
+  return value;
 }
 
 /** Parses a parameter signature such as `&mut 0x2::clock::Clock`, substituting type arguments for `T0`, `T1`, …. */

@@ -1,6 +1,8 @@
 import { bcs, TypeTagSerializer } from '@mysten/sui/bcs';
-import { normalizeStructTag, normalizeSuiAddress, toBase58, fromBase58, toBase64, fromBase64 } from '@mysten/sui/utils';
+import { normalizeStructTag, normalizeSuiAddress, toBase58, fromBase58 } from '@mysten/sui/utils';
 import { blake2b } from '@noble/hashes/blake2.js';
+import { remembered } from './move-types.ts';
+import { fromStoredBase64, toStoredBase64 } from './stored-base64.ts';
 
 /**
  * Sui objects as the devnet keeps them, with ids, versions and digests computed exactly as Sui computes them, so
@@ -54,6 +56,13 @@ export function deriveObjectId(txDigest: string, creationIndex: number): string 
 }
 
 function moveObjectType(type: string) {
+  return remembered(objectTypes, type, () => parseMoveObjectType(type));
+}
+
+/** The BCS value of each object type, as `moveObjectType` gives it (shared: read, never changed). */
+const objectTypes = new Map<string, ReturnType<typeof parseMoveObjectType>>();
+
+function parseMoveObjectType(type: string) {
   if (type === GAS_COIN_TYPE) return { GasCoin: true };
   const coin = /^0x0{63}2::coin::Coin<(.+)>$/.exec(type);
   if (coin) return { Coin: TypeTagSerializer.parseFromStr(coin[1], true) };
@@ -112,14 +121,14 @@ export interface StoredObject {
 
 export function storeObject(object: ChainObject): StoredObject {
   return {
-    id: object.id, version: object.version.toString(), owner: object.owner, type: object.type, contents: toBase64(object.contents),
+    id: object.id, version: object.version.toString(), owner: object.owner, type: object.type, contents: toStoredBase64(object.contents),
     hasPublicTransfer: object.hasPublicTransfer, previousTransaction: object.previousTransaction, storageRebate: object.storageRebate.toString(),
   };
 }
 
 export function loadObject(stored: StoredObject): ChainObject {
   return {
-    id: stored.id, version: BigInt(stored.version), owner: stored.owner, type: stored.type, contents: fromBase64(stored.contents),
+    id: stored.id, version: BigInt(stored.version), owner: stored.owner, type: stored.type, contents: fromStoredBase64(stored.contents),
     hasPublicTransfer: stored.hasPublicTransfer, previousTransaction: stored.previousTransaction, storageRebate: BigInt(stored.storageRebate),
   };
 }

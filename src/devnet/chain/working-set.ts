@@ -1,5 +1,4 @@
 import { deriveDynamicFieldID } from '@mysten/sui/utils';
-import { bcs } from '@mysten/sui/bcs';
 import { type ChainObject } from './objects.ts';
 import { normalizeType, parseType } from './move-types.ts';
 import { DYNAMIC_FIELD, MoveAbortFailure, type TableStore } from './packages.ts';
@@ -79,6 +78,15 @@ export class ObjectRuntimeLimitFailure extends Error {
 
 const FIELD_ID_LENGTH = 32;
 
+/** `Field { id, name, value }` in BCS: the three encodings one after another. */
+function fieldContents(id: Uint8Array, key: Uint8Array, value: Uint8Array): Uint8Array {
+  const contents = new Uint8Array(id.length + key.length + value.length);
+  contents.set(id);
+  contents.set(key, id.length);
+  contents.set(value, id.length + key.length);
+  return contents;
+}
+
 /** Table entries as dynamic fields: `Field<K, V> { id, name: K, value: V }` owned by the table's UID. */
 export function tableStore(working: WorkingSet, txDigest: string): TableStore {
   // Each entry is reached two or three times per command (contains, then borrow, add or remove): derive its id once.
@@ -105,7 +113,7 @@ export function tableStore(working: WorkingSet, txDigest: string): TableStore {
       version: previous?.version ?? 0n,
       owner: { $kind: 'ObjectOwner', ObjectOwner: table },
       type: normalizeType(`0x2::dynamic_field::Field<${keyType}, ${valueType}>`),
-      contents: new Uint8Array([...bcs.Address.serialize(id).toBytes(), ...key, ...value]),
+      contents: fieldContents(Buffer.from(id.slice(2), 'hex'), key, value), // the id is normalized: 0x and 64 hex digits
       hasPublicTransfer: false,
       previousTransaction: txDigest,
       storageRebate: previous?.storageRebate ?? 0n,
