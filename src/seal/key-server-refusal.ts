@@ -27,7 +27,10 @@ export class KeyServerRefusalError extends WalrusGitError {
   }
 }
 
-/** The abort of a dry run as Sui's `ExecutionError` prints it: `MoveAbort(MoveLocation { module: ModuleId { address: …, name: Identifier("m") }, …, function_name: Some("f") }, code)`. */
+/**
+ * The abort of a dry run as Sui's `ExecutionError` prints it:
+ * `MoveAbort(MoveLocation { module: ModuleId { address: …, name: Identifier("m") }, …, function_name: Some("f") }, code)`.
+ */
 const MOVE_ABORT = /MoveAbort\(MoveLocation \{ module: ModuleId \{ address: (?:0x)?([0-9a-fA-F]+), name: Identifier\("(\w+)"\) \}.*?function_name: (?:Some\("(\w+)"\)|None) \}, (\d+)\)/;
 
 export function parseMoveAbort(message: string): { address: string; module: string; functionName: string | null; code: number } | null {
@@ -63,7 +66,7 @@ export function refusalError(error: unknown, answers: readonly KeyServerAnswer[]
           'the repository belongs to another version of the git-walrus package than the seal_approve the key servers ran (EWrongVersion): upgrade git-remote-walrus',
           { abortName: 'EWrongVersion' });
     }
-    // A refusal we cannot attribute (no body seen): the contract's usual reason.
+    // No body seen: the contract's usual reason. A body we cannot attribute is passed on in the key servers' words.
     if (denied === undefined) return new NotReaderError(repository, signer);
     return new KeyServerRefusalError('SEAL_ACCESS_DENIED', repository, `the Seal key servers denied ${signer} the keys (${denied.message})`, { answer: denied.message });
   }
