@@ -42,7 +42,7 @@ const commits: Record<string, string> = {};
 
 e2e.after(async () => {
   for (const controller of controllers) await controller.kill('SIGKILL');
-  devnet?.stop();
+  await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
   world?.remove();
   await cluster.stop();
 });
