@@ -11,7 +11,7 @@ import type { CreateClone } from '../remote/checkout.ts';
 import type { LocalRepository } from '../remote/local-repository.ts';
 
 /**
- * What `git walrus` commands get from the composition root (src/main/cli.ts): the active network's ports, the
+ * What `git walrus` commands get from the composition root (src/main/cli-process.ts): the active network's ports, the
  * git repository around the working directory, and the output streams. Commands never read the environment.
  */
 export interface CliApp {

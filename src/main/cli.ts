@@ -1,37 +1,4 @@
-/** Entry of `git walrus <command>`: composes the app (network, workspace, streams) and runs the command table. */
-import { adjustableLog } from '../core/log.ts';
-import type { CliApp } from '../cli/app.ts';
-import { runCli } from '../cli/index.ts';
-import { PackObjectReader } from '../git/pack-reader.ts';
-import { gitWorkspace } from '../git/workspace.ts';
-import { openNetwork } from './context.ts';
+/** Entry of `git walrus <command>`. */
+import { startProcess } from './start.ts';
 
-const args = process.argv.slice(2);
-const verbose = args.includes('-v') || args.includes('--verbose');
-const log = adjustableLog((text) => process.stderr.write(text), () => (args.includes('-q') || args.includes('--quiet') ? 0 : verbose ? 2 : 1), process.stderr.isTTY === true);
-
-const app: CliApp = {
-  open: async ({ network } = {}) => {
-    const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
-    return {
-      ledger: opened.ledger,
-      blobStore: opened.blobStore,
-      keyService: opened.keyService,
-      blobIdOf: opened.blobIdOf,
-      ...(opened.blobObjects ? { blobObjects: opened.blobObjects } : {}),
-      openPackObjects: () => PackObjectReader.open(),
-      networkName: opened.name,
-      market: opened.market,
-      close: opened.close,
-    };
-  },
-  workspace: gitWorkspace(),
-  stdout: (text) => process.stdout.write(text),
-  stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
-  log,
-  stderr: (text) => process.stderr.write(text),
-  createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
-  startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
-};
-
-process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));
+await startProcess(() => import('./cli-process.ts'));

@@ -11,6 +11,18 @@ export class CorruptPackError extends WalrusGitError {
   }
 }
 
+/**
+ * A chunk of a pack is not on Walrus (deleted, or its storage ran out). Below `live_from` that is what `git walrus gc`
+ * leaves after consolidating (src/remote/reclaim.ts), which a fetch handles itself; for a live pack it is data loss.
+ */
+export class PackMissingError extends WalrusGitError {
+  readonly packIndex: number;
+  constructor(repository: string, packIndex: number, blobId: string, cause: Error) {
+    super('PACK_MISSING', `pack ${packIndex} of repository ${repository} cannot be read: ${cause.message}`, { repository, packIndex, blobId }, { cause });
+    this.packIndex = packIndex;
+  }
+}
+
 /** After applying every pack, an object the remote lists is still missing: the remote's packs are incomplete. */
 export class MissingObjectsError extends WalrusGitError {
   constructor(repository: string, missing: string[]) {

@@ -6,7 +6,7 @@ import type { PackDecryptor } from '../core/pack-cipher.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
-import { CorruptPackError, MissingObjectsError } from './errors.ts';
+import { CorruptPackError, MissingObjectsError, PackMissingError } from './errors.ts';
 import type { IncomingPack, LocalRepository } from './local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { PackKeys, prepareKeys } from './sealed-packs.ts';
@@ -32,10 +32,27 @@ export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
  * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,
  * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
  * fetch with nothing new read no blob. `known` is repository state just read (by `list`), saving a chain read.
+ * When a pack is gone and `live_from` has moved past it since that state was read (a `git walrus gc` ran meanwhile
+ * and deleted what it replaced), the fetch reads the state again and fetches from the consolidated pack, once.
  */
 export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo, checkLinks = false, prefetched?: PackPrefetch): Promise<FetchOutcome> {
-  const { ledger, local, log } = deps;
-  const info = known ?? (await ledger.getRepository(repositoryId));
+  const info = known ?? (await deps.ledger.getRepository(repositoryId));
+  try {
+    return await fetchFrom(deps, repositoryId, info, wanted, progress, checkLinks, prefetched);
+  } catch (error) {
+    if (!(error instanceof PackMissingError)) throw error;
+    // A `git walrus gc` consolidated the packs after this fetch read the state, and deleted the ones it replaced
+    // (src/remote/reclaim.ts): the repository as it is now names the consolidated pack, which holds their objects.
+    const now = await deps.ledger.getRepository(repositoryId);
+    if (error.packIndex >= now.liveFrom) throw error;
+    deps.log.debug(`pack ${error.packIndex} is gone and live_from moved to ${now.liveFrom} (a gc ran meanwhile): fetching from there`);
+    return await fetchFrom(deps, repositoryId, now, wanted, progress, checkLinks);
+  }
+}
+
+/** `fetchObjects` from the repository state `info`. */
+async function fetchFrom(deps: FetchDeps, repositoryId: string, info: RepositoryInfo, wanted: readonly string[], progress: boolean, checkLinks: boolean, prefetched?: PackPrefetch): Promise<FetchOutcome> {
+  const { local, log } = deps;
   const missing = async () => {
     const present = await local.presentObjects(wanted);
     return [...new Set(wanted)].filter((id) => !present.has(id));
@@ -200,7 +217,13 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, p
   let first: Promise<IncomingPack> | null = receive();
   first.catch(() => {}); // awaited with the first chunk
   try {
-    const download = async (c: (typeof chunks)[number]) => ({ chunk: await blobStore.read(c.blobId, { signal }), index: c.pack });
+    const download = async (c: (typeof chunks)[number]) => {
+      try {
+        return { chunk: await blobStore.read(c.blobId, { signal }), index: c.pack };
+      } catch (error) {
+        throw (error as { code?: unknown }).code === 'BLOB_NOT_FOUND' ? new PackMissingError(repositoryId, from + c.pack, c.blobId, error as Error) : error;
+      }
+    };
     for await (const { chunk, index } of mapOrdered(chunks, DOWNLOAD_CONCURRENCY, download, { weigh: (c) => c.size, max: DOWNLOAD_BUDGET })) {
       signal?.throwIfAborted();
       if (index !== pack) {

@@ -10,13 +10,13 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
 import {
-  EncryptedObject, ExpiredSessionKeyError, GeneralError, InternalError as KeyServerFailure, NoAccessError, SealClient, SessionKey,
+  EncryptedObject, ExpiredSessionKeyError, GeneralError, InternalError as KeyServerFailure, SealClient, SessionKey,
   TooManyFailedFetchKeyRequestsError,
 } from '@mysten/seal';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { NotReaderError } from '../core/read-access.ts';
+import { refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
@@ -103,6 +103,8 @@ export class SealKeyService implements KeyService {
   #prepared: Promise<void> | null = null;
   /** Key-server URLs whose gateway answered 401 during the current key request, with its message. */
   #refusals: { url: string; answer: string }[] = [];
+  /** The key servers' error bodies during the current key request (the SDK keeps only their names). */
+  #answers: KeyServerAnswer[] = [];
   readonly #transport: typeof fetch;
   #session: SessionKey | null = null;
   /** The session being created, so `prepare` and a concurrent `open` share one. */
@@ -123,6 +125,9 @@ export class SealKeyService implements KeyService {
         const text = (await response.clone().text()).slice(0, 200);
         const url = (input instanceof Request ? input.url : String(input)).replace(/\/v1\/[a-z_]+(\?.*)?$/, '');
         this.#refusals.push({ url, answer: `HTTP 401${text ? ` ${text}` : ''}` });
+      } else if (response.status >= 400 && response.status < 500) {
+        const body = await response.clone().json().catch(() => null) as { error?: unknown; message?: unknown } | null;
+        if (typeof body?.error === 'string') this.#answers.push({ error: body.error, message: String(body.message ?? '') });
       }
       return response;
     }) as typeof fetch;
@@ -211,6 +216,7 @@ export class SealKeyService implements KeyService {
     for (let attempt = 0; ; attempt++) {
       const sessionKey = await this.#currentSession();
       this.#refusals = [];
+      this.#answers = [];
       try {
         await client.fetchKeys({ ids, txBytes, sessionKey, threshold });
         return;
@@ -228,7 +234,8 @@ export class SealKeyService implements KeyService {
 
   async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
     const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
-    if (error instanceof NoAccessError) return new NotReaderError(repository, await this.#address());
+    const refused = refusalError(error, this.#answers, repository, this.#packageId, await this.#address());
+    if (refused !== null) return refused;
     const refusal = this.#refusals[0];
     if (refusal !== undefined) {
       const servers = await this.#sealClient().getKeyServers().catch(() => new Map<string, { url: string }>());

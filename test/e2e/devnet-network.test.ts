@@ -24,7 +24,7 @@ devnet('GIT_WALRUS_NETWORK=devnet (or --network) pushes and clones over the netw
     assert.is.not(elsewhere.code, 0);
     assert.match(elsewhere.stderr, /not found/);
   } finally {
-    server.stop();
+    await server.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
     w.remove();
   }
 });

@@ -88,7 +88,7 @@ e2e('the same on a git walrus devnet server', async () => {
   try {
     await pipeline(w, { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url });
   } finally {
-    server.stop();
+    await server.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
     w.remove();
   }
 });

@@ -28,7 +28,7 @@ const overlay = mkdtempSync(join(tmpdir(), 'gitops-overlay-'));
 
 deploy.after(async () => {
   for (const controller of controllers) await controller.kill('SIGKILL');
-  devnet?.stop();
+  await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
   world?.remove();
   rmSync(overlay, { recursive: true, force: true });
   await cluster.stop();

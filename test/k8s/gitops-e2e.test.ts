@@ -56,7 +56,7 @@ e2e.after(async () => {
   await diagnostics?.stop();
   for (const controller of controllers) await controller.kill('SIGKILL');
   await devnet?.close();
-  devnetServer?.stop();
+  await devnetServer?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
   world?.remove();
   await cluster.stop();
 });

@@ -8,6 +8,12 @@ import { fileURLToPath } from 'node:url';
 
 const cacheModule = fileURLToPath(new URL('../../src/main/compile-cache.ts', import.meta.url));
 const someModule = fileURLToPath(new URL('../../src/core/object-id.ts', import.meta.url));
+const bin = (name: string) => fileURLToPath(new URL(`../../bin/${name}`, import.meta.url));
+
+/** Every file under `dir` (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : [];
+}
 
 /** A fresh Node process that enables the cache as the helper's entry does, loads a module and reports the cache. */
 function run(env: NodeJS.ProcessEnv): string {
@@ -40,6 +46,21 @@ cache('lives in the user\'s cache directory and fills as modules load; NODE_COMP
     assert.not.ok(existsSync(join(off, '.cache')));
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+});
+
+cache('both executables start through it: `git walrus` and git-remote-walrus each fill the cache as they load', () => {
+  for (const [name, args, status] of [['git-walrus', ['--help'], 0], ['git-remote-walrus', [], 1]] as const) {
+    const home = mkdtempSync(join(tmpdir(), 'compile-cache-'));
+    try {
+      const result = spawnSync(bin(name), [...args], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+      assert.is(result.status, status, result.stderr);
+      const entries = filesUnder(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache'));
+      // Each loads well over a hundred modules; the entry alone would be a handful.
+      assert.ok(entries.length > 50, `${name}: ${entries.length} cache entries`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   }
 });
 

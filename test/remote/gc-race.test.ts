@@ -12,6 +12,7 @@ import { silentLog } from '../../src/core/log.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { forwardingLedger } from '../../src/main/instrumented.ts';
 import { fetchObjects } from '../../src/remote/fetch.ts';
+import { PackMissingError } from '../../src/remote/errors.ts';
 import { GcRacedError, collectGarbage } from '../../src/remote/gc.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { StaleRepackError } from '../../src/sui/errors.ts';
@@ -208,6 +209,55 @@ race('a push before every repack: gc gives up with GcRacedError after its rounds
   assert.equal([info.seq, info.packCount, info.liveFrom], [6, 6, 0], 'three pushes and three racing pushes; no repack');
   const { refs } = await assertClonable(w, 'after gc gave up');
   assert.equal(racers.map((_, i) => refs.get(`refs/heads/racer-${i + 1}`)), racers);
+}));
+
+/**
+ * A fetch into a new clone whose first blob read is preceded by a gc that deletes the chunks of every pack it
+ * replaced (what `git walrus gc` does with deletable packs, src/remote/reclaim.ts), and by `alsoLose` after it.
+ */
+async function fetchRacingGc(w: World, alsoLose: (consolidated: string[]) => string[] = () => []) {
+  const fresh = join(w.dir.path, `clone-${++w.clones}`);
+  mkdirSync(fresh);
+  initRepo(fresh, w.env);
+  const refs = await w.chain.owner.listRefs(w.id);
+  const replaced = (await w.chain.owner.listPacks(w.id, 0)).flatMap((pack) => pack.chunks);
+  let gc: Awaited<ReturnType<typeof collectGarbage>> = null;
+  const read: string[] = [];
+  const blobStore = Object.create(w.blobStore) as MemoryBlobStore;
+  blobStore.read = async (blobId) => {
+    if (gc === null) {
+      gc = await collectGarbage(w.deps(w.source, w.chain.owner), w.id, false);
+      for (const gone of [...replaced, ...alsoLose(gc!.pack.chunks)]) w.blobStore.blobs.delete(gone);
+    }
+    read.push(blobId);
+    return w.blobStore.read(blobId);
+  };
+  const outcome = fetchObjects({ ...w.deps(fresh, w.chain.owner), blobStore }, w.id, [...refs.values()], false);
+  return { fresh, refs, outcome, gc: () => gc, read, replaced };
+}
+
+race('a fetch that read the state before a gc deleted the packs it replaced reads the consolidated pack instead, by itself', inWorld(async (w) => {
+  const { fresh, refs, outcome, gc, read, replaced } = await fetchRacingGc(w);
+  await outcome;
+  assert.ok(gc(), 'the gc ran between the fetch\'s state read and its first blob read');
+  for (const [name, value] of refs) gitIn(fresh, w.env, 'update-ref', name, value);
+  gitIn(fresh, w.env, 'fsck', '--strict');
+  const consolidated = gc()!.pack.chunks;
+  assert.equal(read.filter((id) => consolidated.includes(id)), consolidated, 'the consolidated pack, read once');
+  const before = read.filter((id) => !consolidated.includes(id));
+  assert.ok(before.length > 0 && before.every((id) => replaced.includes(id)), 'before it, only reads of deleted packs (the ones in flight)');
+}));
+
+race('when the consolidated pack is gone too, the fetch fails once, naming the pack', inWorld(async (w) => {
+  const { outcome } = await fetchRacingGc(w, (consolidated) => consolidated);
+  try {
+    await outcome;
+    assert.unreachable('fetched from packs that are gone');
+  } catch (error) {
+    assert.instance(error, PackMissingError);
+    assert.is((error as PackMissingError).packIndex, 3, 'the consolidated pack');
+    assert.match((error as Error).message, /^pack 3 of repository 0x[0-9a-f]+ cannot be read: blob \S+ not found$/);
+  }
 }));
 
 race.run();

@@ -204,17 +204,36 @@ async function verifySignatures(txBytes: Uint8Array, signatures: string[], signe
   }
 }
 
-function checkExpiration(expiration: { $kind: string; Epoch?: string | number; ValidDuring?: { minEpoch: string | null; maxEpoch: string | null; chain: string } }, request: ExecutionRequest): void {
-  if (expiration.$kind === 'Epoch' && BigInt(expiration.Epoch!) < BigInt(request.epoch)) {
-    throw new TransactionRejectedError('TransactionExpired', 'Transaction Expired');
+interface ValidityWindow {
+  minEpoch: string | number | null;
+  maxEpoch: string | number | null;
+  minTimestamp: string | number | null;
+  maxTimestamp: string | number | null;
+  chain: string;
+}
+
+/**
+ * Sui's checks of a transaction's expiration (sui-types `TransactionData::validity_check`, then the epoch check at
+ * signing). `ValidDuring` (and `Validity`, which only adds a proposer restriction a one-validator network has no use
+ * for): no network accepts a timestamp bound yet; both epochs are required and span at most two epochs (the SDK
+ * sets [current, current + 1] for address-balance gas); the chain must be this one, so bytes signed for another
+ * network cannot replay here; and the current epoch must lie in the window. The nonce only makes otherwise equal
+ * transactions distinct: it is part of the digest and nothing else checks it.
+ */
+function checkExpiration(expiration: { $kind: string; Epoch?: string | number; ValidDuring?: ValidityWindow; Validity?: ValidityWindow }, request: ExecutionRequest): void {
+  const expired = () => new TransactionRejectedError('TransactionExpired', 'Transaction Expired');
+  if (expiration.$kind === 'Epoch' && BigInt(expiration.Epoch!) < BigInt(request.epoch)) throw expired();
+  const window = expiration.ValidDuring ?? expiration.Validity;
+  if (window === undefined) return;
+  const unsupported = (what: string) => new TransactionRejectedError('Unsupported', `Feature is not supported: ${what}`);
+  if (window.minTimestamp !== null || window.maxTimestamp !== null) throw unsupported('Timestamp-based transaction expiration is not yet supported');
+  if (window.minEpoch === null || window.maxEpoch === null) throw unsupported('Both min_epoch and max_epoch must be specified');
+  const [min, max, epoch] = [BigInt(window.minEpoch), BigInt(window.maxEpoch), BigInt(request.epoch)];
+  if (max !== min && max !== min + 1n) throw unsupported('max_epoch must be at most min_epoch + 1');
+  if (window.chain !== request.chainId) {
+    throw new TransactionRejectedError('InvalidChainId', `Transaction chain ID ${window.chain} does not match network chain ID ${request.chainId}.`, { provided: window.chain, expected: request.chainId });
   }
-  if (expiration.$kind === 'ValidDuring') {
-    const window = expiration.ValidDuring!;
-    if (window.chain !== request.chainId) throw new TransactionRejectedError('InvalidChainId', `Transaction is for chain ${window.chain}, this is ${request.chainId}`);
-    if ((window.minEpoch !== null && BigInt(window.minEpoch) > BigInt(request.epoch)) || (window.maxEpoch !== null && BigInt(window.maxEpoch) < BigInt(request.epoch))) {
-      throw new TransactionRejectedError('TransactionExpired', 'Transaction Expired');
-    }
-  }
+  if (epoch < min || epoch > max) throw expired();
 }
 
 type Programmable = NonNullable<ReturnType<typeof bcs.TransactionData.parse>['V1']['kind']['ProgrammableTransaction']>;

@@ -167,6 +167,23 @@ function expirationFromGrpc(expiration: GrpcTypes.TransactionExpiration | undefi
   if (!expiration) return null;
   if (expiration.kind === ExpirationKind.EPOCH) return { $kind: 'Epoch', Epoch: expiration.epoch!.toString() } as TransactionData['expiration'];
   if (expiration.kind === ExpirationKind.NONE) return { $kind: 'None', None: true } as TransactionData['expiration'];
+  if (expiration.kind === ExpirationKind.VALID_DURING) {
+    // The API carries the window's max_epoch in `epoch` and its timestamps as google.protobuf.Timestamp; the
+    // transaction data holds milliseconds. Whether the window is acceptable is the executor's check, as for BCS.
+    if (expiration.chain === undefined) throw new GrpcTransactionError('ValidDuring expiration without a chain');
+    if (expiration.nonce === undefined) throw new GrpcTransactionError('ValidDuring expiration without a nonce');
+    return {
+      $kind: 'ValidDuring',
+      ValidDuring: {
+        minEpoch: expiration.minEpoch?.toString() ?? null,
+        maxEpoch: expiration.epoch?.toString() ?? null,
+        minTimestamp: expiration.minTimestamp ? timestampMs(expiration.minTimestamp) : null,
+        maxTimestamp: expiration.maxTimestamp ? timestampMs(expiration.maxTimestamp) : null,
+        chain: expiration.chain,
+        nonce: expiration.nonce,
+      },
+    } as TransactionData['expiration'];
+  }
   throw new GrpcTransactionError(`expiration kind ${ExpirationKind[expiration.kind ?? 0]} is not supported by the devnet`);
 }
 
@@ -174,5 +191,26 @@ function expirationToGrpc(expiration: TransactionData['expiration']): GrpcTypes.
   if (!expiration) return undefined;
   if (expiration.$kind === 'Epoch') return { kind: ExpirationKind.EPOCH, epoch: BigInt(expiration.Epoch) };
   if (expiration.$kind === 'None') return { kind: ExpirationKind.NONE };
+  if (expiration.$kind === 'ValidDuring') {
+    const window = expiration.ValidDuring;
+    return {
+      kind: ExpirationKind.VALID_DURING,
+      minEpoch: window.minEpoch != null ? BigInt(window.minEpoch) : undefined,
+      epoch: window.maxEpoch != null ? BigInt(window.maxEpoch) : undefined,
+      minTimestamp: window.minTimestamp != null ? grpcTimestamp(window.minTimestamp) : undefined,
+      maxTimestamp: window.maxTimestamp != null ? grpcTimestamp(window.maxTimestamp) : undefined,
+      chain: window.chain,
+      nonce: window.nonce,
+    };
+  }
   throw new GrpcTransactionError(`expiration ${expiration.$kind} cannot be sent`);
+}
+
+function timestampMs(timestamp: { seconds: bigint; nanos: number }): string {
+  return (timestamp.seconds * 1000n + BigInt(Math.floor(timestamp.nanos / 1e6))).toString();
+}
+
+function grpcTimestamp(ms: string | number): { seconds: bigint; nanos: number } {
+  const value = BigInt(ms);
+  return { seconds: value / 1000n, nanos: Number(value % 1000n) * 1e6 };
 }

@@ -11,6 +11,7 @@ import { extractStatusFromEffectsBcs } from '@mysten/sui/client';
 import { ChainEngine } from '../../../src/devnet/chain/engine.ts';
 import { executeTransaction } from '../../../src/devnet/chain/executor.ts';
 import { objectDigest } from '../../../src/devnet/chain/objects.ts';
+import { TransactionRejectedError } from '../../../src/devnet/chain/errors.ts';
 import type { MovePackage, MoveFunction } from '../../../src/devnet/chain/packages.ts';
 
 /** A package made up for the test: `big::make(n)` shares an object of n bytes; `big::hidden` is private. */
@@ -39,7 +40,7 @@ executor.before(async (context) => {
 });
 executor.after(({ dir }) => rmSync(dir, { recursive: true, force: true }));
 
-async function execute(context: Context, build: (tx: Transaction) => void) {
+async function execute(context: Context, build: (tx: Transaction) => void, epoch = 0) {
   const [coin] = context.engine.coins(context.key.toSuiAddress(), '0x2::sui::SUI');
   const tx = new Transaction();
   build(tx);
@@ -53,7 +54,7 @@ async function execute(context: Context, build: (tx: Transaction) => void) {
   const packages = new Map(context.engine.packages);
   packages.set(BIG, bigPackage());
   const result = await executeTransaction({
-    objects: context.engine.store.objects, packages, chainId: context.engine.genesis.chainId, epoch: 0, checkpoint: 1, txBytes, signatures: [signature], simulate: false, now: Date.now(),
+    objects: context.engine.store.objects, packages, chainId: context.engine.genesis.chainId, epoch, checkpoint: 1, txBytes, signatures: [signature], simulate: false, now: Date.now(),
   });
   return { result, status: extractStatusFromEffectsBcs(result.effects) };
 }
@@ -66,6 +67,21 @@ executor('an object over 250 KiB fails the transaction with MoveObjectTooBig; on
   assert.is(big.status.success, false);
   assert.equal(big.status.error, { $kind: 'SizeError', message: big.status.error!.message, command: undefined, SizeError: { name: 'ObjectTooBig', size: 250 * 1024 + 32 + 3, maxSize: 250 * 1024 } });
   assert.ok(big.result.commit.writes.every((w) => w.type !== `${BIG}::big::Blob`), 'nothing but gas is written');
+});
+
+executor('a ValidDuring window the current epoch has passed is refused as expired; one that holds it executes', async (context) => {
+  const during = (min: number, max: number) => (tx: Transaction) => {
+    tx.splitCoins(tx.gas, [1]);
+    tx.setExpiration({ ValidDuring: { minEpoch: String(min), maxEpoch: String(max), minTimestamp: null, maxTimestamp: null, chain: context.engine.genesis.chainId, nonce: 1 } });
+  };
+  try {
+    await execute(context, during(1, 2), 3);
+    assert.unreachable('a window of epochs 1-2 executed in epoch 3');
+  } catch (error) {
+    assert.instance(error, TransactionRejectedError);
+    assert.is((error as TransactionRejectedError).reason, 'TransactionExpired');
+  }
+  assert.is((await execute(context, during(2, 3), 3)).status.success, true);
 });
 
 executor('private functions, unknown type arguments and moved values are refused like the Move VM does', async (context) => {

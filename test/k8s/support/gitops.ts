@@ -39,7 +39,7 @@ export async function kubectl(args: string[], options: { kubeconfig?: string; cw
 }
 
 /** `git walrus devnet --host <host>` in the world (state in `<root>/devnet-state`): pods reach it on the node's hostIp. */
-export async function startDevnetServer(world: World, host: string): Promise<{ url: string; env: NodeJS.ProcessEnv; stop(): void }> {
+export async function startDevnetServer(world: World, host: string): Promise<{ url: string; env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
   const server = await startDevnet(world, host ? ['--host', host] : []);
   return { ...server, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url } };
 }

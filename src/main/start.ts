@@ -1,0 +1,12 @@
+import { enableModuleCompileCache } from './compile-cache.ts';
+
+/**
+ * The one start-up path of this package's executables: bin/git-remote-walrus (remote-helper.ts, started by git for
+ * every fetch and push) and bin/git-walrus (cli.ts). It turns on the module compile cache and only then loads the
+ * process's modules, so that they load from it: an entry imports nothing else statically, since whatever it imported
+ * would be compiled before the cache is on.
+ */
+export async function startProcess(load: () => Promise<unknown>): Promise<void> {
+  enableModuleCompileCache(process.env);
+  await load();
+}

@@ -1,0 +1,94 @@
+/**
+ * What a Seal key server's refusal means for the user. A key server answers `{"error": <name>, "message": …}`
+ * (MystenLabs/seal `crates/key-server/src/errors.rs`); @mysten/seal keeps only the name, as an error class, so the key
+ * service records the bodies and this turns the one the SDK settled on into the line the user can act on. A `NoAccess`
+ * carries the failed dry run of our `seal_approve`, whose abort constant says why: not a reader, a key sealed outside
+ * the repository, or a repository of another package version.
+ */
+import {
+  ExpiredSessionKeyError, InvalidPackageError, InvalidParameterError, InvalidPTBError, InvalidUserSignatureError, NoAccessError,
+} from '@mysten/seal';
+import { normalizeSuiAddress } from '@mysten/sui/utils';
+import { abortName } from '../contract/abort-codes.ts';
+import { WalrusGitError } from '../core/errors.ts';
+import { NotReaderError } from '../core/read-access.ts';
+import type { RepositoryName } from '../ports/key-service.ts';
+
+/** A key server's error body. */
+export interface KeyServerAnswer {
+  error: string;
+  message: string;
+}
+
+/** The key servers refused a key request for a reason the user (or the repository's owner) can act on. */
+export class KeyServerRefusalError extends WalrusGitError {
+  constructor(code: string, repository: RepositoryName, reason: string, data: Record<string, unknown> = {}, retryable = false) {
+    super(code, `cannot decrypt the packs of repository '${repository.name}' (${repository.id}): ${reason}`, { repository: repository.id, ...data }, { retryable });
+  }
+}
+
+/**
+ * The abort of a dry run as Sui's `ExecutionError` prints it:
+ * `MoveAbort(MoveLocation { module: ModuleId { address: …, name: Identifier("m") }, …, function_name: Some("f") }, code)`.
+ */
+const MOVE_ABORT = /MoveAbort\(MoveLocation \{ module: ModuleId \{ address: (?:0x)?([0-9a-fA-F]+), name: Identifier\("(\w+)"\) \}.*?function_name: (?:Some\("(\w+)"\)|None) \}, (\d+)\)/;
+
+export function parseMoveAbort(message: string): { address: string; module: string; functionName: string | null; code: number } | null {
+  const match = MOVE_ABORT.exec(message);
+  if (match === null) return null;
+  return { address: normalizeSuiAddress(match[1]!), module: match[2]!, functionName: match[3] ?? null, code: Number(match[4]) };
+}
+
+/**
+ * The error to report for `error` (what @mysten/seal threw for a key request, after the session renewal the service
+ * does itself) given the bodies the key servers answered; null when it is no refusal this module explains.
+ */
+export function refusalError(error: unknown, answers: readonly KeyServerAnswer[], repository: RepositoryName, packageId: string, signer: string): WalrusGitError | null {
+  const answer = (name: string) => answers.find((a) => a.error === name);
+  if (error instanceof ExpiredSessionKeyError) {
+    // A session signed a moment ago: only clocks apart by more than its lifetime (or set ahead of theirs) do that.
+    return new KeyServerRefusalError('KEY_SERVER_CLOCK', repository, 'the Seal key servers found a session key signed just now expired or not yet valid (InvalidCertificate): this machine\'s clock and theirs differ; set the clock right (NTP) and retry');
+  }
+  if (error instanceof NoAccessError) {
+    const denied = answer('NoAccess');
+    const abort = denied ? parseMoveAbort(denied.message) : null;
+    const ours = abort !== null && abort.address === normalizeSuiAddress(packageId) && abort.module === 'repository';
+    switch (ours ? abortName(abort.code) : undefined) {
+      case 'ENoAccess':
+        return new NotReaderError(repository, signer);
+      case 'EWrongKeyId':
+        return new KeyServerRefusalError('SEALED_KEY_OUTSIDE_REPOSITORY', repository,
+          'a pack\'s data key is sealed under an id outside this repository, so the key servers give it to no one (seal_approve aborted with EWrongKeyId): ' +
+          `a faulty client pushed that pack; ask the owner ${repository.owner} to run \`git walrus gc\` from a clone holding its objects, after which clones no longer read it`,
+          { abortName: 'EWrongKeyId' });
+      case 'EWrongVersion':
+        return new KeyServerRefusalError('PACKAGE_VERSION', repository,
+          'the repository belongs to another version of the git-walrus package than the seal_approve the key servers ran (EWrongVersion): upgrade git-remote-walrus',
+          { abortName: 'EWrongVersion' });
+    }
+    // No body seen: the contract's usual reason. A body we cannot attribute is passed on in the key servers' words.
+    if (denied === undefined) return new NotReaderError(repository, signer);
+    return new KeyServerRefusalError('SEAL_ACCESS_DENIED', repository, `the Seal key servers denied ${signer} the keys (${denied.message})`, { answer: denied.message });
+  }
+  if (error instanceof InvalidPackageError) {
+    return new KeyServerRefusalError('SEAL_PACKAGE_UNKNOWN', repository,
+      `the Seal key servers do not know package ${packageId} (InvalidPackage): they serve another network than the repository's; check the network's key servers (GIT_WALRUS_SEAL_KEY_SERVERS) and package id`,
+      { packageId });
+  }
+  if (error instanceof InvalidPTBError && /seal_approve function was not found/.test(answer('InvalidPTB')?.message ?? '')) {
+    return new KeyServerRefusalError('SEAL_PACKAGE_MISMATCH', repository,
+      `package ${packageId} has no repository::seal_approve on the key servers' network (InvalidPTB): the configured package is not the git-walrus package of that network`,
+      { packageId });
+  }
+  if (error instanceof InvalidParameterError) {
+    const detail = answer('InvalidParameter')?.message;
+    return new KeyServerRefusalError('SEAL_REPOSITORY_UNREADABLE', repository,
+      `the Seal key servers could not read repository ${repository.id} on chain (InvalidParameter${detail ? `: ${detail}` : ''}): it was deleted, or their full node has not seen it yet; try again in a moment`,
+      {}, true);
+  }
+  if (error instanceof InvalidUserSignatureError) {
+    return new KeyServerRefusalError('SEAL_SIGNATURE_REFUSED', repository,
+      `the Seal key servers refused the session key's signature by ${signer} (InvalidSignature): they refuse a signature that does not verify, and any signature of an address that has aliases`);
+  }
+  return null;
+}
