@@ -44,7 +44,7 @@ test.after(async () => {
   }
   // What the controller made outside the test's own namespace goes too, also when a step failed.
   if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
-  devnet?.stop();
+  await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
   world?.remove();
   await cluster.stop();
 });
