@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +13,7 @@ import { MAX_KEYS_PER_REQUEST } from '../../src/ports/key-service.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { commit, initWorkRepo, refsOf } from '../support/e2e.ts';
 import type { World } from '../support/e2e.ts';
-import { commitFile } from '../support/git-fixture.ts';
+import { gitIn } from '../support/git-fixture.ts';
 import { clockOffset, machineClockEnv, setClockOffset } from '../support/machine-clock-env.ts';
 import { NETWORK_FRONTS } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
@@ -58,18 +59,33 @@ async function newBlobs(front: NetworkFront, w: World, push: () => Promise<unkno
 }
 
 /**
+ * `count` commits on main in `src`, each setting log.txt to `entry <i>`, written by one `git fast-import` (three git
+ * processes per commit cost more than the pushes did); returns their ids, oldest first.
+ */
+function logCommits(w: World, src: string, count: number): string[] {
+  let stream = '';
+  for (let i = 1; i <= count; i++) {
+    const [message, content] = [`edit log.txt\n`, `entry ${i}\n`];
+    stream += `commit refs/heads/main\nmark :${i}\ncommitter Ada <ada@example.com> 1700000000 +0000\ndata ${message.length}\n${message}`;
+    stream += `M 100644 inline log.txt\ndata ${content.length}\n${content}\n`;
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: w.path(src), env: w.env, input: stream });
+  return gitIn(w.path(src), w.env, 'rev-list', '--reverse', 'main').split('\n');
+}
+
+/**
  * `count` pushes of one small commit each from `src` to the repository at `url`, made in this process through the
  * helper's own push path (the network `git` would open for this world, `pushRefs`): the same blobs and transactions as
  * `git push`, without a git and a helper process per push.
  */
 async function pushEach(w: World, src: string, url: string, count: number): Promise<void> {
   const env = { ...w.env, GIT_DIR: w.path(src, '.git') };
+  const commits = logCommits(w, src, count);
   const network = await openNetwork({ env, log: silentLog, role: 'setup' });
   try {
     const deps = { ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local: new NativeGitRepository(w.path(src, '.git'), env), log: silentLog };
-    for (let i = 1; i <= count; i++) {
-      commitFile(w.path(src), env, 'log.txt', `entry ${i}\n`);
-      const [result] = await pushRefs(deps, url.slice('walrus://'.length), [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], { atomic: false, dryRun: false, progress: false, leases: new Map() });
+    for (const commit of commits) {
+      const [result] = await pushRefs(deps, url.slice('walrus://'.length), [{ src: commit, dst: 'refs/heads/main', force: false }], { atomic: false, dryRun: false, progress: false, leases: new Map() });
       assert.ok(result!.ok, result!.ok ? '' : result!.reason);
     }
   } finally {
