@@ -104,9 +104,9 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
 
 /**
  * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port, `extra` arguments) and waits for the URL
- * it serves; `stop` resolves once the server has exited.
+ * it serves; `pid` is the `git walrus` process (the server is its child); `stop` resolves once the server has exited.
  */
-export async function startDevnet(world: World, extra: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startDevnet(world: World, extra: string[] = []): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
@@ -120,5 +120,5 @@ export async function startDevnet(world: World, extra: string[] = []): Promise<{
     child.on('close', (code) => fail(new Error(`git walrus devnet exited (${code}):\n${stderr}`)));
   });
   const exited = new Promise<void>((done) => child.once('close', () => done()));
-  return { url, stop: () => { child.kill('SIGTERM'); return exited; } };
+  return { url, pid: child.pid!, stop: () => { child.kill('SIGTERM'); return exited; } };
 }
