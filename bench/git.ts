@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createWorld, refsOf, walrusInit } from '../test/support/e2e.ts';
+import { createWorld, refsOf, startDevnet, walrusInit } from '../test/support/e2e.ts';
 import type { World } from '../test/support/e2e.ts';
 
 interface Shape {
@@ -110,21 +110,6 @@ function sum(stats: ReturnType<World['takeStats']>, role = 'helper') {
     transactions: total('transactions'),
     maxRssMb: Math.max(0, ...mine.map((s) => ((s as { maxRssKb?: number }).maxRssKb ?? 0) / 1024)),
   };
-}
-
-/** Starts `git walrus devnet` on a free port; returns the environment that points clients at it. */
-export async function startDevnet(world: World): Promise<{ env: NodeJS.ProcessEnv; stop(): void }> {
-  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state')], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const match = out.match(/^devnet: (\S+)$/m);
-      if (match) resolve(match[1]);
-    });
-    child.on('close', (code) => reject(new Error(`git walrus devnet exited (${code})`)));
-  });
-  return { env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: url }, stop: () => child.kill('SIGTERM') };
 }
 
 /**
@@ -253,8 +238,9 @@ export async function run(short: boolean): Promise<void> {
     // Against a `git walrus devnet` server, so the figure is the helper alone (on `local` the network runs inside
     // the helper process and its memory counts too: both are printed).
     const devnet = await startDevnet(world);
+    const devnetEnv = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: devnet.url };
     try {
-      for (const [label, env] of [['devnet server', devnet.env], ['embedded local', {}]] as const) {
+      for (const [label, env] of [['devnet server', devnetEnv], ['embedded local', {}]] as const) {
         const name = `large-${label.split(' ')[0]}`;
         const largeUrl = (await world.ok('large', ['walrus', 'init', name, '--remote', name], { env })).split('\n').at(-1)!;
         world.takeStats();
@@ -265,7 +251,7 @@ export async function run(short: boolean): Promise<void> {
         console.log(`  ${label}: pack ${fmtMb(largePush.bytesWritten)} in ${largePush.blobWrites} chunk(s); helper peak RSS push ${largePush.maxRssMb.toFixed(0)} MB, clone ${largeClone.maxRssMb.toFixed(0)} MB (target <= 150 MB)`);
       }
     } finally {
-      devnet.stop();
+      await devnet.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
     }
   } finally {
     world.remove();

@@ -69,7 +69,7 @@ export async function run(short: boolean): Promise<void> {
         await throughput('HTTP 127.0.0.1', remote, blobs.map((b, i) => randomish(b.length, 7 * size + i)));
       }
     } finally {
-      devnet.stop();
+      await devnet.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
       world.remove();
     }
 

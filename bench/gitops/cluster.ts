@@ -99,7 +99,7 @@ export async function clusterFigures(): Promise<void> {
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
-    devnet?.stop();
+    await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
     world.remove();
     await cluster.stop();
   }
