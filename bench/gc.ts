@@ -42,7 +42,7 @@ export async function run(short: boolean): Promise<void> {
     const last = JSON.parse(await world.ok('src', ['walrus', 'log', 'walrus', '--json', '--limit', '1'])) as { pushes: { pack: { size: number } | null }[] };
     const repackSize = last.pushes[0].pack!.size;
     console.log(`${pushes} one-commit pushes: ${sizes.length} packs, ${sizes.reduce((a, b) => a + b, 0)} bytes of pack data`);
-    console.log(`  live blobs a clone reads:  ${before} before gc, ${after} after (${gc.trim()})`);
+    console.log(`  live blobs a clone reads:  ${before} before gc, ${after} after (${gc.trim().split('\n').join('; ')})`);
     for (const shards of [DEVNET_NUM_SHARDS, MAINNET_SHARDS]) {
       console.log(`  encoded storage, ${String(shards).padStart(4)} shards: ${fmtMb(encoded(shards, sizes))} live before gc, ${fmtMb(encodedBlobLength(repackSize, shards))} live after (the replaced blobs stay until they expire)`);
     }
