@@ -222,13 +222,16 @@ async function fetchRacingGc(w: World, alsoLose: (consolidated: string[]) => str
   const refs = await w.chain.owner.listRefs(w.id);
   const replaced = (await w.chain.owner.listPacks(w.id, 0)).flatMap((pack) => pack.chunks);
   let gc: Awaited<ReturnType<typeof collectGarbage>> = null;
+  // One gc for all first reads: the fetch reads several chunks at once, and each would otherwise start its own.
+  let gcRun: Promise<void> | undefined;
   const read: string[] = [];
   const blobStore = Object.create(w.blobStore) as MemoryBlobStore;
   blobStore.read = async (blobId) => {
-    if (gc === null) {
+    gcRun ??= (async () => {
       gc = await collectGarbage(w.deps(w.source, w.chain.owner), w.id, false);
       for (const gone of [...replaced, ...alsoLose(gc!.pack.chunks)]) w.blobStore.blobs.delete(gone);
-    }
+    })();
+    await gcRun;
     read.push(blobId);
     return w.blobStore.read(blobId);
   };
