@@ -7,9 +7,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   ExpiredSessionKeyError, InvalidPackageError, InvalidParameterError, InvalidPTBError, InvalidUserSignatureError, NoAccessError,
 } from '@mysten/seal';
@@ -19,18 +16,11 @@ import { AbortCode } from '../../src/contract/abort-codes.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
-import { openLocalNetwork, type LocalNetwork } from '../../src/devnet/local-network.ts';
 import { KeyServerRefusalError, parseMoveAbort, refusalError } from '../../src/seal/key-server-refusal.ts';
 import { SealKeyService } from '../../src/seal/key-service.ts';
-import { SuiLedger } from '../../src/sui/ledger.ts';
+import { closePrivateVault, openPrivateVault, type PrivateVault } from '../support/private-vault.ts';
 
-interface Context {
-  dir: string;
-  network: LocalNetwork;
-  ownerKey: Ed25519Keypair;
-  owner: SuiLedger;
-  repository: { id: string; name: string; owner: string };
-}
+type Context = PrivateVault;
 
 /** The key servers' clock runs this far ahead of ours while they handle a request. */
 let serverSkewMs = 0;
@@ -67,23 +57,14 @@ async function refusal(promise: Promise<unknown>): Promise<Error> {
 
 const devnet = suite<Context>('key-server refusals on the devnet key servers');
 
-devnet.before(async (context) => {
-  context.dir = mkdtempSync(join(tmpdir(), 'walrus-refusal-'));
-  context.network = await openLocalNetwork(join(context.dir, 'net'));
-  context.ownerKey = Ed25519Keypair.generate();
-  await context.network.faucet(context.ownerKey.toSuiAddress());
-  context.owner = new SuiLedger({ client: context.network.client, signer: context.ownerKey, packageId: context.network.packageId, registryId: context.network.registryId });
-  const { id } = await context.owner.createRepository('vault', 'refs/heads/main', { private: true });
-  context.repository = { id, name: 'vault', owner: context.ownerKey.toSuiAddress() };
-});
+devnet.before((context) => openPrivateVault(context, 'walrus-refusal-'));
 
 devnet.after.each(() => {
   serverSkewMs = 0;
 });
 
 devnet.after(async (context) => {
-  await context.network.close();
-  rmSync(context.dir, { recursive: true, force: true });
+  await closePrivateVault(context);
 });
 
 devnet('a non-reader (seal_approve aborts with ENoAccess) is told to ask the owner', async (context) => {

@@ -5,22 +5,19 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { DEVNET_SEAL, withSealApiKeys } from '../../src/config/networks.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
-import { openLocalNetwork, type LocalNetwork } from '../../src/devnet/local-network.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import type { BlobStore } from '../../src/ports/blob-store.ts';
 import { fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { KeyServerApiKeyError, KeyServersUnavailableError, quorumOf, SealKeyService } from '../../src/seal/key-service.ts';
-import { SuiLedger } from '../../src/sui/ledger.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
+import { closePrivateVault, openPrivateVault, type PrivateVault } from '../support/private-vault.ts';
 import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
 
 // The process clock, movable: installed before the network opens, so the key servers read it too.
@@ -28,13 +25,7 @@ const realNow = Date.now;
 let skewMs = 0;
 Date.now = () => realNow() + skewMs;
 
-interface Context {
-  dir: string;
-  network: LocalNetwork;
-  ownerKey: Ed25519Keypair;
-  owner: SuiLedger;
-  repository: { id: string; name: string; owner: string };
-}
+type Context = PrivateVault;
 
 const service = (context: Context, key: Ed25519Keypair, options: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string } = {}) =>
   new SealKeyService({
@@ -52,15 +43,7 @@ const requests = (context: Context) => context.network.keyServers.served.reduce(
 
 const seal = suite<Context>('SealKeyService (stock SealClient, devnet key servers in process)');
 
-seal.before(async (context) => {
-  context.dir = mkdtempSync(join(tmpdir(), 'walrus-seal-'));
-  context.network = await openLocalNetwork(join(context.dir, 'net'));
-  context.ownerKey = Ed25519Keypair.generate();
-  await context.network.faucet(context.ownerKey.toSuiAddress());
-  context.owner = new SuiLedger({ client: context.network.client, signer: context.ownerKey, packageId: context.network.packageId, registryId: context.network.registryId });
-  const { id } = await context.owner.createRepository('vault', 'refs/heads/main', { private: true });
-  context.repository = { id, name: 'vault', owner: context.ownerKey.toSuiAddress() };
-});
+seal.before((context) => openPrivateVault(context, 'walrus-seal-'));
 
 seal.after.each((context) => {
   skewMs = 0;
@@ -72,8 +55,7 @@ seal.after.each((context) => {
 
 seal.after(async (context) => {
   Date.now = realNow;
-  await context.network.close();
-  rmSync(context.dir, { recursive: true, force: true });
+  await closePrivateVault(context);
 });
 
 seal('seals locally and opens every key in one request per key server for each batch of ids', async (context) => {
