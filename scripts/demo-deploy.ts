@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CustomObjectsApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startCluster } from './k8s/node/node.ts';
+import { startCluster } from '../test/cluster/node/node.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../src/gitops/api/types.ts';
 import { createWorld, REPO_ROOT } from '../test/support/e2e.ts';
 import { helloRepository, httpGet, kubectl, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND } from '../test/k8s/support/gitops.ts';

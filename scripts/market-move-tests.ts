@@ -5,8 +5,8 @@
  * Called by scripts/gen-move-tests.ts, which writes it and lets scripts/check-move.ts find it stale.
  */
 import { toHex } from '@mysten/bcs';
-import { LEASE_STATES } from '../src/contract/market-scenarios.ts';
-import type { MarketScenarioFile, MarketStep } from '../src/contract/market-scenarios.ts';
+import { LEASE_STATES } from '../test/contract/vectors/market-scenarios.ts';
+import type { MarketScenarioFile, MarketStep } from '../test/contract/vectors/market-scenarios.ts';
 
 const str = (s: string): string =>
   /^[\x20-\x7e]*$/.test(s) && !/["\\]/.test(s) ? `string::utf8(b"${s}")` : `string::utf8(x"${Buffer.from(s).toString('hex')}")`;

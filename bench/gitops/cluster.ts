@@ -4,7 +4,7 @@
 import { copyFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, BatchV1Api, makeInformer } from '@kubernetes/client-node';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { startCluster } from '../../scripts/k8s/node/node.ts';
+import { startCluster } from '../../test/cluster/node/node.ts';
 import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
 import { Controller } from '../../src/gitops/controller.ts';
 import { createTemplates } from '../../src/gitops/templates/index.ts';

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONTRACT_MODULES, contractFunctions, contractStructs, findContractFunction, initPackage } from '../../src/contract/abi.ts';
 import { Clock, Events, PackEntry, PushRecord, RefUpdate, Registry, RegistryKey, Repository, layoutOf } from '../../src/contract/bcs.ts';
-import { MemoryChain } from '../../src/contract/memory-context.ts';
+import { MemoryChain } from './vectors/memory-context.ts';
 import { MoveAbort } from '../../src/contract/abort-codes.ts';
 import { marketStructLayouts } from '../../src/contract/market-bcs.ts';
 

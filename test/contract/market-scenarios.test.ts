@@ -6,13 +6,13 @@ import { MoveAbort } from '../../src/contract/abort-codes.ts';
 import { Repository } from '../../src/contract/bcs.ts';
 import type { RegistryValue, RepositoryValue } from '../../src/contract/bcs.ts';
 import type { MoveContext } from '../../src/contract/context.ts';
-import { MemoryChain } from '../../src/contract/memory-context.ts';
+import { MemoryChain } from './vectors/memory-context.ts';
 import { Coin, Lease, LeaseState, Market, MarketEvents, Provider, SUI_COIN_TYPE } from '../../src/contract/market-bcs.ts';
 import type { AdminCapValue, LeaseValue, MarketValue, ProviderCapValue, ProviderValue } from '../../src/contract/market-bcs.ts';
 import * as market from '../../src/contract/market-model.ts';
 import * as repository from '../../src/contract/model.ts';
-import { LEASE_STATES, depositOf, parseMarketScenarios, stakeOf } from '../../src/contract/market-scenarios.ts';
-import type { MarketStep } from '../../src/contract/market-scenarios.ts';
+import { LEASE_STATES, depositOf, parseMarketScenarios, stakeOf } from './vectors/market-scenarios.ts';
+import type { MarketStep } from './vectors/market-scenarios.ts';
 
 const file = parseMarketScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/market_scenarios.json', import.meta.url), 'utf8')));
 

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MoveAbort } from '../../src/contract/abort-codes.ts';
 import { Events, Repository } from '../../src/contract/bcs.ts';
-import { MemoryChain } from '../../src/contract/memory-context.ts';
+import { MemoryChain } from './vectors/memory-context.ts';
 import * as model from '../../src/contract/model.ts';
 
 const names: { repository_names: { valid: string[]; invalid: string[] }; ref_names: { valid: string[]; invalid: string[] } } = JSON.parse(

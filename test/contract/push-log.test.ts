@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { fromHex, toHex } from '@mysten/bcs';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { GENESIS_LOG_HEAD, encodePushRecord, nextLogHead } from '../../src/contract/push-log.ts';
-import { pushRecordOfJson, type PushLogVectors, type PushRecordJson } from '../../src/contract/push-log-vectors.ts';
+import { pushRecordOfJson, type PushLogVectors, type PushRecordJson } from './vectors/push-log-vectors.ts';
 
 const golden: PushLogVectors = JSON.parse(readFileSync(new URL('../../contracts/tests/push_log_vectors.json', import.meta.url), 'utf8'));
 

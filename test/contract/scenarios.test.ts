@@ -5,12 +5,12 @@ import { toHex } from '@mysten/bcs';
 import { MoveAbort } from '../../src/contract/abort-codes.ts';
 import { ID, Pushed, Registry, Repository } from '../../src/contract/bcs.ts';
 import type { RegistryValue, RepositoryValue } from '../../src/contract/bcs.ts';
-import { MemoryChain } from '../../src/contract/memory-context.ts';
+import { MemoryChain } from './vectors/memory-context.ts';
 import type { MoveContext } from '../../src/contract/context.ts';
 import * as model from '../../src/contract/model.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
-import { expectedRecord, parseScenarios } from '../../src/contract/scenarios.ts';
-import type { ExpectedState, KeyId, Step } from '../../src/contract/scenarios.ts';
+import { expectedRecord, parseScenarios } from './vectors/scenarios.ts';
+import type { ExpectedState, KeyId, Step } from './vectors/scenarios.ts';
 
 const file = parseScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/scenarios.json', import.meta.url), 'utf8')));
 

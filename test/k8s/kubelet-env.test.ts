@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { ContainerConfigError, containerArgv, containerEnv, expand, mappingFor, processEnv, serviceEnv } from '../../scripts/k8s/kubelet/env.ts';
+import { ContainerConfigError, containerArgv, containerEnv, expand, mappingFor, processEnv, serviceEnv } from '../cluster/kubelet/env.ts';
 
 const env = suite('kubelet env and argv (as Kubernetes defines them)');
 

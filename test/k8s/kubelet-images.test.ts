@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../../scripts/k8s/kubelet/images.ts';
-import { defaultImageMap } from '../../scripts/k8s/kubelet/kubelet.ts';
-import { projectFiles, quantityBytes, VolumeError } from '../../scripts/k8s/kubelet/volumes.ts';
+import { ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../cluster/kubelet/images.ts';
+import { defaultImageMap } from '../cluster/kubelet/kubelet.ts';
+import { projectFiles, quantityBytes, VolumeError } from '../cluster/kubelet/volumes.ts';
 
 const images = suite('kubelet image map and volume files');
 

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Pod } from '@kubernetes/client-node';
-import { CrashBackoff } from '../../scripts/k8s/kubelet/backoff.ts';
-import { exitReason, podPhase, podStatus, statusKey } from '../../scripts/k8s/kubelet/status.ts';
-import type { ContainerFacts, ContainerState, PodFacts } from '../../scripts/k8s/kubelet/status.ts';
+import { CrashBackoff } from '../cluster/kubelet/backoff.ts';
+import { exitReason, podPhase, podStatus, statusKey } from '../cluster/kubelet/status.ts';
+import type { ContainerFacts, ContainerState, PodFacts } from '../cluster/kubelet/status.ts';
 
 const T = '2026-01-01T00:00:00Z';
 const exited = (exitCode: number) => ({ exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: T, finishedAt: T });

@@ -9,15 +9,15 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
-import { leftoversOf, sweepDeadRuns } from '../../scripts/k8s/node/cleanup.ts';
-import { createNodeNetwork } from '../../scripts/k8s/node/network.ts';
-import { processStartTime } from '../../scripts/k8s/node/run-state.ts';
-import type { NodeNetwork } from '../../scripts/k8s/node/network.ts';
+import { leftoversOf, sweepDeadRuns } from '../cluster/node/cleanup.ts';
+import { createNodeNetwork } from '../cluster/node/network.ts';
+import { processStartTime } from '../cluster/node/run-state.ts';
+import type { NodeNetwork } from '../cluster/node/network.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 
 const sh = promisify(execFile);
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const NETWORK_MODULE = fileURLToPath(new URL('../../scripts/k8s/node/network.ts', import.meta.url));
+const NETWORK_MODULE = fileURLToPath(new URL('../cluster/node/network.ts', import.meta.url));
 const POD_A = '0a0a0a0a-1111-4111-8111-000000000001';
 const POD_B = '0b0b0b0b-2222-4222-8222-000000000002';
 

@@ -10,8 +10,8 @@ import { SuiMarket } from '../../src/sui/market.ts';
 import { MarketRefusedError, marketError } from '../../src/sui/market-errors.ts';
 import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import { MarketEvents, ProviderCap, marketEventType, providerCapType } from '../../src/contract/market-bcs.ts';
-import { parseMarketScenarios, depositOf, stakeOf } from '../../src/contract/market-scenarios.ts';
-import type { MarketStep } from '../../src/contract/market-scenarios.ts';
+import { parseMarketScenarios, depositOf, stakeOf } from '../contract/vectors/market-scenarios.ts';
+import type { MarketStep } from '../contract/vectors/market-scenarios.ts';
 import { grpcWebServer, inProcess, type Front } from './fronts.ts';
 
 /**

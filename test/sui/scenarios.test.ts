@@ -6,7 +6,7 @@ import { Transaction } from '@mysten/sui/transactions';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import { ContractAbortError, RepositoryNotFoundError } from '../../src/sui/errors.ts';
-import { parseScenarios, expectedRecord, isLogged, type Scenario, type Step } from '../../src/contract/scenarios.ts';
+import { parseScenarios, expectedRecord, isLogged, type Scenario, type Step } from '../contract/vectors/scenarios.ts';
 import { GENESIS_LOG_HEAD, nextLogHead } from '../../src/contract/push-log.ts';
 import { abortName } from '../../src/contract/abort-codes.ts';
 import { Repository } from '../../src/contract/bcs.ts';

@@ -20,11 +20,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startCluster } from '../../../scripts/k8s/node/node.ts';
-import type { Cluster } from '../../../scripts/k8s/node/node.ts';
+import { startCluster } from '../../cluster/node/node.ts';
+import type { Cluster } from '../../cluster/node/node.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const SWEEPER = fileURLToPath(new URL('../../../scripts/k8s/node/sweep.ts', import.meta.url));
+const SWEEPER = fileURLToPath(new URL('../../cluster/node/sweep.ts', import.meta.url));
 let shared: Promise<Cluster> | undefined;
 let stopped: Promise<void> | undefined;
 let openHandles = 0;

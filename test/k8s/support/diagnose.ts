@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
-import type { Cluster } from '../../../scripts/k8s/node/node.ts';
+import type { Cluster } from '../../cluster/node/node.ts';
 import type { ControllerProcess } from './gitops.ts';
 import { containerLines } from './pods.ts';
 

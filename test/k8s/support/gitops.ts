@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
 import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
 import { initWorkRepo, REPO_ROOT, startDevnet, type World } from '../../support/e2e.ts';
-import { startApiRelay } from '../../../scripts/k8s/node/api-relay.ts';
+import { startApiRelay } from '../../cluster/node/api-relay.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
 let installed: Promise<void> | undefined;

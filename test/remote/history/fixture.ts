@@ -5,7 +5,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Pushed } from '../../../src/contract/bcs.ts';
-import { MemoryChain } from '../../../src/contract/memory-context.ts';
+import { MemoryChain } from '../../contract/vectors/memory-context.ts';
 import * as model from '../../../src/contract/model.ts';
 import type { BlobStore } from '../../../src/ports/blob-store.ts';
 import type { Ledger, PackEntry, PushEvent, RefUpdate, RepositoryInfo } from '../../../src/ports/ledger.ts';

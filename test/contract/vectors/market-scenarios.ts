@@ -7,9 +7,9 @@
  * Pure: takes the parsed JSON.
  */
 import { fromHex } from '@mysten/bcs';
-import { normalizeAddress } from './bcs.ts';
-import { MarketAbortCode } from './market-abort-codes.ts';
-import type { MarketAbortName } from './market-abort-codes.ts';
+import { normalizeAddress } from '../../../src/contract/bcs.ts';
+import { MarketAbortCode } from '../../../src/contract/market-abort-codes.ts';
+import type { MarketAbortName } from '../../../src/contract/market-abort-codes.ts';
 
 export type MarketCall =
   | { call: 'set_params'; min_stake: bigint; unbonding_ms: bigint; min_lease_ms: bigint }

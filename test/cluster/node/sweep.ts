@@ -1,5 +1,5 @@
 /**
- * `node scripts/k8s/node/sweep.ts [--after PID]`: removes what dead runs left behind (see cleanup.ts).
+ * `node test/cluster/node/sweep.ts [--after PID]`: removes what dead runs left behind (see cleanup.ts).
  * With --after, first waits for that process to exit: a test process spawns this as it exits, so its
  * run is removed even when it could not wait for the removal itself.
  */

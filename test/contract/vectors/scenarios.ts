@@ -10,11 +10,11 @@
  * Pure: takes the parsed JSON.
  */
 import { fromHex } from '@mysten/bcs';
-import { AbortCode } from './abort-codes.ts';
-import type { AbortName } from './abort-codes.ts';
-import { normalizeAddress } from './bcs.ts';
-import type { PackEntryValue, PushRecordValue, RefUpdateValue } from './bcs.ts';
-import { RecordKind } from './push-log.ts';
+import { AbortCode } from '../../../src/contract/abort-codes.ts';
+import type { AbortName } from '../../../src/contract/abort-codes.ts';
+import { normalizeAddress } from '../../../src/contract/bcs.ts';
+import type { PackEntryValue, PushRecordValue, RefUpdateValue } from '../../../src/contract/bcs.ts';
+import { RecordKind } from '../../../src/contract/push-log.ts';
 
 export interface PackJson {
   /** Walrus blob ids as decimal strings (u256). */

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   chooseSubnets, cidrsOverlap, hostRules, nextPodIp, podBridgePort, podNetnsName, runNames, runOfName, subnetsFor, taggedRules,
-} from '../../scripts/k8s/node/addressing.ts';
+} from './node/addressing.ts';
 
 const addressing = suite('k8s node addressing');
 

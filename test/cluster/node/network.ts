@@ -195,7 +195,7 @@ async function preflight(): Promise<void> {
   if (process.getuid?.() !== 0) throw new NodeNetworkError('the test node needs root (network namespaces, veths, iptables); run as root');
   for (const [tool, args] of [['ip', ['-V']], ['iptables', ['-V']], ['iptables-save', ['-V']], ['sysctl', ['-V']]] as const) {
     await sh(tool, args).catch((err: Error) => {
-      throw new NodeNetworkError(`the test node needs ${tool} (scripts/k8s/build.sh installs iptables and iproute2): ${err.message}`);
+      throw new NodeNetworkError(`the test node needs ${tool} (test/cluster/build.sh installs iptables and iproute2): ${err.message}`);
     });
   }
   if (!existsSync('/proc/sys/net/bridge')) {

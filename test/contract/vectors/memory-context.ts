@@ -3,8 +3,8 @@
  * Deterministic, for the model's tests and the scenario-vector runner; the devnet chain engine has its own.
  */
 import { toHex } from '@mysten/bcs';
-import { InternalError } from '../core/errors.ts';
-import type { MoveContext, TableStore } from './context.ts';
+import { InternalError } from '../../../src/core/errors.ts';
+import type { MoveContext, TableStore } from '../../../src/contract/context.ts';
 
 export interface EmittedEvent {
   /** Module-qualified type, e.g. `events::Pushed`. */

@@ -4,7 +4,7 @@
  * Move tests (scripts/gen-move-tests.ts). Pure: takes the parsed JSON.
  */
 import { fromHex } from '@mysten/bcs';
-import type { PushRecordValue } from './bcs.ts';
+import type { PushRecordValue } from '../../../src/contract/bcs.ts';
 import type { PackJson } from './scenarios.ts';
 
 /** A `push_log::PushRecord` as the vectors write it: hex byte strings, addresses with 0x, u256 chunks in decimal. */

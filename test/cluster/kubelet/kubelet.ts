@@ -38,7 +38,7 @@ export interface Kubelet {
 }
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const IMAGES_DIR = join(PROJECT_ROOT, 'scripts/k8s/kubelet/images');
+const IMAGES_DIR = join(PROJECT_ROOT, 'test/cluster/kubelet/images');
 export const IMAGE_MAP_ENV = 'GRW_K8S_IMAGE_MAP';
 
 /** `node:*` runs on the project's Node 22 (npm/npx shims included); the project's own image runs its bin/. */

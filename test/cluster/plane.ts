@@ -123,6 +123,6 @@ if (command === 'up') await up();
 else if (command === 'serve') await serve(args[0]);
 else if (command === 'down') await down(args[0]);
 else {
-  log('usage: node scripts/k8s/plane.ts up | down [RUN]');
+  log('usage: node test/cluster/plane.ts up | down [RUN]');
   process.exitCode = 2;
 }
