@@ -49,6 +49,8 @@ export interface ProviderModeOptions {
   providerId: string;
   /** A JSON file holding the WalrusApp spec every lease's app starts from (replicas, port, build, run, health…). */
   appSpecFile?: string;
+  /** A JSON file holding the provider's offer (quota, limits, replica cap, images, build env, ingress, egress). */
+  offerFile?: string;
   intervalMs: number;
   claimEveryMs: number;
 }

@@ -14,6 +14,7 @@ import { KubernetesCluster } from '../k8s/cluster.ts';
 import { KubernetesTenants } from '../k8s/tenants.ts';
 import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
 import type { PlanInput } from '../gitops/provider/plan.ts';
+import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gitops/provider/offer.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { UsageError } from '../core/errors.ts';
 import { openNetwork } from './context.ts';
@@ -40,7 +41,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
   if (options.provider) {
-    const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
+    const { providerId: given, appSpecFile, offerFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
     const market = await network.market();
     const own = await market.ownProviders();
@@ -49,7 +50,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
     provider = new ProviderReconciler({
-      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), intervalMs, claimEveryMs,
+      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer: providerOffer(offerFile), intervalMs, claimEveryMs,
       log: line,
     });
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
@@ -84,6 +85,23 @@ function inClusterNamespace(): string | undefined {
     return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The provider's offer: the defaults when no file is given. */
+function providerOffer(file: string | undefined): ProviderOffer {
+  if (file === undefined) return DEFAULT_OFFER;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--provider-offer ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    return parseOffer(parsed);
+  } catch (error) {
+    if (error instanceof OfferError) throw new UsageError(`--provider-offer ${file}: ${error.message}`, error.data);
+    throw error;
   }
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_OFFER } from '../../src/gitops/provider/offer.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeaseInfo } from '../../src/ports/market.ts';
@@ -35,7 +36,7 @@ function released(commit: string, blobId = `blob-${commit.slice(0, 4)}`, head = 
 
 function run(fields: Partial<PlanInput>): Action[] {
   return plan({
-    providerId: PROVIDER, leases: [], apps: [], namespaces: [], nowMs: 2000, template: TEMPLATE,
+    providerId: PROVIDER, leases: [], apps: [], namespaces: [], nowMs: 2000, template: TEMPLATE, offer: DEFAULT_OFFER,
     lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), ...fields,
   });
 }

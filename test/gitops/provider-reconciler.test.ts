@@ -1,3 +1,4 @@
+import { DEFAULT_OFFER } from '../../src/gitops/provider/offer.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Namespace } from '@kubernetes/client-node';
@@ -54,7 +55,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
   const k = cluster();
   const logs: string[] = [];
   const reconciler = new ProviderReconciler({
-    market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, claimEveryMs: 60_000, log: (line) => logs.push(line),
+    market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, offer: DEFAULT_OFFER, claimEveryMs: 60_000, log: (line) => logs.push(line),
   });
   const key = `${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`;
 
@@ -97,7 +98,7 @@ test('a lease out of funds by the clock is torn down and closed by the provider'
   };
   const c = chain(lease);
   const k = cluster();
-  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, log: () => {} });
+  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, offer: DEFAULT_OFFER, log: () => {} });
   await reconciler.pass();
   assert.is(k.apps.size, 1);
   c.advance(100);

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';
 import type { LeaseInfo } from '../../ports/market.ts';
+import type { ProviderOffer } from './offer.ts';
 import { canonical } from '../api/build-config.ts';
 import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../api/types.ts';
 
@@ -48,6 +49,8 @@ export interface PlanInput {
   nowMs: number;
   /** The spec every lease's app starts from (replicas, port, build and run settings of this provider). */
   template: Omit<WalrusAppSpec, 'repository' | 'ref'>;
+  /** What every lease gets from this provider: its namespace's ceiling, replica cap, images, ingress, egress. */
+  offer: ProviderOffer;
   /** When each lease was last claimed, or first seen (ms, chain time); a lease missing here is claimed after `claimEveryMs` from now. */
   lastClaimMs: ReadonlyMap<string, number>;
   claimEveryMs: number;

@@ -7,6 +7,7 @@
 import type { Companion } from '../controller.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
+import type { ProviderOffer } from './offer.ts';
 import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
 
 export interface ProviderReconcilerOptions {
@@ -15,6 +16,7 @@ export interface ProviderReconcilerOptions {
   /** The provider served; the controller's key holds its ProviderCap. */
   providerId: string;
   template: PlanInput['template'];
+  offer: ProviderOffer;
   /** Time between passes. */
   intervalMs?: number;
   /** How often each lease's earnings are claimed. */
@@ -71,7 +73,7 @@ export class ProviderReconciler implements Companion {
       }
     }
     const actions = plan({
-      providerId, leases, nowMs, template: this.#options.template,
+      providerId, leases, nowMs, template: this.#options.template, offer: this.#options.offer,
       apps: apps.flatMap((app): LeaseApp[] => {
         const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
         return lease ? [{ namespace: app.metadata.namespace!, name: app.metadata.name, lease, specHash: app.metadata.annotations?.[PROVIDER_ANNOTATIONS.specHash], status: app.status }] : [];
