@@ -1,4 +1,4 @@
-import { WalrusGitError } from '../core/errors.ts';
+import { WalrusGitError, messageOf } from '../core/errors.ts';
 import type { SealConfig } from './networks.ts';
 
 /**
@@ -51,7 +51,7 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
   try {
     response = await fetchFn(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
   } catch (error) {
-    throw new DevnetUnreachableError(devnetUrl, error instanceof Error ? error.message : String(error), error);
+    throw new DevnetUnreachableError(devnetUrl, messageOf(error), error);
   }
   if (!response.ok) throw new DevnetUnreachableError(devnetUrl, `HTTP ${response.status}`);
   const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;

@@ -10,6 +10,7 @@ import { LABELS, MANAGED_BY } from './templates/index.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
+import { messageOf } from '../core/errors.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
@@ -162,7 +163,7 @@ export class Controller {
     // client-node stops an informer on most errors: restart it, backing off while it keeps failing.
     informer.onError((error) => {
       if (this.#stopped) return;
-      this.#options.log(`controller: the ${name} informer stopped: ${error instanceof Error ? error.message : String(error)}; restarting`);
+      this.#options.log(`controller: the ${name} informer stopped: ${messageOf(error)}; restarting`);
       void this.#restart(watched as Watched<KubernetesObject>);
     });
     return watched;
@@ -178,7 +179,7 @@ export class Controller {
       } catch (error) {
         watched.failures++;
         const delay = Math.min(1000 * 2 ** (watched.failures - 1), 30_000);
-        this.#options.log(`controller: starting the ${watched.name} informer failed: ${error instanceof Error ? error.message : String(error)}; again in ${delay / 1000}s`);
+        this.#options.log(`controller: starting the ${watched.name} informer failed: ${messageOf(error)}; again in ${delay / 1000}s`);
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -208,7 +209,7 @@ export class Controller {
     try {
       await this.#chain.poll();
     } catch (error) {
-      this.#options.log(`controller: reading new pushes failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.log(`controller: reading new pushes failed: ${messageOf(error)}`);
     }
   }
 
@@ -245,7 +246,7 @@ export class Controller {
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (error) {
         const delay = this.queue.addRateLimited(key);
-        log(`${key}: reconcile failed: ${error instanceof Error ? error.message : String(error)}; retry in ${(delay / 1000).toFixed(1)}s`);
+        log(`${key}: reconcile failed: ${messageOf(error)}; retry in ${(delay / 1000).toFixed(1)}s`);
       } finally {
         this.queue.done(key);
       }

@@ -1,5 +1,6 @@
 import type { Cluster } from '../ports/cluster.ts';
 import { API_VERSION, KIND, type WalrusApp } from './api/types.ts';
+import { messageOf } from '../core/errors.ts';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -51,7 +52,7 @@ export class EventRecorder {
       this.#seen.set(key, { name: eventName, count: 1, at: now.getTime() });
       for (const [old, entry] of this.#seen) if (now.getTime() - entry.at > REMEMBER_MS) this.#seen.delete(old);
     } catch (error) {
-      this.#log(`could not record event ${reason} on ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log(`could not record event ${reason} on ${namespace}/${name}: ${messageOf(error)}`);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import type { Cluster, ObjectRef } from '../ports/cluster.ts';
 import { ConflictError } from './errors.ts';
+import { messageOf } from '../core/errors.ts';
 
 export interface LeaderElectionOptions {
   cluster: Pick<Cluster, 'readLease' | 'createLease' | 'replaceLease'>;
@@ -40,7 +41,7 @@ export class LeaderElector {
     if (this.#stopped) return;
     log(`leader election: ${identity} leads (lease ${lease.namespace}/${lease.name})`);
     const lost = new AbortController();
-    void Promise.resolve(lead(lost.signal)).catch((error) => log(`leader callback failed: ${error instanceof Error ? error.message : String(error)}`));
+    void Promise.resolve(lead(lost.signal)).catch((error) => log(`leader callback failed: ${messageOf(error)}`));
     let renewed = Date.now();
     while (!this.#stopped) {
       await this.#sleep(retryPeriodMs);
@@ -84,7 +85,7 @@ export class LeaderElector {
       await cluster.replaceLease({ ...current, spec: { ...current.spec, ...spec(current) } });
       return true;
     } catch (error) {
-      if (!(error instanceof ConflictError)) this.#options.log(`leader election: ${error instanceof Error ? error.message : String(error)}`);
+      if (!(error instanceof ConflictError)) this.#options.log(`leader election: ${messageOf(error)}`);
       return false;
     }
   }
@@ -98,7 +99,7 @@ export class LeaderElector {
       await cluster.replaceLease({ ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date() } });
       this.#options.log(`leader election: ${identity} released the lease`);
     } catch (error) {
-      this.#options.log(`leader election: releasing the lease failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.log(`leader election: releasing the lease failed: ${messageOf(error)}`);
     }
   }
 

@@ -10,6 +10,7 @@ import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployme
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../gitops/api/types.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
+import { messageOf } from '../core/errors.ts';
 
 /** How long a container log read may take before the termination message is used instead. */
 const LOG_TIMEOUT_MS = 5000;
@@ -151,7 +152,7 @@ export async function call<T>(verb: string, resource: string, namespace: string 
   try {
     return await request();
   } catch (error) {
-    if (!(error instanceof ApiException)) throw new ClusterRequestError(verb, resource, undefined, error instanceof Error ? error.message : String(error));
+    if (!(error instanceof ApiException)) throw new ClusterRequestError(verb, resource, undefined, messageOf(error));
     const detail = serverMessage(error);
     if (error.code === 401 || error.code === 403) throw new ClusterAccessError(verb, resource, namespace, detail);
     throw new ClusterRequestError(verb, resource, error.code, detail);

@@ -16,7 +16,7 @@ import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
 import type { PlanInput } from '../gitops/provider/plan.ts';
 import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gitops/provider/offer.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
-import { UsageError } from '../core/errors.ts';
+import { UsageError, messageOf } from '../core/errors.ts';
 import { openNetwork } from './context.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
@@ -95,7 +95,7 @@ function providerOffer(file: string | undefined): ProviderOffer {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--provider-offer ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--provider-offer ${file}: ${messageOf(error)}`);
   }
   try {
     return parseOffer(parsed);
@@ -112,7 +112,7 @@ function appTemplate(file: string | undefined): PlanInput['template'] {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--provider-app-spec ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--provider-app-spec ${file}: ${messageOf(error)}`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--provider-app-spec ${file}: expected a JSON object of WalrusApp spec fields`);
   const { repository: _repository, ref: _ref, ...template } = parsed as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { blobIdFromBytes } from '../core/blob-id-codec.ts';
-import { WalrusGitError } from '../core/errors.ts';
+import { WalrusGitError, messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
@@ -117,7 +117,7 @@ async function commitBatches(deps: PushDeps, repositoryId: string, batches: RefD
       decided = await commit(deps, repositoryId, batch, pack, atomic);
     } catch (error) {
       if (index === 0) throw error; // nothing landed: the push failed as a whole
-      const reason = `not pushed: transaction ${index + 1} of ${batches.length} failed (${error instanceof Error ? error.message : String(error)}); the refs of the transactions before it were pushed`;
+      const reason = `not pushed: transaction ${index + 1} of ${batches.length} failed (${messageOf(error)}); the refs of the transactions before it were pushed`;
       for (const d of batches.slice(index).flat()) outcome.set(d.dst, { kind: 'reject', dst: d.dst, reason });
       return outcome;
     }

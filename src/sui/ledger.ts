@@ -6,7 +6,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import type { Ledger, PackEntry, PushEvent, PushEventPage, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
-import { InternalError } from '../core/errors.ts';
+import { InternalError, messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { abortName } from '../contract/abort-codes.ts';
@@ -256,7 +256,7 @@ export class SuiLedger implements Ledger {
       const computed = tx.getData().gasData.budget;
       return computed ? BigInt(computed) : null;
     })().catch((error: unknown) => {
-      this.#log.debug(`push: the early dry run failed (${error instanceof Error ? error.message : String(error)}); the SDK will dry-run before the transaction`);
+      this.#log.debug(`push: the early dry run failed (${messageOf(error)}); the SDK will dry-run before the transaction`);
       return null;
     });
     this.#pushEstimate = { key: pushShapeKey(id, updates, pack), budget };
@@ -450,7 +450,7 @@ export class SuiLedger implements Ledger {
 
   /** A transaction refused before execution (validator input checks) or that could not be built. */
   async #refusal(error: unknown, subject: Subject, address: string): Promise<unknown> {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(address, message);
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
       return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
@@ -471,7 +471,7 @@ export class SuiLedger implements Ledger {
  * and ObjectLockConflict, whatever the transport wraps them in.
  */
 function isBusyInput(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return /not available for consumption|ObjectVersionUnavailableForConsumption|already locked by a different transaction|ObjectLockConflict/i.test(message);
 }
 

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { blobIdFromBytes } from '../core/blob-id-codec.ts';
+import { messageOf } from '../core/errors.ts';
 
 /**
  * Worker thread of blob-id.ts: computes Walrus blob ids with the Rust encoder (WebAssembly) off the main thread.
@@ -38,7 +39,7 @@ parentPort!.on('message', (request: BlobIdRequest) => {
       reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
     }
   } catch (error) {
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+    reply = { id: request.id, error: messageOf(error) };
   }
   parentPort!.postMessage(reply);
 });

@@ -3,7 +3,7 @@ import { SimulationError } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, normalizeSuiAddress, parseStructTag } from '@mysten/sui/utils';
-import { WalrusGitError } from '../core/errors.ts';
+import { WalrusGitError, messageOf } from '../core/errors.ts';
 import { u256ToBlobId } from '../core/blob-id-codec.ts';
 import type { BlobObjects, OwnedBlob } from '../ports/blob-objects.ts';
 import { BlobLayout, SystemLayout } from './blob-object-bcs.ts';
@@ -158,7 +158,7 @@ export class SuiBlobObjects implements BlobObjects {
       } catch (error) {
         // The SDK simulates first to estimate gas: an abort found then never reaches the chain.
         if (error instanceof SimulationError && error.executionError) throw new BlobObjectTransactionError(what, error.executionError.message, { kind: error.executionError.$kind });
-        throw new BlobObjectTransactionError(what, error instanceof Error ? error.message : String(error));
+        throw new BlobObjectTransactionError(what, messageOf(error));
       }
       if (result.$kind === 'FailedTransaction') {
         throw new BlobObjectTransactionError(what, result.FailedTransaction.status.error?.message ?? 'the transaction failed', { digest: result.FailedTransaction.digest });

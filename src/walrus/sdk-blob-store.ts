@@ -12,6 +12,7 @@ import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestEr
 import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
 import { withRetry, DEFAULT_RETRY } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
+import { messageOf } from '../core/errors.ts';
 
 /** The part of `WalrusClient` this store uses: the seam where tests put a fake. */
 export interface WalrusSdkClient {
@@ -183,7 +184,7 @@ export class SdkBlobStore implements BlobStore {
 /** SDK errors to ours: a missing blob is final; the SDK's retryable class stays retryable; the rest is a refusal. */
 export function mapSdkError(error: unknown, blobId: string | undefined, signal?: AbortSignal): unknown {
   if (signal?.aborted) return signal.reason;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   // The SDK reports a blob that no storage node knows (never stored, or expired) as "not certified".
   if (blobId !== undefined && error instanceof BlobNotCertifiedError) return new BlobNotFoundError(blobId, message);
   if (error instanceof SdkBlobBlockedError) return new BlobBlockedError(blobId ?? 'being stored');

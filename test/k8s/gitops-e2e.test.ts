@@ -15,6 +15,7 @@ import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
 import { helloRepository, httpGet, installWalrusAppCrd, readyAt as waitReadyAt, startControllerProcess, startDevnetRelay, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, type DevnetRelay } from './support/gitops.ts';
+import { messageOf } from '../../src/core/errors.ts';
 
 const APP = 'hello';
 const BUILD_MS = 300_000;
@@ -36,7 +37,7 @@ const e2e = Object.assign((name: string, options: { deploys?: string; needs?: st
     if (options.deploys) deployed.set(options.deploys, true);
   } catch (error) {
     // The first line here; the whole message, diagnostics included, in uvu's report at the end.
-    step(`FAILED: ${name}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+    step(`FAILED: ${name}: ${messageOf(error).split('\n')[0]}`);
     throw error;
   }
 }), { after: suiteOfTests.after, run: suiteOfTests.run });

@@ -11,6 +11,7 @@ import { GrpcTransactionError, transactionFromGrpc, transactionToGrpc } from './
 import { PACKAGE_TYPE, coinBalance, type ChainObject } from './objects.ts';
 import type { TxRecord } from './store.ts';
 import { fromStoredBase64 } from './stored-base64.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * The Sui gRPC API (`sui.rpc.v2`) over the chain engine: the methods `SuiGrpcClient` calls, each taking and returning
@@ -78,7 +79,7 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       bytes = request.doGasSelection && request.checks !== Checks.DISABLED ? await withGas(tx) : await dryRunBytes(tx, core);
     } catch (error) {
       // Inputs that do not resolve (unknown objects, no gas coins): the request is at fault, as on a fullnode.
-      throw error instanceof GrpcStatusError ? error : new GrpcStatusError(Code.INVALID_ARGUMENT, error instanceof Error ? error.message : String(error));
+      throw error instanceof GrpcStatusError ? error : new GrpcStatusError(Code.INVALID_ARGUMENT, messageOf(error));
     }
     const result = await engine.simulate(bytes);
     const record = { ...result.commit.tx!, signatures: [] };
@@ -411,5 +412,5 @@ export function statusOf(error: unknown): GrpcStatusError {
   if (error instanceof GrpcStatusError) return error;
   if (error instanceof ChainNotFoundError) return new GrpcStatusError(Code.NOT_FOUND, error.message);
   if (error instanceof TransactionRejectedError || error instanceof GrpcTransactionError) return new GrpcStatusError(Code.INVALID_ARGUMENT, error.message);
-  return new GrpcStatusError(Code.INTERNAL, error instanceof Error ? error.message : String(error));
+  return new GrpcStatusError(Code.INTERNAL, messageOf(error));
 }

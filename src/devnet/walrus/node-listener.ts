@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * Serves a fetch-style handler (`Request` → `Response`) on a node:http server, streaming both bodies, so the
@@ -34,7 +35,7 @@ async function serve(handle: (request: Request) => Promise<Response>, req: Incom
   } catch (error) {
     if (!res.headersSent) {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+      res.end(`internal error: ${messageOf(error)}`);
     } else {
       res.destroy(error instanceof Error ? error : undefined);
     }

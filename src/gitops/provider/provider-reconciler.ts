@@ -9,6 +9,7 @@ import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import type { ProviderOffer } from './offer.ts';
 import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+import { messageOf } from '../../core/errors.ts';
 
 export interface ProviderReconcilerOptions {
   market: MarketLedger;
@@ -42,7 +43,7 @@ export class ProviderReconciler implements Companion {
   start(): void {
     const loop = async () => {
       if (this.#stopped) return;
-      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${message(error)}`));
+      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${messageOf(error)}`));
       await this.#running;
       if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
     };
@@ -88,7 +89,7 @@ export class ProviderReconciler implements Companion {
       try {
         await this.#act(action, nowMs);
       } catch (error) {
-        log(`provider: ${describe(action)} failed: ${message(error)}; again next pass`);
+        log(`provider: ${describe(action)} failed: ${messageOf(error)}; again next pass`);
       }
     }
     return actions;
@@ -147,8 +148,4 @@ function describe(action: Action): string {
     case 'delete-app': return `delete-app ${action.namespace}/${action.name}`;
     default: return `${action.kind} ${action.lease}`;
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -10,6 +10,7 @@ import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailu
 import { conditionOf, recordHistory, removeCondition, setCondition, transitions, type ConditionUpdate } from './conditions.ts';
 import { decidePolicy } from './policy.ts';
 import { assessRollout } from './rollout.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** The pod and Job templates (src/gitops/templates/, pure): what reconcile applies. */
 export interface Templates {
@@ -367,8 +368,4 @@ export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact
     throw new BuildResultError(jobName, `the termination message lacks blobId, sha256 or size: ${message.slice(0, 200)}`);
   }
   return { blobId, sha256, size };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
+import { messageOf } from '../../../src/core/errors.ts';
 
 export type ProbeKind = 'readiness' | 'liveness' | 'startup';
 
@@ -41,7 +42,7 @@ export async function probeOnce(probe: V1Probe, target: ProbeTarget): Promise<st
     if (probe.exec) return await execProbe(probe.exec.command ?? [], target, timeoutMs);
     return 'probe has no handler';
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return messageOf(err);
   }
 }
 
