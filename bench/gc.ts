@@ -1,5 +1,5 @@
 /**
- * Storage cost of many small pushes, and what `git walrus gc` brings it to (issue 13 §5). `node bench/gc.ts [--short]`.
+ * Storage cost of many small pushes, and what `git walrus gc` brings it to. `node bench/gc.ts [--short]`.
  *
  * Every Walrus blob is stored encoded, with a floor of ~64 MB per blob on the 1000-shard networks: N small pushes cost N
  * floors. The bench pushes N one-commit changes on the embedded network, counts the live blobs a fresh clone reads

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the remote helper against native git (issue 4 §7). `node bench/git.ts [--short]`.
+ * Benchmark of the remote helper against native git. `node bench/git.ts [--short]`.
  *
  * A deterministic generated repository (source-like text from a seeded generator, written with git fast-import):
  * push and clone through the helper on the embedded network versus `git push` / `git clone` over file://; then an

@@ -1,5 +1,5 @@
 /**
- * Benchmark of private repositories (issue 12): push and clone of a private repository against a public one of the
+ * Benchmark of private repositories: push and clone of a private repository against a public one of the
  * same content, on both fronts of the devnet:
  * - the embedded network, whose key servers answer inside the helper's own process (their IBE extraction and dry
  *   runs are helper CPU there);

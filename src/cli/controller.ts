@@ -18,10 +18,10 @@ interface ControllerArgs extends CliArgs {
 }
 
 /**
- * `git walrus controller [--kubeconfig F] [--namespace NS]`: the GitOps controller (DESIGN.md §9), the same one
- * deploy/ runs in the cluster, out of cluster and printing what it does, until SIGINT or SIGTERM. With leader
- * election (the default) it acts only while it holds the Lease; losing it ends the command with exit code 1, as a
- * client-go controller exits, so its supervisor restarts it as a candidate.
+ * `git walrus controller [--kubeconfig F] [--namespace NS]`: the GitOps controller (docs/architecture.md, The GitOps
+ * controller), the same one deploy/ runs in the cluster, out of cluster and printing what it does, until SIGINT or
+ * SIGTERM. With leader election (the default) it acts only while it holds the Lease; losing it ends the command with
+ * exit code 1, as a client-go controller exits, so its supervisor restarts it as a candidate.
  */
 export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
   command: 'controller',

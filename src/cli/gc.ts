@@ -14,7 +14,7 @@ interface GcArgs extends CliArgs {
 
 /**
  * `git walrus gc <remote|url>`, run in a clone: one consolidated pack of everything the refs reach, then `repack`
- * moves `live_from` to it, so new clones read one pack (DESIGN.md §12).
+ * moves `live_from` to it, so new clones read one pack (docs/architecture.md, Storage lifecycle).
  */
 export const gcCommand: CommandModule<CliArgs, GcArgs> = {
   command: 'gc <remote>',

@@ -115,7 +115,7 @@ const pushRecordFields = {
   live_from: U64,
 };
 
-/** `walrus_git::push_log::PushRecord`: what the log hash covers (DESIGN.md §5). */
+/** `walrus_git::push_log::PushRecord`: what the log hash covers (docs/architecture.md, The push log). */
 export const PushRecord = bcs.struct('PushRecord', pushRecordFields);
 
 /** `walrus_git::events::Pushed`: the record's fields, then where the pack went and the new log head. */

@@ -133,7 +133,10 @@ export function create(ctx: MoveContext, registry: RegistryValue, name: string, 
   return newRepository('create', ctx, registry, name, head, false);
 }
 
-/** `create_private`: like `create`, for a repository whose packs are encrypted (DESIGN.md §6). */
+/**
+ * `create_private`: like `create`, for a repository whose packs are encrypted (docs/architecture.md, Private
+ * repositories (Seal)).
+ */
 export function createPrivate(ctx: MoveContext, registry: RegistryValue, name: string, head: string): RepositoryValue {
   return newRepository('create_private', ctx, registry, name, head, true);
 }
@@ -403,7 +406,7 @@ export function isWriterOf(repo: RepositoryValue, who: string): boolean {
   return isWriter(repo, who);
 }
 
-// --- private repositories (Seal, DESIGN.md §6) ---
+// --- private repositories (docs/architecture.md, Private repositories (Seal)) ---
 
 export function addReader(ctx: MoveContext, repo: RepositoryValue, reader: string): void {
   const fn = 'add_reader';

@@ -55,9 +55,9 @@ interface Watched<T extends KubernetesObject> {
 }
 
 /**
- * The GitOps controller (DESIGN.md §9): informers on WalrusApps and on the Jobs and Deployments they own feed a
- * keyed work queue; the chain watcher feeds it the apps whose repository moved; workers run the level-triggered
- * reconcile. Only the elected leader runs any of it.
+ * The GitOps controller (docs/architecture.md, The GitOps controller): informers on WalrusApps and on the Jobs and
+ * Deployments they own feed a keyed work queue; the chain watcher feeds it the apps whose repository moved; workers run
+ * the level-triggered reconcile. Only the elected leader runs any of it.
  */
 export class Controller {
   readonly #options: ControllerOptions;

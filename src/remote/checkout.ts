@@ -39,8 +39,8 @@ export interface CheckoutResult {
 
 /**
  * Clones repository `repositoryId` into `dir` with every pack verified against its on-chain sha256 (the fetch of
- * DESIGN.md §4), then checks `commit` out detached, refusing a commit no branch or tag reaches. Without `commit`, the
- * commit the repository's HEAD branch points to.
+ * docs/architecture.md, Fetch and clone), then checks `commit` out detached, refusing a commit no branch or tag
+ * reaches. Without `commit`, the commit the repository's HEAD branch points to.
  */
 export async function checkoutCommit(deps: CheckoutDeps, repositoryId: string, url: string, dir: string, commit: string | undefined, progress: boolean): Promise<CheckoutResult> {
   const { ledger, blobStore, log } = deps;

@@ -39,9 +39,9 @@ export interface PushSettings {
 const MAX_ATTEMPTS = 5;
 
 /**
- * One push (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit the refs in
- * as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped by the
- * contract. Answers only after the transactions are final.
+ * One push (docs/architecture.md, Push): plan against chain state, stream a thin pack to the blob store, then commit
+ * the refs in as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped
+ * by the contract. Answers only after the transactions are final.
  */
 export async function pushRefs(
   deps: PushDeps,

@@ -1,6 +1,7 @@
 /**
- * The private-repository side of push and fetch (DESIGN.md §6): a pack is encrypted while it streams to the blob
- * store, and decrypted while it streams into git, with keys the key service opens a window at a time.
+ * The private-repository side of push and fetch (docs/architecture.md, Private repositories (Seal)): a pack is
+ * encrypted while it streams to the blob store, and decrypted while it streams into git, with keys the key service
+ * opens a window at a time.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';

@@ -53,8 +53,9 @@ const LOG_LINES = 20;
 const WATCH_PROGRESS_MS = 15_000;
 
 /**
- * One level-triggered pass over one WalrusApp (issue 11 part 4): every step reads the current state and is safe to
- * repeat; the status is written once, at the end, and each condition that changed becomes a Kubernetes Event.
+ * One level-triggered pass over one WalrusApp (docs/architecture.md, The GitOps controller): every step reads the
+ * current state and is safe to repeat; the status is written once, at the end, and each condition that changed becomes
+ * a Kubernetes Event.
  */
 export async function reconcile(key: string, deps: ReconcileDeps): Promise<ReconcileResult> {
   const app = deps.app(key);
