@@ -31,6 +31,31 @@ export interface CliApp {
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */
   startController?(options: ControllerRunOptions): Promise<ControllerRun>;
+  /** Serves the local network (`git walrus devnet`). */
+  serveDevnet?(options: DevnetServeOptions): Promise<ServedDevnet>;
+  /** This package's version (`git walrus --version`). */
+  version?: string;
+}
+
+export interface DevnetServeOptions {
+  /** State directory, absolute. */
+  dir: string;
+  port: number;
+  /** Address to bind, as given: the composition root checks it is loopback or a local interface's. */
+  host: string;
+  keyServersDown: number[];
+}
+
+/** A running `git walrus devnet` server: the addresses it prints. */
+export interface ServedDevnet {
+  url: string;
+  suiRpcUrl: string;
+  walrusUrl: string;
+  faucetUrl: string;
+  keyServerObjectIds: readonly string[];
+  packageId: string;
+  registryId: string;
+  close(): Promise<void>;
 }
 
 export interface ControllerRunOptions {

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
 import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
+import { NETWORK_NAMES } from '../core/network-names.ts';
+import type { NetworkName } from '../core/network-names.ts';
 import { discoverDevnet } from './devnet-discovery.ts';
 import { readConfigFile } from './home.ts';
 import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
@@ -11,8 +13,8 @@ import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
  * ("network"), else `local`. Each setting is read the same way: environment, git config, the config file's
  * `networks.<name>` section, then the built-in default below.
  */
-export type NetworkName = 'local' | 'devnet' | 'testnet' | 'mainnet';
-export const NETWORK_NAMES: readonly NetworkName[] = ['local', 'devnet', 'testnet', 'mainnet'];
+export type { NetworkName } from '../core/network-names.ts';
+export { NETWORK_NAMES } from '../core/network-names.ts';
 
 export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
 export type WalrusEndpoint =

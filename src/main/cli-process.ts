@@ -2,6 +2,7 @@
  * The `git walrus <command>` process (started by cli.ts): composes the app (network, workspace, streams) and runs the
  * command table.
  */
+import { readFileSync } from 'node:fs';
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
@@ -35,6 +36,8 @@ const app: CliApp = {
   stderr: (text) => process.stderr.write(text),
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
+  serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
+  version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
 
-process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));
+process.exit(await runCli(args, app));
