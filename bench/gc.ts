@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { encodedBlobLength } from '../src/walrus/encoding.ts';
+import { encodedBlobLength } from '../src/walrus-protocol/encoding.ts';
 import { DEVNET_NUM_SHARDS } from '../src/devnet/walrus/service.ts';
 import { createWorld, walrusInit } from '../test/support/e2e.ts';
 

@@ -7,8 +7,9 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
-import type { CreateClone } from '../remote/checkout.ts';
-import type { LocalRepository } from '../remote/local-repository.ts';
+import type { CreateClone } from '../ports/local-repository.ts';
+import type { LocalRepository } from '../ports/local-repository.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli-process.ts): the active network's ports, the
@@ -102,22 +103,6 @@ export interface CliServices {
   /** The network's compute market (throws where none is known); absent in apps that offer none. */
   market?(): Promise<MarketLedger>;
   close(): Promise<void>;
-}
-
-export interface GitWorkspace {
-  /** Whether the working directory is inside a git repository. */
-  isRepository(): Promise<boolean>;
-  /** The URL of a configured remote; null when there is no such remote. */
-  remoteUrl(name: string): Promise<string | null>;
-  addRemote(name: string, url: string): Promise<void>;
-  /** A value of the git config as the repository sees it (`git config --get <key>`); null when unset. */
-  getConfig?(key: string): Promise<string | null>;
-  /** Sets a value in the repository's git config (`git config <key> <value>`). */
-  setConfig?(key: string, value: string): Promise<void>;
-  /** The full name of the branch HEAD points to (even before its first commit); null when HEAD is detached. */
-  currentBranch?(): Promise<string | null>;
-  /** The repository's objects, for commands that build packs (`git walrus gc`); null outside a repository. */
-  localRepository?(): Promise<LocalRepository | null>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { checkRepositoryName, formatWalrusUrl } from '../core/walrus-url.ts';
-import type { CliArgs, GitWorkspace } from './app.ts';
+import type { CliArgs } from './app.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 interface InitArgs extends CliArgs {
   name: string;

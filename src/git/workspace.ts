@@ -1,4 +1,4 @@
-import type { GitWorkspace } from '../cli/app.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 import { git, runGit } from './run-git.ts';
 import type { GitOptions } from './run-git.ts';
 import { NativeGitRepository } from './native-repository.ts';

@@ -4,7 +4,7 @@
  * as types only: the port names Kubernetes objects, it does not hide them.
  */
 import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
-import type { WalrusApp, WalrusAppStatus } from '../gitops/api/types.ts';
+import type { WalrusApp, WalrusAppStatus } from './walrus-app.ts';
 
 export interface ObjectRef {
   namespace: string;

@@ -7,7 +7,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError, PackMissingError } from './errors.ts';
-import type { IncomingPack, LocalRepository } from './local-repository.ts';
+import type { IncomingPack, LocalRepository } from '../ports/local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { PackKeys, prepareKeys } from './sealed-packs.ts';
 

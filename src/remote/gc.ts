@@ -4,7 +4,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import { fetchObjects } from './fetch.ts';
-import type { LocalRepository } from './local-repository.ts';
+import type { LocalRepository } from '../ports/local-repository.ts';
 import { uploadPack } from './push.ts';
 
 export interface GcDeps {

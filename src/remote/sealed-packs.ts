@@ -10,7 +10,7 @@ import { canRead, NotReaderError } from '../core/read-access.ts';
 import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { NoKeyServersError } from './errors.ts';
-import type { SpooledPack } from './local-repository.ts';
+import type { SpooledPack } from '../ports/local-repository.ts';
 
 /** A private repository's next pack: its encryptor, and the sealed key its entry records. */
 export interface PackSealing {

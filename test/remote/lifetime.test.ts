@@ -6,7 +6,7 @@ import { extendLivePacks, expiryWarnings, LifetimesUnknownError, liveLifetimes, 
 import { rejected } from '../support/rejected.ts';
 import { walrusOnDevnetChain as setup } from '../support/walrus-chain.ts';
 import { verifyRepository } from '../../src/remote/history/verify-repository.ts';
-import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus-protocol/blob-id.ts';
 
 const BASE = 'http://walrus.devnet.invalid';
 
