@@ -8,7 +8,6 @@ import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
 import type { CreateClone } from '../ports/local-repository.ts';
-import type { LocalRepository } from '../ports/local-repository.ts';
 import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 /**

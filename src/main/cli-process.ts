@@ -29,7 +29,7 @@ const app: CliApp = {
       close: opened.close,
     };
   },
-  workspace: gitWorkspace(),
+  workspace: gitWorkspace({ env: process.env }),
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,

@@ -1,4 +1,3 @@
-import type { ObjectFormat } from '../core/object-id.ts';
 import type { OptionAnswer, PushResult, RefListing } from '../ports/helper-backend.ts';
 
 /** The lines a helper writes back to git, in git's own words (gitremote-helpers(7); transport-helper.c reads them). */

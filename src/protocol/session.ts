@@ -1,7 +1,6 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { listLines, optionLine, pushLines } from './answers.ts';
-import type { OptionAnswer, PushResult, RefListing } from '../ports/helper-backend.ts';
 import { parseCommand } from './parse.ts';
 import type { FetchRequest, HelperBackend, PushRequest } from '../ports/helper-backend.ts';
 

@@ -1,12 +1,10 @@
 import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength, isObjectId } from '../core/object-id.ts';
-import type { ObjectFormat } from '../core/object-id.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { CommitNotFoundError, CommitNotReachableError } from './errors.ts';
 import { fetchObjects } from './fetch.ts';
-import type { LocalRepository } from '../ports/local-repository.ts';
 import { readRemote } from './remote-state.ts';
 import type { CreateClone } from '../ports/local-repository.ts';
 

@@ -20,8 +20,7 @@ import { WalrusGitError } from '../../src/core/errors.ts';
 
 const run = promisify(execFile);
 const BUILD_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
-const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-type Component = (typeof COMPONENTS)[number];
+type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 const START_TIMEOUT_MS = 90_000;
 const PORT_RETRIES = 3;
 

@@ -46,7 +46,7 @@ let world: World;
 let devnetServer: Awaited<ReturnType<typeof startDevnetServer>>;
 /** Everyone reaches the devnet through this relay, so a test can cut the node off it. */
 let devnet: DevnetRelay;
-let controllers: ControllerProcess[] = [];
+const controllers: ControllerProcess[] = [];
 let kc: KubeConfig;
 let namespace: string;
 let diagnostics: GitopsDiagnostics | undefined;

@@ -32,8 +32,10 @@ export class GrpcStatusError extends Error {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- protobuf messages of many types, built and read field by field against the .proto
 type Message = Record<string, any>;
 /** A unary method returns one message; a server-streaming one returns its frames. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each method reads its own request message type
 export type GrpcMethod = (request: any) => Promise<Message | Message[]>;
 
 const {
