@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { encodedBlobLength } from '../src/walrus-protocol/encoding.ts';
 import { DEVNET_NUM_SHARDS } from '../src/devnet/walrus/service.ts';
-import { createWorld, walrusInit } from '../test/support/e2e.ts';
+import { createWorld, walrusInit } from '../scripts/harness/world.ts';
 
 const MAINNET_SHARDS = 1000;
 const fmtMb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;

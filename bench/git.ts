@@ -12,8 +12,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createWorld, refsOf, startDevnet, walrusInit } from '../test/support/e2e.ts';
-import type { World } from '../test/support/e2e.ts';
+import { createWorld, refsOf, startDevnet, walrusInit } from '../scripts/harness/world.ts';
+import type { World } from '../scripts/harness/world.ts';
 
 interface Shape {
   commits: number;
