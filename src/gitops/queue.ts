@@ -1,3 +1,6 @@
+import { realTimers } from '../core/timers.ts';
+import type { Timers } from '../core/timers.ts';
+
 /**
  * The controller's work queue, with client-go's workqueue semantics: keys, not objects (reconcile reads the current
  * state itself); a key added many times while waiting is queued once; a key being processed is never handed to a
@@ -9,6 +12,8 @@ export interface QueueOptions {
   baseDelayMs?: number;
   /** Longest retry delay. */
   maxDelayMs?: number;
+  /** Delayed adds wait on these (the real clock by default). */
+  timers?: Timers;
 }
 
 export class WorkQueue {
@@ -21,13 +26,15 @@ export class WorkQueue {
   readonly #processing = new Set<string>();
   readonly #failures = new Map<string, number>();
   /** Delayed adds: the earliest wins. */
-  readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  readonly #timers = new Map<string, { at: number; timer: unknown }>();
+  readonly #clock: Timers;
   readonly #waiting: ((key: string | null) => void)[] = [];
   #shutDown = false;
 
   constructor(options: QueueOptions = {}) {
     this.#baseDelayMs = options.baseDelayMs ?? 100;
     this.#maxDelayMs = options.maxDelayMs ?? 300_000;
+    this.#clock = options.timers ?? realTimers;
   }
 
   add(key: string): void {
@@ -48,11 +55,11 @@ export class WorkQueue {
   addAfter(key: string, delayMs: number): void {
     if (this.#shutDown) return;
     if (delayMs <= 0) return this.add(key);
-    const at = Date.now() + delayMs;
+    const at = this.#clock.now() + delayMs;
     const pending = this.#timers.get(key);
     if (pending && pending.at <= at) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
+    if (pending) this.#clock.clearTimeout(pending.timer);
+    const timer = this.#clock.setTimeout(() => {
       this.#timers.delete(key);
       this.add(key);
     }, delayMs);
@@ -106,7 +113,7 @@ export class WorkQueue {
   /** Wakes every waiting `get` with null and refuses further adds. */
   shutDown(): void {
     this.#shutDown = true;
-    for (const { timer } of this.#timers.values()) clearTimeout(timer);
+    for (const { timer } of this.#timers.values()) this.#clock.clearTimeout(timer);
     this.#timers.clear();
     for (const waiter of this.#waiting.splice(0)) waiter(null);
   }

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WorkQueue } from '../../src/gitops/queue.ts';
+import { manualTimers } from '../support/fake-timers.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Lets every promise that can settle now settle (a waiting `get` resolves on a later turn). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 test('a key added many times while waiting is handed out once, in first-added order', async () => {
   const queue = new WorkQueue();
@@ -20,10 +22,10 @@ test('a key being processed is not handed to a second worker; added meanwhile, i
   queue.add('ns/app');
   let second: string | null | undefined;
   void queue.get().then((key) => (second = key));
-  await sleep(5);
+  await settle();
   assert.is(second, undefined, 'no second worker gets the key while the first holds it');
   queue.done(first!);
-  await sleep(0);
+  await settle();
   assert.is(second, 'ns/app', 'queued again once, after done');
   queue.done('ns/app');
   assert.is(queue.length, 0);
@@ -48,18 +50,33 @@ test('back-off doubles per failure up to the cap, and forget resets it', () => {
 });
 
 test('addAfter delivers after the delay, and the earliest of several delayed adds wins', async () => {
-  const queue = new WorkQueue();
+  const timers = manualTimers();
+  const queue = new WorkQueue({ timers });
   queue.addAfter('ns/a', 200);
   queue.addAfter('ns/a', 20);
   queue.addAfter('ns/a', 300);
-  assert.is(queue.length, 0);
-  const started = Date.now();
+  assert.is(timers.pending(), 1, 'one timer: the earliest');
+  timers.advance(19);
+  assert.is(queue.length, 0, 'not before its delay');
+  timers.advance(1);
+  assert.is(queue.length, 1, 'at its delay');
   assert.is(await queue.get(), 'ns/a');
-  const waited = Date.now() - started;
-  assert.ok(waited >= 15 && waited < 190, `delivered after ${waited} ms`);
   queue.done('ns/a');
-  await sleep(250);
+  timers.advance(300);
   assert.is(queue.length, 0, 'the later delayed adds were dropped');
+});
+
+test('addRateLimited waits out the back-off on the clock; shutDown cancels what is still delayed', () => {
+  const timers = manualTimers();
+  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000, timers });
+  queue.addRateLimited('ns/bad');
+  timers.advance(99);
+  assert.is(queue.length, 0);
+  timers.advance(1);
+  assert.is(queue.length, 1);
+  queue.addAfter('ns/later', 50);
+  queue.shutDown();
+  assert.is(timers.pending(), 0);
 });
 
 test('shutDown wakes waiting workers with null and refuses adds', async () => {
