@@ -24,6 +24,7 @@ import { exitReason, podStatus, statusKey, wireTime } from './status.ts';
 import type { ContainerFacts, PodFacts, Terminated } from './status.ts';
 import { containerMounts, emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
+import { sleep } from '../signals.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const MAX_MESSAGE_BYTES = 4096;
@@ -61,11 +62,6 @@ interface Slot {
   /** Set while a liveness failure is killing the container (it is then restarted whatever the exit code). */
   killedByProbe: boolean;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
 
 export class PodWorker {
   #pod: V1Pod;
