@@ -10,7 +10,7 @@ import {
   CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
   type ChainObject,
 } from './objects.ts';
-import type { ExecutionResult } from './executor.ts';
+import type { ExecutionResult } from './execution.ts';
 import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
 import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
