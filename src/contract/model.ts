@@ -3,7 +3,8 @@
  * codes, the same state transitions and events. Objects are the decoded structs of bcs.ts and are changed in place;
  * every function checks everything before it changes anything, so an aborted call leaves its inputs untouched.
  * Keep each function in step with its Move counterpart (the scenario vectors in contracts/tests/scenarios.json run
- * against both).
+ * against both). Longer than most modules on purpose: it follows repository.move function by function, in its order,
+ * so that the two read side by side; splitting one without the other would lose that.
  */
 import { MoveAbort } from './abort-codes.ts';
 import type { AbortName } from './abort-codes.ts';
