@@ -41,8 +41,6 @@ export interface PodWorkerContext {
   detachPod(uid: string): Promise<void>;
   images: ImageMap;
   describeImages: string;
-  /** Host directories every container sees read-only at the same path (the checkout the image map points into). */
-  sharedPaths: string[];
   sources: VolumeSources;
   events: EventRecorder;
   /** The pod's state dir (volumes, container roots, termination logs). */
@@ -333,6 +331,11 @@ export class PodWorker {
     const finishedAt = last ? Date.parse(last.finishedAt) : Date.now();
     const wait = slot.backoff.delayAfterExit(finishedAt);
     if (last) slot.facts.lastState = last;
+    if (last?.reason === 'ContainerCannotRun') {
+      // A container that never started and will be started again waits with the runtime's error, as on a real node.
+      slot.facts.state = { waiting: { reason: 'RunContainerError', message: `failed to start container "${slot.spec.name}": ${last.message}` } };
+      await this.#status.flush();
+    }
     if (wait > 0) {
       const pod = this.#pod.metadata!;
       slot.facts.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${wait / 1000}s restarting failed container=${slot.spec.name} pod=${pod.name}_${pod.namespace}(${pod.uid})` } };
@@ -365,7 +368,7 @@ export class PodWorker {
     const { uid, gid, home } = containerIdentity(this.#pod, spec);
     let files: RunFiles;
     try {
-      files = await prepareRunFiles(this.ctx.podDir, spec, slot.facts.restartCount, this.ctx.sharedPaths, this.#volumes);
+      files = await prepareRunFiles(this.ctx.podDir, spec, slot.facts.restartCount, config.image.files ?? {}, this.#volumes);
     } catch (err) {
       if (!(err instanceof VolumeError)) throw err;
       slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
@@ -408,8 +411,9 @@ export class PodWorker {
     slot.process = undefined;
     slot.facts.ready = false;
     slot.facts.started = false;
+    if (exit.cannotRun) this.#event('Warning', 'Failed', `Error: failed to start container "${spec.name}": ${exit.cannotRun}`, slot);
     slot.facts.state = {
-      terminated: await terminatedState({ spec, command: config.argv[0]!, terminationLog: files.terminationLog, startedAt, containerID, tail: slot.tail }, exit),
+      terminated: await terminatedState({ spec, terminationLog: files.terminationLog, startedAt, containerID, tail: slot.tail }, exit),
     };
     this.#report();
     // Each run's root is its own: a restarted container starts from the image again, as with a runtime.

@@ -15,8 +15,6 @@ const FALLBACK_LOG_BYTES = 2048;
 
 export interface Run {
   spec: V1Container;
-  /** The command as executed (argv[0] names what could not be found). */
-  command: string;
   /** The host path of the file mounted at the container's terminationMessagePath. */
   terminationLog: string;
   startedAt: number;
@@ -26,7 +24,7 @@ export interface Run {
 }
 
 export async function terminatedState(run: Run, exit: Exit): Promise<Terminated> {
-  const ended = exitReason(exit.exitCode, run.tail.at(-1), run.command);
+  const ended = exitReason(exit.exitCode, exit.cannotRun);
   return {
     exitCode: exit.exitCode,
     ...(exit.signal ? { signal: exit.signal } : {}),
