@@ -144,17 +144,21 @@ pods('a command that cannot start and will be restarted: RunContainerError with 
       if (waiting) seen.push(`${waiting.reason}: ${waiting.message ?? ''}`);
     }, () => {});
   try {
-    // A file that is there but not executable: permission denied, whatever the user.
-    await createPod(kc, namespace, pod('no-exec', { restartPolicy: 'OnFailure', securityContext: { runAsUser: 1000 },
-      containers: [{ name: 'app', image: 'node:22', command: ['/etc/hostname'] }] }));
+    // A file that is there but not executable: permission denied.
+    await kc.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace, body: { metadata: { name: 'no-exec' }, data: { run: 'echo never\n' } } });
+    await createPod(kc, namespace, pod('no-exec', {
+      restartPolicy: 'OnFailure', securityContext: { runAsUser: 1000 },
+      volumes: [{ name: 'app', configMap: { name: 'no-exec', defaultMode: 0o644 } }],
+      containers: [{ name: 'app', image: 'node:22', command: ['/app/run'], volumeMounts: [{ name: 'app', mountPath: '/app' }] }],
+    }));
     await waitFor('RunContainerError, then CrashLoopBackOff', async () =>
       seen.some((s) => s.startsWith('RunContainerError')) && seen.some((s) => s.startsWith('CrashLoopBackOff')));
   } finally {
     watch.abort();
   }
-  assert.ok(seen.includes('RunContainerError: failed to start container "app": exec: "/etc/hostname": permission denied'), seen.join('\n'));
+  assert.ok(seen.includes('RunContainerError: failed to start container "app": exec: "/app/run": permission denied'), seen.join('\n'));
   const status = await firstContainer(kc, namespace, 'no-exec');
-  assert.equal([status?.lastState?.terminated?.reason, status?.lastState?.terminated?.message], ['ContainerCannotRun', 'exec: "/etc/hostname": permission denied']);
+  assert.equal([status?.lastState?.terminated?.reason, status?.lastState?.terminated?.message], ['ContainerCannotRun', 'exec: "/app/run": permission denied']);
   assert.is(await podLog('no-exec'), '', 'the runtime\'s error is not the container\'s output');
   await kc.makeApiClient(CoreV1Api).deleteNamespacedPod({ name: 'no-exec', namespace, gracePeriodSeconds: 0 });
 });
