@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO_ROOT } from '../support/e2e.ts';
-import { spawnReaped } from '../support/reaper.ts';
+import { runAfterExit, spawnReaped } from '../support/reaper.ts';
 
 const clone = suite('the Kubernetes build path from a clone anywhere');
 // mkdtemp makes the directory 0700: pods run as uid 1000, which cannot traverse it.
 const parent = mkdtempSync('/tmp/walrus-clone-');
 clone.after(() => rmSync(parent, { recursive: true, force: true }));
+runAfterExit(['rm', '-rf', parent]); // also when this process is killed
 
 clone('a clone under a 0700 directory in /tmp builds: the checkout step runs from the image the clone presents', async () => {
   assert.is(statSync(parent).mode & 0o777, 0o700);

@@ -10,11 +10,13 @@ import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { API_VERSION, KIND } from '../../../src/gitops/api/types.ts';
 import { buildJob, CHECKOUT_STEP, WORKSPACE } from '../../../src/gitops/templates/build-job.ts';
 import { createWorld } from '../../support/e2e.ts';
+import { runAfterExit } from '../../support/reaper.ts';
 import { testCluster, waitFor } from './control-plane.ts';
 import { helloRepository, startDevnetServer } from './gitops.ts';
 
 const cluster = testCluster('clone-checkout');
 const world = createWorld('walrus-clone-checkout-');
+runAfterExit(['rm', '-rf', world.root]); // also when this process is stopped by a signal
 let devnet: Awaited<ReturnType<typeof startDevnetServer>> | undefined;
 let code = 1;
 try {
