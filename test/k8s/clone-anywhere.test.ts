@@ -18,7 +18,7 @@ clone('a clone under a 0700 directory in /tmp builds: the checkout step runs fro
   execFileSync('git', ['clone', '-q', '--no-hardlinks', REPO_ROOT, dir]);
   // The same packages as `npm ci` would install, without the network: hard links to this checkout's.
   execFileSync('cp', ['-al', join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules')]);
-  const child = spawnReaped(join(dir, 'node_modules/.bin/node'), ['test/k8s/support/checkout-job.ts'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnReaped(join(dir, 'node_modules/.bin/node'), ['test/support/k8s-checkout-run.ts'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { output += d; });
   child.stderr.setEncoding('utf8').on('data', (d: string) => { output += d; });

@@ -1,18 +1,19 @@
 /**
- * `node test/k8s/support/checkout-job.ts`: the Kubernetes suites' build path, run from the checkout this file is in,
+ * `node test/support/k8s-checkout-run.ts`: the Kubernetes suites' build path, run from the checkout this file is in,
  * on a cluster of its own: a devnet server on the node's hostIp, a repository pushed to it, and a build Job's checkout
  * step (the project's image, as a non-root user, an emptyDir at /tmp) cloning it at the commit, followed by a step that
  * checks the tree. Prints `checkout ok <commit>` and exits 0, or prints what the pod said and exits 1. The
- * clone-anywhere suite runs it from a fresh clone under a 0700 directory in /tmp.
+ * clone-anywhere suite runs it from a fresh clone under a 0700 directory in /tmp. (Not under test/k8s: a file pattern
+ * given to uvu there, such as 'job', would run it as a test file.)
  */
 import { readFile } from 'node:fs/promises';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { API_VERSION, KIND } from '../../../src/gitops/api/types.ts';
-import { buildJob, CHECKOUT_STEP, WORKSPACE } from '../../../src/gitops/templates/build-job.ts';
-import { createWorld } from '../../support/e2e.ts';
-import { runAfterExit } from '../../support/reaper.ts';
-import { testCluster, waitFor } from './control-plane.ts';
-import { helloRepository, startDevnetServer } from './gitops.ts';
+import { API_VERSION, KIND } from '../../src/gitops/api/types.ts';
+import { buildJob, CHECKOUT_STEP, WORKSPACE } from '../../src/gitops/templates/build-job.ts';
+import { createWorld } from './e2e.ts';
+import { runAfterExit } from './reaper.ts';
+import { testCluster, waitFor } from '../k8s/support/control-plane.ts';
+import { helloRepository, startDevnetServer } from '../k8s/support/gitops.ts';
 
 const cluster = testCluster('clone-checkout');
 const world = createWorld('walrus-clone-checkout-');
