@@ -5,7 +5,8 @@
  *     └─ PID 1 of a new pid namespace: sh (setup) → chroot <root> → setpriv [--reuid/--regid] --pdeathsig KILL → env -i … <argv>
  *
  * The root is an overlay of the host's `/` (writes land in the container's own upper dir), with a fresh
- * /proc, a minimal /dev, a tmpfs /tmp, and the volumes bind-mounted at their mountPaths. The command runs
+ * /proc, a minimal /dev, a tmpfs /tmp, and the mounts bound in the order given (the image's files, then the
+ * volumes at their mountPaths). A command that cannot be started is reported as the exit's `cannotRun`. The command runs
  * as PID 1, so as in a container a process without a SIGTERM handler ignores SIGTERM until SIGKILL.
  * Lifetimes chain by parent-death signals: if the kubelet's process dies, unshare dies, its child (PID 1)
  * dies and the kernel kills the whole pid namespace; nothing is left behind.
@@ -121,7 +122,10 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
   let firstLine = true;
   let failedStart: { line: string; why: string } | undefined;
   const onLine = (line: string) => {
-    if (line.startsWith(UNSHARE_SIGKILL)) return void (unshareSigkillSeen = true);
+    if (line.startsWith(UNSHARE_SIGKILL)) {
+      unshareSigkillSeen = true;
+      return;
+    }
     const why = firstLine ? startFailure(line, spec.argv[0] ?? '', spec.workingDir) : undefined;
     firstLine = false;
     if (why) failedStart = { line, why };
