@@ -348,14 +348,11 @@ export class PodWorker {
     return true;
   }
 
-  /** Starts the container once and waits for its exit; undefined when it could not be started (config error, stop). */
-  async #runOnce(slot: Slot): Promise<Exit | undefined> {
-    const spec = slot.spec;
-    let config: ContainerConfig;
+  /** The container's command and variables; while a referenced object or key is missing, CreateContainerConfigError and a retry. */
+  async #configure(slot: Slot): Promise<ContainerConfig | undefined> {
     for (;;) {
       try {
-        config = await containerConfig(this.#pod, spec, this.ctx.images, this.ctx.sources, this.#facts);
-        break;
+        return await containerConfig(this.#pod, slot.spec, this.ctx.images, this.ctx.sources, this.#facts);
       } catch (err) {
         if (!(err instanceof ContainerConfigError)) throw err;
         slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
@@ -365,6 +362,13 @@ export class PodWorker {
         if (this.#stopping) return undefined;
       }
     }
+  }
+
+  /** Starts the container once and waits for its exit; undefined when it could not be started (config error, stop). */
+  async #runOnce(slot: Slot): Promise<Exit | undefined> {
+    const spec = slot.spec;
+    const config = await this.#configure(slot);
+    if (!config) return undefined;
     const { uid, gid, home } = containerIdentity(this.#pod, spec);
     let files: RunFiles;
     try {
