@@ -18,7 +18,8 @@ import { HeadReader } from './watch/head-reader.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
-  ledger: Ledger;
+  /** The chain: the heads of the apps' repositories and the push events that move them. */
+  ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter' | 'latestPushCursor'>;
   templates: Templates;
   /** The network this controller serves, and the package whose events it follows (the cursor's scope). */
   network: string;
