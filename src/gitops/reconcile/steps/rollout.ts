@@ -10,7 +10,7 @@ import { assessRollout } from '../rollout.ts';
  * progress deadline is rolled back to the last good release, and its commit is not tried again until the head moves.
  */
 export async function rollout(pass: Pass): Promise<StepResult> {
-  const { status, app, deps, now } = pass;
+  const { status, deps, now } = pass;
   const release = { commit: pass.fact('head').commit, artifact: pass.fact('artifact') };
   const short = release.commit.slice(0, 12);
   const state = assessRollout(await applyRelease(pass, release));
