@@ -2,12 +2,13 @@
  * What the GitOps tests on the test cluster, its benchmark and `npm run demo:deploy` share: kubectl, a devnet server
  * pods can reach, `git walrus controller` as a process, plain HTTP, and the hello-npm app on the devnet.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { appendFileSync, copyFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { DEFAULTS } from '../../src/gitops/api/types.ts';
 import { initWorkRepo, REPO_ROOT, startDevnet, type World } from './world.ts';
+import { spawnReaped } from './reaper.ts';
 
 /** Runs `kubectlPath` with `kubeconfig`; resolves with stdout, rejects with stderr. */
 export async function kubectl(args: string[], options: { kubeconfig: string; kubectlPath: string; cwd?: string }): Promise<string> {
@@ -33,8 +34,8 @@ export interface ControllerProcess {
 /** `git walrus controller` as a provider runs it out of cluster, with `identity` as its leader-election name. */
 export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
   // bin/git-walrus execs node: the child is the controller itself, so a kill reaches it (through `git walrus` it
-  // would reach git only, leaving the controller running).
-  const child = spawn(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // would reach git only, leaving the controller running). It never outlives the process that started it (reaper.ts).
+  const child = spawnReaped(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // GITOPS_TEST_LOGS=<dir> keeps each controller's output in <dir>/<identity>.log, as it happens.
   const file = process.env.GITOPS_TEST_LOGS ? `${process.env.GITOPS_TEST_LOGS}/${identity}.log` : undefined;

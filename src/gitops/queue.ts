@@ -1,5 +1,5 @@
-import { realTimers } from '../core/timers.ts';
-import type { Timers } from '../core/timers.ts';
+import { systemClock } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
 
 /**
  * The controller's work queue, with client-go's workqueue semantics: keys, not objects (reconcile reads the current
@@ -12,8 +12,8 @@ export interface QueueOptions {
   baseDelayMs?: number;
   /** Longest retry delay. */
   maxDelayMs?: number;
-  /** Delayed adds wait on these (the real clock by default). */
-  timers?: Timers;
+  /** Delayed adds wait on this clock (the system's by default). */
+  clock?: Clock;
 }
 
 export class WorkQueue {
@@ -26,15 +26,15 @@ export class WorkQueue {
   readonly #processing = new Set<string>();
   readonly #failures = new Map<string, number>();
   /** Delayed adds: the earliest wins. */
-  readonly #timers = new Map<string, { at: number; timer: unknown }>();
-  readonly #clock: Timers;
+  readonly #timers = new Map<string, { at: number; cancel: AbortController }>();
+  readonly #clock: Clock;
   readonly #waiting: ((key: string | null) => void)[] = [];
   #shutDown = false;
 
   constructor(options: QueueOptions = {}) {
     this.#baseDelayMs = options.baseDelayMs ?? 100;
     this.#maxDelayMs = options.maxDelayMs ?? 300_000;
-    this.#clock = options.timers ?? realTimers;
+    this.#clock = options.clock ?? systemClock;
   }
 
   add(key: string): void {
@@ -58,12 +58,14 @@ export class WorkQueue {
     const at = this.#clock.now() + delayMs;
     const pending = this.#timers.get(key);
     if (pending && pending.at <= at) return;
-    if (pending) this.#clock.clearTimeout(pending.timer);
-    const timer = this.#clock.setTimeout(() => {
+    pending?.cancel.abort();
+    const cancel = new AbortController();
+    this.#timers.set(key, { at, cancel });
+    void this.#clock.sleep(delayMs, cancel.signal).then(() => {
+      if (cancel.signal.aborted) return;
       this.#timers.delete(key);
       this.add(key);
-    }, delayMs);
-    this.#timers.set(key, { at, timer });
+    });
   }
 
   /** Adds `key` after its back-off: base · 2^(failures so far), capped. */
@@ -113,7 +115,7 @@ export class WorkQueue {
   /** Wakes every waiting `get` with null and refuses further adds. */
   shutDown(): void {
     this.#shutDown = true;
-    for (const { timer } of this.#timers.values()) this.#clock.clearTimeout(timer);
+    for (const { cancel } of this.#timers.values()) cancel.abort();
     this.#timers.clear();
     for (const waiter of this.#waiting.splice(0)) waiter(null);
   }

@@ -1,7 +1,7 @@
 /**
- * The `WalrusApp` custom resource as the cluster ports carry it (docs/architecture.md, The GitOps controller): its
- * API identity, what a provider writes (spec) and what the controller reports (status). Pure types; the defaults and
- * their resolution are the controller's (src/gitops/api/types.ts).
+ * The `WalrusApp` resource as the cluster port carries it (docs/architecture.md, The GitOps controller): its names
+ * and field manager, its spec as a provider writes it and its status as the controller reports it. Pure types and
+ * constants; the defaults, the CRD schema and everything that reads a spec live in src/gitops/api/.
  */
 
 export const GROUP = 'gitops.walrus-git.dev';
@@ -162,7 +162,7 @@ export interface WalrusAppStatus {
   lastAppliedRevision?: string;
   /** A commit whose rollout failed and was rolled back, or whose build failed; not retried until the head moves. */
   failedRevision?: string;
-  /** Newest first, at most HISTORY_LIMIT (src/gitops/api/types.ts) entries. */
+  /** Newest first, at most HISTORY_LIMIT entries. */
   history?: HistoryEntry[];
   /** The latest build of (commit, build config): which attempt runs or ended it, and why the one before failed. */
   build?: BuildStatus;

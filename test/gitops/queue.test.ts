@@ -1,10 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WorkQueue } from '../../src/gitops/queue.ts';
-import { manualTimers } from '../support/fake-timers.ts';
-
-/** Lets every promise that can settle now settle (a waiting `get` resolves on a later turn). */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+import { ManualClock, settle } from '../support/manual-clock.ts';
 
 test('a key added many times while waiting is handed out once, in first-added order', async () => {
   const queue = new WorkQueue();
@@ -50,33 +47,35 @@ test('back-off doubles per failure up to the cap, and forget resets it', () => {
 });
 
 test('addAfter delivers after the delay, and the earliest of several delayed adds wins', async () => {
-  const timers = manualTimers();
-  const queue = new WorkQueue({ timers });
+  const clock = new ManualClock();
+  const queue = new WorkQueue({ clock });
   queue.addAfter('ns/a', 200);
   queue.addAfter('ns/a', 20);
   queue.addAfter('ns/a', 300);
-  assert.is(timers.pending(), 1, 'one timer: the earliest');
-  timers.advance(19);
+  assert.is(clock.sleeping, 1, 'one delayed add: the earliest');
+  await clock.advance(19);
   assert.is(queue.length, 0, 'not before its delay');
-  timers.advance(1);
+  await clock.advance(1);
   assert.is(queue.length, 1, 'at its delay');
   assert.is(await queue.get(), 'ns/a');
   queue.done('ns/a');
-  timers.advance(300);
+  await clock.advance(300);
   assert.is(queue.length, 0, 'the later delayed adds were dropped');
 });
 
-test('addRateLimited waits out the back-off on the clock; shutDown cancels what is still delayed', () => {
-  const timers = manualTimers();
-  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000, timers });
+test('addRateLimited waits out the back-off on the clock; shutDown cancels what is still delayed', async () => {
+  const clock = new ManualClock();
+  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000, clock });
   queue.addRateLimited('ns/bad');
-  timers.advance(99);
+  await clock.advance(99);
   assert.is(queue.length, 0);
-  timers.advance(1);
+  await clock.advance(1);
   assert.is(queue.length, 1);
   queue.addAfter('ns/later', 50);
   queue.shutDown();
-  assert.is(timers.pending(), 0);
+  assert.is(clock.sleeping, 0);
+  await clock.advance(100);
+  assert.is(queue.length, 1, 'nothing delayed arrives after shutDown');
 });
 
 test('shutDown wakes waiting workers with null and refuses adds', async () => {

@@ -1,16 +1,17 @@
 /**
- * The `WalrusApp` API (docs/architecture.md, The GitOps controller): the resource's types (src/ports/walrus-app.ts,
- * re-exported here under their names), and the defaults. One source: the CRD's structural schema
- * (src/gitops/api/crd.ts) is generated from the defaults here, so `kubectl get -o yaml` shows exactly what the
- * controller will use. Pure types and values, no I/O.
+ * The `WalrusApp` API (docs/architecture.md, The GitOps controller): what a provider writes (spec), what the controller
+ * reports (status), and the defaults. One source: the CRD's structural schema (src/gitops/api/crd.ts) is generated from
+ * the defaults here, so `kubectl get -o yaml` shows exactly what the controller will use. Pure types and values, no
+ * I/O.
  */
+
 import { GROUP } from '../../ports/walrus-app.ts';
 import type { BuildSpec, EnvFromSource, EnvVar, HealthSpec, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec } from '../../ports/walrus-app.ts';
 
 export { API_VERSION, FIELD_MANAGER, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from '../../ports/walrus-app.ts';
 export type {
-  Artifact, BuildSpec, BuildStatus, Condition, ConditionStatus, ConditionType, EnvFromSource, EnvVar, HeadStatus, HealthSpec,
-  HistoryEntry, PolicySpec, ReleaseResult, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec, WalrusAppStatus,
+  Artifact, BuildSpec, BuildStatus, Condition, ConditionStatus, ConditionType, EnvFromSource, EnvVar, HeadStatus, HealthSpec, HistoryEntry, PolicySpec,
+  ReleaseResult, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec, WalrusAppStatus,
 } from '../../ports/walrus-app.ts';
 
 /** Any new value forces a reconcile pass (like Flux's `reconcile.fluxcd.io/requestedAt`); `date +%s` is typical. */
