@@ -66,12 +66,18 @@ depcruise('each import against the direction fails, naming its rule', () => {
     'src/walrus/peer.ts': "import { d } from '../devnet/d.ts';\nexport const peer = d;\n",
     'src/cli/sdk.ts': "import { normalizeSuiAddress } from '@mysten/sui/utils';\nexport const sdk = normalizeSuiAddress;\n",
     'src/gitops/client.ts': "import { KubeConfig } from '@kubernetes/client-node';\nexport const client = new KubeConfig();\n",
+    'src/protocol/front.ts': "import { app } from '../cli/app.ts';\nexport const front = app;\n",
+    'src/cli/root.ts': "import { m } from '../main/m.ts';\nexport const root = m;\n",
+    'src/main/m.ts': 'export const m = 1;\n',
   });
-  assert.is(status, 6);
+  assert.is(status, 9);
   assert.equal(found, [
+    'src/cli/root.ts fronts-not-adapters',
+    'src/cli/root.ts main-is-the-root',
     'src/cli/sdk.ts sdks-in-adapters-only',
     'src/core/up.ts inner-ring-is-inner',
     'src/gitops/client.ts kubernetes-client-in-k8s-only',
+    'src/protocol/front.ts fronts-apart',
     'src/remote/sideways.ts remote-sees-ports-only',
     'src/remote/tooling.ts product-not-tooling',
     'src/walrus/peer.ts adapters-inward',
