@@ -40,8 +40,9 @@ export interface PortStats {
  */
 export function timed<T extends object>(target: T, into: Record<string, number>, prefix: string, nested: readonly string[] = []): T {
   return new Proxy(target, {
-    get(object, name, receiver) {
-      const value = Reflect.get(object, name, receiver) as unknown;
+    get(object, name) {
+      // Read on the object itself, so getters and methods that use private fields work through the proxy.
+      const value = Reflect.get(object, name) as unknown;
       if (typeof value !== 'function' || typeof name !== 'string') return value;
       return (...args: unknown[]) => {
         const start = performance.now();
