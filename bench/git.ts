@@ -203,7 +203,7 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   };
   const startup = await best(() => helperCapabilities(world, url));
   const listing = await best(() => world.ok('.', ['ls-remote', url]));
-  console.log(`  helper start-up ${startup.toFixed(2)} s (answering capabilities), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
+  console.log(`  helper capabilities-only session ${startup.toFixed(2)} s (exec to exit: it opens the network after answering), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
   world.takeStats();
   await world.ok('.', ['ls-remote', url]);
   const marks = (world.takeStats() as Stats[]).find((s) => s.role === 'helper')?.marks ?? {};
