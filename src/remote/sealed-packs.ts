@@ -85,8 +85,8 @@ interface KeyWindow {
 /**
  * The data keys of packs `from`, `from + 1`, … of a private repository, opened from the key service a window of
  * `maxKeysPerRequest` packs at a time as a reader reaches them (a long fetch asks again later, with a renewed
- * session). Creating it checks that the signer may read at all, so a refused user gets one clear line before any
- * download and no key server is asked; it then asks for the first window at once, so the key servers answer while
+ * session). Creating it checks that the signer may read at all (unless it asks as the provider of a lease), so a
+ * refused user gets one clear line before any download and no key server is asked; it then asks for the first window at once, so the key servers answer while
  * the first chunks download.
  */
 export class PackKeys {
@@ -107,8 +107,11 @@ export class PackKeys {
   static async of(deps: { ledger: Ledger; keyService?: KeyService }, repository: RepositoryInfo, packs: readonly PackEntry[], from: number): Promise<PackKeys | null> {
     if (!repository.private) return null;
     if (deps.keyService === undefined) throw new NoKeyServersError(repository.id);
-    const address = await deps.ledger.signerAddress();
-    if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+    // The provider of a lease is no member: the key servers alone judge the lease.
+    if (deps.keyService.lease === undefined) {
+      const address = await deps.ledger.signerAddress();
+      if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+    }
     const keys = new PackKeys(deps.keyService, repository, packs, from);
     if (packs.length > 0) keys.#windowOf(0);
     return keys;
