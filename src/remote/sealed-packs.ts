@@ -183,3 +183,26 @@ export class PackKeys {
     return `pack ${this.#from + offset} of repository ${this.#repository.id}`;
   }
 }
+
+/** The repository a data key was sealed for (the first 32 bytes of its identity), read locally. */
+export async function sealedRepositoryId(keyService: KeyService, sealedKey: string): Promise<string> {
+  return `0x${Buffer.from((await keyService.identityOf(sealedKey)).subarray(0, 32)).toString('hex')}`;
+}
+
+/**
+ * A decryptor for one stream sealed as a pack is, under `sealedKey` (a private repository's build artifact): the
+ * key's identity names the repository, whose members get the key, or the provider of a lease on it when the key
+ * service asks under that lease. A member check comes first, as for packs, so a refused user gets one clear line.
+ */
+export async function openSealedStream(deps: { ledger: Ledger; keyService: KeyService }, sealedKey: string, label: string): Promise<PackDecryptor> {
+  const { ledger, keyService } = deps;
+  const identity = await keyService.identityOf(sealedKey);
+  const repository = await ledger.getRepository(await sealedRepositoryId(keyService, sealedKey));
+  if (!isIdentityOf(identity, repository.id)) throw new PackDecryptionError(label, 'its key is not sealed for a repository');
+  if (keyService.lease === undefined) {
+    const address = await ledger.signerAddress();
+    if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+  }
+  const [key] = await keyService.open(repository, [sealedKey]);
+  return new PackDecryptor(await key!(), identity, label);
+}
