@@ -33,6 +33,8 @@ export interface ExecutionRequest {
   signatures: string[];
   /** Dry run: no signatures; an empty gas payment is paid by a mock coin holding the budget. */
   simulate: boolean;
+  /** A dry run with transaction checks disabled: owned inputs need not be the sender's (default: checked). */
+  checks?: boolean;
   now: number;
 }
 
@@ -88,7 +90,7 @@ export async function executeTransaction(request: ExecutionRequest): Promise<Exe
   if (inputs.length > MAX_INPUT_OBJECTS) throw new TransactionRejectedError('SizeLimitExceeded', `Size limit exceeded: too many inputs (${inputs.length} > ${MAX_INPUT_OBJECTS})`);
 
   const working = new WorkingSet(objects);
-  const slots = inputs.map((input, index) => checkInput(input, index, sender, working));
+  const slots = inputs.map((input, index) => checkInput(input, index, sender, working, request.checks !== false));
   for (const command of commands) {
     const call = command.MoveCall;
     if (call && !request.packages.has(normalizeSuiAddress(call.package))) {
@@ -239,7 +241,7 @@ function checkExpiration(expiration: { $kind: string; Epoch?: string | number; V
 type Programmable = NonNullable<ReturnType<typeof bcs.TransactionData.parse>['V1']['kind']['ProgrammableTransaction']>;
 type Input = Programmable['inputs'][number];
 
-function checkInput(input: Input, index: number, sender: string, working: WorkingSet): Slot {
+function checkInput(input: Input, index: number, sender: string, working: WorkingSet, checkOwner: boolean): Slot {
   if (input.Pure) {
     const bytes = fromBase64(input.Pure.bytes);
     if (bytes.length > MAX_PURE_ARGUMENT_SIZE) {
@@ -271,7 +273,7 @@ function checkInput(input: Input, index: number, sender: string, working: Workin
     throw new TransactionRejectedError('ObjectVersionUnavailableForConsumption', `Object ${id} at version ${ref.version} is not available for consumption, its current version: ${object.version}`, { objectId: id });
   }
   if (objectDigest(object) !== ref.digest) throw new TransactionRejectedError('InvalidObjectDigest', `Invalid digest for object ${id}: expected ${objectDigest(object)}, got ${ref.digest}`, { objectId: id });
-  if (object.owner.$kind === 'AddressOwner' && object.owner.AddressOwner !== sender) {
+  if (checkOwner && object.owner.$kind === 'AddressOwner' && object.owner.AddressOwner !== sender) {
     throw new TransactionRejectedError('IncorrectUserSignature', `Object ${id} is owned by account address ${object.owner.AddressOwner}, but given owner/signer address is ${sender}`, { objectId: id });
   }
   if (object.owner.$kind === 'ObjectOwner') throw new TransactionRejectedError('InvalidChildObjectArgument', `Object ${id} is owned by object ${object.owner.ObjectOwner} and cannot be an input`);
