@@ -42,7 +42,9 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
     let result;
     try {
       const { id, url } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
-      const keyService = argv.lease === undefined ? services.keyService : await leaseKeyService(services, argv.lease, id);
+      // A lease matters only for a private repository: a public one is read by anyone, with or without a cap.
+      const underLease = argv.lease !== undefined && (await services.ledger.getRepository(id)).private;
+      const keyService = underLease ? await leaseKeyService(services, argv.lease!, id) : services.keyService;
       result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(keyService ? { keyService } : {}) }, id, url, dir, argv.commit, app.log.verbosity >= 1);
     } catch (error) {
       // Nothing half-cloned stays behind: the directory is as empty as it was.
