@@ -1,4 +1,4 @@
-/// Lease-scoped read access to a private repository (docs/architecture.md, "Private repositories"): while a tenant
+/// Lease-scoped read access to a private repository (docs/architecture.md, Lease-scoped Seal access): while a tenant
 /// pays a provider to run a repository, that provider may decrypt it. `seal_approve_lease` is the Seal policy the key
 /// servers dry-run with the requester as sender: it gives the keys of the lease's repository to whoever passes the
 /// ProviderCap of the lease's provider (a transaction can only use an owned object its sender owns, so passing the

@@ -1,6 +1,6 @@
 /**
- * Whether the controller may read a private repository it is to build and run (docs/architecture.md, "Private
- * repositories"): as a member (owner, writer, reader) with its own key, or, for the app of a lease, as that lease's
+ * Whether the controller may read a private repository it is to build and run (docs/architecture.md, Lease-scoped
+ * Seal access): as a member (owner, writer, reader) with its own key, or, for the app of a lease, as that lease's
  * provider while the lease is open and funded at the chain's clock (what `lease_access::seal_approve_lease` checks).
  * Decided before any build so that a refusal is one condition naming what to change (the address to add as a reader,
  * the lease that ended), not a checkout that fails again and again; the key servers decide all the same.
