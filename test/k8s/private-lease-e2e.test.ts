@@ -4,13 +4,13 @@
  * (checkout with the provider's key, under the lease) and serves it; Walrus holds no readable pack and no readable
  * tarball → a second push rolls out → the tenant closes the lease → a third push is not deployed and the provider's key
  * request is refused for "lease closed" → a stranger's controller given the same WalrusApp is refused from the start,
- * naming the address the owner would have to add.
+ * naming the address the owner would have to add; once the owner adds it as a reader, that app is built and served.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
@@ -185,7 +185,10 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   await provider.kill('SIGTERM'); // it serves every namespace: the stranger's app is the stranger's controller's alone
   strangerNs = `${namespace}-stranger`;
   await core.createNamespace({ body: { metadata: { name: strangerNs } } });
-  const stranger = startControllerProcess(world, asStranger, 'stranger', ['--kubeconfig', node.plane.kubeconfigPath, '--namespace', strangerNs, '--controller-namespace', strangerNs, '--poll-ms', '500']);
+  await core.createNamespacedSecret({ namespace: strangerNs, body: { metadata: { name: KEY_SECRET }, stringData: { key: strangerKey.getSecretKey() } } });
+  const stranger = startControllerProcess(world, asStranger, 'stranger', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--namespace', strangerNs, '--controller-namespace', strangerNs, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
+  ]);
   controllers.push(stranger);
   const copy: WalrusApp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: 'copy', namespace: strangerNs }, spec: { repository: url, replicas: 1, port: 8080, build: { command: TEST_BUILD_COMMAND } } };
   await objects.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, body: copy });
@@ -196,6 +199,14 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   assert.is(stalled.reason, 'NotAReader');
   assert.match(stalled.message, new RegExp(`this controller's address ${strangerKey.toSuiAddress()}: its owner adds it with \`git walrus readers add ${url.replace(/[/.]/g, '\\$&')} ${strangerKey.toSuiAddress()}\``));
   assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: strangerNs })).items.length, 0, 'no build was tried');
+
+  // The owner makes that address a reader: the same app, now the controller's own, is built and served.
+  await walrus(['readers', 'add', 'walrus', strangerKey.toSuiAddress()], asTenant);
+  // A readers change moves no ref: the controller sees it at its next resync, or at once when the app is touched.
+  await objects.patchNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy', body: { metadata: { annotations: { touched: '1' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const readCopy = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as Promise<WalrusApp>;
+  await readyAt(readCopy, third, BUILD_MS + ROLLOUT_MS);
+  step('a reader\'s own app from the private repository: built and served once its address was added');
 }));
 
 test.run();
