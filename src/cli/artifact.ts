@@ -102,9 +102,9 @@ export function unsealer(services: CliServices, lease: string | undefined): Unse
   const keyService = services.keyService;
   if (keyService === undefined) return undefined;
   return async (sealedKey) => {
-    const label = `the artifact sealed for repository ${await sealedRepositoryId(keyService, sealedKey)}`;
-    const service = lease === undefined ? keyService : await leaseKeyService(services, lease, await sealedRepositoryId(keyService, sealedKey));
-    return openSealedStream({ ledger: services.ledger, keyService: service }, sealedKey, label);
+    const repositoryId = await sealedRepositoryId(keyService, sealedKey);
+    const service = lease === undefined ? keyService : await leaseKeyService(services, lease, repositoryId);
+    return openSealedStream({ ledger: services.ledger, keyService: service }, sealedKey, `the artifact sealed for repository ${repositoryId}`);
   };
 }
 
