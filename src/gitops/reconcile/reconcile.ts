@@ -1,4 +1,4 @@
-import type { V1Deployment, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Job, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import { buildConfigHash } from '../api/build-config.ts';
 import { appKey, resolveSpec, type Artifact, type Condition, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
@@ -10,6 +10,7 @@ import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailu
 import { conditionOf, recordHistory, removeCondition, setCondition, transitions, type ConditionUpdate } from './conditions.ts';
 import { decidePolicy } from './policy.ts';
 import { assessRollout } from './rollout.ts';
+import { applyIngressAllowance, buildRefusal, type BuildRefusal } from './isolation.ts';
 import { messageOf } from '../../core/errors.ts';
 
 /** The pod and Job templates (src/gitops/templates/, pure): what reconcile applies. */
@@ -17,6 +18,8 @@ export interface Templates {
   buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }): V1Job;
   runDeployment(app: WalrusApp, release: Release): V1Deployment;
   appService(app: WalrusApp): V1Service;
+  /** The app's ingress allowance in a tenant namespace; absent when the controller has no ingress to allow. */
+  appNetworkPolicy?(app: WalrusApp): V1NetworkPolicy;
   buildJobName(app: WalrusApp, commit: string, configHash: string, attempt?: number): string;
 }
 
@@ -27,7 +30,7 @@ export interface Release {
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */
 export interface ReconcileDeps {
-  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply'>;
+  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'namespaceLabels' | 'admitPod'>;
   templates: Templates;
   /** The app as the informer holds it now. */
   app(key: string): WalrusApp | undefined;
@@ -51,6 +54,8 @@ export interface ReconcileResult {
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
 const WATCH_PROGRESS_MS = 15_000;
+/** A build that does not fit in what the quota has left now is tried again after this long. */
+const QUOTA_RETRY_MS = 30_000;
 
 /**
  * One level-triggered pass over one WalrusApp (issue 11 part 4): every step reads the current state and is safe to
@@ -201,7 +206,10 @@ class Pass {
         const message = `retrying the build of ${short}${ofAttempts} in ${Math.ceil(waitMs / 1000)} s after ${record!.lastFailure?.reason ?? 'a failure'}`;
         return { result: { ...this.progressing('BuildRetrying', message), requeueAfterMs: waitMs } };
       }
-      await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash, attempt }));
+      const buildJob = deps.templates.buildJob(app, { commit, configHash, attempt });
+      const refusal = await buildRefusal(deps.cluster, buildJob);
+      if (refusal) return { result: this.#buildRefused(commit, refusal) };
+      await deps.cluster.createJob(buildJob);
       status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}) };
       deps.log(`${appKey(app)}: build job ${jobName} created for ${commit}${ofAttempts}`);
       await deps.events.record(app, 'Normal', 'BuildStarted', `building ${short} in job ${jobName}${ofAttempts}`);
@@ -245,13 +253,21 @@ class Pass {
     return this.#buildFailed(commit, `${after}${message}`);
   }
 
-  #buildFailed(commit: string, message: string): ReconcileResult {
+  #buildFailed(commit: string, message: string, reason = 'BuildFailed'): ReconcileResult {
     const status = this.status;
     status.failedRevision = commit;
     status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: this.now.toISOString(), message });
-    this.set('Built', 'False', 'BuildFailed', message);
+    this.set('Built', 'False', reason, message);
     const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
-    return this.notReady('BuildFailed', `the build of ${commit.slice(0, 12)} failed${serving}`);
+    return this.notReady(reason, `the build of ${commit.slice(0, 12)} failed${serving}`);
+  }
+
+  /** The namespace's quota or limits refuse the build's pod: never to fit fails the commit, else wait for room. */
+  #buildRefused(commit: string, refusal: BuildRefusal): ReconcileResult {
+    const message = `the build of ${commit.slice(0, 12)} was refused: ${refusal.message}`;
+    if (refusal.permanent) return this.#buildFailed(commit, message, refusal.reason);
+    this.set('Built', 'Unknown', refusal.reason, `${message}; waiting for room`);
+    return { ...this.progressing(refusal.reason, `${message}; waiting for room`), requeueAfterMs: QUOTA_RETRY_MS };
   }
 
   /** The failure in the build's own words: the failed container's last log lines, else its termination message. */
@@ -266,6 +282,7 @@ class Pass {
   async #apply(release: Release): Promise<V1Deployment> {
     const deployment = await this.deps.cluster.apply(this.deps.templates.runDeployment(this.app, release));
     await this.deps.cluster.apply(this.deps.templates.appService(this.app));
+    await applyIngressAllowance(this.deps.cluster, this.deps.templates, this.app);
     return deployment;
   }
 
