@@ -26,6 +26,8 @@ export interface NodeNetwork {
   readonly hostIp: string;
   /** Node-namespace end of the link: the Node's InternalIP. */
   readonly nodeIp: string;
+  /** The bridge's address (podCidr .1): the pods' default gateway. */
+  readonly bridgeIp: string;
   /** The node's network namespace (`grw-<run>-node`). */
   readonly nodeNetns: string;
   /** The `kubernetes` Service's ClusterIP (first address of serviceCidr). */
@@ -119,7 +121,7 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
 
   return {
     runId, nodeNetns,
-    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp,
+    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp, bridgeIp: subnets.bridgeIp,
     apiServiceIp: subnets.apiServiceIp,
     attachPod(podUid) {
       let attached = pods.get(podUid);
