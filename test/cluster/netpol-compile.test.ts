@@ -29,7 +29,11 @@ test('no policy: nothing isolated, only the top chain (replies and the node allo
 
 test('default deny in a namespace: its pods rejected both ways, other namespaces untouched', () => {
   const { rules } = compile(base([policy('a', 'deny', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] })]));
-  const reject = ['-j MARK --set-xmark 0x0/0x10000', '-m mark ! --mark 0x10000/0x10000 -j REJECT --reject-with icmp-port-unreachable', '-j MARK --set-xmark 0x0/0x10000'];
+  const reject = [
+    '-j MARK --set-xmark 0x0/0x10000',
+    '-m mark ! --mark 0x10000/0x10000 -j REJECT --reject-with icmp-port-unreachable',
+    '-j MARK --set-xmark 0x0/0x10000',
+  ];
   for (const ip of [A1.ip, A2.ip]) {
     assert.equal(chainOf(rules, '-d', ip), reject);
     assert.equal(chainOf(rules, '-s', ip), reject);

@@ -6,7 +6,7 @@
  * replies of allowed connections return at once (conntrack); traffic from the node's own addresses (the kubelet's
  * probes, the host) is allowed, as real CNIs allow it; a packet from an egress-isolated pod goes through that pod's
  * egress chain, a packet to an ingress-isolated pod through its ingress chain. Each chain sets the mark bit for a
- * packet one of its rules allows and rejects the packet when none did; an allowed packet returns to FORWARD, where
+ * packet one of its rules allows and rejects the packet when none did (as kube-router does; Calico drops); an allowed packet returns to FORWARD, where
  * kube-proxy's rules and the default policy take it. Packets between pods are bridged (br_netfilter), packets to a
  * Service were DNATed in PREROUTING and are SNATed (--masquerade-all) only after FORWARD, so FORWARD sees the real
  * source pod and destination pod.
@@ -117,6 +117,8 @@ export function compile(view: ClusterView): Compiled {
           }
         }
       }
+      // Port unreachable (not a TCP reset, which would miss the conntrack entry of a Service's DNAT and leave the
+      // client waiting); the node namespace does not rate-limit these ICMP errors (network.ts).
       body.push(`-A ${chain} -m mark ! --mark ${ALLOWED} -j REJECT --reject-with icmp-port-unreachable`, `-A ${chain} -j MARK --set-xmark ${CLEAR}`);
       chainRules.push(...body);
     }
