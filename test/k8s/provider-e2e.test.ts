@@ -78,9 +78,13 @@ test('open a lease → served → Deployed record verified → close → removed
     health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 },
     build: { command: TEST_BUILD_COMMAND },
   }));
+  // The devnet stands for the internet here and listens on the host's address, in a private range the default offer
+  // keeps tenants out of: this offer keeps them out of the cluster's pods and Services only.
+  const offerFile = world.path('offer.json');
+  writeFileSync(offerFile, JSON.stringify({ egress: { except: [node.network.podCidr, node.network.serviceCidr] } }));
   controller = startControllerProcess(world, asProvider, 'provider-a', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
-    '--provider', providerId, '--provider-app-spec', specFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
   ]);
   await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
 
@@ -103,6 +107,7 @@ test('open a lease → served → Deployed record verified → close → removed
   assert.is(app.spec.ref, 'refs/heads/main');
   const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
   assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
+  await waitBounded('the tenant namespace isolated', async () => (await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs! })).metadata?.annotations?.['market.walrus-git.dev/isolation-hash'], 30_000);
 
   const ready = await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });
