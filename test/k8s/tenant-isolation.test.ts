@@ -94,7 +94,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   // Room for the release and one default build (1 cpu, 1Gi); a container may ask up to 4Gi, more than the quota holds.
   const offerJson = {
     quota: { cpu: '2', memory: '2Gi', pods: 10 },
-    limits: { default: { cpu: '100m', memory: '64Mi' }, max: { memory: '4Gi' } },
+    limits: { default: { cpu: '100m', memory: '128Mi' }, max: { memory: '4Gi' } },
     ingress: { domain: 'apps.test', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': providerNs } }, podSelector: { matchLabels: { role: 'ingress' } } }] },
   };
   const offer = parseOffer(offerJson);
@@ -121,7 +121,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
     await apiObjects.apply(appService(app));
     await apiObjects.apply(appNetworkPolicy(app, offer.ingress!.from));
   }
-  const [a0, , b0, b1, ingress, controller] = await Promise.all([
+  const [a0, a1, b0, b1, ingress, controller] = await Promise.all([
     serve(apps[0]!, 'web-0'), serve(apps[0]!, 'web-1'), serve(apps[1]!, 'web-0'), serve(apps[1]!, 'web-1'),
     podIn(kc, providerNs, { ...pod('ingress', { containers: [shell('nginx', `exec node -e "${SERVER}"`)] }), metadata: { name: 'ingress', labels: { role: 'ingress' } } }),
     podIn(kc, providerNs, { ...pod('controller', { containers: [shell('controller', `exec node -e "${SERVER}"`)] }), metadata: { name: 'controller', labels: { role: 'controller' } } }),
@@ -130,8 +130,10 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const apiPort = Number(new URL(node.plane.server).port);
   const probe = (from: V1Pod, targets: { host: string; port: number; count?: number; http?: boolean }[]) => probeFrom(node.network.runId, from, targets);
   const ip = (p: V1Pod) => p.status!.podIP!;
-  // The enforcer has the pods once B's app answers its own other pod.
-  await waitFor('B\'s pods reach each other', async () => (await probe(b0, [{ host: ip(b1), port: PORT, http: true }]))[0]![0]!.outcome === 'answered', 30_000);
+  // Every server listens and the enforcer has every pod's address (as with a CNI, policy follows a new pod shortly
+  // after it runs) once each allowed path answers.
+  const answers = async (from: V1Pod, to: V1Pod[]) => (await probe(from, to.map((p) => ({ host: ip(p), port: PORT, http: true })))).every(([attempt]) => attempt!.outcome === 'answered');
+  await waitFor('the allowed paths answer', async () => await answers(b0, [b1, b0]) && await answers(b1, [b0]) && await answers(a0, [a1]) && await answers(ingress, [b0, b1, controller]), 30_000);
 
   const started = Date.now();
   const [toPodB, toServiceB, toOwn] = await probe(a0, [
@@ -148,9 +150,9 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
 
   // What is allowed answers: B's own pods and Service from B; B's app from the ingress controller (pod and Service).
   const [own, ownService] = await probe(b0, [{ host: ip(b1), port: PORT, count: 5, http: true }, { host: serviceB, port: 80, count: 5, http: true }]);
-  assert.ok([...own!, ...ownService!].every((attempt) => attempt.outcome === 'answered'), JSON.stringify(tally([...own!, ...ownService!])));
+  assert.ok([...own!, ...ownService!].every((attempt) => attempt.outcome === 'answered'), `pod ${JSON.stringify(tally(own!))}, Service ${JSON.stringify(tally(ownService!))}${await podsNow(kc, [nsB])}`);
   const [fromIngress, fromIngressService] = await probe(ingress, [{ host: ip(b0), port: PORT, count: 5, http: true }, { host: serviceB, port: 80, count: 5, http: true }]);
-  assert.ok([...fromIngress!, ...fromIngressService!].every((attempt) => attempt.outcome === 'answered'), JSON.stringify(tally([...fromIngress!, ...fromIngressService!])));
+  assert.ok([...fromIngress!, ...fromIngressService!].every((attempt) => attempt.outcome === 'answered'), `pod ${JSON.stringify(tally(fromIngress!))}, Service ${JSON.stringify(tally(fromIngressService!))}${await podsNow(kc, [nsB])}`);
   // The provider's other pods are not the ingress controller: refused.
   assert.ok((await probe(controller, [{ host: ip(b0), port: PORT, count: 3 }]))[0]!.every(refused));
 
@@ -203,6 +205,30 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   await waitFor('the enforcer\'s rules for A\'s pods removed', async () => !(await iptablesSave(node.network.nodeNetns)).includes(`${ip(a0)}/32`), 15_000);
   assert.ok((await core.readNamespace({ name: nsB })).metadata, 'the other tenant keeps its namespace');
 });
+
+test('a container over its memory limit is OOMKilled, as a real node reports it', async () => {
+  const { namespace } = await cluster.get();
+  const hog = `exec node -e "const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1))"`;
+  await kc.makeApiClient(CoreV1Api).createNamespacedPod({ namespace, body: pod('hog', { restartPolicy: 'Never', containers: [shell('hog', hog, { resources: { limits: { memory: '64Mi' } } })] }) });
+  const ended = await waitFor('the hog ended', async () => {
+    const current = await kc.makeApiClient(CoreV1Api).readNamespacedPod({ namespace, name: 'hog' });
+    return current.status?.containerStatuses?.[0]?.state?.terminated;
+  }, 60_000);
+  assert.is(ended.reason, 'OOMKilled');
+  assert.is(ended.exitCode, 137);
+});
+
+/** The pods of `namespaces` with their addresses, restarts and last ends: what explains a path that did not answer. */
+async function podsNow(kc: KubeConfig, namespaces: string[]): Promise<string> {
+  const lines: string[] = [];
+  for (const namespace of namespaces) {
+    for (const p of (await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace })).items) {
+      const container = p.status?.containerStatuses?.[0];
+      lines.push(`${namespace}/${p.metadata!.name} ${p.status?.podIP} ${p.status?.phase} restarts ${container?.restartCount} last ${JSON.stringify(container?.lastState?.terminated ?? null)}`);
+    }
+  }
+  return `\n${lines.join('\n')}`;
+}
 
 /** Creates the pod and waits until it runs with an address (and its server listens). */
 async function podIn(kc: KubeConfig, namespace: string, body: V1Pod): Promise<V1Pod> {

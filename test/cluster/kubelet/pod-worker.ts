@@ -7,7 +7,7 @@
 import { createWriteStream, readFileSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
@@ -19,10 +19,11 @@ import type { ImageMap, ImageRuntime } from './images.ts';
 import { Prober } from './probes.ts';
 import type { ProbeKind, ProbeTarget } from './probes.ts';
 import { startContainerProcess } from './runtime.ts';
+import { memoryCgroup } from './cgroup.ts';
 import type { ContainerProcess, Exit, Mount } from './runtime.ts';
 import { exitReason, podStatus, statusKey, wireTime } from './status.ts';
 import type { ContainerFacts, PodFacts, Terminated } from './status.ts';
-import { containerMounts, emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
+import { containerMounts, emptyDirOverLimit, prepareVolumes, quantityBytes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -395,9 +396,13 @@ export class PodWorker {
     slot.killedByProbe = false;
     this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
     this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
+    // The memory limit, in the container's own cgroup (named after the pod's netns, so the run's cleanup finds it).
+    const memoryLimit = spec.resources?.limits?.memory;
+    const cgroup = memoryLimit === undefined ? null : memoryCgroup(`${basename(this.#netnsPath)}-${spec.name}`, quantityBytes(String(memoryLimit)));
     const process = startContainerProcess({
       dir: runDir, netnsPath: this.#netnsPath, hostname: this.#pod.spec?.hostname ?? this.#pod.metadata!.name!,
       argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts,
+      ...(cgroup ? { cgroupProcs: cgroup.procsFile } : {}),
       onLine: (line) => {
         this.#podLog?.write(`${spec.name} ${line}\n`);
         slot.tail.push(line);
@@ -421,7 +426,9 @@ export class PodWorker {
     slot.process = undefined;
     slot.facts.ready = false;
     slot.facts.started = false;
-    const ended = exitReason(exit.exitCode, slot.tail.at(-1), argv[0]);
+    const oomKilled = cgroup?.oomKilled() ?? false;
+    cgroup?.remove();
+    const ended = exitReason(exit.exitCode, slot.tail.at(-1), argv[0], oomKilled);
     const terminated: Terminated = {
       exitCode: exit.exitCode,
       ...(exit.signal ? { signal: exit.signal } : {}),

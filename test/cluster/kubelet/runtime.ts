@@ -33,6 +33,8 @@ export interface ContainerProcessSpec {
   uid?: number;
   gid?: number;
   mounts: Mount[];
+  /** A cgroup's `cgroup.procs` (cgroup.ts): the container's processes start in it, so its limits apply to them all. */
+  cgroupProcs?: string;
   /** Each line the process writes to stdout or stderr. */
   onLine: (line: string) => void;
 }
@@ -95,7 +97,10 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
     ...spec.mounts.flatMap((m) => [m.source, m.target, m.readOnly ? 'ro' : 'rw']),
     'setpriv', ...credentials, '--pdeathsig', 'KILL', '--', 'env', '-i', '-C', spec.workingDir, ...envArgs, ...spec.argv,
   ];
-  const child: ChildProcess = spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Into the cgroup before anything of the container is forked: a shell that moves itself there, then becomes setpriv.
+  const child: ChildProcess = spec.cgroupProcs
+    ? spawn('sh', ['-c', 'echo $$ > "$0" && exec setpriv "$@"', spec.cgroupProcs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let sigkilled = false;
   let unshareSigkillSeen = false;
   const onLine = (line: string) => {

@@ -85,7 +85,8 @@ export const wireTime = (at: Date | number): string => new Date(at).toISOString(
  * when its command could not be executed (the last line is `env`'s complaint about argv[0], exit 126/127),
  * with the runtime's message; `Error` otherwise.
  */
-export function exitReason(exitCode: number, lastLine: string | undefined, command: string): { reason: string; message?: string } {
+export function exitReason(exitCode: number, lastLine: string | undefined, command: string, oomKilled = false): { reason: string; message?: string } {
+  if (oomKilled) return { reason: 'OOMKilled' };
   if (exitCode === 0) return { reason: 'Completed' };
   const failed = /^env: ['‘](.*)['’]: (No such file or directory|Permission denied)$/.exec(lastLine ?? '');
   if ((exitCode === 126 || exitCode === 127) && failed && failed[1] === command) {
