@@ -116,7 +116,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const appOf = (i: 0 | 1) => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNamespaces[i]!, name: leaseAppName(m.leases[i]!.id) }) as Promise<WalrusApp>;
   const apps = [await appOf(0), await appOf(1)];
   const serve = (app: WalrusApp, name: string) => podIn(kc, app.metadata.namespace!, { ...pod(name, { containers: [shell('app', `exec node -e "${SERVER}"`, { ports: [{ name: 'http', containerPort: PORT }] })] }), metadata: { name, labels: selectorLabels(app, 'run') } });
-  const apiObjects = new KubernetesCluster(kc);
+  const apiObjects = new KubernetesCluster(kc, { log: step });
   for (const app of apps) {
     await apiObjects.apply(appService(app));
     await apiObjects.apply(appNetworkPolicy(app, offer.ingress!.from));

@@ -5,7 +5,7 @@
  * controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
  */
 import type { V1Namespace } from '@kubernetes/client-node';
-import type { Companion } from '../controller.ts';
+import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import type { ProviderOffer } from './offer.ts';

@@ -5,9 +5,9 @@
  * comes (the Job controller only reports that in events).
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
 import type { Cluster } from '../../ports/cluster.ts';
-import type { Templates } from './reconcile.ts';
+import type { Templates } from '../../ports/templates.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { PROVIDER_LABELS } from '../provider/labels.ts';
 
 /** Writes the app's ingress allowance when the controller has one to write and the app's namespace is a tenant's. */

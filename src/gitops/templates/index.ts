@@ -1,6 +1,6 @@
 import type { V1NetworkPolicyPeer } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
-import type { Templates } from '../reconcile/reconcile.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
+import type { Templates } from '../../ports/templates.ts';
 import { appNetworkPolicy } from './network-policy.ts';
 import { buildJob } from './build-job.ts';
 import { buildJobName } from './names.ts';
