@@ -135,7 +135,7 @@ export class KubernetesCluster implements Cluster {
   }
 
   async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
-    const resource = `${object.kind!.toLowerCase()}s`;
+    const resource = resourceOf(object.kind!);
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
       this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
   }
@@ -187,6 +187,12 @@ export async function call<T>(verb: string, resource: string, namespace: string 
     if (error.code === 401 || error.code === 403) throw new ClusterAccessError(verb, resource, namespace, detail);
     throw new ClusterRequestError(verb, resource, error.code, detail);
   }
+}
+
+/** The resource name of a kind, for messages (`NetworkPolicy` → `networkpolicies`). */
+export function resourceOf(kind: string): string {
+  const lower = kind.toLowerCase();
+  return lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
 }
 
 export async function orNull<T>(request: Promise<T>): Promise<T | null> {

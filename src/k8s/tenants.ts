@@ -4,7 +4,7 @@ import type { KubeConfig, KubernetesObject, V1LimitRange, V1Namespace, V1Network
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusApp } from '../ports/walrus-app.ts';
 import type { ObjectRef } from '../ports/cluster.ts';
 import type { TenantCluster } from '../ports/tenant-cluster.ts';
-import { call, orNull } from './cluster.ts';
+import { call, orNull, resourceOf } from './cluster.ts';
 
 export class KubernetesTenants implements TenantCluster {
   readonly #core: CoreV1Api;
@@ -30,7 +30,7 @@ export class KubernetesTenants implements TenantCluster {
   }
 
   async applyObject(object: V1NetworkPolicy | V1ResourceQuota | V1LimitRange): Promise<void> {
-    await this.#apply(object as KubernetesObject, `${object.kind!.toLowerCase()}s`, object.metadata?.namespace ?? null);
+    await this.#apply(object as KubernetesObject, resourceOf(object.kind!), object.metadata?.namespace ?? null);
   }
 
   async listApps(labelSelector: string): Promise<WalrusApp[]> {

@@ -5,6 +5,7 @@
  */
 import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ConflictError } from '../../../src/gitops/errors.ts';
+import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 
@@ -133,7 +134,7 @@ export class FakeCluster implements Cluster {
   }
 
   async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
-    this.#call('apply', `apply ${object.kind!.toLowerCase()}s ${object.metadata!.namespace}/${object.metadata!.name}`);
+    this.#call('apply', `apply ${resourceOf(object.kind!)} ${object.metadata!.namespace}/${object.metadata!.name}`);
     if (object.kind !== 'Deployment') return object;
     const deployment = { ...object, metadata: { ...object.metadata, generation: 1 } } as V1Deployment;
     return { ...deployment, status: this.deploymentStatus(deployment) } as T;
