@@ -32,8 +32,6 @@ export interface Cluster {
   /** The run's temporary files (kubelet state, pod logs, kube-proxy log). */
   readonly stateDir: string;
   readonly kubelet: Kubelet;
-  /** Enforces NetworkPolicy in the node namespace's iptables. */
-  readonly netpol: NetworkPolicyEnforcer;
   readonly logs: { readonly plane: string; readonly kubeProxy: string };
   /** Seconds from the start of startCluster at which each part was ready. */
   readonly timings: Readonly<Record<string, number>>;
@@ -91,12 +89,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // After kube-proxy's first sync, so its jumps are in FORWARD and ours goes before them.
     const kc = new KubeConfig();
     kc.loadFromFile(plane.kubeconfigPath);
-    const enforcer = await startNetworkPolicyEnforcer({ kc, network, log });
-    netpol = enforcer;
+    netpol = await startNetworkPolicyEnforcer({ kc, network, log });
     lap('netpol');
     log(`k8s: cluster up in ${timings.netpol.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
-      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started, netpol: enforcer,
+      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started,
       logs: { plane: plane.dir, kubeProxy: kubeProxyLog }, timings, stop,
     };
   } catch (err) {

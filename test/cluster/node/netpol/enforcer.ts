@@ -15,8 +15,6 @@ const RESYNC_MS = 5000;
 const RESTART_DELAY_MS = 1000;
 
 export interface NetworkPolicyEnforcer {
-  /** How many rulesets were written so far (a test can wait for the next one). */
-  readonly syncs: number;
   stop(): Promise<void>;
 }
 
@@ -35,7 +33,7 @@ export async function startNetworkPolicyEnforcer(options: { kc: KubeConfig; netw
   let running: Promise<void> = Promise.resolve();
   let written = '';
   let chains: string[] = [];
-  let syncs = 0;
+  let jumped = false;
 
   const sync = async (force: boolean) => {
     const view: ClusterView = {
@@ -50,9 +48,11 @@ export async function startNetworkPolicyEnforcer(options: { kc: KubeConfig; netw
       await iptables(['iptables-restore', '-w', '--noflush'], input);
       written = input;
       chains = compiled.chains;
-      syncs++;
     }
-    if (force || syncs === 1) await ensureFirst(iptables, network.podCidr);
+    if (force || !jumped) {
+      await ensureFirst(iptables, network.podCidr);
+      jumped = true;
+    }
   };
   const schedule = (force = false) => {
     if (stopped) return;
@@ -74,7 +74,6 @@ export async function startNetworkPolicyEnforcer(options: { kc: KubeConfig; netw
   const resync = setInterval(() => schedule(true), RESYNC_MS);
   log(`netpol: enforcing NetworkPolicy in ${network.nodeNetns} (${chains.length} chains)`);
   return {
-    get syncs() { return syncs; },
     async stop() {
       stopped = true;
       clearTimeout(timer);
