@@ -291,6 +291,11 @@ table('build', [
     given: (f) => { f.cluster.admission = () => 'pods "x" is forbidden: maximum memory usage per Container is 4Gi, but limit is 16Gi'; },
     result: 'Stalling LimitExceeded', conditions: ['Built: False LimitExceeded'],
   },
+  {
+    name: 'refused for another reason (the namespace\'s service account not there yet) → the Job is made as before',
+    given: (f) => { f.cluster.admission = () => 'pods "x" is forbidden: error looking up service account shop/default: serviceaccount "default" not found'; },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`], conditions: ['Built: Unknown Building'],
+  },
 ]);
 
 /** oid(1)'s artifact is recorded; `released` says whether it also rolled out. */

@@ -83,18 +83,20 @@ test('the app\'s ingress allowance: the offer\'s peers to the app\'s pods on the
   });
 });
 
-test('quota refusals: over the whole quota is permanent, over what is left waits; a limit range refusal is permanent', () => {
+test('quota refusals: over the whole quota is permanent, over what is left waits; a limit range refusal is permanent; others are not ours', () => {
   assert.is(quantity('500m'), 0.5);
   assert.is(quantity('2Gi'), 2 ** 31);
   assert.is(quantity('1e3'), 1000);
   assert.ok(Number.isNaN(quantity('lots')));
-  const never = classifyRefusal('pods "b-1" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=16Gi,requests.memory=16Gi, used: limits.memory=512Mi,requests.memory=512Mi, limited: limits.memory=8Gi,requests.memory=8Gi');
+  const never = classifyRefusal('pods "b-1" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=16Gi,requests.memory=16Gi, used: limits.memory=512Mi,requests.memory=512Mi, limited: limits.memory=8Gi,requests.memory=8Gi')!;
   assert.equal({ reason: never.reason, permanent: never.permanent }, { reason: 'QuotaExceeded', permanent: true });
   assert.match(never.message, /tenant-quota/);
-  const later = classifyRefusal('pods "b-1" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=4Gi, used: limits.memory=6Gi, limited: limits.memory=8Gi');
+  const later = classifyRefusal('pods "b-1" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=4Gi, used: limits.memory=6Gi, limited: limits.memory=8Gi')!;
   assert.equal({ reason: later.reason, permanent: later.permanent }, { reason: 'QuotaExceeded', permanent: false });
-  const limit = classifyRefusal('pods "b-1" is forbidden: maximum memory usage per Container is 4Gi, but limit is 16Gi');
+  const limit = classifyRefusal('pods "b-1" is forbidden: maximum memory usage per Container is 4Gi, but limit is 16Gi')!;
   assert.equal({ reason: limit.reason, permanent: limit.permanent }, { reason: 'LimitExceeded', permanent: true });
+  // Not about the build's size: no refusal of ours (the Job is made; its controller retries the pod).
+  assert.is(classifyRefusal('pods "b-1" is forbidden: error looking up service account tenant-ab/default: serviceaccount "default" not found'), null);
 });
 
 test.run();

@@ -42,9 +42,11 @@ export async function buildRefusal(cluster: Pick<Cluster, 'admitPod'>, job: V1Jo
 /**
  * The admission plugins' refusal, classified. ResourceQuota says `exceeded quota: <name>, requested: r=q,…, used: …,
  * limited: r=q,…`: permanent when a request alone is over its limit, else it may fit once other pods are gone.
- * LimitRange says `maximum <resource> usage per Container is <q>, but limit is <q>`: always permanent.
+ * LimitRange says `maximum <resource> usage per Container is <q>, but limit is <q>` (or minimum, or the ratio): always
+ * permanent. Any other refusal (a namespace's service account not made yet, a webhook) is not the build's size: null,
+ * and the Job is made as before (its controller retries creating the pod).
  */
-export function classifyRefusal(message: string): BuildRefusal {
+export function classifyRefusal(message: string): BuildRefusal | null {
   const quota = /exceeded quota: [^,]+, requested: (\S+), used: \S+, limited: (\S+)/.exec(message);
   if (quota) {
     const requested = quantities(quota[1]!);
@@ -52,7 +54,10 @@ export function classifyRefusal(message: string): BuildRefusal {
     const permanent = [...requested].some(([resource, amount]) => limited.has(resource) && amount > limited.get(resource)!);
     return { reason: 'QuotaExceeded', permanent, message };
   }
-  return { reason: 'LimitExceeded', permanent: true, message };
+  if (/\b(maximum|minimum) \S+ usage per (Container|Pod) is\b|limit to request ratio per (Container|Pod) is\b/.test(message)) {
+    return { reason: 'LimitExceeded', permanent: true, message };
+  }
+  return null;
 }
 
 function quantities(list: string): Map<string, number> {
