@@ -17,7 +17,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -78,10 +78,7 @@ test('open a lease → served → Deployed record verified → close → removed
     health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 },
     build: { command: TEST_BUILD_COMMAND },
   }));
-  // The devnet stands for the internet here and listens on the host's address, in a private range the default offer
-  // keeps tenants out of: this offer keeps them out of the cluster's pods and Services only.
-  const offerFile = world.path('offer.json');
-  writeFileSync(offerFile, JSON.stringify({ egress: { except: [node.network.podCidr, node.network.serviceCidr] } }));
+  const offerFile = devnetOfferFile(world, node.network);
   controller = startControllerProcess(world, asProvider, 'provider-a', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
     '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',

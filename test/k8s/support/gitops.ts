@@ -1,6 +1,6 @@
 /** Shared by the GitOps tests on the real plane: the WalrusApp CRD installed once per run, and kubectl. */
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -161,3 +161,14 @@ export async function helloRepository(world: World, env: NodeJS.ProcessEnv, name
  * proxy would configure it.
  */
 export const TEST_BUILD_COMMAND = `export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt && ${DEFAULTS.build.command}`;
+
+/**
+ * A provider offer file for tests whose tenants build and run against the devnet: the devnet stands for the internet
+ * and listens on the node's host address, in a private range the default offer keeps tenants out of; this offer keeps
+ * them out of the cluster's pods and Services only. Returns the file's path (for `--provider-offer`).
+ */
+export function devnetOfferFile(world: World, network: { podCidr: string; serviceCidr: string }, extra: Record<string, unknown> = {}): string {
+  const file = world.path('provider-offer.json');
+  writeFileSync(file, JSON.stringify({ ...extra, egress: { except: [network.podCidr, network.serviceCidr] } }));
+  return file;
+}
