@@ -5,7 +5,8 @@
  *     └─ PID 1 of a new pid namespace: sh (setup) → chroot <root> → setpriv [--reuid/--regid] --pdeathsig KILL → env -i … <argv>
  *
  * The root is an overlay of the host's `/` (writes land in the container's own upper dir), with a fresh
- * /proc, a minimal /dev, a tmpfs /tmp, and the volumes bind-mounted at their mountPaths. The command runs
+ * /proc, a minimal /dev, a tmpfs /tmp, and the mounts bound in the order given (the image's files, then the
+ * volumes at their mountPaths). A command that cannot be started is reported as the exit's `cannotRun`. The command runs
  * as PID 1, so as in a container a process without a SIGTERM handler ignores SIGTERM until SIGKILL.
  * Lifetimes chain by parent-death signals: if the kubelet's process dies, unshare dies, its child (PID 1)
  * dies and the kernel kills the whole pid namespace; nothing is left behind.
@@ -15,6 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants } from 'node:os';
+import { memoryCgroup } from './cgroup.ts';
 
 export interface Mount {
   source: string;
@@ -33,8 +35,11 @@ export interface ContainerProcessSpec {
   uid?: number;
   gid?: number;
   mounts: Mount[];
-  /** A cgroup's `cgroup.procs` (cgroup.ts): the container's processes start in it, so its limits apply to them all. */
-  cgroupProcs?: string;
+  /**
+   * `resources.limits.memory`: the container's processes start in their own memory cgroup (cgroup.ts, named
+   * `cgroupName`) with this limit, and an OOM kill in it is reported on the exit.
+   */
+  memory?: { cgroupName: string; limitBytes: number };
   /** Each line the process writes to stdout or stderr. */
   onLine: (line: string) => void;
 }
@@ -42,6 +47,10 @@ export interface ContainerProcessSpec {
 export interface Exit {
   exitCode: number;
   signal?: number;
+  /** The command never ran: why, in the words runc uses (not found, permission denied, no working directory). */
+  cannotRun?: string;
+  /** The kernel's OOM killer killed in the container's memory cgroup (its memory limit was reached). */
+  oomKilled?: boolean;
 }
 
 export interface ContainerProcess {
@@ -84,6 +93,23 @@ exec chroot "$root" "$@"
 /** unshare cannot re-raise SIGKILL on itself, so it reports a SIGKILLed child this way (exit 1). */
 const UNSHARE_SIGKILL = 'unshare: sigprocmask unblock failed';
 
+/**
+ * Why the container's command could not be started, from the one line env(1) prints when it cannot enter the working
+ * directory (exit 125) or exec the command (126, 127), in runc's words; undefined for any other line.
+ */
+export function startFailure(line: string, command: string, workingDir: string): string | undefined {
+  const exec = /^env: ['‘](.*)['’]: (No such file or directory|Permission denied)$/.exec(line);
+  if (exec && exec[1] === command) {
+    if (exec[2] === 'Permission denied') return `exec: "${command}": permission denied`;
+    return command.includes('/') ? `exec: "${command}": stat ${command}: no such file or directory` : `exec: "${command}": executable file not found in $PATH`;
+  }
+  const chdir = /^env: cannot change directory to ['‘](.*)['’]: (.*)$/.exec(line);
+  if (chdir && chdir[1] === workingDir) return `chdir to cwd ("${workingDir}") set in config.json failed: ${chdir[2]!.toLowerCase()}`;
+  return undefined;
+}
+
+const START_FAILURE_CODES = new Set([125, 126, 127]);
+
 export function startContainerProcess(spec: ContainerProcessSpec): ContainerProcess {
   const [upper, work, root] = ['upper', 'work', 'root'].map((d) => `${spec.dir}/${d}`);
   for (const d of [upper, work, root]) mkdirSync(d, { recursive: true });
@@ -98,19 +124,29 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
     'setpriv', ...credentials, '--pdeathsig', 'KILL', '--', 'env', '-i', '-C', spec.workingDir, ...envArgs, ...spec.argv,
   ];
   // Into the cgroup before anything of the container is forked: a shell that moves itself there, then becomes setpriv.
-  const child: ChildProcess = spec.cgroupProcs
-    ? spawn('sh', ['-c', 'echo $$ > "$0" && exec setpriv "$@"', spec.cgroupProcs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const cgroup = spec.memory ? memoryCgroup(spec.memory.cgroupName, spec.memory.limitBytes) : null;
+  const child: ChildProcess = cgroup
+    ? spawn('sh', ['-c', 'echo $$ > "$0" && exec setpriv "$@"', cgroup.procsFile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let sigkilled = false;
   let unshareSigkillSeen = false;
+  // env's complaint, held back: it is the runtime's error, not the container's output, when env then exits with it.
+  let firstLine = true;
+  let failedStart: { line: string; why: string } | undefined;
   const onLine = (line: string) => {
-    if (line.startsWith(UNSHARE_SIGKILL)) unshareSigkillSeen = true;
+    if (line.startsWith(UNSHARE_SIGKILL)) {
+      unshareSigkillSeen = true;
+      return;
+    }
+    const why = firstLine ? startFailure(line, spec.argv[0] ?? '', spec.workingDir) : undefined;
+    firstLine = false;
+    if (why) failedStart = { line, why };
     else spec.onLine(line);
   };
   const streams = [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine).on('close', resolve);
   }));
-  const exited = new Promise<Exit>((resolve) => {
+  const ended = new Promise<Exit>((resolve) => {
     child.on('error', (err) => {
       spec.onLine(`kubelet: could not start the container process: ${err.message}`);
       resolve({ exitCode: 128 });
@@ -121,8 +157,17 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
         const number = constants.signals[signal];
         resolve({ exitCode: 128 + number, signal: number });
       } else if (code === 1 && (sigkilled || unshareSigkillSeen)) resolve({ exitCode: 137, signal: 9 });
-      else resolve({ exitCode: code ?? 128 });
+      else if (failedStart && START_FAILURE_CODES.has(code ?? 0)) resolve({ exitCode: code!, cannotRun: failedStart.why });
+      else {
+        if (failedStart) spec.onLine(failedStart.line);
+        resolve({ exitCode: code ?? 128 });
+      }
     });
+  });
+  const exited = ended.then((exit) => {
+    const oomKilled = cgroup?.oomKilled() ?? false;
+    cgroup?.remove();
+    return oomKilled ? { ...exit, oomKilled } : exit;
   });
   const pid = child.pid ?? -1;
   const containerPid = () => {
