@@ -1,5 +1,5 @@
 /**
- * What every tenant namespace gets from the provider's offer, pure (docs/architecture.md, The compute market): the
+ * What every tenant namespace gets from the provider's offer, pure (docs/architecture.md, Tenant isolation): the
  * network policies that isolate it, its ResourceQuota and its LimitRange. The provider plan writes them beside the
  * namespace and writes them again when the offer changes (their hash is recorded on the namespace); they go with the
  * namespace when the lease ends.

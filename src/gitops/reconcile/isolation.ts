@@ -1,5 +1,5 @@
 /**
- * What reconcile does for a tenant namespace's isolation (docs/architecture.md, The compute market): the app's ingress
+ * What reconcile does for a tenant namespace's isolation (docs/architecture.md, Tenant isolation): the app's ingress
  * allowance beside its Service, and a build Job's pod checked against the namespace's quota and limits before the Job
  * is made, so a build that cannot be admitted fails visibly, naming the quota, instead of a Job whose pod never
  * comes (the Job controller only reports that in events).

@@ -5,7 +5,7 @@ import { appResourceName, labelsOf, ownerReference, selectorLabels } from './nam
 
 /**
  * The app's ingress allowance in a tenant namespace, where every pod is isolated by default (the provider's
- * isolation, docs/architecture.md, The compute market): the ingress controller (`from`, the provider's offer) may
+ * isolation, docs/architecture.md, Tenant isolation): the ingress controller (`from`, the provider's offer) may
  * reach the app's pods on the port the app listens on, nothing else. Outside tenant namespaces no policy is written:
  * a policy selecting the pods would isolate them.
  */
