@@ -1,10 +1,10 @@
 /** The TenantCluster port over `@kubernetes/client-node` (provider mode's namespaces and lease apps). */
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import type { KubeConfig, KubernetesObject, V1Namespace } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1LimitRange, V1Namespace, V1NetworkPolicy, V1ResourceQuota } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusApp } from '../ports/walrus-app.ts';
 import type { ObjectRef } from '../ports/cluster.ts';
 import type { TenantCluster } from '../ports/tenant-cluster.ts';
-import { call, orNull } from './cluster.ts';
+import { call, orNull, resourceOf } from './cluster.ts';
 
 export class KubernetesTenants implements TenantCluster {
   readonly #core: CoreV1Api;
@@ -27,6 +27,10 @@ export class KubernetesTenants implements TenantCluster {
 
   async deleteNamespace(name: string): Promise<void> {
     await orNull(call('delete', 'namespaces', null, () => this.#core.deleteNamespace({ name })));
+  }
+
+  async applyObject(object: V1NetworkPolicy | V1ResourceQuota | V1LimitRange): Promise<void> {
+    await this.#apply(object as KubernetesObject, resourceOf(object.kind!), object.metadata?.namespace ?? null);
   }
 
   async listApps(labelSelector: string): Promise<WalrusApp[]> {

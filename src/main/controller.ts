@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { V1NetworkPolicyPeer } from '@kubernetes/client-node';
 import type { ControllerRun, ControllerRunOptions } from '../cli/app.ts';
 import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
@@ -41,6 +42,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const line = (text: string) => log.info(text);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
+  let offer: ProviderOffer | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, offerFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -50,8 +52,9 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       await network.close();
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
+    offer = providerOffer(offerFile);
     provider = new ProviderReconciler({
-      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer: providerOffer(offerFile), intervalMs, claimEveryMs,
+      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
       ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
       log: line,
     });
@@ -61,7 +64,8 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
     readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
-    templates: createTemplates(tools),
+    // In provider mode an app in a tenant namespace is reachable from the offer's ingress controller only.
+    templates: createTemplates(tools, offer?.ingress ? { from: offer.ingress.from as V1NetworkPolicyPeer[] } : undefined),
     network: network.name,
     packageId: network.packageId,
     namespace: options.namespace ?? null,

@@ -165,6 +165,8 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
       `--service-account-key-file=${pki.serviceAccountPublic}`, `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--service-account-issuer=https://kubernetes.default.svc', '--api-audiences=https://kubernetes.default.svc',
       `--service-cluster-ip-range=${node?.serviceCidr ?? '10.0.0.0/24'}`, '--allow-privileged=true',
+      // On by default in 1.20; named so that a tenant namespace's ResourceQuota and LimitRange surely apply.
+      '--enable-admission-plugins=ResourceQuota,LimitRanger',
       // Endpoints may not hold a loopback address: without a node the `kubernetes` service gets none.
       ...(node ? [] : ['--endpoint-reconciler-type=none']), '--profiling=false', '--v=1',
     ]);

@@ -18,7 +18,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -100,9 +100,11 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   await core.createNamespacedSecret({ namespace, body: { metadata: { name: KEY_SECRET }, stringData: { key: providerKey.getSecretKey() } } });
   const specFile = world.path('lease-app.json');
   writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
+  // The devnet serves on the host link, inside the ranges the default offer closes to tenant pods.
+  const offerFile = devnetOfferFile(world, node.network);
   const provider = startControllerProcess(world, asProvider, 'private-provider', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
-    '--provider', providerId, '--provider-app-spec', specFile, '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
   ]);
   controllers.push(provider);
   await waitFor('the controller in provider mode', async () => provider.output().includes('provider mode for'), 60_000);

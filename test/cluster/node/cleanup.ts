@@ -10,6 +10,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { stopControlPlane } from '../control-plane.ts';
 import { RUN_ID, runNames, runOfName, taggedRules } from './addressing.ts';
 import { netnsList, sh, shQuiet } from './exec.ts';
+import { removeMemoryCgroups } from '../kubelet/cgroup.ts';
 import type { ProcessRef, RunState } from './run-state.ts';
 import { isAlive, isOwnProcess, listStates, removeState, restoreIpForwardIfLast, statePath, withRegistryLock } from './run-state.ts';
 import { signal, sleep, terminate } from '../signals.ts';
@@ -24,6 +25,8 @@ export async function teardownRun(state: RunState, log: Log): Promise<void> {
   const namespaces = (await netnsList()).filter((name) => name.startsWith(`${tag}-`));
   namespaces.sort((a, b) => Number(a === state.nodeNetns) - Number(b === state.nodeNetns));
   for (const netns of namespaces) await removeNetns(netns);
+  // The containers' memory cgroups (kubelet/cgroup.ts): empty once their processes are gone.
+  removeMemoryCgroups((name) => name.startsWith(`${tag}-`));
   await shQuiet('ip', ['link', 'del', state.hostLink]);
   for (const route of state.routes) await shQuiet('ip', ['route', 'del', route]);
   await removeTaggedRules((runId) => runId === state.runId);
@@ -54,6 +57,7 @@ export async function sweepDeadRuns(log: Log): Promise<void> {
     log(`k8s: removing orphaned network namespace ${netns}`);
     await removeNetns(netns);
   }
+  removeMemoryCgroups(orphan);
   const links = JSON.parse((await sh('ip', ['-j', 'link', 'show'])) || '[]') as { ifname: string }[];
   for (const { ifname } of links.filter((l) => RUN_ID.test(l.ifname.slice(4)) && orphan(l.ifname))) {
     log(`k8s: removing orphaned link ${ifname}`);

@@ -42,7 +42,7 @@ export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
 
 export class Fixture {
   readonly cluster = new FakeCluster();
-  readonly templates = createTemplates({});
+  templates = createTemplates({});
   readonly follows: string[] = [];
   readonly logs: string[] = [];
   /** `Type Reason: message`, as recorded. */

@@ -3,12 +3,14 @@
  * a devnet relay that can cut the node off, and waiting for a release. What the demo and the benchmark use too lives
  * in scripts/harness/gitops.ts, re-exported here under the same names.
  */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
 import { kubectl as runKubectl, within } from '../../../scripts/harness/gitops.ts';
+import type { World } from '../../../scripts/harness/world.ts';
 import { startApiRelay } from '../../cluster/node/api-relay.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
@@ -93,3 +95,13 @@ export async function readyAt(readApp: () => Promise<WalrusApp>, commit: string,
   return app;
 }
 
+/**
+ * A provider offer file for tests whose tenants build and run against the devnet: the devnet stands for the internet
+ * and listens on the node's host address, in a private range the default offer keeps tenants out of; this offer keeps
+ * them out of the cluster's pods and Services only. Returns the file's path (for `--provider-offer`).
+ */
+export function devnetOfferFile(world: World, network: { podCidr: string; serviceCidr: string }, extra: Record<string, unknown> = {}): string {
+  const file = world.path('provider-offer.json');
+  writeFileSync(file, JSON.stringify({ ...extra, egress: { except: [network.podCidr, network.serviceCidr] } }));
+  return file;
+}
