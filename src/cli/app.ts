@@ -31,6 +31,25 @@ export interface CliApp {
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */
   startController?(options: ControllerRunOptions): Promise<ControllerRun>;
+  /** Composes and starts the web front end (`git walrus web`). */
+  startWeb?(options: WebRunOptions): Promise<WebRun>;
+}
+
+export interface WebRunOptions {
+  network?: string;
+  host: string;
+  /** 0: a free port. */
+  port: number;
+  /** Off the loopback address: show private repositories the key may read only when this is set. */
+  allowPrivate: boolean;
+}
+
+export interface WebRun {
+  /** The base URL it serves, ending in `/`. */
+  url: string;
+  /** The ledger it reads (to resolve a `<remote|url>` argument to the repository's page). */
+  ledger: Ledger;
+  close(): Promise<void>;
 }
 
 export interface ControllerRunOptions {

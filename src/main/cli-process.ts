@@ -35,6 +35,7 @@ const app: CliApp = {
   stderr: (text) => process.stderr.write(text),
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
+  startWeb: async (options) => (await import('./web.ts')).startWeb(options, process.env, log),
 };
 
 process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));

@@ -14,6 +14,7 @@ import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
+import type { RepositoryDirectory } from '../ports/directory.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
@@ -40,6 +41,8 @@ export interface OpenedNetwork {
   blobObjects?: () => Promise<BlobObjects>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
   market(): Promise<MarketLedger>;
+  /** Every repository and access change, from the package's events (`git walrus web`). */
+  directory(): Promise<RepositoryDirectory>;
   close(): Promise<void>;
 }
 
@@ -122,6 +125,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
+    directory: async () => new (await import('../sui/directory.ts')).SuiDirectory({ client, packageId }),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();
