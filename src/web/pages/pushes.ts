@@ -116,6 +116,7 @@ export async function verifyStatus(context: WebContext, { params }: RouteRequest
   return jsonReply({
     state: job?.state ?? 'idle',
     progress: job?.progress ?? 'not run yet',
-    badges: [...badges.badges.values()].map((b) => ({ seq: b.seq, state: b.state, text: BADGE_TEXT[b.state], findings: b.findings.map((f) => `${f.code}: ${f.message}`) })),
+    command: verifyCommand(repo.info.id, job?.deep ?? repo.readable),
+    badges: [...badges.badges.values()].map((b) => ({ seq: b.seq, state: b.state, text: BADGE_TEXT[b.state], checks: b.checks, findings: b.findings.map((f) => ({ code: f.code, message: f.message })) })),
   });
 }

@@ -19,6 +19,38 @@ document.addEventListener('DOMContentLoaded', () => {
     });
   }
 
+  /** A push's badge and what it checked and found, as the server renders them, built from text only. */
+  const showBadge = (badge, command) => {
+    const element = document.querySelector(`.badge[data-seq="${badge.seq}"]`);
+    if (!element) return;
+    element.className = `badge ${badge.state}`;
+    element.textContent = badge.text;
+    const checks = element.closest('details')?.querySelector('.checks');
+    if (!checks) return;
+    const add = (parent, tag, text, className) => {
+      const child = document.createElement(tag);
+      if (text !== undefined) child.textContent = text;
+      if (className) child.className = className;
+      parent.append(child);
+      return child;
+    };
+    checks.replaceChildren();
+    add(checks, 'p', badge.state === 'unchecked' ? 'Checked at this view:' : 'Checked:');
+    const list = add(checks, 'ul');
+    for (const check of badge.checks) add(list, 'li', check);
+    add(checks, 'p', badge.state === 'unchecked' ? 'Not yet checked: the pack’s bytes on Walrus and the history it brings. Run “Verify everything”, or:' : 'Repeat with:');
+    add(checks, 'pre', command, 'command');
+    if (badge.findings.length > 0) {
+      add(checks, 'p', 'Found:');
+      const found = add(checks, 'ul', undefined, 'findings');
+      for (const finding of badge.findings) {
+        const item = add(found, 'li');
+        add(item, 'span', finding.code, 'mono');
+        item.append(`: ${finding.message}`);
+      }
+    }
+  };
+
   // "Verify everything": start the run without leaving the page, show its progress, then show the verdicts.
   const verify = document.getElementById('verify');
   if (verify) {
@@ -32,19 +64,9 @@ document.addEventListener('DOMContentLoaded', () => {
         const status = await response.json();
         progress.textContent = (status.state === 'running' ? 'verifying: ' : '') + status.progress;
         progress.dataset.state = status.state;
-        for (const badge of status.badges) {
-          const element = verify.ownerDocument.querySelector(`.badge[data-seq="${badge.seq}"]`);
-          if (element) {
-            element.className = `badge ${badge.state}`;
-            element.textContent = badge.text;
-          }
-        }
+        for (const badge of status.badges) showBadge(badge, status.command);
         if (status.state === 'running') setTimeout(poll, 400);
-        else {
-          polling = false;
-          // The findings and the checks of each push are rendered by the server.
-          if (verify.dataset.started === 'yes' || status.badges.some((b) => b.state !== 'unchecked')) location.reload();
-        }
+        else polling = false;
       } catch {
         polling = false;
         progress.textContent = 'lost contact with the server: reload the page';
@@ -53,14 +75,12 @@ document.addEventListener('DOMContentLoaded', () => {
     if (form) {
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
-        verify.dataset.started = 'yes';
+        progress.textContent = 'starting';
+        progress.dataset.state = 'running';
         await fetch(form.action, { method: 'POST', redirect: 'manual' });
         if (!polling) poll();
       });
     }
-    if (progress && progress.dataset.state === 'running') {
-      verify.dataset.started = 'yes';
-      poll();
-    }
+    if (progress && progress.dataset.state === 'running') poll();
   }
 });
