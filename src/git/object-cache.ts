@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommitInfo, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
@@ -18,7 +19,9 @@ const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B
 export class GitObjectCache implements ObjectCache {
   readonly #dir: string;
   readonly #env: NodeJS.ProcessEnv;
-  readonly #fills = new Map<string, Promise<void>>();
+  readonly #fills = new Map<string, Promise<CachedRepository>>();
+  /** The reader of each repository and the refs it was last made to hold (a caller passes the same map while nothing moved). */
+  readonly #open = new Map<string, { refs: ReadonlyMap<string, string>; head: string; repository: CachedRepository }>();
 
   constructor(options: { dir: string; env: NodeJS.ProcessEnv }) {
     this.#dir = options.dir;
@@ -27,45 +30,90 @@ export class GitObjectCache implements ObjectCache {
 
   async open(id: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<RepositoryObjects> {
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw new Error(`not a repository id: ${id}`);
-    const gitDir = join(this.#dir, `${id}.git`);
+    const known = this.#open.get(id);
+    if (known !== undefined && known.head === head && (known.refs === refs || sameRefs(known.refs, refs))) {
+      known.refs = refs;
+      return known.repository;
+    }
     let fill = this.#fills.get(id);
     if (fill === undefined) {
-      fill = this.#fill(gitDir, url, refs, head).finally(() => this.#fills.delete(id));
+      fill = this.#fill(join(this.#dir, `${id}.git`), url, refs, head).finally(() => this.#fills.delete(id));
       this.#fills.set(id, fill);
     }
-    await fill;
-    return new CachedRepository(gitDir, this.#env);
+    const repository = await fill;
+    this.#open.set(id, { refs, head, repository });
+    return repository;
   }
 
-  async #fill(gitDir: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<void> {
+  async #fill(gitDir: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<CachedRepository> {
     const env = this.#env;
     const opts = { cwd: gitDir, env };
-    await mkdir(gitDir, { recursive: true });
-    if ((await runGit(['rev-parse', '--git-dir'], opts)).stdout.trim() !== '.') await git(['init', '--quiet', '--bare', '.'], opts);
-    const have = new Map((await git(['for-each-ref', '--format=%(objectname) %(refname)'], opts)).split('\n').filter(Boolean).map((line) => {
-      const space = line.indexOf(' ');
-      return [line.slice(space + 1), line.slice(0, space)] as const;
-    }));
-    const same = have.size === refs.size && [...refs].every(([name, oid]) => have.get(name) === oid);
-    if (!same) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], opts);
+    if (!existsSync(join(gitDir, 'HEAD'))) {
+      // The first fill is a mirror clone (what a clone does is faster than a fetch into an empty repository), made
+      // aside and renamed into place so that an interrupted one leaves nothing behind.
+      await mkdir(this.#dir, { recursive: true });
+      const aside = await mkdtemp(join(this.#dir, '.clone-'));
+      try {
+        await git(['clone', '--quiet', '--mirror', '--no-tags', url, join(aside, 'repo.git')], { env });
+        await rename(join(aside, 'repo.git'), gitDir);
+      } finally {
+        await rm(aside, { recursive: true, force: true });
+      }
+    } else {
+      const have = new Map((await git(['for-each-ref', '--format=%(objectname) %(refname)'], opts)).split('\n').filter(Boolean).map((line) => {
+        const space = line.indexOf(' ');
+        return [line.slice(space + 1), line.slice(0, space)] as const;
+      }));
+      if (!sameRefs(have, refs)) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], opts);
+    }
     if (head.startsWith('refs/')) await runGit(['symbolic-ref', 'HEAD', head], opts);
+    return new CachedRepository(gitDir, env);
   }
 }
 
+function sameRefs(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...b].every(([name, oid]) => a.get(name) === oid);
+}
+
+/** Answers kept per reader: object ids name immutable content, and a reader lives as long as the refs it was made for. */
+const MEMO_ENTRIES = 2000;
+/** Blobs above this are read again each time rather than kept. */
+const MEMO_BLOB_BYTES = 256 * 1024;
+
 class CachedRepository implements RepositoryObjects {
   readonly #opts: { cwd: string; env: NodeJS.ProcessEnv };
+  readonly #memo = new Map<string, Promise<unknown>>();
 
   constructor(gitDir: string, env: NodeJS.ProcessEnv) {
     this.#opts = { cwd: gitDir, env };
   }
 
-  async resolveCommit(rev: string): Promise<string | null> {
+  /** Each git answer once: a page view after the first runs no git process for what it already asked. */
+  #once<T>(key: string, answer: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    const kept = this.#memo.get(key) as Promise<T> | undefined;
+    if (kept !== undefined) return kept;
+    const pending = answer();
+    this.#memo.set(key, pending);
+    if (this.#memo.size > MEMO_ENTRIES) this.#memo.delete(this.#memo.keys().next().value!);
+    pending.then((value) => { if (!keep(value)) this.#memo.delete(key); }, () => this.#memo.delete(key));
+    return pending;
+  }
+
+  resolveCommit(rev: string): Promise<string | null> {
+    return this.#once(`resolve ${rev}`, () => this.#resolveCommit(rev));
+  }
+
+  async #resolveCommit(rev: string): Promise<string | null> {
     if (rev === '' || /[\0\n]/.test(rev)) return null;
     const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], this.#opts);
     return result.code === 0 ? result.stdout.trim() : null;
   }
 
-  async entry(commit: string, path: string): Promise<TreeEntry | null> {
+  entry(commit: string, path: string): Promise<TreeEntry | null> {
+    return this.#once(`entry ${commit} ${path}`, () => this.#entry(commit, path));
+  }
+
+  async #entry(commit: string, path: string): Promise<TreeEntry | null> {
     const tree = (await git(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], this.#opts)).trim();
     if (path === '') return { name: '', type: 'tree', mode: '040000', oid: tree, size: null };
     const result = await runBytes(['ls-tree', '-z', '-l', '--full-tree', tree, '--', path], this.#opts);
@@ -74,30 +122,36 @@ class CachedRepository implements RepositoryObjects {
     return entry === undefined ? null : { ...entry, name: path.split('/').at(-1)! };
   }
 
-  async listTree(treeOid: string): Promise<TreeEntry[]> {
+  listTree(treeOid: string): Promise<TreeEntry[]> {
+    return this.#once(`tree ${treeOid}`, () => this.#listTree(treeOid));
+  }
+
+  async #listTree(treeOid: string): Promise<TreeEntry[]> {
     const entries = parseTree((await runBytes(['ls-tree', '-z', '-l', treeOid], this.#opts)).toString('utf8'));
     return entries.sort((a, b) => Number(b.type === 'tree') - Number(a.type === 'tree') || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async readBlob(oid: string): Promise<Uint8Array> {
-    return runBytes(['cat-file', 'blob', oid], this.#opts);
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.#once(`blob ${oid}`, () => runBytes(['cat-file', 'blob', oid], this.#opts), (bytes) => bytes.length <= MEMO_BLOB_BYTES);
   }
 
-  async log(commit: string, skip: number, limit: number): Promise<CommitInfo[]> {
-    return parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--'], this.#opts));
+  log(commit: string, skip: number, limit: number): Promise<CommitInfo[]> {
+    return this.#once(`log ${commit} ${skip} ${limit}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--'], this.#opts)));
   }
 
-  async countCommits(commit: string): Promise<number> {
-    return Number((await git(['rev-list', '--count', commit, '--'], this.#opts)).trim());
+  countCommits(commit: string): Promise<number> {
+    return this.#once(`count ${commit}`, async () => Number((await git(['rev-list', '--count', commit, '--'], this.#opts)).trim()));
   }
 
-  async between(from: string, to: string, limit: number): Promise<CommitInfo[]> {
-    return parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--max-count=${limit}`, `${from}..${to}`, '--'], this.#opts));
+  between(from: string, to: string, limit: number): Promise<CommitInfo[]> {
+    return this.#once(`between ${from} ${to} ${limit}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--max-count=${limit}`, `${from}..${to}`, '--'], this.#opts)));
   }
 
-  async commit(oid: string): Promise<CommitInfo | null> {
-    const result = await runBytes(['show', '-s', '-z', `--format=${COMMIT_FORMAT}`, oid, '--'], this.#opts).catch(() => null);
-    return result === null ? null : parseCommits(result)[0] ?? null;
+  commit(oid: string): Promise<CommitInfo | null> {
+    return this.#once(`commit ${oid}`, async () => {
+      const result = await runBytes(['show', '-s', '-z', `--format=${COMMIT_FORMAT}`, oid, '--'], this.#opts).catch(() => null);
+      return result === null ? null : parseCommits(result)[0] ?? null;
+    });
   }
 
   async diff(from: string | null, to: string, maxBytes: number): Promise<Patch> {
@@ -110,9 +164,11 @@ class CachedRepository implements RepositoryObjects {
     return { text, truncated };
   }
 
-  async mergeBase(a: string, b: string): Promise<string | null> {
-    const result = await runGit(['merge-base', a, b], this.#opts);
-    return result.code === 0 ? result.stdout.trim() : null;
+  mergeBase(a: string, b: string): Promise<string | null> {
+    return this.#once(`merge-base ${a} ${b}`, async () => {
+      const result = await runGit(['merge-base', a, b], this.#opts);
+      return result.code === 0 ? result.stdout.trim() : null;
+    });
   }
 }
 

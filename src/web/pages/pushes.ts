@@ -54,7 +54,7 @@ function pushEntry(id: string, event: PushEvent, badges: PushBadges, deep: boole
     : life.endEpoch === null || life.endEpoch === undefined ? html`<span class="muted">unknown</span>` : html`epoch ${life.endEpoch} <span class="muted">(now ${lifetimes!.epoch}${life.verdict === 'expiring' ? ', expiring soon' : life.verdict === 'expired' ? ', EXPIRED' : ''})</span>`;
   const tx = explorer ? html`<a class="mono" href="${explorer.tx(event.txDigest)}" rel="noopener noreferrer">${event.txDigest}</a>` : html`<span class="mono">${event.txDigest}</span>`;
   return html`<li class="push" id="push-${event.seq}">
-<div class="push-head"><a class="seq" href="#push-${event.seq}">${event.kind === 1 ? 'repack' : 'push'} ${event.seq}</a> ${badge(id, badges.badges.get(event.seq), deep)} <span class="muted">${formatUtc(event.timestampMs)}</span></div>
+<div class="push-head"><a class="seq" href="#push-${event.seq}">${event.kind === 1 ? 'repack' : 'push'} ${event.seq}</a> <span class="muted">${formatUtc(event.timestampMs)}</span> ${badge(id, badges.badges.get(event.seq), deep)}</div>
 <dl class="facts">
 <dt>pusher</dt><dd class="mono">${event.sender}</dd>
 <dt>transaction</dt><dd>${tx}</dd>

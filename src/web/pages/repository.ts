@@ -16,6 +16,7 @@ export const LARGE_FILE = 1024 * 1024;
 /** A diff is cut (on a file boundary) past this many bytes. */
 export const DIFF_LIMIT = 4 * 1024 * 1024;
 export const COMMITS_PER_PAGE = 50;
+const WORD_MARKS_LIMIT = 256 * 1024;
 const README_NAMES = ['readme.md', 'readme.markdown', 'readme', 'readme.txt', 'readme.rst'];
 
 function nav(repo: LoadedRepository, tab: RepoNav['tab']): RepoNav {
@@ -80,8 +81,7 @@ function breadcrumbs(id: string, ref: string, path: string): Html {
 function treeTable(id: string, ref: string, dir: string, entries: TreeEntry[]): Html {
   return html`<table class="list tree"><tbody>${entries.map((entry) => {
     const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
-    const icon = entry.type === 'tree' ? '📁' : entry.type === 'commit' ? '⤷' : '📄';
-    return html`<tr><td>${icon} ${entry.type === 'commit' ? html`<span>${entry.name}</span> <span class="muted">submodule at ${shortOid(entry.oid)}</span>` : html`<a href="${href(`/repos/${id}/tree`, { ref, path })}">${entry.name}</a>`}</td><td class="num">${entry.size === null ? '' : formatBytes(entry.size)}</td></tr>`;
+    return html`<tr class="${entry.type}"><td>${entry.type === 'commit' ? html`<span>${entry.name}</span> <span class="muted">submodule at ${shortOid(entry.oid)}</span>` : html`<a href="${href(`/repos/${id}/tree`, { ref, path })}">${entry.name}</a>${entry.type === 'tree' ? '/' : ''}`}</td><td class="num">${entry.size === null ? '' : formatBytes(entry.size)}</td></tr>`;
   })}</tbody></table>`;
 }
 
@@ -233,7 +233,11 @@ async function diffView(objects: RepositoryObjects, from: string | null, to: str
     return kept;
   }
   const patch = await objects.diff(from, to, DIFF_LIMIT);
-  const rendered = html`${patch.text === '' ? html`<p class="muted">No changes.</p>` : trusted(diffHtml(patch.text, { outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: true, matching: 'none', diffMaxChanges: 20_000 }))}
+  const rendered = html`${patch.text === '' ? html`<p class="muted">No changes.</p>` : trusted(diffHtml(patch.text, {
+    outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: true, matching: 'none', diffMaxChanges: 20_000,
+    // Word-level marks within changed lines cost most of a large diff's rendering: a large diff goes without.
+    ...(patch.text.length > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
+  }))}
 ${patch.truncated ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;
   renderedDiffs.set(key, rendered);
   if (renderedDiffs.size > RENDERED_DIFFS_KEPT) renderedDiffs.delete(renderedDiffs.keys().next().value!);
