@@ -46,7 +46,7 @@ export async function routes(services: WebServices, settings: WebSettings): Prom
     { method: 'POST', pattern: new RegExp(`^/repos/${ID}/verify$`), handle: (r) => startVerify(context, r) },
     get(`/repos/${ID}/access`, (r) => accessPage(context, r)),
     get(`/repos/${ID}/deployments`, (r) => deploymentsPage(context, r)),
-    get('/market', (r) => marketPage(context, r)),
+    get('/market', () => marketPage(context)),
     get(`/market/providers/${ID}`, (r) => providerPage(context, r)),
     get(`/market/leases/${ID}`, (r) => leasePage(context, r)),
     get('/static/([a-z0-9.-]+)', async ({ params }) => {

@@ -145,6 +145,7 @@ Pages('commits: paginated, each with its full SHA; a commit with its diff, unifi
   const list = await ok(owner, `/repos/${w.app.id}/commits?ref=main`);
   for (const oid of [w.app.commits.c3b!, w.app.commits.c2!, w.app.commits.c1!]) assert.match(list, new RegExp(`>${oid}</a>`));
   assert.not.match(list, new RegExp(w.app.commits.c3!), 'the commit the forced push replaced is not on main');
+  assert.match(text(list), /3 commit\(s\) reachable from main/);
   const second = await ok(owner, `/repos/${w.app.id}/commits?ref=main&page=2`);
   assert.not.match(second, /class="mono sha"/, 'three commits fit on the first page');
   const unified = await ok(owner, `/repos/${w.app.id}/commit/${w.app.commits.c3b}`);

@@ -20,7 +20,7 @@ async function requireMarket(context: WebContext) {
   return market;
 }
 
-export async function marketPage(context: WebContext, _request: RouteRequest): Promise<Reply> {
+export async function marketPage(context: WebContext): Promise<Reply> {
   const { services } = context;
   const market = await marketOf(context);
   const providers = market === null ? [] : await market.listProviders();

@@ -207,7 +207,7 @@ export async function commitsPage(context: WebContext, { params, query }: RouteR
   const ref = query.get('ref') || repo.info.head;
   const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
   const commit = await objects.resolveCommit(ref);
-  const commits = commit === null ? [] : await objects.log(commit, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1);
+  const [commits, total] = commit === null ? [[], 0] : await Promise.all([objects.log(commit, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1), objects.countCommits(commit)]);
   const hasNext = commits.length > COMMITS_PER_PAGE;
   return htmlReply(page({
     title: `Commits at ${shortRef(ref)} · ${repo.info.name}`,
@@ -215,7 +215,7 @@ export async function commitsPage(context: WebContext, { params, query }: RouteR
     repo: nav(repo, 'commits'),
     body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/commits`)}
 <form class="find" method="get" action="/repos/${id}/compare"><input name="to" placeholder="find a commit by (part of) its id, or a ref" class="mono"> <button type="submit">Find</button></form></div>
-${commit === null ? html`<p class="muted">No commit at ${ref}.</p>` : commitRows(id, commits.slice(0, COMMITS_PER_PAGE))}
+${commit === null ? html`<p class="muted">No commit at ${ref}.</p>` : html`<p class="muted">${total} commit(s) reachable from ${shortRef(ref)}</p>${commitRows(id, commits.slice(0, COMMITS_PER_PAGE))}`}
 ${pager(pageNo, hasNext, (p) => href(`/repos/${id}/commits`, { ref, page: p }))}`,
   }));
 }
