@@ -14,7 +14,7 @@ import { deploymentsOf, pushLink } from './shared.ts';
 /** Files above this are not shown inline (a download link instead). */
 export const LARGE_FILE = 1024 * 1024;
 /** A diff is cut (on a file boundary) past this many bytes. */
-export const DIFF_LIMIT = 4 * 1024 * 1024;
+export const DIFF_LIMIT = 16 * 1024 * 1024;
 export const COMMITS_PER_PAGE = 50;
 const WORD_MARKS_LIMIT = 256 * 1024;
 const README_NAMES = ['readme.md', 'readme.markdown', 'readme', 'readme.txt', 'readme.rst'];
@@ -220,28 +220,58 @@ ${pager(pageNo, hasNext, (p) => href(`/repos/${id}/commits`, { ref, page: p }))}
   }));
 }
 
-/** Rendered diffs of immutable commit pairs, most recent first: a second view of a large diff costs nothing. */
-const renderedDiffs = new Map<string, Html>();
-const RENDERED_DIFFS_KEPT = 32;
+/** A diff is shown in parts of whole files, each of at most this much patch text (or one file): a page stays light. */
+export const DIFF_PART_BYTES = 384 * 1024;
 
-async function diffView(objects: RepositoryObjects, from: string | null, to: string, split: boolean): Promise<Html> {
-  const key = `${from}..${to}:${split}`;
-  const kept = renderedDiffs.get(key);
-  if (kept !== undefined) {
-    renderedDiffs.delete(key);
-    renderedDiffs.set(key, kept);
-    return kept;
+/** Most recent first, both: the parts of a diff, and each part rendered (commit pairs are immutable). */
+const diffPartsKept = new Map<string, Promise<{ parts: string[]; truncated: boolean; bytes: number }>>();
+const renderedParts = new Map<string, Html>();
+const DIFFS_KEPT = 8;
+const RENDERED_PARTS_KEPT = 32;
+
+function remember<V>(map: Map<string, V>, key: string, value: V, limit: number): V {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value!);
+  return value;
+}
+
+/** Whole files of `text`, grouped into parts of at most DIFF_PART_BYTES (a larger file is a part alone). */
+function splitDiff(text: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  for (const file of text.split(/(?=^diff --git )/m)) {
+    if (current !== '' && current.length + file.length > DIFF_PART_BYTES) {
+      parts.push(current);
+      current = '';
+    }
+    current += file;
   }
-  const patch = await objects.diff(from, to, DIFF_LIMIT);
-  const rendered = html`${patch.text === '' ? html`<p class="muted">No changes.</p>` : trusted(diffHtml(patch.text, {
+  if (current !== '') parts.push(current);
+  return parts;
+}
+
+async function diffView(objects: RepositoryObjects, from: string | null, to: string, split: boolean, part: number, link: (part: number) => string): Promise<Html> {
+  const key = `${from}..${to}`;
+  const diff = diffPartsKept.get(key) ?? objects.diff(from, to, DIFF_LIMIT).then((patch) => ({ parts: splitDiff(patch.text), truncated: patch.truncated, bytes: patch.text.length }));
+  remember(diffPartsKept, key, diff, DIFFS_KEPT);
+  const { parts, truncated, bytes } = await diff;
+  if (parts.length === 0) return html`<p class="muted">No changes.</p>`;
+  const index = Math.min(Math.max(1, part), parts.length) - 1;
+  const renderKey = `${key}:${split}:${index}`;
+  const rendered = renderedParts.get(renderKey) ?? trusted(diffHtml(parts[index]!, {
     outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: true, matching: 'none', diffMaxChanges: 20_000,
     // Word-level marks within changed lines cost most of a large diff's rendering: a large diff goes without.
-    ...(patch.text.length > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
-  }))}
-${patch.truncated ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;
-  renderedDiffs.set(key, rendered);
-  if (renderedDiffs.size > RENDERED_DIFFS_KEPT) renderedDiffs.delete(renderedDiffs.keys().next().value!);
-  return rendered;
+    ...(bytes > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
+  }));
+  remember(renderedParts, renderKey, rendered, RENDERED_PARTS_KEPT);
+  const nav = parts.length === 1 ? '' : html`<nav class="pager diff-parts">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`;
+  return html`${nav}${rendered}${nav}
+${truncated && index + 1 === parts.length ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;
+}
+
+function partOf(query: URLSearchParams): number {
+  return Math.max(1, Math.floor(Number(query.get('part') ?? 1)) || 1);
 }
 
 function viewSwitch(base: string, query: Record<string, string>, split: boolean): Html {
@@ -275,7 +305,7 @@ ${containing.length > 0 ? html`<dt>tip of</dt><dd>${containing.map((name) => htm
 ${commit.parents.length > 0 ? html`<p><a href="${href(`/repos/${id}/compare`, { from: commit.parents[0]!, to: oid })}">compare with its parent</a></p>` : ''}
 </section>
 ${viewSwitch(`/repos/${id}/commit/${oid}`, {}, split)}
-${await diffView(objects, commit.parents[0] ?? null, oid, split)}`,
+${await diffView(objects, commit.parents[0] ?? null, oid, split, partOf(query), (part) => href(`/repos/${id}/commit/${oid}`, { view: split ? 'split' : undefined, part }))}`,
   }));
 }
 
@@ -303,7 +333,7 @@ export async function comparePage(context: WebContext, { params, query }: RouteR
 <h3>${commits.length === 200 ? '200+' : commits.length} commit(s)</h3>
 ${commitRows(id, commits)}
 ${viewSwitch(`/repos/${id}/compare`, { from: fromRev, to: toRev }, split)}
-${await diffView(objects, base ?? from, to, split)}`;
+${await diffView(objects, base ?? from, to, split, partOf(query), (part) => href(`/repos/${id}/compare`, { from: fromRev, to: toRev, view: split ? 'split' : undefined, part }))}`;
   }
   return htmlReply(page({ title: `Compare · ${repo.info.name}`, network: context.services.networkName, repo: nav(repo, 'commits'), body: html`<h2>Compare</h2>${form}${body}` }));
 }
