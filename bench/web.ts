@@ -9,7 +9,7 @@
  * `--short` shrinks the repository so CI runs it quickly, and still prints every figure.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createWorld, walrusInit } from '../test/support/e2e.ts';
@@ -19,6 +19,7 @@ import { generate } from './git.ts';
 const FULL = { shape: { commits: 6000, files: 300, lines: 200, touched: 3 }, branches: 200, tags: 120, largeDiffFiles: 150 };
 const SHORT = { shape: { commits: 300, files: 40, lines: 100, touched: 3 }, branches: 20, tags: 10, largeDiffFiles: 20 };
 const WARM_TARGET_MS = 200;
+const ROUNDS = 2;
 
 async function timedMs(action: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -61,23 +62,35 @@ export async function run(short: boolean): Promise<void> {
     const id = url.slice('walrus://'.length);
     const push = await timedMs(() => world.ok('repo', ['push', '-q', '--mirror', 'walrus']));
     console.log(`repository: ${commits.length} commits, ${refs} refs, a last commit with a ${(diffBytes / 1024 / 1024).toFixed(1)} MB diff; git push --mirror through the helper ${(push / 1000).toFixed(1)} s`);
-    const clone = await timedMs(() => world.ok('.', ['clone', '-q', '--mirror', url, 'clone.git']));
-    console.log(`  git clone --mirror walrus:// (helper)  ${clone.toFixed(0)} ms`);
-
-    web = await startWeb(world);
-    const base = web.url;
-    const get = async (path: string) => {
-      const response = await fetch(new URL(path, base));
-      const body = await response.text();
-      if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}\n${body.slice(0, 500)}\n${web!.stderr()}`);
-      return body;
-    };
+    // The cold view and the clone it is held to, interleaved over rounds so that both see the same machine load
+    // (a shared machine's varies by seconds); the best of each is the figure.
     const figures: Array<[string, number, string]> = [];
-    // The first request reads the chain state (repository, refs, push events) without touching git objects.
-    const first = await timedMs(() => get(`/repos/${id}/refs`));
-    figures.push(['first request (chain state only)', first, 'part of the cold view below is this warm-up']);
-    const cold = await timedMs(() => get(`/repos/${id}`));
-    figures.push(['repository page, cold (cache empty)', cold, `target <= git clone --mirror (${clone.toFixed(0)} ms): ${cold <= clone ? 'met' : 'MISSED'}`]);
+    const clones: number[] = [];
+    const colds: number[] = [];
+    const firsts: number[] = [];
+    let get: (path: string) => Promise<string> = async () => '';
+    for (let round = 0; round < ROUNDS; round++) {
+      clones.push(await timedMs(() => world.ok('.', ['clone', '-q', '--mirror', url, `clone-${round}.git`])));
+      await web?.stop();
+      rmSync(world.path('walrus-home', 'web-cache'), { recursive: true, force: true });
+      const server = await startWeb(world);
+      web = server;
+      get = async (path: string) => {
+        const response = await fetch(new URL(path, server.url));
+        const body = await response.text();
+        if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}\n${body.slice(0, 500)}\n${server.stderr()}`);
+        return body;
+      };
+      // The first request reads the chain state (repository, refs, push events) without touching git objects.
+      firsts.push(await timedMs(() => get(`/repos/${id}/refs`)));
+      colds.push(await timedMs(() => get(`/repos/${id}`)));
+    }
+    const clone = Math.min(...clones);
+    const cold = Math.min(...colds);
+    const each = (times: number[]) => times.map((t) => t.toFixed(0)).join(', ');
+    figures.push(['git clone --mirror walrus:// (helper)', clone, `best of ${each(clones)} ms`]);
+    figures.push(['first request (chain state only)', Math.min(...firsts), `best of ${each(firsts)} ms`]);
+    figures.push(['repository page, cold (cache empty)', cold, `best of ${each(colds)} ms; target <= git clone --mirror: ${cold <= clone ? 'met' : 'MISSED'}`]);
     const warm = (label: string, path: string) => warmMs(5, () => get(path)).then((ms) => figures.push([label, ms, `target < ${WARM_TARGET_MS} ms: ${ms < WARM_TARGET_MS ? 'met' : 'MISSED'}`]));
     await warm('repository page, warm', `/repos/${id}`);
     await warm('commit list, page 1', `/repos/${id}/commits`);
