@@ -32,6 +32,17 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/** The address cannot be served: taken, not this machine's, or not allowed. */
+export class ListenError extends WalrusGitError {
+  constructor(listen: { host: string; port: number }, cause: NodeJS.ErrnoException) {
+    const why = cause.code === 'EADDRINUSE' ? `port ${listen.port} is in use (leave --port out for a free one)`
+      : cause.code === 'EADDRNOTAVAIL' ? `${listen.host} is not an address of this machine`
+        : cause.code === 'EACCES' ? `port ${listen.port} needs privileges (use a port above 1023)`
+          : cause.message;
+    super('WEB_LISTEN_FAILED', `cannot serve on ${listen.host}:${listen.port}: ${why}`, { host: listen.host, port: listen.port, code: cause.code });
+  }
+}
+
 export interface WebServer {
   /** The server's base URL, e.g. http://127.0.0.1:41234/ */
   url: string;
@@ -45,7 +56,7 @@ export async function startWebServer(services: WebServices, settings: WebSetting
     void handle(context, settings, allowedHosts, request, response);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new ListenError(listen, error)));
     server.listen(listen.port, listen.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

@@ -89,6 +89,9 @@ Pages('the command prints a loopback URL; given a remote, the URL of its page', 
   } finally {
     await byUrl.stop();
   }
+  const port = new URL(owner.url).port;
+  const taken = await startWeb(w.world, ['--port', port], w.keys.owner).then(() => null, (error: Error) => error.message);
+  assert.match(taken ?? '', new RegExp(`fatal: cannot serve on 127\\.0\\.0\\.1:${port}: port ${port} is in use \\(leave --port out for a free one\\)`));
 });
 
 Pages('repositories: every repository of the registry, private marked, with a filter', async () => {

@@ -221,7 +221,7 @@ ${pager(pageNo, hasNext, (p) => href(`/repos/${id}/commits`, { ref, page: p }))}
 }
 
 /** A diff is shown in parts of whole files, each of at most this much patch text (or one file): a page stays light. */
-export const DIFF_PART_BYTES = 384 * 1024;
+export const DIFF_PART_BYTES = 256 * 1024;
 
 /** Most recent first, both: the parts of a diff, and each part rendered (commit pairs are immutable). */
 const diffPartsKept = new Map<string, Promise<{ parts: string[]; truncated: boolean; bytes: number }>>();
