@@ -30,11 +30,13 @@ export interface AccessChange {
   subject: string;
   txDigest: string;
   checkpoint: number | null;
+  /** When its checkpoint was made, where the network says. */
+  timestampMs: number | null;
 }
 
 export interface RepositoryDirectory {
   /** Every repository of the package, in creation order. */
   listRepositories(): Promise<CreatedRepository[]>;
-  /** Every access change of one repository, oldest first. */
+  /** Every access change of one repository, oldest first, each with its transaction's time. */
   listAccessChanges(id: string): Promise<AccessChange[]>;
 }

@@ -45,8 +45,16 @@ export class SuiDirectory implements RepositoryDirectory {
       const parsed = subject(event.bcs);
       return parsed.repository === repository ? [{ kind, subject: parsed.subject, txDigest: event.transactionDigest, checkpoint: checkpointOf(event) }] : [];
     })));
-    // Events of different types interleave by checkpoint; within one, the order of the type lists is kept.
-    return lists.flat().sort((a, b) => (a.checkpoint ?? 0) - (b.checkpoint ?? 0));
+    // An event carries no time: its transaction does (one read each; a repository's access changes are few).
+    const changes = await Promise.all(lists.flat().map(async (change) => ({ ...change, timestampMs: await this.#timeOf(change.txDigest) })));
+    // Events of different types interleave by time; within one type, the order of its list is kept.
+    return changes.sort((a, b) => (a.timestampMs ?? a.checkpoint ?? 0) - (b.timestampMs ?? b.checkpoint ?? 0));
+  }
+
+  async #timeOf(digest: string): Promise<number | null> {
+    const result = await this.#client.core.getTransaction({ digest });
+    const time = result.Transaction?.timestampMs ?? result.FailedTransaction?.timestampMs;
+    return time === null || time === undefined ? null : Number(time);
   }
 
   async #events(name: EventName): Promise<ListedEvent[]> {

@@ -208,9 +208,9 @@ Pages('access: owner, writers, readers, protected refs, and the changes with the
   assert.match(app, /readers anyone/);
   assert.match(app, /protected refs refs\/heads\/main/);
   assert.match(app, /created app by 0x[0-9a-f]{64}/);
-  assert.match(app, /ref protected refs\/heads\/main \d* [1-9A-HJ-NP-Za-km-z]{43,44}/);
+  assert.match(app, /ref protected refs\/heads\/main \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC [1-9A-HJ-NP-Za-km-z]{43,44}/);
   const secret = text(await ok(stranger, `/repos/${w.secret.id}/access`));
-  assert.match(secret, /reader added 0x[0-9a-f]{64}/);
+  assert.match(secret, /reader added 0x[0-9a-f]{64} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
 });
 
 Pages('deployments: provider, commit, artifact, since; the artifact check; a diff link; the market and the lease', async () => {

@@ -2,7 +2,7 @@
 import type { AccessChange } from '../../ports/directory.ts';
 import { explorerFor } from '../explorer.ts';
 import { html } from '../html.ts';
-import { page } from '../layout.ts';
+import { formatUtc, page } from '../layout.ts';
 import { htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../routes.ts';
 
@@ -40,9 +40,9 @@ export async function accessPage(context: WebContext, { params }: RouteRequest):
 <dt>object</dt><dd>${explorer ? html`<a class="mono" href="${explorer.object(info.id)}" rel="noopener noreferrer">${info.id}</a>` : html`<span class="mono">${info.id}</span>`}</dd>
 </dl>
 <h2>Changes</h2>
-<table class="list"><thead><tr><th>Change</th><th>Subject</th><th>Checkpoint</th><th>Transaction</th></tr></thead><tbody>
-${creation ? html`<tr><td>created</td><td>${creation.name} by <span class="mono">${creation.owner}</span></td><td>${creation.checkpoint ?? ''}</td><td>${tx(creation.txDigest)}</td></tr>` : ''}
-${changes.map((c) => html`<tr><td>${CHANGE_TEXT[c.kind]}</td><td class="${c.kind.startsWith('ref') || c.kind === 'head-set' ? 'ref' : 'mono'}">${c.subject}</td><td>${c.checkpoint ?? ''}</td><td>${tx(c.txDigest)}</td></tr>`)}
+<table class="list"><thead><tr><th>Change</th><th>Subject</th><th>When</th><th>Transaction</th></tr></thead><tbody>
+${creation ? html`<tr><td>created</td><td>${creation.name} by <span class="mono">${creation.owner}</span></td><td>${creation.checkpoint === null ? '' : `checkpoint ${creation.checkpoint}`}</td><td>${tx(creation.txDigest)}</td></tr>` : ''}
+${changes.map((c) => html`<tr><td>${CHANGE_TEXT[c.kind]}</td><td class="${c.kind.startsWith('ref') || c.kind === 'head-set' ? 'ref' : 'mono'}">${c.subject}</td><td>${c.timestampMs === null ? (c.checkpoint === null ? '' : `checkpoint ${c.checkpoint}`) : formatUtc(c.timestampMs)}</td><td>${tx(c.txDigest)}</td></tr>`)}
 </tbody></table>`,
   }));
 }
