@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommitInfo, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
@@ -66,7 +66,9 @@ export class GitObjectCache implements ObjectCache {
       }));
       if (!sameRefs(have, refs)) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], opts);
     }
-    if (head.startsWith('refs/')) await runGit(['symbolic-ref', 'HEAD', head], opts);
+    // HEAD names the default branch (a mirror clone usually has it right already: no git process then).
+    const current = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+    if (head.startsWith('refs/') && current.trim() !== `ref: ${head}`) await runGit(['symbolic-ref', 'HEAD', head], opts);
     return new CachedRepository(gitDir, env);
   }
 }

@@ -104,7 +104,7 @@ export async function overviewPage(context: WebContext, { params }: RouteRequest
   if (commit === null) {
     return htmlReply(page({ title: repo.info.name, network: context.services.networkName, repo: nav(repo, 'code'), body: html`<p class="muted">Nothing pushed to ${ref} yet.</p>${repo.refs.size > 0 ? html`<p>Other refs: <a href="/repos/${id}/refs">branches and tags</a>.</p>` : ''}` }));
   }
-  const root = await objects.entry(commit, '');
+  const [root, [last]] = await Promise.all([objects.entry(commit, ''), objects.log(commit, 0, 1)]);
   const entries = await objects.listTree(root!.oid);
   const readme = entries.find((e) => e.type === 'blob' && README_NAMES.includes(e.name.toLowerCase()));
   let readmeHtml: Html | string = '';
@@ -115,7 +115,6 @@ export async function overviewPage(context: WebContext, { params }: RouteRequest
       ? html`<div class="markdown">${trusted(renderMarkdown(text, { dir: '', page: (path) => href(`/repos/${id}/tree`, { ref, path }), raw: (path) => href(`/repos/${id}/raw`, { ref, path }) }))}</div>`
       : html`<pre>${text}</pre>`}</section>`;
   }
-  const [last] = await objects.log(commit, 0, 1);
   return htmlReply(page({
     title: repo.info.name,
     network: context.services.networkName,
