@@ -6,7 +6,6 @@
  * - `evil` (public): a README, file names, a commit message, a branch and a tag that carry script and HTML.
  * `startWeb` runs `git walrus web` as a user would and returns the URL it prints.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -17,6 +16,7 @@ import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import { commit, createWorld, initWorkRepo, type World } from './e2e.ts';
+import { spawnReaped } from './reaper.ts';
 
 /** Payloads in every place a pusher controls; none may run or break a page. */
 export const INJECTION = {
@@ -137,9 +137,12 @@ export interface WebProcess {
   stop(): Promise<void>;
 }
 
-/** `git walrus web <args>` in the world's root, as the key in `env`; resolves with the URL it prints. */
+/**
+ * `git walrus web <args>` in the world's root, as the key in `env`; resolves with the URL it prints. The server never
+ * outlives the test process (support/reaper.ts).
+ */
 export async function startWeb(world: World, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<WebProcess> {
-  const child = spawn('git', ['walrus', 'web', ...args], { cwd: world.root, env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnReaped('git', ['walrus', 'web', ...args], { cwd: world.root, env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const exited = new Promise<void>((done) => child.once('close', () => done()));
