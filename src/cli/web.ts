@@ -27,7 +27,8 @@ export const webCommand: CommandModule<CliArgs, WebArgs> = {
       .option('port', { type: 'number', default: 0, describe: 'port to listen on (default: a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback serves read-only pages to others' })
       .option('allow-private', { type: 'boolean', default: false, describe: 'with --host: also show private repositories this key may read' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .example('$0 web', 'serve every repository of the network on 127.0.0.1, a free port')
+      .example('$0 web walrus --port 8080', 'open at the repository of the remote `walrus`, on port 8080') as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!app.startWeb) throw new UsageError('this build has no web front end');

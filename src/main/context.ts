@@ -16,7 +16,7 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { RepositoryDirectory } from '../ports/directory.ts';
 import { SuiLedger } from '../sui/ledger.ts';
-import { computeBlobId } from '../walrus/blob-id.ts';
+import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
 import { lazyKeyService } from './key-service.ts';

@@ -17,11 +17,11 @@ export const PACK_STEP = 'pack';
 const BUILD_HOME = '/build-home';
 
 /**
- * The build Job of (app, commit, build config), issue 11 part 5. Three steps in order: `checkout` (init container,
- * the project's tool: a clone with every pack verified against the chain, at the commit), `build` (init container,
- * the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool again: the tree as a
- * deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init containers run one at
- * a time and each must succeed, so pack never sees a half-built tree.
+ * The build Job of (app, commit, build config) (docs/architecture.md, The GitOps controller). Three steps in order:
+ * `checkout` (init container, the project's tool: a clone with every pack verified against the chain, at the commit),
+ * `build` (init container, the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool
+ * again: the tree as a deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init
+ * containers run one at a time and each must succeed, so pack never sees a half-built tree.
  *
  * The build step gets nothing it could abuse: no service-account token (for the whole pod), no service links, no
  * env or envFrom from the app spec (they may hold secrets), no provider key (only pack has it), a non-root user

@@ -1,5 +1,6 @@
 // Progressive enhancement for `git walrus web`: every page works without this file. Served from /static under a CSP
 // that allows no inline script; it only ever sets text (textContent), never markup.
+/* global document, fetch, setTimeout */
 'use strict';
 
 document.addEventListener('DOMContentLoaded', () => {
