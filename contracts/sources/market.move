@@ -456,6 +456,20 @@ public fun settled_until_ms(lease: &Lease): u64 { lease.settled_until_ms }
 
 public fun tenant(lease: &Lease): address { lease.tenant }
 
+public fun lease_provider(lease: &Lease): ID { lease.provider }
+
+public fun lease_repository(lease: &Lease): ID { lease.repository }
+
+/// The lease's state as settling it at `now_ms` would leave it (nothing changes): exhausted once the escrow does not
+/// outlast `now_ms`, what `lease_access` checks before a provider gets a key.
+public fun lease_state_at(lease: &Lease, now_ms: u64): u8 {
+    if (lease.state != STATE_OPEN || now_ms <= lease.settled_until_ms) return lease.state;
+    let owed = ((now_ms - lease.settled_until_ms) as u128) * (lease.price_per_ms as u128);
+    if (owed >= (lease.escrow.value() as u128)) STATE_EXHAUSTED else STATE_OPEN
+}
+
+public fun cap_provider(cap: &ProviderCap): ID { cap.provider }
+
 public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
     if (lease.last_deploy.is_some()) option::some(lease.last_deploy.borrow().commit) else option::none()
 }

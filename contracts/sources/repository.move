@@ -538,8 +538,8 @@ fun assert_pack_key(repo: &Repository, pack: &PackEntry) {
     }
 }
 
-/// Whether `bytes` begins with `prefix`.
-fun has_prefix(bytes: &vector<u8>, prefix: &vector<u8>): bool {
+/// Whether `bytes` begins with `prefix` (also the key-id check of `lease_access`).
+public(package) fun has_prefix(bytes: &vector<u8>, prefix: &vector<u8>): bool {
     let n = prefix.length();
     if (bytes.length() < n) return false;
     let mut i = 0;

@@ -71,12 +71,12 @@ export function httpGet(host: string, port: number, path = '/', timeoutMs = 3000
   });
 }
 
-/** A work repository `app` holding examples/hello-npm, on the devnet as repository `name`; returns its walrus:// URL. */
-export async function helloRepository(world: World, env: NodeJS.ProcessEnv, name = 'hello'): Promise<string> {
+/** A work repository `app` holding examples/hello-npm, on the devnet as repository `name` (private if asked); returns its walrus:// URL. */
+export async function helloRepository(world: World, env: NodeJS.ProcessEnv, name = 'hello', options: { private?: boolean } = {}): Promise<string> {
   await initWorkRepo(world, 'app');
   for (const file of ['package.json', 'package-lock.json', 'server.js']) copyFileSync(`${REPO_ROOT}/examples/hello-npm/${file}`, world.path('app', file));
   await world.ok('app', ['add', '-A']);
-  return (await world.ok('app', ['walrus', 'init', name], { env })).split('\n').at(-1)!;
+  return (await world.ok('app', ['walrus', 'init', name, ...(options.private ? ['--private'] : [])], { env })).split('\n').at(-1)!;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { DeploymentLine } from '../remote/market/format.ts';
 import { verifyDeployments } from '../remote/market/deployments.ts';
 import { artifactSha256 } from '../gitops/artifact/store.ts';
 import type { CliArgs } from './app.ts';
+import { unsealer } from './artifact.ts';
 import { ExitError } from './app.ts';
 import { withMarket } from './market-services.ts';
 import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
@@ -17,8 +18,9 @@ interface DeploymentsArgs extends CliArgs {
 
 /**
  * `git walrus deployments <remote|url> [--verify]`: what providers recorded deploying from this repository, oldest
- * first. With --verify each artifact is fetched from Walrus and checked against its sha256, and each commit against
- * the push log; exit 1 when anything does not hold.
+ * first. With --verify each artifact is fetched from Walrus and checked against its sha256 (a private repository's
+ * encrypted artifact by its members; anyone else is told it was not checked), and each commit against the push log;
+ * exit 1 when anything does not hold.
  */
 export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
   command: 'deployments <remote>',
@@ -35,7 +37,8 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);
-      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256(services.blobStore, blobId) }, id, records) : records.map((record) => ({ record }));
+      const unseal = unsealer(services, undefined);
+      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256(services.blobStore, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
       app.stdout(argv.json ? deploymentsJson(lines) : formatDeployments(lines));
       return lines.reduce((n, l) => n + (l.problems?.length ?? 0), 0);
     });

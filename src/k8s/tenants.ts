@@ -43,6 +43,11 @@ export class KubernetesTenants implements TenantCluster {
       this.#custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: ref.namespace, name: ref.name, propagationPolicy: 'Background' })));
   }
 
+  async copySecret(from: ObjectRef, to: string): Promise<void> {
+    const secret = await call('get', 'secrets', from.namespace, () => this.#core.readNamespacedSecret({ name: from.name, namespace: from.namespace }));
+    await this.#apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: from.name, namespace: to }, type: secret.type, data: secret.data } as KubernetesObject, 'secrets', to);
+  }
+
   async #apply(object: KubernetesObject, resource: string, namespace: string | null): Promise<void> {
     await call('apply', resource, namespace, () => this.#objects.patch(object, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply));
   }

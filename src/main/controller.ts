@@ -13,6 +13,7 @@ import { createTemplates, type ToolConfig } from '../gitops/templates/index.ts';
 import { KubernetesCluster } from '../k8s/cluster.ts';
 import { KubernetesTenants } from '../k8s/tenants.ts';
 import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
+import { chainReadAccess } from '../gitops/reconcile/read-access.ts';
 import type { PlanInput } from '../gitops/provider/plan.ts';
 import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gitops/provider/offer.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
@@ -51,6 +52,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     }
     provider = new ProviderReconciler({
       market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer: providerOffer(offerFile), intervalMs, claimEveryMs,
+      ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
       log: line,
     });
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
@@ -58,6 +60,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const controller = new Controller({
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
+    readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
     templates: createTemplates(tools),
     network: network.name,
     packageId: network.packageId,

@@ -16,6 +16,16 @@ export interface RepositoryName {
   owner: string;
 }
 
+/**
+ * A provider's claim to the keys of the repository it serves under a lease: the key servers run
+ * `lease_access::seal_approve_lease` instead of `repository::seal_approve`, with the signer's ProviderCap as proof.
+ */
+export interface LeaseGrant {
+  lease: string;
+  /** The signer's ProviderCap of the lease's provider (an owned object: only its holder can pass it). */
+  cap: string;
+}
+
 export interface KeyService {
   /**
    * Seals `dataKey` under `identity` (local work: no key-server request) and returns the Seal `EncryptedObject`
@@ -40,6 +50,10 @@ export interface KeyService {
   prepare(): void;
   /** Keys one request to a key server can carry (Seal's limit: 100 `seal_approve` calls per transaction). */
   readonly maxKeysPerRequest: number;
+  /** The lease this service asks under; undefined when it asks as a member (owner, writer, reader). */
+  readonly lease?: LeaseGrant;
+  /** A key service asking as the provider of `grant.lease` (the same key servers and signer). */
+  forLease(grant: LeaseGrant): KeyService;
 }
 
 /**

@@ -20,4 +20,9 @@ export interface TenantCluster {
   applyApp(app: WalrusApp): Promise<void>;
   /** Deletes a WalrusApp (what it owns goes with it, by owner reference); a missing one is not an error. */
   deleteApp(ref: ObjectRef): Promise<void>;
+  /**
+   * Server-side apply of a copy of Secret `from` (its data only) into namespace `to`, under the same name: a pod reads
+   * a Secret in its own namespace only.
+   */
+  copySecret(from: ObjectRef, to: string): Promise<void>;
 }

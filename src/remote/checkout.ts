@@ -2,6 +2,7 @@ import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength, isObjectId } from '../core/object-id.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { CommitNotFoundError, CommitNotReachableError } from './errors.ts';
 import { fetchObjects } from './fetch.ts';
@@ -11,6 +12,8 @@ import type { CreateClone } from '../ports/local-repository.ts';
 export interface CheckoutDeps {
   ledger: Ledger;
   blobStore: BlobStore;
+  /** Opens a private repository's packs: as a member, or as the provider of a lease (`KeyService.forLease`). */
+  keyService?: KeyService;
   log: Log;
   createClone: CreateClone;
 }
@@ -37,7 +40,7 @@ export async function checkoutCommit(deps: CheckoutDeps, repositoryId: string, u
     throw new UsageError(`'${commit}' is not a full ${objectFormat} commit id (${objectFormat === 'sha1' ? 40 : 64} hex digits)`, { commit });
   }
   const clone = await deps.createClone(dir, { objectFormat, url });
-  await fetchObjects({ ledger, blobStore, local: clone, log }, repositoryId, [...new Set(snapshot.refs.values())], progress, snapshot.info);
+  await fetchObjects({ ledger, blobStore, local: clone, log, ...(deps.keyService ? { keyService: deps.keyService } : {}) }, repositoryId, [...new Set(snapshot.refs.values())], progress, snapshot.info);
   await clone.setRemoteRefs(snapshot.refs);
   if (!(await clone.isCommit(wanted))) throw new CommitNotFoundError(repositoryId, wanted);
   const refs = await clone.refsContaining(wanted);

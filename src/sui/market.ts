@@ -289,6 +289,10 @@ export class SuiMarket implements MarketLedger {
     return (await this.#owned(providerCapType(this.#pkg))).map(({ id, content }) => ({ id, provider: ProviderCap.parse(content).provider }));
   }
 
+  providerCapId(providerId: string): Promise<string> {
+    return this.#capFor(providerId);
+  }
+
   async #capFor(providerId: string): Promise<string> {
     const provider = normalizeSuiAddress(providerId);
     const cap = (await this.#caps()).find((c) => c.provider === provider);

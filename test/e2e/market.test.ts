@@ -49,7 +49,6 @@ test.before(async () => {
   engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
   t0 = (await engine.clockMs()) + 60_000n;
 });
-test.after(() => world.remove());
 
 test('a provider registers with a stake and a price, and is listed', async () => {
   await at(0n);
@@ -149,3 +148,41 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
 });
 
 test.run();
+
+const lease = suite('a private repository read under a lease, by hand (git walrus checkout --lease)');
+lease.after(() => world.remove()); // the last suite of the file: the world is shared
+
+lease('the lease\'s provider checks out while the lease is open; refused as no reader without it, and for "lease closed" after close', async () => {
+  await at(DAY + 7n * DAY + 1000n);
+  const secret = 'secret';
+  await initWorkRepo(world, secret);
+  const commitId = await commit(world, secret, 'recipe.txt', 'the secret sauce\n', 'recipe');
+  const url = (await world.ok(secret, ['walrus', 'init', 'secret', '--private'])).split('\n').at(-1)!;
+  await world.ok(secret, ['push', '-q', 'walrus', 'main']);
+  const inSecret = (args: string[], env: NodeJS.ProcessEnv = {}) => world.run(secret, ['walrus', ...args], { env });
+  const provider = (await inSecret(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://private.example'], asProvider)).stdout.trim();
+  const opened = await inSecret(['lease', 'open', 'walrus', '--provider', provider, '--deposit', '5']);
+  assert.is(opened.code, 0, opened.stderr);
+  const privateLease = opened.stdout.trim();
+
+  const asMember = await inSecret(['checkout', url, world.path('as-member')], asProvider);
+  assert.is.not(asMember.code, 0);
+  assert.match(asMember.stderr, new RegExp(`fatal: repository 'secret' \\(0x[0-9a-f]{64}\\) is private and ${providerKey.toSuiAddress()} is not one of its readers: ask its owner 0x[0-9a-f]{64} to run`));
+
+  const underLease = await inSecret(['checkout', url, world.path('under-lease'), '--lease', privateLease], asProvider);
+  assert.is(underLease.code, 0, underLease.stderr);
+  assert.is(underLease.stdout.trim(), commitId);
+  assert.is(await world.ok('.', ['-C', world.path('under-lease'), 'show', 'HEAD:recipe.txt']), 'the secret sauce');
+
+  const otherRepository = await inSecret(['checkout', url, world.path('other-lease'), '--lease', leaseId], asProvider);
+  assert.is.not(otherRepository.code, 0);
+  assert.match(otherRepository.stderr, new RegExp(`fatal: lease ${leaseId} serves repository 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}`));
+
+  assert.is((await inSecret(['lease', 'close', privateLease])).code, 0);
+  const closed = await inSecret(['checkout', url, world.path('after-close'), '--lease', privateLease], asProvider);
+  assert.is.not(closed.code, 0);
+  assert.match(closed.stderr, new RegExp(`^fatal: cannot decrypt the packs of repository 'secret' \\(0x[0-9a-f]{64}\\): lease closed: the Seal key servers give ${providerKey.toSuiAddress()} no keys of 0x[0-9a-f]{64}'s repository under lease ${privateLease}, which is closed`, 'm'));
+  assert.not.match(closed.stderr, /no Seal key servers/);
+});
+
+lease.run();

@@ -31,6 +31,8 @@ function chain(lease: LeaseInfo) {
 function cluster() {
   const namespaces = new Map<string, V1Namespace>();
   const apps = new Map<string, WalrusApp>();
+  /** `namespace/name` of each Secret copied in, in order. */
+  const secrets: string[] = [];
   let failNamespace = 0;
   const tenants: TenantCluster = {
     listNamespaces: async () => [...namespaces.values()],
@@ -42,8 +44,9 @@ function cluster() {
     listApps: async () => [...apps.values()],
     applyApp: async (app) => { apps.set(`${app.metadata.namespace}/${app.metadata.name}`, { ...app, status: apps.get(`${app.metadata.namespace}/${app.metadata.name}`)?.status }); },
     deleteApp: async (ref) => { apps.delete(`${ref.namespace}/${ref.name}`); },
+    copySecret: async (from, to) => { secrets.push(`${to}/${from.name}`); },
   };
-  return { tenants, namespaces, apps, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
+  return { tenants, namespaces, apps, secrets, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
 }
 
 test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
@@ -56,6 +59,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
   const logs: string[] = [];
   const reconciler = new ProviderReconciler({
     market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, offer: DEFAULT_OFFER, claimEveryMs: 60_000, log: (line) => logs.push(line),
+    keySecret: { namespace: 'walrus-gitops', name: 'walrus-provider-key' },
   });
   const key = `${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`;
 
@@ -63,6 +67,8 @@ test('a lease is served, its release recorded once (even when the chain read lag
   k.failNextNamespaceApplies(1);
   await reconciler.pass();
   assert.ok(k.apps.has(key));
+  // The provider's key reaches the tenant namespace before its app (the app's tool steps read it there).
+  assert.equal(k.secrets, [`${tenantNamespace(lease.tenant)}/walrus-provider-key`]);
   assert.is(k.namespaces.size, 0);
   assert.ok(logs.some((line) => /apply-namespace .* failed: the API server is unavailable; again next pass/.test(line)));
   await reconciler.pass();

@@ -13,6 +13,10 @@ import { BUILD_ATTEMPTS } from '../../src/gitops/reconcile/build-failure.ts';
 import { deadlineExceeded, progressing } from './support/fake-cluster.ts';
 import { addr, chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
 import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+import { chainReadAccess } from '../../src/gitops/reconcile/read-access.ts';
+import type { RepositoryInfo } from '../../src/ports/ledger.ts';
+import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
+import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
 
 interface Row {
   name: string;
@@ -126,6 +130,30 @@ table('policy', [
     },
     result: 'Stalling PushRefused',
   },
+]);
+
+/** The controller's read-access check over a chain where REPOSITORY_ID is private and `lease` names it. */
+function privateChain(f: Fixture, options: { readers?: string[]; lease?: Partial<LeaseInfo>; holdsCap?: boolean; nowMs?: number } = {}): void {
+  const repository = { id: REPOSITORY_ID, name: 'shop', owner: addr(1), writers: [], readers: options.readers ?? [], private: true } as unknown as RepositoryInfo;
+  const lease: LeaseInfo = {
+    id: addr(9), tenant: addr(1), provider: addr(8), repository: REPOSITORY_ID, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n, earned: 0n,
+    settledUntilMs: 0, state: 'open', lastDeploy: null, ...options.lease,
+  };
+  const market = {
+    getLease: async () => lease, clockMs: async () => options.nowMs ?? 500, ownProviders: async () => (options.holdsCap === false ? [] : [addr(8)]),
+  } as unknown as MarketLedger;
+  f.readAccess = chainReadAccess({ getRepository: async () => repository, signerAddress: async () => addr(5) }, async () => market);
+}
+const asLease = (f: Fixture) => { f.app!.metadata.annotations = { 'market.walrus-git.dev/lease': addr(9) }; };
+
+table('read-access', [
+  { name: 'a controller without the check → next step', given: () => {}, result: 'Next' },
+  { name: 'a private repository the controller\'s address reads → next step', given: (f) => privateChain(f, { readers: [addr(5)] }), result: 'Next' },
+  { name: 'a private repository it may not read → Stalling NotAReader', given: (f) => privateChain(f), result: 'Stalling NotAReader' },
+  { name: 'the app of an open, funded lease, the controller holding its cap → next step', given: (f) => { privateChain(f); asLease(f); }, result: 'Next' },
+  { name: 'the app of a closed lease → Stalling LeaseClosed', given: (f) => { privateChain(f, { lease: { state: 'closed' } }); asLease(f); }, result: 'Stalling LeaseClosed' },
+  { name: 'the app of a lease whose escrow ran out by the clock, unsettled → Stalling LeaseExhausted', given: (f) => { privateChain(f, { nowMs: 1000 }); asLease(f); }, result: 'Stalling LeaseExhausted' },
+  { name: 'a lease of a provider whose cap the controller does not hold → Stalling NotLeaseProvider', given: (f) => { privateChain(f, { holdsCap: false }); asLease(f); }, result: 'Stalling NotLeaseProvider' },
 ]);
 
 table('plan-build', [

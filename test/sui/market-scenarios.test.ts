@@ -183,6 +183,10 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       case 'record_deploy':
         digest = (await market.recordDeploy(labels.leases.get(c.lease)!, hex(c.commit), u256ToBlobId(c.artifact), hex(c.sha256))).digest;
         break;
+      case 'create_private_repository':
+      case 'seal_approve_lease':
+        // The lease's Seal policy is no transaction anyone sends: the key servers dry-run it (test/seal/).
+        throw new Error(`${c.call} is not a market_scenarios.json call`);
     }
     return { outcome: 'ok', digest };
   } catch (error) {

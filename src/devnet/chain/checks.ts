@@ -58,7 +58,7 @@ export function checkExpiration(expiration: { $kind: string; Epoch?: string | nu
   if (epoch < min || epoch > max) throw expired();
 }
 
-export function checkInput(input: Input, index: number, sender: string, working: WorkingSet): Slot {
+export function checkInput(input: Input, index: number, sender: string, working: WorkingSet, checkOwner: boolean): Slot {
   if (input.Pure) {
     const bytes = fromBase64(input.Pure.bytes);
     if (bytes.length > MAX_PURE_ARGUMENT_SIZE) {
@@ -90,7 +90,7 @@ export function checkInput(input: Input, index: number, sender: string, working:
     throw new TransactionRejectedError('ObjectVersionUnavailableForConsumption', `Object ${id} at version ${ref.version} is not available for consumption, its current version: ${object.version}`, { objectId: id });
   }
   if (objectDigest(object) !== ref.digest) throw new TransactionRejectedError('InvalidObjectDigest', `Invalid digest for object ${id}: expected ${objectDigest(object)}, got ${ref.digest}`, { objectId: id });
-  if (object.owner.$kind === 'AddressOwner' && object.owner.AddressOwner !== sender) {
+  if (checkOwner && object.owner.$kind === 'AddressOwner' && object.owner.AddressOwner !== sender) {
     throw new TransactionRejectedError('IncorrectUserSignature', `Object ${id} is owned by account address ${object.owner.AddressOwner}, but given owner/signer address is ${sender}`, { objectId: id });
   }
   if (object.owner.$kind === 'ObjectOwner') throw new TransactionRejectedError('InvalidChildObjectArgument', `Object ${id} is owned by object ${object.owner.ObjectOwner} and cannot be an input`);

@@ -174,11 +174,15 @@ export class ChainEngine {
     return this.store.transact(() => this.#executeLocked(txBytes, signatures));
   }
 
-  /** Dry-runs a transaction (no signatures, nothing committed). */
-  async simulate(txBytes: Uint8Array): Promise<ExecutionResult> {
+  /**
+   * Dry-runs a transaction (no signatures, nothing committed). `checks: false` is Sui's simulation with transaction
+   * checks disabled (what an SDK resolving a transaction kind asks for, sender 0x0): owned inputs are not required to
+   * be the sender's. A Seal key server's dry run keeps them: passing an owned object is how a policy proves holding it.
+   */
+  async simulate(txBytes: Uint8Array, options: { checks?: boolean } = {}): Promise<ExecutionResult> {
     await this.refresh();
     const { executeTransaction } = await executor();
-    return executeTransaction(this.#request(txBytes, [], true, this.#tickClock(Date.now())));
+    return executeTransaction({ ...this.#request(txBytes, [], true, this.#tickClock(Date.now())), checks: options.checks ?? true });
   }
 
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */

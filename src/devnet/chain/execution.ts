@@ -14,6 +14,8 @@ export interface ExecutionRequest {
   signatures: string[];
   /** Dry run: no signatures; an empty gas payment is paid by a mock coin holding the budget. */
   simulate: boolean;
+  /** A dry run with transaction checks disabled: owned inputs need not be the sender's (default: checked). */
+  checks?: boolean;
   now: number;
 }
 

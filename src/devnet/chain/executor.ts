@@ -46,7 +46,7 @@ export async function executeTransaction(request: ExecutionRequest): Promise<Exe
   if (inputs.length > MAX_INPUT_OBJECTS) throw new TransactionRejectedError('SizeLimitExceeded', `Size limit exceeded: too many inputs (${inputs.length} > ${MAX_INPUT_OBJECTS})`);
 
   const working = new WorkingSet(objects);
-  const slots = inputs.map((input, index) => checkInput(input, index, sender, working));
+  const slots = inputs.map((input, index) => checkInput(input, index, sender, working, request.checks !== false));
   for (const command of commands) {
     const call = command.MoveCall;
     if (call && !request.packages.has(normalizeSuiAddress(call.package))) {

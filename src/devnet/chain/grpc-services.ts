@@ -62,7 +62,7 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       // Inputs that do not resolve (unknown objects, no gas coins): the request is at fault, as on a fullnode.
       throw error instanceof GrpcStatusError ? error : new GrpcStatusError(Code.INVALID_ARGUMENT, messageOf(error));
     }
-    const result = await engine.simulate(bytes);
+    const result = await engine.simulate(bytes, { checks: request.checks !== Checks.DISABLED });
     const record = { ...result.commit.tx!, signatures: [] };
     return {
       transaction: executedTransaction(record, mask(request.readMask, 'transaction'), tx.getData()),

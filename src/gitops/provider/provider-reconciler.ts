@@ -7,6 +7,7 @@
 import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
+import type { ObjectRef } from '../../ports/cluster.ts';
 import type { ProviderOffer } from './offer.ts';
 import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
 import { messageOf } from '../../core/errors.ts';
@@ -16,6 +17,11 @@ export interface ProviderReconcilerOptions {
   tenants: TenantCluster;
   /** The provider served; the controller's key holds its ProviderCap. */
   providerId: string;
+  /**
+   * The Secret holding the provider's key (`--provider-key-secret`, in the controller's namespace): copied into each
+   * tenant namespace before its app, for the build's checkout and pack steps and the run pods' fetch step.
+   */
+  keySecret?: ObjectRef;
   template: PlanInput['template'];
   offer: ProviderOffer;
   /** Time between passes. */
@@ -109,6 +115,7 @@ export class ProviderReconciler implements Companion {
         log(`provider: namespace ${action.namespace} for tenant ${action.tenant}`);
         return;
       case 'apply-app':
+        if (this.#options.keySecret) await tenants.copySecret(this.#options.keySecret, action.app.metadata.namespace!);
         await tenants.applyApp(action.app);
         log(`provider: lease ${action.lease} served by WalrusApp ${action.app.metadata.namespace}/${action.app.metadata.name} (${action.app.spec.repository} ${action.app.spec.ref})`);
         return;

@@ -94,15 +94,19 @@ export interface DeploymentLine {
   record: DeployedRecord;
   /** Problems found by --verify; empty = verified; undefined = not verified. */
   problems?: string[];
+  /** Why --verify could not check the artifact (encrypted, and the signer may not read it): the rest was checked. */
+  unchecked?: string;
 }
 
 export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
-    .map(({ record: r, problems }) => {
+    .map(({ record: r, problems, unchecked }) => {
       const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}`;
       if (problems === undefined) return head;
-      return problems.length === 0 ? `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}` : `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+      if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+      if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;
+      return `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}`;
     })
     .join('\n') + '\n';
 }

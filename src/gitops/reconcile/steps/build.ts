@@ -73,7 +73,7 @@ async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFa
     return waiting('BuildRetrying', `attempt ${attempt} to build ${short} failed (${failure.reason}); retrying in ${waitMs / 1000} s`, waitMs);
   }
   status.build = { commit, configHash, attempt, lastFailure };
-  const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : '';
+  const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : failure.kind === 'access' ? `${failure.reason}: ` : '';
   status.failedRevision = commit;
   status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: now.toISOString(), message: `${after}${message}` });
   pass.set('Built', 'False', 'BuildFailed', `${after}${message}`);
