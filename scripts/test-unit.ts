@@ -24,6 +24,7 @@ const DONE_MARK = `--uvu-file-done-${randomUUID()}`;
 /** Files measured at 15 s of CPU or more each (together most of the suite's), slowest first. */
 const SLOW_FIRST = [
   'e2e/private.test.ts',
+  'web/web.test.ts',
   'e2e/concurrency.test.ts',
   'sui/scenarios.test.ts',
   'e2e/gitops-pipeline.test.ts',

@@ -33,6 +33,8 @@ export interface CliApp {
   startController?(options: ControllerRunOptions): Promise<ControllerRun>;
   /** Serves the local network (`git walrus devnet`). */
   serveDevnet?(options: DevnetServeOptions): Promise<ServedDevnet>;
+  /** Composes and starts the web front end (`git walrus web`). */
+  startWeb?(options: WebRunOptions): Promise<WebRun>;
   /** This package's version (`git walrus --version`). */
   version?: string;
 }
@@ -55,6 +57,23 @@ export interface ServedDevnet {
   keyServerObjectIds: readonly string[];
   packageId: string;
   registryId: string;
+  close(): Promise<void>;
+}
+
+export interface WebRunOptions {
+  network?: string;
+  host: string;
+  /** 0: a free port. */
+  port: number;
+  /** Off the loopback address: show private repositories the key may read only when this is set. */
+  allowPrivate: boolean;
+}
+
+export interface WebRun {
+  /** The base URL it serves, ending in `/`. */
+  url: string;
+  /** The ledger it reads (to resolve a `<remote|url>` argument to the repository's page). */
+  ledger: Ledger;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,7 @@ import { providersCommand } from './providers.ts';
 import { readersCommand } from './readers.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
+import { webCommand } from './web.ts';
 import { whoamiCommand } from './whoami.ts';
 import { writersCommand } from './writers.ts';
 
@@ -41,4 +42,5 @@ export const commands: CommandModule<CliArgs, any>[] = [
   providersCommand,
   leaseCommand,
   deploymentsCommand,
+  webCommand,
 ];

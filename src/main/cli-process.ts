@@ -37,6 +37,7 @@ const app: CliApp = {
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
+  startWeb: async (options) => (await import('./web.ts')).startWeb(options, process.env, log),
   version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
 

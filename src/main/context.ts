@@ -14,6 +14,7 @@ import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
+import type { RepositoryDirectory } from '../ports/directory.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
@@ -40,6 +41,8 @@ export interface OpenedNetwork {
   blobObjects?: () => Promise<BlobObjects>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
   market(): Promise<MarketLedger>;
+  /** Every repository and access change, from the package's events (`git walrus web`). */
+  directory(): Promise<RepositoryDirectory>;
   /** `target` with its methods timed into this process's GIT_WALRUS_STATS line (itself when no stats are kept). */
   timed<T extends object>(target: T, name: string, nested?: readonly string[]): T;
   close(): Promise<void>;
@@ -126,6 +129,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
+    directory: async () => new (await import('../sui/directory.ts')).SuiDirectory({ client, packageId }),
     timed: (target, name, nested) => (statsFile ? timed(target, stats.ms, name, nested) : target),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);

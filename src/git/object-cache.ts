@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommitInfo, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
+import { GitCommandError, git, runGit } from './run-git.ts';
+
+const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const FIELD = '\x1f';
+/** author name, email, time, committer name, email, time, then the message (last: it may hold anything). */
+const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
+
+/**
+ * The object cache of `git walrus web`: one bare repository per repository id under `dir`, filled by `git fetch`
+ * from the repository's walrus:// URL, so through the remote helper and the same packs, checks and decryption as
+ * a clone. Reads are plain git commands; paths and names go to git as data (stdin, literal pathspecs), never as
+ * options.
+ */
+export class GitObjectCache implements ObjectCache {
+  readonly #dir: string;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #fills = new Map<string, Promise<CachedRepository>>();
+  /** The reader of each repository and the refs it was last made to hold (a caller passes the same map while nothing moved). */
+  readonly #open = new Map<string, { refs: ReadonlyMap<string, string>; head: string; repository: CachedRepository }>();
+
+  constructor(options: { dir: string; env: NodeJS.ProcessEnv }) {
+    this.#dir = options.dir;
+    this.#env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0' };
+  }
+
+  async open(id: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<RepositoryObjects> {
+    if (!/^0x[0-9a-f]{64}$/.test(id)) throw new Error(`not a repository id: ${id}`);
+    const known = this.#open.get(id);
+    if (known !== undefined && known.head === head && (known.refs === refs || sameRefs(known.refs, refs))) {
+      known.refs = refs;
+      return known.repository;
+    }
+    let fill = this.#fills.get(id);
+    if (fill === undefined) {
+      fill = this.#fill(join(this.#dir, `${id}.git`), url, refs, head).finally(() => this.#fills.delete(id));
+      this.#fills.set(id, fill);
+    }
+    const repository = await fill;
+    this.#open.set(id, { refs, head, repository });
+    return repository;
+  }
+
+  async #fill(gitDir: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<CachedRepository> {
+    const env = this.#env;
+    const opts = { cwd: gitDir, env };
+    if (!existsSync(join(gitDir, 'HEAD'))) {
+      // The first fill is a mirror clone (what a clone does is faster than a fetch into an empty repository), made
+      // aside and renamed into place so that an interrupted one leaves nothing behind.
+      await mkdir(this.#dir, { recursive: true });
+      const aside = await mkdtemp(join(this.#dir, '.clone-'));
+      try {
+        await git(['clone', '--quiet', '--mirror', '--no-tags', url, join(aside, 'repo.git')], { env });
+        await rename(join(aside, 'repo.git'), gitDir);
+      } finally {
+        await rm(aside, { recursive: true, force: true });
+      }
+    } else {
+      const have = new Map((await git(['for-each-ref', '--format=%(objectname) %(refname)'], opts)).split('\n').filter(Boolean).map((line) => {
+        const space = line.indexOf(' ');
+        return [line.slice(space + 1), line.slice(0, space)] as const;
+      }));
+      if (!sameRefs(have, refs)) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], opts);
+    }
+    // HEAD names the default branch (a mirror clone usually has it right already: no git process then).
+    const current = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+    if (head.startsWith('refs/') && current.trim() !== `ref: ${head}`) await runGit(['symbolic-ref', 'HEAD', head], opts);
+    return new CachedRepository(gitDir, env);
+  }
+}
+
+function sameRefs(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...b].every(([name, oid]) => a.get(name) === oid);
+}
+
+/** Answers kept per reader: object ids name immutable content, and a reader lives as long as the refs it was made for. */
+const MEMO_ENTRIES = 2000;
+/** Blobs above this are read again each time rather than kept. */
+const MEMO_BLOB_BYTES = 256 * 1024;
+
+class CachedRepository implements RepositoryObjects {
+  readonly #opts: { cwd: string; env: NodeJS.ProcessEnv };
+  readonly #memo = new Map<string, Promise<unknown>>();
+
+  constructor(gitDir: string, env: NodeJS.ProcessEnv) {
+    this.#opts = { cwd: gitDir, env };
+  }
+
+  /** Each git answer once: a page view after the first runs no git process for what it already asked. */
+  #once<T>(key: string, answer: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    const kept = this.#memo.get(key) as Promise<T> | undefined;
+    if (kept !== undefined) return kept;
+    const pending = answer();
+    this.#memo.set(key, pending);
+    if (this.#memo.size > MEMO_ENTRIES) this.#memo.delete(this.#memo.keys().next().value!);
+    pending.then((value) => { if (!keep(value)) this.#memo.delete(key); }, () => this.#memo.delete(key));
+    return pending;
+  }
+
+  resolveCommit(rev: string): Promise<string | null> {
+    return this.#once(`resolve ${rev}`, () => this.#resolveCommit(rev));
+  }
+
+  async #resolveCommit(rev: string): Promise<string | null> {
+    if (rev === '' || /[\0\n]/.test(rev)) return null;
+    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], this.#opts);
+    return result.code === 0 ? result.stdout.trim() : null;
+  }
+
+  entry(commit: string, path: string): Promise<TreeEntry | null> {
+    return this.#once(`entry ${commit} ${path}`, () => this.#entry(commit, path));
+  }
+
+  async #entry(commit: string, path: string): Promise<TreeEntry | null> {
+    const tree = (await git(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], this.#opts)).trim();
+    if (path === '') return { name: '', type: 'tree', mode: '040000', oid: tree, size: null };
+    const result = await runBytes(['ls-tree', '-z', '-l', '--full-tree', tree, '--', path], this.#opts);
+    // ls-tree with a literal pathspec lists the entry itself, under its full path.
+    const entry = parseTree(result.toString('utf8')).find((e) => e.name === path);
+    return entry === undefined ? null : { ...entry, name: path.split('/').at(-1)! };
+  }
+
+  listTree(treeOid: string): Promise<TreeEntry[]> {
+    return this.#once(`tree ${treeOid}`, () => this.#listTree(treeOid));
+  }
+
+  async #listTree(treeOid: string): Promise<TreeEntry[]> {
+    const entries = parseTree((await runBytes(['ls-tree', '-z', '-l', treeOid], this.#opts)).toString('utf8'));
+    return entries.sort((a, b) => Number(b.type === 'tree') - Number(a.type === 'tree') || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.#once(`blob ${oid}`, () => runBytes(['cat-file', 'blob', oid], this.#opts), (bytes) => bytes.length <= MEMO_BLOB_BYTES);
+  }
+
+  log(commit: string, skip: number, limit: number): Promise<CommitInfo[]> {
+    return this.#once(`log ${commit} ${skip} ${limit}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--'], this.#opts)));
+  }
+
+  countCommits(commit: string): Promise<number> {
+    return this.#once(`count ${commit}`, async () => Number((await git(['rev-list', '--count', commit, '--'], this.#opts)).trim()));
+  }
+
+  between(from: string, to: string, limit: number): Promise<CommitInfo[]> {
+    return this.#once(`between ${from} ${to} ${limit}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--max-count=${limit}`, `${from}..${to}`, '--'], this.#opts)));
+  }
+
+  commit(oid: string): Promise<CommitInfo | null> {
+    return this.#once(`commit ${oid}`, async () => {
+      const result = await runBytes(['show', '-s', '-z', `--format=${COMMIT_FORMAT}`, oid, '--'], this.#opts).catch(() => null);
+      return result === null ? null : parseCommits(result)[0] ?? null;
+    });
+  }
+
+  async diff(from: string | null, to: string, maxBytes: number): Promise<Patch> {
+    const base = from ?? EMPTY_TREE_SHA1;
+    const bytes = await runBytes(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, to, '--'], this.#opts, maxBytes);
+    const truncated = bytes.length >= maxBytes;
+    let text = bytes.toString('utf8');
+    // Cut at the last whole file: diff2html needs every file's header.
+    if (truncated) text = text.slice(0, Math.max(0, text.lastIndexOf('\ndiff --git ') + 1));
+    return { text, truncated };
+  }
+
+  mergeBase(a: string, b: string): Promise<string | null> {
+    return this.#once(`merge-base ${a} ${b}`, async () => {
+      const result = await runGit(['merge-base', a, b], this.#opts);
+      return result.code === 0 ? result.stdout.trim() : null;
+    });
+  }
+}
+
+/** `ls-tree -z -l` lines: `<mode> <type> <oid> <size>\t<name>`. */
+function parseTree(text: string): TreeEntry[] {
+  return text.split('\0').filter(Boolean).map((line) => {
+    const tab = line.indexOf('\t');
+    const [mode, type, oid, size] = line.slice(0, tab).split(/\s+/);
+    return { name: line.slice(tab + 1), type: type as TreeEntry['type'], mode: mode!, oid: oid!, size: size === '-' ? null : Number(size) };
+  });
+}
+
+function parseCommits(bytes: Buffer): CommitInfo[] {
+  return bytes.toString('utf8').split('\0').filter((record) => record.trim() !== '').map((record) => {
+    const fields = record.replace(/^\n/, '').split(FIELD);
+    const [oid, parents, an, ae, at, cn, ce, ct] = fields;
+    return {
+      oid: oid!,
+      parents: parents ? parents.split(' ') : [],
+      author: { name: an!, email: ae!, time: Number(at) },
+      committer: { name: cn!, email: ce!, time: Number(ct) },
+      message: fields.slice(8).join(FIELD),
+    };
+  });
+}
+
+/** Runs git and returns its stdout as bytes (at most `max`: git is stopped past it). */
+function runBytes(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, max = Infinity): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const parts: Buffer[] = [];
+    let size = 0;
+    let stderr = '';
+    let cut = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (cut) return;
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= max) { cut = true; child.kill(); }
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0 || cut) resolve(cut ? Buffer.concat(parts).subarray(0, max) : Buffer.concat(parts));
+      else reject(new GitCommandError(args, code, stderr));
+    });
+  });
+}

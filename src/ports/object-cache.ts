@@ -1,0 +1,67 @@
+/**
+ * A local, read-only git object store per repository, filled from the same packs the remote helper fetches (for
+ * `git walrus web`): pages read trees, files, commits and diffs from it instead of from Walrus. Implemented by
+ * src/git/object-cache.ts over a bare repository per repository id. Object ids are lowercase hex.
+ */
+
+export interface TreeEntry {
+  /** The entry's name inside its tree (any bytes a pusher chose, decoded as UTF-8). */
+  name: string;
+  type: 'blob' | 'tree' | 'commit';
+  mode: string;
+  oid: string;
+  /** Bytes, for blobs. */
+  size: number | null;
+}
+
+export interface PersonStamp {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  time: number;
+}
+
+export interface CommitInfo {
+  oid: string;
+  parents: string[];
+  author: PersonStamp;
+  committer: PersonStamp;
+  /** The whole message. */
+  message: string;
+}
+
+/** A unified diff as git prints it, cut at `maxBytes` on a file boundary. */
+export interface Patch {
+  text: string;
+  truncated: boolean;
+}
+
+export interface RepositoryObjects {
+  /** The commit a ref name, tag or (abbreviated) object id names; null when none. */
+  resolveCommit(rev: string): Promise<string | null>;
+  /** The entry at `path` ('' = the root tree) in `commit`; null when there is none. */
+  entry(commit: string, path: string): Promise<TreeEntry | null>;
+  /** The entries of a tree, trees first, then by name. */
+  listTree(treeOid: string): Promise<TreeEntry[]>;
+  /** A blob's bytes (callers check the size first). */
+  readBlob(oid: string): Promise<Uint8Array>;
+  /** Commits reachable from `commit`, newest first, `skip` then at most `limit`. */
+  log(commit: string, skip: number, limit: number): Promise<CommitInfo[]>;
+  /** How many commits `commit` reaches. */
+  countCommits(commit: string): Promise<number>;
+  /** Commits in `to` and not in `from`, newest first, at most `limit`. */
+  between(from: string, to: string, limit: number): Promise<CommitInfo[]>;
+  commit(oid: string): Promise<CommitInfo | null>;
+  /** The diff from `from` (null: the empty tree) to `to`. */
+  diff(from: string | null, to: string, maxBytes: number): Promise<Patch>;
+  /** The best common ancestor, or null. */
+  mergeBase(a: string, b: string): Promise<string | null>;
+}
+
+export interface ObjectCache {
+  /**
+   * The cache of repository `id`, made to hold `refs` (name → commit) first: what it lacks is fetched once from
+   * `url` through the remote helper (concurrent callers share one fetch); `head` names the default branch.
+   */
+  open(id: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<RepositoryObjects>;
+}

@@ -1,0 +1,40 @@
+/**
+ * What `git walrus web` is given by its composition root (src/main/web.ts): the active network's ports, the object
+ * cache, and the settings the command line chose. Pages read only through these.
+ */
+import type { Log } from '../core/log.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { RepositoryDirectory } from '../ports/directory.ts';
+import type { KeyService } from '../ports/key-service.ts';
+import type { Ledger } from '../ports/ledger.ts';
+import type { MarketLedger } from '../ports/market.ts';
+import type { ObjectCache } from '../ports/object-cache.ts';
+import type { BlobIdOf } from '../remote/history/verify-packs.ts';
+import type { PackObjects } from '../remote/history/verify-repository.ts';
+
+export interface WebServices {
+  ledger: Ledger;
+  blobStore: BlobStore;
+  blobIdOf: BlobIdOf;
+  keyService?: KeyService;
+  /** A scratch object store for `verify --deep`; closed by the caller. */
+  openPackObjects(): Promise<PackObjects>;
+  directory: RepositoryDirectory;
+  objectCache: ObjectCache;
+  /** The compute market; absent (or throwing) where the network has none. */
+  market?(): Promise<MarketLedger>;
+  /** The sha256 of a deployed artifact's tar stream, read from Walrus. */
+  artifactSha256(blobId: string): Promise<string>;
+  /** The running key's address, or null when there is no key (then no private repository can be read). */
+  viewer(): Promise<string | null>;
+  /** `local`, `devnet`, `testnet`, `mainnet`: explorer links exist on the last two only. */
+  networkName: string;
+  log: Log;
+}
+
+export interface WebSettings {
+  /** Show the contents of private repositories the running key may read (always on loopback; opt-in with --host). */
+  privateContents: boolean;
+  /** Served beyond loopback (--host): any Host header is accepted. */
+  exposed: boolean;
+}

@@ -1,0 +1,92 @@
+/** The compute market: providers (stake, price, endpoint, attributes, leases) and a lease (escrow, accrued, funded until, deploys). */
+import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+import { accruedAt, fundedUntilMs, providerStatus } from '../../remote/market/format.ts';
+import { explorerFor } from '../explorer.ts';
+import { html, type Html } from '../html.ts';
+import { formatUtc, page, shortOid } from '../layout.ts';
+import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
+import type { WebContext } from '../routes.ts';
+import { leaseUrl } from './deployments.ts';
+import { marketOf } from './shared.ts';
+
+function attributes(map: Record<string, string>): Html {
+  const entries = Object.entries(map);
+  return entries.length === 0 ? html`<span class="muted">none</span>` : html`${entries.map(([k, v]) => html`<span class="attr">${k}=${v}</span> `)}`;
+}
+
+async function requireMarket(context: WebContext) {
+  const market = await marketOf(context);
+  if (market === null) throw new NotFound(`the ${context.services.networkName} network has no compute market`);
+  return market;
+}
+
+export async function marketPage(context: WebContext): Promise<Reply> {
+  const { services } = context;
+  const market = await marketOf(context);
+  const providers = market === null ? [] : await market.listProviders();
+  const now = market === null ? Date.now() : await market.clockMs();
+  return htmlReply(page({
+    title: 'Market',
+    network: services.networkName,
+    body: html`<h1>Providers</h1>
+${market === null ? html`<p class="muted">This network has no compute market.</p>` : providers.length === 0 ? html`<p class="muted">No provider has registered yet.</p>` : html`
+<table class="list"><thead><tr><th>Provider</th><th>Stake</th><th>Price</th><th>Endpoint</th><th>Attributes</th><th>Leases</th><th>Status</th></tr></thead><tbody>
+${providers.map((p) => html`<tr><td><a class="mono" href="/market/providers/${p.id}">${shortOid(p.id)}</a></td><td>${formatSui(p.stake)}</td><td>${formatPrice(p.pricePerMs)}</td><td>${p.endpoint}</td><td>${attributes(p.attributes)}</td><td>${p.activeLeases} active, ${p.completedLeases} completed</td><td>${providerStatus(p, now)}</td></tr>`)}
+</tbody></table>`}`,
+  }));
+}
+
+export async function providerPage(context: WebContext, { params }: RouteRequest): Promise<Reply> {
+  const market = await requireMarket(context);
+  const [provider, leases, now] = await Promise.all([market.getProvider(params[0]!), market.listLeases(params[0]!), market.clockMs()]);
+  const explorer = explorerFor(context.services.networkName);
+  return htmlReply(page({
+    title: `Provider ${shortOid(provider.id)}`,
+    network: context.services.networkName,
+    body: html`<h1>Provider <span class="mono">${shortOid(provider.id)}</span></h1>
+<dl class="facts">
+<dt>object</dt><dd>${explorer ? html`<a class="mono" href="${explorer.object(provider.id)}" rel="noopener noreferrer">${provider.id}</a>` : html`<span class="mono">${provider.id}</span>`}</dd>
+<dt>owner</dt><dd class="mono">${provider.owner}</dd>
+<dt>stake</dt><dd>${formatSui(provider.stake)}${provider.slashed > 0n ? html` <span class="flag forced">${formatSui(provider.slashed)} slashed</span>` : ''}</dd>
+<dt>price</dt><dd>${formatPrice(provider.pricePerMs)}</dd>
+<dt>endpoint</dt><dd>${provider.endpoint}</dd>
+<dt>attributes</dt><dd>${attributes(provider.attributes)}</dd>
+<dt>status</dt><dd>${providerStatus(provider, now)}</dd>
+<dt>leases</dt><dd>${provider.activeLeases} active, ${provider.completedLeases} completed, ${provider.providerClosedLeases} closed by the provider</dd>
+</dl>
+<h2>Leases</h2>
+<table class="list"><thead><tr><th>Lease</th><th>State</th><th>Tenant</th><th>Repository</th><th>Escrow</th><th>Last deploy</th></tr></thead><tbody>
+${leases.map((l) => html`<tr><td><a class="mono" href="/market/leases/${l.id}">${shortOid(l.id)}</a></td><td>${l.state}</td><td class="mono">${shortOid(l.tenant)}</td><td><a class="mono" href="/repos/${l.repository}">${shortOid(l.repository)}</a> <span class="ref">${l.ref}</span></td><td>${formatSui(l.escrow)}</td><td>${l.lastDeploy ? html`<span class="mono">${shortOid(l.lastDeploy.commit)}</span> ${formatUtc(l.lastDeploy.atMs)}` : html`<span class="muted">none</span>`}</td></tr>`)}
+</tbody></table>`,
+  }));
+}
+
+export async function leasePage(context: WebContext, { params }: RouteRequest): Promise<Reply> {
+  const market = await requireMarket(context);
+  const [lease, now] = await Promise.all([market.getLease(params[0]!), market.clockMs()]);
+  const records = (await market.listDeployments(lease.repository)).filter((r) => r.lease === lease.id);
+  const accrued = accruedAt(lease, now);
+  const url = leaseUrl(lease);
+  return htmlReply(page({
+    title: `Lease ${shortOid(lease.id)}`,
+    network: context.services.networkName,
+    body: html`<h1>Lease <span class="mono">${shortOid(lease.id)}</span></h1>
+<dl class="facts">
+<dt>lease</dt><dd class="mono">${lease.id}</dd>
+<dt>state</dt><dd>${lease.state}</dd>
+<dt>tenant</dt><dd class="mono">${lease.tenant}</dd>
+<dt>provider</dt><dd><a class="mono" href="/market/providers/${lease.provider}">${lease.provider}</a></dd>
+<dt>repository</dt><dd><a class="mono" href="/repos/${lease.repository}">${lease.repository}</a> <span class="ref">${lease.ref}</span></dd>
+<dt>price</dt><dd>${formatPrice(lease.pricePerMs)}</dd>
+<dt>escrow</dt><dd>${formatSui(lease.escrow - accrued)}</dd>
+<dt>accrued</dt><dd>${formatSui(accrued)} since ${formatUtc(lease.settledUntilMs)} <span class="muted">(not yet settled)</span></dd>
+<dt>earned</dt><dd>${formatSui(lease.earned + accrued)} not yet claimed</dd>
+${lease.state === 'open' ? html`<dt>funded until</dt><dd>${formatUtc(fundedUntilMs(lease))}</dd>` : ''}
+<dt>URL</dt><dd>${url ? html`<a href="${url}" rel="noopener noreferrer">${url}</a>` : html`<span class="muted">none stated</span>`}</dd>
+</dl>
+<h2>Deploy records</h2>
+${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Transaction</th></tr></thead><tbody>
+${records.map((r) => html`<tr><td>${formatUtc(r.atMs)}</td><td><a class="mono" href="/repos/${lease.repository}/commit/${r.commit}">${r.commit}</a></td><td class="mono">${r.artifact}<div class="muted">sha256 ${r.sha256}</div></td><td class="mono">${r.txDigest}</td></tr>`)}
+</tbody></table>`}`,
+  }));
+}

@@ -1,0 +1,122 @@
+/**
+ * The push log: a timeline of pushes (who, when, which refs moved from what to what, forced or not, the transaction,
+ * the pack's blobs, size and storage expiry), each with a verification badge. The chain link of every push is checked
+ * at each view (it costs no read beyond the events); "Verify everything" runs `verify` in the background (deep
+ * when the running key may read the repository), and the page shows its progress and then its verdicts.
+ */
+import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../../core/blob-lifetime.ts';
+import type { PushEvent, RefUpdate } from '../../ports/ledger.ts';
+import { chainLinkBadges, reportBadges, type PushBadge, type PushBadges } from '../../remote/history/push-badges.ts';
+import { liveLifetimes, type LiveLifetimes } from '../../remote/lifetime.ts';
+import { formatBytes } from '../../remote/progress.ts';
+import { explorerFor, type Explorer } from '../explorer.ts';
+import { href, html, type Html } from '../html.ts';
+import { formatUtc, page, pager, shortOid } from '../layout.ts';
+import type { LoadedRepository } from '../repositories.ts';
+import { jsonReply, redirect, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
+import type { WebContext } from '../routes.ts';
+import type { VerifyJob } from '../verify-jobs.ts';
+import { PUSHES_PER_PAGE } from './shared.ts';
+
+/** The command that repeats a badge's checks. */
+function verifyCommand(id: string, deep: boolean): string {
+  return `git walrus verify walrus://${id}${deep ? ' --deep' : ''}`;
+}
+
+/** The verdicts to show: the finished run's, if it covered every push shown; otherwise the chain link alone. */
+function badgesFor(repo: LoadedRepository, events: readonly PushEvent[], job: VerifyJob | undefined): { badges: PushBadges; deep: boolean | null } {
+  if (job?.state === 'done' && job.report && job.events && job.seq === repo.info.seq) return { badges: reportBadges(job.events, job.report), deep: job.deep };
+  return { badges: chainLinkBadges(repo.info, events), deep: null };
+}
+
+const BADGE_TEXT = { verified: 'verified', failed: 'failed', unchecked: 'not checked' } as const;
+
+function badge(id: string, b: PushBadge | undefined, deep: boolean | null): Html {
+  if (b === undefined) return html``;
+  const command = verifyCommand(id, deep ?? true);
+  return html`<details class="badge-box"><summary><span class="badge ${b.state}" data-seq="${b.seq}">${BADGE_TEXT[b.state]}</span></summary>
+<div class="checks"><p>${b.state === 'unchecked' ? 'Checked at this view:' : 'Checked:'}</p><ul>${b.checks.map((c) => html`<li>${c}</li>`)}</ul>
+${b.state === 'unchecked' ? html`<p>Not yet checked: the pack’s bytes on Walrus and the history it brings. Run “Verify everything”, or:</p>` : html`<p>Repeat with:</p>`}
+<pre class="command">${command}</pre>
+${b.findings.length > 0 ? html`<p>Found:</p><ul class="findings">${b.findings.map((f) => html`<li><span class="mono">${f.code}</span>: ${f.message}</li>`)}</ul>` : ''}</div></details>`;
+}
+
+function updateRow(id: string, update: RefUpdate, readable: boolean): Html {
+  const link = (oid: string | null) => oid === null ? html`<span class="muted">(none)</span>` : readable ? html`<a class="mono" href="/repos/${id}/commit/${oid}" title="${oid}">${shortOid(oid)}</a>` : html`<span class="mono" title="${oid}">${shortOid(oid)}</span>`;
+  const flag = update.new === null ? html`<span class="flag deleted">deleted</span>` : update.force ? html`<span class="flag forced">forced</span>` : update.old === null ? html`<span class="flag created">new</span>` : '';
+  return html`<li><span class="ref">${update.name}</span> ${link(update.old)} → ${link(update.new)} ${flag}</li>`;
+}
+
+function pushEntry(id: string, event: PushEvent, badges: PushBadges, deep: boolean | null, readable: boolean, explorer: Explorer | null, lifetimes: LiveLifetimes | null): Html {
+  const life = event.packIndex === null ? undefined : lifetimes?.packs.find((p) => p.index === event.packIndex);
+  const expiry = life === undefined
+    ? event.pack !== null && lifetimes !== null ? html`<span class="muted">consolidated by a repack</span>` : html`<span class="muted">unknown</span>`
+    : life.endEpoch === null || life.endEpoch === undefined ? html`<span class="muted">unknown</span>` : html`epoch ${life.endEpoch} <span class="muted">(now ${lifetimes!.epoch}${life.verdict === 'expiring' ? ', expiring soon' : life.verdict === 'expired' ? ', EXPIRED' : ''})</span>`;
+  const tx = explorer ? html`<a class="mono" href="${explorer.tx(event.txDigest)}" rel="noopener noreferrer">${event.txDigest}</a>` : html`<span class="mono">${event.txDigest}</span>`;
+  return html`<li class="push" id="push-${event.seq}">
+<div class="push-head"><a class="seq" href="#push-${event.seq}">${event.kind === 1 ? 'repack' : 'push'} ${event.seq}</a> <span class="muted">${formatUtc(event.timestampMs)}</span> ${badge(id, badges.badges.get(event.seq), deep)}</div>
+<dl class="facts">
+<dt>pusher</dt><dd class="mono">${event.sender}</dd>
+<dt>transaction</dt><dd>${tx}</dd>
+${event.updates.length > 0 ? html`<dt>refs</dt><dd><ul class="updates">${event.updates.map((u) => updateRow(id, u, readable))}</ul></dd>` : ''}
+<dt>pack</dt><dd>${event.pack === null ? html`<span class="muted">none (no new objects)</span>` : html`#${event.packIndex} · ${formatBytes(event.pack.size)} (${event.pack.size} bytes)${event.pack.sealedKey !== undefined ? ' · encrypted' : ''} · sha256 <span class="mono">${event.pack.sha256}</span>
+<ul class="blobs">${event.pack.chunks.map((blobId) => html`<li>blob ${explorer ? html`<a class="mono" href="${explorer.blob(blobId)}" rel="noopener noreferrer">${blobId}</a>` : html`<span class="mono">${blobId}</span>`}</li>`)}</ul>`}</dd>
+${event.pack !== null ? html`<dt>stored until</dt><dd>${expiry}</dd>` : ''}
+${event.kind === 1 ? html`<dt>live from</dt><dd>pack #${event.liveFrom}</dd>` : ''}
+<dt>log head</dt><dd class="mono">${event.logHead}</dd>
+</dl></li>`;
+}
+
+function jobLine(job: VerifyJob | undefined, seq: number): Html {
+  if (job === undefined) return html`<span id="verify-progress" class="muted">not run yet</span>`;
+  const stale = job.state === 'done' && job.seq !== seq ? ' (the repository has moved on since: run it again)' : '';
+  return html`<span id="verify-progress" data-state="${job.state}">${job.deep ? 'verify --deep' : 'verify'}: ${job.progress}${stale}</span>`;
+}
+
+export async function pushesPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
+  const { services } = context;
+  const repo = await context.repositories.load(params[0]!);
+  const id = repo.info.id;
+  const events = await services.ledger.listPushes(id);
+  // On loopback the first view starts the run (the page never waits for it); an exposed server waits to be asked.
+  const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info.seq, repo.readable) : undefined);
+  const { badges, deep } = badgesFor(repo, events, job);
+  const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
+  const newestFirst = [...events].reverse();
+  const shown = newestFirst.slice((pageNo - 1) * PUSHES_PER_PAGE, pageNo * PUSHES_PER_PAGE);
+  const lifetimes = await liveLifetimes(services.ledger, services.blobStore, id, DEFAULT_EXPIRY_WARNING_EPOCHS).catch(() => null);
+  const explorer = explorerFor(services.networkName);
+  return htmlReply(page({
+    title: `Push log · ${repo.info.name}`,
+    network: services.networkName,
+    repo: { id, name: repo.info.name, owner: repo.info.owner, private: repo.info.private, tab: 'pushes' },
+    body: html`<section class="verify-bar" id="verify" data-repo="${id}" data-status="/repos/${id}/verify.json">
+<form method="post" action="/repos/${id}/verify"><button type="submit" id="verify-all">Verify everything</button></form>
+${jobLine(job, repo.info.seq)}
+<p class="muted">Runs <code>${verifyCommand(id, repo.readable)}</code> here: the log replayed to the chain’s log head (${repo.info.logHead}), every live pack against Walrus${repo.readable ? ', and every commit a ref pointed to' : ' (as stored: this key cannot decrypt it)'}.</p>
+${badges.repository.length > 0 ? html`<ul class="findings">${badges.repository.map((f) => html`<li><span class="mono">${f.code}</span>: ${f.message}</li>`)}</ul>` : ''}
+</section>
+${events.length === 0 ? html`<p class="muted">No pushes yet.</p>` : html`<ol class="timeline">${shown.map((event) => pushEntry(id, event, badges, deep, repo.readable, explorer, lifetimes))}</ol>`}
+${pager(pageNo, pageNo * PUSHES_PER_PAGE < events.length, (p) => href(`/repos/${id}/pushes`, { page: p }))}`,
+  }));
+}
+
+export async function startVerify(context: WebContext, { params }: RouteRequest): Promise<Reply> {
+  const repo = await context.repositories.load(params[0]!);
+  context.jobs.start(repo.info.id, repo.info.seq, repo.readable);
+  return redirect(`/repos/${repo.info.id}/pushes`);
+}
+
+/** The run's state and each push's verdict, for the page script to update badges in place. */
+export async function verifyStatus(context: WebContext, { params }: RouteRequest): Promise<Reply> {
+  const repo = await context.repositories.load(params[0]!);
+  const job = context.jobs.get(repo.info.id);
+  const events = job?.events ?? await context.services.ledger.listPushes(repo.info.id);
+  const { badges } = badgesFor(repo, events, job);
+  return jsonReply({
+    state: job?.state ?? 'idle',
+    progress: job?.progress ?? 'not run yet',
+    command: verifyCommand(repo.info.id, job?.deep ?? repo.readable),
+    badges: [...badges.badges.values()].map((b) => ({ seq: b.seq, state: b.state, text: BADGE_TEXT[b.state], checks: b.checks, findings: b.findings.map((f) => ({ code: f.code, message: f.message })) })),
+  });
+}

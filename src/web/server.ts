@@ -1,0 +1,111 @@
+/**
+ * The HTTP server of `git walrus web`: node:http, a route table, and the headers every answer carries. A strict
+ * Content-Security-Policy allows scripts and styles from /static only (no inline code), nothing from elsewhere; the
+ * Host header must name this server on loopback (no DNS rebinding), and a POST must come from its own pages.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { messageOf, WalrusGitError } from '../core/errors.ts';
+import type { WebServices, WebSettings } from './app.ts';
+import { html } from './html.ts';
+import { page } from './layout.ts';
+import { NotFound, htmlReply, type Reply, type RouteRequest } from './reply.ts';
+import { routes, type WebContext } from './routes.ts';
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/** The address cannot be served: taken, not this machine's, or not allowed. */
+export class ListenError extends WalrusGitError {
+  constructor(listen: { host: string; port: number }, cause: NodeJS.ErrnoException) {
+    const why = cause.code === 'EADDRINUSE' ? `port ${listen.port} is in use (leave --port out for a free one)`
+      : cause.code === 'EADDRNOTAVAIL' ? `${listen.host} is not an address of this machine`
+        : cause.code === 'EACCES' ? `port ${listen.port} needs privileges (use a port above 1023)`
+          : cause.message;
+    super('WEB_LISTEN_FAILED', `cannot serve on ${listen.host}:${listen.port}: ${why}`, { host: listen.host, port: listen.port, code: cause.code });
+  }
+}
+
+export interface WebServer {
+  /** The server's base URL, e.g. http://127.0.0.1:41234/ */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(services: WebServices, settings: WebSettings, listen: { host: string; port: number }): Promise<WebServer> {
+  const context: WebContext = await routes(services, settings);
+  let allowedHosts = new Set<string>();
+  const server: Server = createServer((request, response) => {
+    void handle(context, settings, allowedHosts, request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new ListenError(listen, error)));
+    server.listen(listen.port, listen.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostPart = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  allowedHosts = new Set([`${hostPart}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  return {
+    url: `http://${hostPart}:${port}/`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+async function handle(context: WebContext, settings: WebSettings, allowedHosts: Set<string>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = await answer(context, settings, allowedHosts, request);
+  } catch (error) {
+    const notFound = error instanceof NotFound || (error instanceof WalrusGitError && /NOT_FOUND/.test(error.code));
+    if (!notFound) context.services.log.debug(`web: ${request.method} ${request.url}: ${(error as Error)?.stack ?? messageOf(error)}`);
+    reply = htmlReply(page({ title: notFound ? 'Not found' : 'Error', network: context.services.networkName, body: html`<h1>${notFound ? 'Not found' : 'Something went wrong'}</h1><p class="problem">${messageOf(error)}</p>` }), notFound ? 404 : 500);
+  }
+  response.writeHead(reply.status ?? 200, { ...SECURITY_HEADERS, 'content-type': reply.type ?? 'text/html; charset=utf-8', 'cache-control': 'no-store', ...reply.headers });
+  response.end(request.method === 'HEAD' ? undefined : reply.body);
+}
+
+async function answer(context: WebContext, settings: WebSettings, allowedHosts: Set<string>, request: IncomingMessage): Promise<Reply> {
+  const text = (status: number, body: string): Reply => ({ status, type: 'text/plain; charset=utf-8', body });
+  if (!settings.exposed && !allowedHosts.has(request.headers.host ?? '')) return text(421, 'this server answers to its own loopback address only\n');
+  const method = request.method ?? 'GET';
+  if (method === 'POST') {
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== `http://${request.headers.host}`) return text(403, 'a POST must come from this server\'s own pages\n');
+    if (request.headers['sec-fetch-site'] !== undefined && request.headers['sec-fetch-site'] !== 'same-origin') return text(403, 'a POST must come from this server\'s own pages\n');
+    request.resume();
+  } else if (method !== 'GET' && method !== 'HEAD') {
+    return text(405, 'read-only: GET only\n');
+  }
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  for (const route of context.table) {
+    if (route.method !== (method === 'HEAD' ? 'GET' : method)) continue;
+    const match = route.pattern.exec(url.pathname);
+    if (match === null) continue;
+    let params: string[];
+    try {
+      params = match.slice(1).map((part) => decodeURIComponent(part));
+    } catch {
+      throw new NotFound('malformed address');
+    }
+    const routeRequest: RouteRequest = { method, params, query: url.searchParams };
+    return route.handle(routeRequest);
+  }
+  throw new NotFound(`no page at ${url.pathname}`);
+}

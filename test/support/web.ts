@@ -1,0 +1,159 @@
+/**
+ * The world the `git walrus web` tests look at, pushed through stock git and the real helper on the embedded network:
+ * - `app` (public): several pushes, a branch, two tags, a forced update, a deleted branch, a binary and a large
+ *   file, and a deployment recorded on the market by a provider;
+ * - `secret` (private): its owner's, with one reader; a stranger's key is neither;
+ * - `evil` (public): a README, file names, a commit message, a branch and a tag that carry script and HTML.
+ * `startWeb` runs `git walrus web` as a user would and returns the URL it prints.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { silentLog } from '../../src/core/log.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { publishArtifact } from '../../src/gitops/artifact/store.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
+import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
+import { commit, createWorld, initWorkRepo, type World } from './e2e.ts';
+import { spawnReaped } from './reaper.ts';
+
+/** Payloads in every place a pusher controls; none may run or break a page. */
+export const INJECTION = {
+  readme: '# Evil\n\n<script>window.__pwned = "readme-script"</script>\n\n<img src=x onerror="window.__pwned=\'readme-img\'">\n\n[click](javascript:window.__pwned=\'readme-link\')\n\n<a href="#" onclick="window.__pwned=1">raw html link</a>\n',
+  fileNames: ['<img src=x onerror=window.__pwned=3>.md', '"><svg onload=window.__pwned=4>.txt', 'a\'b"c&d.js'],
+  message: 'fix </pre><script>window.__pwned=5</script><b>bold</b>',
+  branch: 'refs/heads/"><svg/onload=window.__pwned=6>',
+  tag: 'refs/tags/<img/src/onerror=window.__pwned=7>',
+};
+
+export interface WebWorld {
+  world: World;
+  app: { id: string; url: string; commits: Record<string, string>; forcedSeq: number };
+  secret: { id: string; url: string; readme: string };
+  evil: { id: string; url: string; commit: string };
+  deployment: { commit: string; lease: string; provider: string; artifact: string };
+  keys: { owner: NodeJS.ProcessEnv; reader: NodeJS.ProcessEnv; stranger: NodeJS.ProcessEnv; provider: NodeJS.ProcessEnv };
+}
+
+const idOf = (url: string) => url.slice('walrus://'.length);
+
+export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
+  const world = createWorld(prefix);
+  const owner = Ed25519Keypair.generate();
+  const reader = Ed25519Keypair.generate();
+  const stranger = Ed25519Keypair.generate();
+  const providerKey = Ed25519Keypair.generate();
+  const keys = {
+    owner: { GIT_WALRUS_KEY: owner.getSecretKey() },
+    reader: { GIT_WALRUS_KEY: reader.getSecretKey() },
+    stranger: { GIT_WALRUS_KEY: stranger.getSecretKey() },
+    provider: { GIT_WALRUS_KEY: providerKey.getSecretKey() },
+  };
+  const as = (repo: string, args: string[], env = keys.owner) => world.ok(repo, args, { env });
+
+  // app: a history with a branch, tags, a forced update and a deletion.
+  const app = await initWorkRepo(world, 'app');
+  const commits: Record<string, string> = {};
+  commits.c1 = await commit(world, app, 'README.md', '# App\n\nSee [the guide](docs/guide.md).\n\n```js\nconsole.log("hi")\n```\n', 'first: a README');
+  mkdirSync(world.path(app, 'docs'));
+  writeFileSync(world.path(app, 'docs', 'guide.md'), 'The guide.\n');
+  writeFileSync(world.path(app, 'index.js'), 'export function main() {\n  return 42;\n}\n');
+  writeFileSync(world.path(app, 'logo.bin'), Buffer.from([0, 1, 2, 3, 0, 255, 254]));
+  writeFileSync(world.path(app, 'big.txt'), 'x'.repeat(1100 * 1024));
+  await world.ok(app, ['add', '.']);
+  await world.ok(app, ['commit', '-q', '-m', 'second: code, a binary and a large file']);
+  commits.c2 = await world.ok(app, ['rev-parse', 'HEAD']);
+  const url = (await as(app, ['walrus', 'init', 'app'])).split('\n').at(-1)!;
+  const push = (...args: string[]) => as(app, ['push', '-q', 'walrus', ...args]);
+  await push('main'); //                                               1
+  await world.ok(app, ['checkout', '-q', '-b', 'topic']);
+  commits.t1 = await commit(world, app, 'topic.txt', 'topic\n', 'topic work');
+  await push('topic'); //                                              2
+  await world.ok(app, ['checkout', '-q', 'main']);
+  await world.ok(app, ['tag', 'v1', commits.c2]);
+  await world.ok(app, ['tag', '-a', '-m', 'release two', 'v2', commits.c2]);
+  await push('v1', 'v2'); //                                           3
+  commits.c3 = await commit(world, app, 'index.js', 'export function main() {\n  return 43;\n}\n', 'third: the answer changes');
+  await push('main'); //                                               4
+  await world.ok(app, ['commit', '-q', '--amend', '-m', 'third, reworded']);
+  commits.c3b = await world.ok(app, ['rev-parse', 'HEAD']);
+  await push('--force', 'main'); //                                    5 (forced)
+  await push(':topic'); //                                             6 (deleted)
+
+  // A deployment of main's tip, recorded by a provider as the controller does.
+  await world.ok(app, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://compute.example', '--attribute', 'region=eu'], { env: keys.provider });
+  const provider = (await world.ok(app, ['walrus', 'provider', 'show'], { env: keys.provider })).match(/provider\s+(0x[0-9a-f]{64})/)![1]!;
+  const lease = (await world.ok(app, ['walrus', 'lease', 'open', 'walrus', '--provider', provider, '--deposit', '5'])).trim();
+  const network = await openLocalNetwork(join(world.path('walrus-home'), 'local'));
+  let artifact: string;
+  try {
+    await network.faucet(providerKey.toSuiAddress());
+    const ledger = new SuiLedger({ client: network.client, signer: providerKey, packageId: network.packageId, registryId: network.registryId });
+    const market = new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
+    const blobs = new HttpBlobStore({ publisherUrl: network.walrusUrl, aggregatorUrl: network.walrusUrl, numShards: network.numShards, fetch: network.walrusFetch });
+    mkdirSync(world.path('built'));
+    writeFileSync(world.path('built', 'index.js'), 'console.log("built")\n');
+    const published = await publishArtifact({ blobStore: blobs, log: silentLog }, world.path('built'), false);
+    artifact = published.blobId;
+    await market.recordDeploy(lease, commits.c3b, published.blobId, published.sha256);
+  } finally {
+    await network.close();
+  }
+
+  // secret: private, the owner's, with one reader.
+  const secret = await initWorkRepo(world, 'secret');
+  const secretReadme = 'Top secret plans: launch on Tuesday.\n';
+  await commit(world, secret, 'README.md', secretReadme, 'the plan');
+  const secretUrl = (await as(secret, ['walrus', 'init', 'secret', '--private'])).split('\n').at(-1)!;
+  await as(secret, ['push', '-q', 'walrus', 'main']);
+  await as(secret, ['walrus', 'readers', 'add', 'walrus', reader.toSuiAddress()]);
+
+  // evil: script and HTML wherever a pusher can put it.
+  const evil = await initWorkRepo(world, 'evil');
+  writeFileSync(world.path(evil, 'README.md'), INJECTION.readme);
+  for (const name of INJECTION.fileNames) writeFileSync(world.path(evil, name), `content of ${name}\n`);
+  await world.ok(evil, ['add', '.']);
+  await world.ok(evil, ['commit', '-q', '-m', INJECTION.message]);
+  const evilCommit = await world.ok(evil, ['rev-parse', 'HEAD']);
+  await world.ok(evil, ['update-ref', INJECTION.branch, evilCommit]);
+  await world.ok(evil, ['update-ref', INJECTION.tag, evilCommit]);
+  const evilUrl = (await as(evil, ['walrus', 'init', 'evil'])).split('\n').at(-1)!;
+  await as(evil, ['push', '-q', 'walrus', 'main', INJECTION.branch, INJECTION.tag]);
+
+  return {
+    world,
+    app: { id: idOf(url), url, commits, forcedSeq: 5 },
+    secret: { id: idOf(secretUrl), url: secretUrl, readme: secretReadme },
+    evil: { id: idOf(evilUrl), url: evilUrl, commit: evilCommit },
+    deployment: { commit: commits.c3b!, lease, provider, artifact },
+    keys,
+  };
+}
+
+export interface WebProcess {
+  url: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `git walrus web <args>` in the world's root, as the key in `env`; resolves with the URL it prints. The server never
+ * outlives the test process (support/reaper.ts).
+ */
+export async function startWeb(world: World, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<WebProcess> {
+  const child = spawnReaped('git', ['walrus', 'web', ...args], { cwd: world.root, env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const exited = new Promise<void>((done) => child.once('close', () => done()));
+  const url = await new Promise<string>((done, fail) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const match = out.match(/^(http:\/\/\S+)$/m);
+      if (match) done(match[1]!);
+    });
+    child.on('close', (code) => fail(new Error(`git walrus web exited (${code}):\n${stderr}`)));
+  });
+  return { url, stderr: () => stderr, stop: () => { child.kill('SIGTERM'); return exited; } };
+}
