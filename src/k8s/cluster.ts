@@ -6,7 +6,7 @@
 import {
   ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../gitops/api/types.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
@@ -104,8 +104,9 @@ export class KubernetesCluster implements Cluster {
     }
   }
 
-  async apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T> {
-    const resource = `${object.kind!.toLowerCase()}s`;
+  async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap>(object: T): Promise<T> {
+    const kind = object.kind!.toLowerCase();
+    const resource = kind.endsWith('s') ? `${kind}es` : `${kind}s`;
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
       this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
   }

@@ -38,10 +38,11 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   };
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
+  const offer = providerOffer(options.offerFile);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
   if (options.provider) {
-    const { providerId: given, appSpecFile, offerFile, intervalMs, claimEveryMs } = options.provider;
+    const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
     const market = await network.market();
     const own = await market.ownProviders();
@@ -50,7 +51,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
     provider = new ProviderReconciler({
-      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer: providerOffer(offerFile), intervalMs, claimEveryMs,
+      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
       log: line,
     });
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
@@ -58,7 +59,8 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const controller = new Controller({
     cluster: new KubernetesCluster(kc),
     ledger: network.ledger,
-    templates: createTemplates(tools),
+    templates: createTemplates(tools, offer),
+    offer,
     network: network.name,
     packageId: network.packageId,
     namespace: options.namespace ?? null,
@@ -88,19 +90,19 @@ function inClusterNamespace(): string | undefined {
   }
 }
 
-/** The provider's offer: the defaults when no file is given. */
+/** The provider's offer (`--offer`): the defaults when no file is given. */
 function providerOffer(file: string | undefined): ProviderOffer {
   if (file === undefined) return DEFAULT_OFFER;
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--provider-offer ${file}: ${messageOf(error)}`);
+    throw new UsageError(`--offer ${file}: ${messageOf(error)}`);
   }
   try {
     return parseOffer(parsed);
   } catch (error) {
-    if (error instanceof OfferError) throw new UsageError(`--provider-offer ${file}: ${error.message}`, error.data);
+    if (error instanceof OfferError) throw new UsageError(`--offer ${file}: ${error.message}`, error.data);
     throw error;
   }
 }

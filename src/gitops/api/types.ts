@@ -3,6 +3,7 @@
  * defaults. One source: the CRD's structural schema (src/gitops/api/crd.ts) is generated from the defaults here, so
  * `kubectl get -o yaml` shows exactly what the controller will use. Pure types and values, no I/O.
  */
+import type { AppManifest } from '../manifest/manifest.ts';
 
 export const GROUP = 'gitops.walrus-git.dev';
 export const VERSION = 'v1alpha1';
@@ -130,11 +131,14 @@ export interface HeadStatus {
   transaction: string;
 }
 
-export type ReleaseResult = 'Released' | 'BuildFailed' | 'RolledBack';
+/** BuildFailed covers a failed build, failing tests and an invalid manifest; ManifestRefused a manifest beyond the offer. */
+export type ReleaseResult = 'Released' | 'BuildFailed' | 'ManifestRefused' | 'RolledBack';
 
 export interface HistoryEntry {
   commit: string;
   artifact?: Artifact;
+  /** The app's manifest at the commit (what it ran with, so a rollback runs it the same way). */
+  manifest?: AppManifest;
   result: ReleaseResult;
   /** RFC 3339. */
   time: string;
@@ -170,6 +174,10 @@ export interface WalrusAppStatus {
   history?: HistoryEntry[];
   /** The latest build of (commit, build config): which attempt runs or ended it, and why the one before failed. */
   build?: BuildStatus;
+  /** The app's own manifest at the built commit (package.json `walrus`), as its build read it. */
+  manifest?: AppManifest & { commit: string };
+  /** Where the app answers (its Ingress host under the provider's domain); set once it serves. */
+  url?: string;
 }
 
 export interface WalrusApp {
@@ -208,18 +216,28 @@ export interface ResolvedSpec {
   suspend: boolean;
 }
 
-/** The defaults, also written into the CRD schema (so the API server fills them in). */
+/**
+ * Where the build's manifest step writes the scripts of the build and test steps (an emptyDir the app's steps read,
+ * outside the packed tree).
+ */
+export const PLAN_DIR = '/walrus-plan';
+
+/**
+ * The defaults. The fields an app's manifest may set (replicas, port, build and run commands, health) have no default
+ * in the CRD schema: a value there is the operator's and wins over the manifest; these apply when neither says.
+ */
 export const DEFAULTS = {
   replicas: 1,
   port: 8080,
   build: {
-    command: 'npm ci && npm run build --if-present && npm prune --omit=dev',
+    /** The install and build the manifest step planned (the manifest's `build`, else npm's defaults). */
+    command: `sh ${PLAN_DIR}/build.sh`,
     image: 'node:22',
     timeout: 600,
     resources: { limits: { cpu: '1', memory: '1Gi', 'ephemeral-storage': '2Gi' } } as ResourceRequirements,
   },
   run: { command: 'npm start', image: 'node:22' },
-  health: { path: '/healthz', periodSeconds: 5, failureThreshold: 3 },
+  health: { path: '/', periodSeconds: 5, failureThreshold: 3 },
   rollout: { maxSurge: 1 as number | string, maxUnavailable: 0 as number | string, progressDeadlineSeconds: 300 },
 } as const;
 

@@ -1,4 +1,4 @@
-import type { V1Deployment, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Ingress, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import { buildConfigHash } from '../api/build-config.ts';
 import { appKey, resolveSpec, type Artifact, type Condition, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
@@ -11,18 +11,26 @@ import { conditionOf, recordHistory, removeCondition, setCondition, transitions,
 import { decidePolicy } from './policy.ts';
 import { assessRollout } from './rollout.ts';
 import { messageOf } from '../../core/errors.ts';
+import type { AppManifest } from '../manifest/manifest.ts';
+import { applyManifest } from '../manifest/precedence.ts';
+import type { ProviderOffer } from '../provider/offer.ts';
+import { parseManifestReport } from './manifest-report.ts';
 
 /** The pod and Job templates (src/gitops/templates/, pure): what reconcile applies. */
 export interface Templates {
   buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }): V1Job;
   runDeployment(app: WalrusApp, release: Release): V1Deployment;
   appService(app: WalrusApp): V1Service;
+  /** The app's Ingress and URL, when the provider exposes apps (its offer's ingress), else null. */
+  appIngress(app: WalrusApp): { ingress: V1Ingress; url: string } | null;
   buildJobName(app: WalrusApp, commit: string, configHash: string, attempt?: number): string;
 }
 
 export interface Release {
   commit: string;
   artifact: Artifact;
+  /** The app's manifest at the commit (absent for releases made before manifests were read: the spec alone). */
+  manifest?: AppManifest;
 }
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */
@@ -39,6 +47,8 @@ export interface ReconcileDeps {
   events: EventRecorder;
   /** The network the controller serves; an app naming another one is refused. */
   network: string;
+  /** What the provider allows an app's manifest (manifest/precedence.ts). */
+  offer: Pick<ProviderOffer, 'maxReplicas'>;
   now(): Date;
   log(line: string): void;
 }
@@ -152,16 +162,38 @@ class Pass {
 
     if (head.commit === status.failedRevision) return this.#holdLastGood(head.commit);
 
-    let artifact: Artifact;
-    if (status.artifact?.commit === head.commit && status.artifact.configHash === configHash) {
+    let release: Required<Release>;
+    if (status.artifact?.commit === head.commit && status.artifact.configHash === configHash && status.manifest?.commit === head.commit) {
       const { blobId, sha256, size } = status.artifact;
-      artifact = { blobId, sha256, size };
+      const { commit: _commit, ...manifest } = status.manifest;
+      release = { commit: head.commit, artifact: { blobId, sha256, size }, manifest };
     } else {
       const built = await this.#build(wantedJob, head.commit, configHash, attempt);
       if ('result' in built) return built.result;
-      artifact = built.artifact;
+      release = { commit: head.commit, ...built };
     }
-    return this.#release({ commit: head.commit, artifact });
+    const decision = applyManifest(app, release.manifest, deps.offer);
+    if (!decision.ok) return this.#refused(release, decision.field, decision.reason);
+    return this.#release(release);
+  }
+
+  /** The manifest asks beyond the offer: this commit is not released (and not tried again until the head moves). */
+  #refused(release: Required<Release>, field: string, reason: string): ReconcileResult {
+    const { status } = this;
+    const message = `package.json ${field} ${reason}`;
+    status.failedRevision = release.commit;
+    status.history = recordHistory(status.history, { ...release, result: 'ManifestRefused', time: this.now.toISOString(), message });
+    this.set('Released', 'False', 'ManifestRefused', message);
+    const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
+    return this.notReady('ManifestRefused', `${release.commit.slice(0, 12)} is not released: ${message}${serving}`);
+  }
+
+  /** The app as `release` runs: the spec with the release's manifest where the operator wrote nothing. */
+  #runningApp(release: Release): WalrusApp {
+    if (!release.manifest) return this.app;
+    const decision = applyManifest(this.app, release.manifest, this.deps.offer);
+    // A release that ran once but is beyond today's offer (a rollback target): the spec alone.
+    return decision.ok ? decision.app : this.app;
   }
 
   /** Finished build Jobs whose outcome the status already holds, and Jobs for anything but the wanted build, go. */
@@ -189,7 +221,7 @@ class Pass {
     return Math.min(BUILD_ATTEMPTS, Math.max(recorded, ...made.filter((n) => Number.isInteger(n) && n >= 1)));
   }
 
-  async #build(jobName: string, commit: string, configHash: string, attempt: number): Promise<{ artifact: Artifact } | { result: ReconcileResult }> {
+  async #build(jobName: string, commit: string, configHash: string, attempt: number): Promise<{ artifact: Artifact; manifest: AppManifest } | { result: ReconcileResult }> {
     const { deps, app, status } = this;
     const short = commit.slice(0, 12);
     const ofAttempts = attempt > 1 ? ` (attempt ${attempt} of ${BUILD_ATTEMPTS})` : '';
@@ -212,10 +244,14 @@ class Pass {
     if (outcome === 'running') return { result: this.progressing('Building', `building ${short} in job ${jobName}${ofAttempts}`) };
     if (outcome === 'succeeded') {
       try {
-        const artifact = parseArtifact(jobName, await deps.cluster.jobPods(this.ref(jobName)));
+        const pods = await deps.cluster.jobPods(this.ref(jobName));
+        const artifact = parseArtifact(jobName, pods);
+        const manifest = parseManifestReport(jobName, pods);
         this.status.artifact = { commit, configHash, ...artifact };
-        this.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
-        return { artifact };
+        this.status.manifest = { commit, ...manifest };
+        const from = manifest.source === 'defaults' ? 'npm defaults (no manifest)' : 'its package.json manifest';
+        this.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts} with ${from}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
+        return { artifact, manifest };
       } catch (error) {
         if (!(error instanceof BuildResultError)) throw error;
         // Our pack step's output went missing: not the app's doing.
@@ -242,16 +278,18 @@ class Pass {
     }
     this.status.build = { commit, configHash, attempt, lastFailure };
     const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : '';
-    return this.#buildFailed(commit, `${after}${message}`);
+    return this.#buildFailed(commit, `${after}${message}`, failure.kind === 'app' ? failure.reason : 'BuildFailed');
   }
 
-  #buildFailed(commit: string, message: string): ReconcileResult {
+  /** `reason`: BuildFailed, BuildTimedOut, TestsFailed or ManifestInvalid (build-failure.ts). */
+  #buildFailed(commit: string, message: string, reason: string): ReconcileResult {
     const status = this.status;
     status.failedRevision = commit;
     status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: this.now.toISOString(), message });
-    this.set('Built', 'False', 'BuildFailed', message);
+    this.set('Built', 'False', reason, message);
     const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
-    return this.notReady('BuildFailed', `the build of ${commit.slice(0, 12)} failed${serving}`);
+    const what = reason === 'TestsFailed' ? 'the tests of' : reason === 'ManifestInvalid' ? 'the manifest of' : 'the build of';
+    return this.notReady(reason, `${what} ${commit.slice(0, 12)} failed${serving}`);
   }
 
   /** The failure in the build's own words: the failed container's last log lines, else its termination message. */
@@ -264,8 +302,13 @@ class Pass {
   }
 
   async #apply(release: Release): Promise<V1Deployment> {
-    const deployment = await this.deps.cluster.apply(this.deps.templates.runDeployment(this.app, release));
-    await this.deps.cluster.apply(this.deps.templates.appService(this.app));
+    const app = this.#runningApp(release);
+    const deployment = await this.deps.cluster.apply(this.deps.templates.runDeployment(app, release));
+    await this.deps.cluster.apply(this.deps.templates.appService(app));
+    const exposed = this.deps.templates.appIngress(app);
+    if (exposed) await this.deps.cluster.apply(exposed.ingress);
+    if (exposed) this.status.url = exposed.url;
+    else delete this.status.url;
     return deployment;
   }
 
@@ -283,7 +326,7 @@ class Pass {
       status.lastAppliedRevision = release.commit;
       // A release after a failure: the failed commit is history now (its entry says so), not a state to show.
       if (status.failedRevision !== release.commit) delete status.failedRevision;
-      status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'Released', time: this.now.toISOString(), message: rollout.message });
+      status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, ...(release.manifest ? { manifest: release.manifest } : {}), result: 'Released', time: this.now.toISOString(), message: rollout.message });
       this.set('Released', 'True', 'RolloutSucceeded', `${short} rolled out: ${rollout.message}`);
       this.set('Ready', 'True', 'Succeeded', `serving ${short}`);
       this.drop('Reconciling', 'Remediated');
@@ -292,7 +335,7 @@ class Pass {
     }
     // ProgressDeadlineExceeded: back to the last good template; this commit is not tried again until the head moves.
     status.failedRevision = release.commit;
-    status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'RolledBack', time: this.now.toISOString(), message: rollout.message });
+    status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, ...(release.manifest ? { manifest: release.manifest } : {}), result: 'RolledBack', time: this.now.toISOString(), message: rollout.message });
     this.set('Released', 'False', 'UpgradeFailed', `${short} did not become available: ${rollout.message}`);
     const good = lastGoodRelease(status);
     if (!good) {
@@ -340,7 +383,7 @@ class Pass {
 /** The last release that rolled out, with its artifact (from the history), to roll back to. */
 export function lastGoodRelease(status: WalrusAppStatus): Release | null {
   const entry = status.history?.find((candidate) => candidate.result === 'Released' && candidate.artifact && candidate.commit === status.lastAppliedRevision);
-  return entry ? { commit: entry.commit, artifact: entry.artifact! } : null;
+  return entry ? { commit: entry.commit, artifact: entry.artifact!, ...(entry.manifest ? { manifest: entry.manifest } : {}) } : null;
 }
 
 export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {

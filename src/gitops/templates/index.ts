@@ -1,6 +1,9 @@
 import type { Templates } from '../reconcile/reconcile.ts';
 import { buildJob } from './build-job.ts';
 import { buildJobName } from './names.ts';
+import type { EnvVar } from '../api/types.ts';
+import type { ProviderOffer } from '../provider/offer.ts';
+import { appIngress, appUrl } from './ingress.ts';
 import type { ToolConfig } from './pods.ts';
 import { appService, runDeployment } from './run.ts';
 
@@ -9,16 +12,19 @@ import { appService, runDeployment } from './run.ts';
  * objects for the same input). `createTemplates` binds the controller's network configuration; the functions alone
  * give the tool containers no network settings (the tools then use their own default).
  */
-export function createTemplates(config: ToolConfig): Templates {
+export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress'] } = {}): Templates {
+  const ingress = offer.ingress;
   return {
-    buildJob: (app, build) => buildJob(app, build, config),
+    buildJob: (app, build) => buildJob(app, build, config, offer.buildEnv),
     runDeployment: (app, release) => runDeployment(app, release, config),
     appService,
+    appIngress: (app) => (ingress ? { ingress: appIngress(app, ingress), url: appUrl(app, ingress) } : null),
     buildJobName,
   };
 }
 
 export { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from './build-job.ts';
+export { appHost, appIngress, appUrl, CLUSTER_ISSUER_ANNOTATION } from './ingress.ts';
 export { appService, runDeployment, APP_DIR, PORT_NAME, SERVICE_PORT } from './run.ts';
 export { ANNOTATIONS, LABELS, MANAGED_BY, PROJECT_IMAGE, PROJECT_VERSION, appResourceName, buildJobName, dnsLabel, labelsOf, selectorLabels } from './names.ts';
 export { forwardingShell, RUN_AS } from './pods.ts';
