@@ -12,6 +12,8 @@ import type { ControlPlane } from '../control-plane.ts';
 import { ensureBinaries, startControlPlane } from '../control-plane.ts';
 import type { Kubelet } from '../kubelet/kubelet.ts';
 import { startKubelet } from '../kubelet/kubelet.ts';
+import type { IngressStandIn } from '../ingress/ingress.ts';
+import { startIngress } from '../ingress/ingress.ts';
 import type { ApiRelay } from './api-relay.ts';
 import { startApiRelay } from './api-relay.ts';
 import type { KubeProxy } from './kube-proxy.ts';
@@ -29,10 +31,12 @@ export interface Cluster {
   /** The run's temporary files (kubelet state, pod logs, kube-proxy log). */
   readonly stateDir: string;
   readonly kubelet: Kubelet;
+  /** The ingress controller stand-in (nginx on the bridge): `http://<ingress.address>/` with a `Host:` header. */
+  readonly ingress: IngressStandIn;
   readonly logs: { readonly plane: string; readonly kubeProxy: string };
   /** Seconds from the start of startCluster at which each part was ready. */
   readonly timings: Readonly<Record<string, number>>;
-  /** Stops kube-proxy, the kubelet, the relay and the plane, then removes the network and the run. */
+  /** Stops the ingress, kube-proxy, the kubelet, the relay and the plane, then removes the network and the run. */
   stop(): Promise<void>;
 }
 
@@ -54,7 +58,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let relay: ApiRelay | undefined;
   let kubelet: Kubelet | undefined;
   let proxy: KubeProxy | undefined;
+  let ingress: IngressStandIn | undefined;
   const stop = async () => {
+    await ingress?.stop();
     await proxy?.stop();
     await kubelet?.stop();
     await relay?.close();
@@ -81,9 +87,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     network.record((state) => { state.processes.push(kubeProxy.process); });
     await waitForServiceRoute(network, plane, kubeProxy, kubeProxyLog);
     lap('kube-proxy');
-    log(`k8s: cluster up in ${timings['kube-proxy'].toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
+    const standIn = await startIngress({ network, kubeconfigPath: plane.kubeconfigPath, stateDir, log });
+    ingress = standIn;
+    network.record((state) => { state.processes.push(standIn.process); });
+    lap('ingress');
+    log(`k8s: cluster up in ${timings.ingress.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
-      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started,
+      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started, ingress: standIn,
       logs: { plane: plane.dir, kubeProxy: kubeProxyLog }, timings, stop,
     };
   } catch (err) {
