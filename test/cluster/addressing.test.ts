@@ -36,8 +36,9 @@ addressing('CIDR overlap is computed on network boundaries', () => {
 addressing('pod addresses start after the bridge and skip those in use', () => {
   assert.is(nextPodIp('10.244.9.0/24', new Set()), '10.244.9.2');
   assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.2', '10.244.9.4'])), '10.244.9.3');
-  // The last address is the ingress stand-in's: a pod never gets it.
-  const full = new Set(Array.from({ length: 252 }, (_, i) => `10.244.9.${i + 2}`));
+  // The last addresses are the LoadBalancer pool's and the ingress stand-in's: a pod never gets them.
+  assert.equal([subnetsFor(9).loadBalancerPool[0], subnetsFor(9).loadBalancerPool.at(-1)], ['10.244.9.240', '10.244.9.253']);
+  const full = new Set(Array.from({ length: 238 }, (_, i) => `10.244.9.${i + 2}`));
   assert.throws(() => nextPodIp('10.244.9.0/24', full), /is full/);
 });
 

@@ -288,6 +288,9 @@ ingress('class, a wildcard TLS secret, or a cert-manager issuer (a secret of the
   // No ingress in the offer: no Ingress, no URL.
   assert.is(createTemplates({}).appIngress(app), null);
   assert.is(createTemplates({}, { ingress: INGRESS }).appIngress(app)!.url, `http://${host}/`);
+  // A LoadBalancer Service too, when the offer asks for it.
+  assert.is(createTemplates({}, { ingress: INGRESS }).appService(app).spec!.type, 'ClusterIP');
+  assert.is(createTemplates({}, { ingress: { ...INGRESS, loadBalancer: true } }).appService(app).spec!.type, 'LoadBalancer');
 });
 
 job.run();

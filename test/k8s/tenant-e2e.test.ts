@@ -2,7 +2,8 @@
  * The tenant's journey end to end on the real plane (process kubelet, devnet, real npm builds, the ingress stand-in):
  * a repository holding an ordinary Express app (examples/express-app: port 3000, health /, npm test, two replicas in
  * its manifest) → `git walrus lease open` → the provider's controller builds and serves it → the URL from
- * `git walrus lease show` answers through the ingress, from more than one replica → a new push rolls out with no
+ * `git walrus lease show` answers through the ingress, from more than one replica (and through a LoadBalancer
+ * address, as the offer asks) → a new push rolls out with no
  * failed request through the URL → a push whose tests fail is not released (TestsFailed) and the URL keeps serving →
  * a manifest asking more replicas than the offer is refused (ManifestRefused) and the URL keeps serving → the app
  * without a manifest deploys on the npm defaults → `lease close` → Ingress and app gone, the URL answers 404.
@@ -97,7 +98,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   writeFileSync(offerFile, JSON.stringify({
     maxReplicas: 3,
     buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }],
-    ingress: { domain: DOMAIN, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }] },
+    ingress: { domain: DOMAIN, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer: true },
   }));
   controller = startControllerProcess(world, asProvider, 'provider-t', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
@@ -142,6 +143,11 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   assert.is((await httpGet(ingress, 80, '/', 3000, { Host: `nobody.${DOMAIN}` })).status, 404, 'an unknown host: 404 from the ingress');
   assert.match(await kubectl(['get', 'walrusapps', '-n', tenantNs, name]), new RegExp(`URL[\\s\\S]*${url.replace(/[.]/g, '\\.')}`));
   await waitBounded('the URL in git walrus deployments', async () => (await walrus(['deployments', 'walrus'], asTenant)).includes(`url ${url}`), 30_000);
+
+  // The offer asks for LoadBalancer Services too: the cluster gives the app an address of its pool, which answers.
+  const balanced = await waitBounded('a LoadBalancer address', async () => (await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs!, name })).status?.loadBalancer?.ingress?.[0]?.ip, 30_000);
+  assert.ok(node.network.loadBalancerPool.includes(balanced), balanced);
+  await waitBounded('the app through its LoadBalancer address', async () => { const { status, body } = await httpGet(balanced, 80); return status === 200 && JSON.parse(body).app === 'express-app'; }, 30_000);
 
   // The ingress's added latency: the same request through the URL and straight to a pod.
   const pod = (await kc.makeApiClient(CoreV1Api).readNamespacedEndpoints({ namespace: tenantNs, name })).subsets![0]!.addresses![0]!.ip;

@@ -176,7 +176,7 @@ export interface WalrusAppStatus {
   build?: BuildStatus;
   /** The app's own manifest at the built commit (package.json `walrus`), as its build read it. */
   manifest?: AppManifest & { commit: string };
-  /** Where the app answers (its Ingress host under the provider's domain); set once it serves. */
+  /** Where the app answers: its Ingress host under the provider's domain, set when the Ingress is applied. */
   url?: string;
 }
 

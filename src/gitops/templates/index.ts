@@ -17,7 +17,7 @@ export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]
   return {
     buildJob: (app, build) => buildJob(app, build, config, offer.buildEnv),
     runDeployment: (app, release) => runDeployment(app, release, config),
-    appService,
+    appService: (app) => appService(app, { loadBalancer: ingress?.loadBalancer === true }),
     appIngress: (app) => (ingress ? { ingress: appIngress(app, ingress), url: appUrl(app, ingress) } : null),
     buildJobName,
   };

@@ -24,6 +24,8 @@ export interface RunSubnets {
   readonly apiServiceIp: string;
   /** The ingress stand-in's address on the bridge: the pod CIDR's last, never given to a pod. */
   readonly ingressIp: string;
+  /** Addresses for LoadBalancer Services (the pod CIDR's .240–.253, never given to a pod): kube-proxy DNATs them. */
+  readonly loadBalancerPool: readonly string[];
 }
 
 export function subnetsFor(index: number): RunSubnets {
@@ -38,6 +40,7 @@ export function subnetsFor(index: number): RunSubnets {
     bridgeIp: `10.244.${index}.1`,
     apiServiceIp: `10.96.${index}.1`,
     ingressIp: `10.244.${index}.254`,
+    loadBalancerPool: Array.from({ length: 14 }, (_, i) => `10.244.${index}.${240 + i}`),
   };
 }
 
@@ -80,12 +83,12 @@ export function nextPodIp(podCidr: string, inUse: ReadonlySet<string>): string {
   const { base, bits } = parseCidr(podCidr);
   if (bits !== 24) throw new RangeError(`pod CIDR ${podCidr} is not a /24`);
   const prefix = [base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255].join('.');
-  // .254 is the ingress stand-in's (RunSubnets.ingressIp).
-  for (let host = 2; host <= 253; host++) {
+  // .240–.253 are LoadBalancer addresses, .254 the ingress stand-in's (RunSubnets).
+  for (let host = 2; host <= 239; host++) {
     const ip = `${prefix}.${host}`;
     if (!inUse.has(ip)) return ip;
   }
-  throw new RangeError(`pod CIDR ${podCidr} is full (252 pods)`);
+  throw new RangeError(`pod CIDR ${podCidr} is full (238 pods)`);
 }
 
 export interface RunNames {

@@ -32,6 +32,8 @@ export interface NodeNetwork {
   readonly apiServiceIp: string;
   /** The ingress stand-in's address on the bridge (reserved: no pod gets it). */
   readonly ingressIp: string;
+  /** Addresses the test cluster gives LoadBalancer Services (reserved: no pod gets them). */
+  readonly loadBalancerPool: readonly string[];
   /**
    * Creates (idempotently) the ingress stand-in's namespace `grw-<run>-ingress` with ingressIp on the bridge, like a
    * pod's: its traffic to pods comes from ingressIp, never from the node.
@@ -131,6 +133,7 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
     podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp,
     apiServiceIp: subnets.apiServiceIp,
     ingressIp: subnets.ingressIp,
+    loadBalancerPool: subnets.loadBalancerPool,
     async attachIngress() {
       if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; the ingress cannot be attached`);
       const netns = ingressNetnsName(runId);

@@ -14,6 +14,8 @@ import type { Kubelet } from '../kubelet/kubelet.ts';
 import { startKubelet } from '../kubelet/kubelet.ts';
 import type { IngressStandIn } from '../ingress/ingress.ts';
 import { startIngress } from '../ingress/ingress.ts';
+import type { LoadBalancers } from '../ingress/load-balancer.ts';
+import { startLoadBalancers } from '../ingress/load-balancer.ts';
 import type { ApiRelay } from './api-relay.ts';
 import { startApiRelay } from './api-relay.ts';
 import type { KubeProxy } from './kube-proxy.ts';
@@ -59,7 +61,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let kubelet: Kubelet | undefined;
   let proxy: KubeProxy | undefined;
   let ingress: IngressStandIn | undefined;
+  let loadBalancers: LoadBalancers | undefined;
   const stop = async () => {
+    await loadBalancers?.stop();
     await ingress?.stop();
     await proxy?.stop();
     await kubelet?.stop();
@@ -90,6 +94,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const standIn = await startIngress({ network, kubeconfigPath: plane.kubeconfigPath, stateDir, log });
     ingress = standIn;
     network.record((state) => { state.processes.push(standIn.process); });
+    loadBalancers = await startLoadBalancers({ kubeconfigPath: plane.kubeconfigPath, pool: network.loadBalancerPool, log });
     lap('ingress');
     log(`k8s: cluster up in ${timings.ingress.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
