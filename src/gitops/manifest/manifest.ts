@@ -17,24 +17,13 @@
  * The install is `npm ci` when a lockfile (package-lock.json or npm-shrinkwrap.json) is committed, else `npm install`.
  */
 import { WalrusGitError } from '../../core/errors.ts';
+import type { AppManifest } from '../../ports/walrus-app.ts';
+
+export type { AppManifest };
 
 export const MANIFEST_VERSION = 1;
 /** The manifest travels as the manifest step's termination message, which Kubernetes caps at 4096 bytes. */
 export const MANIFEST_MAX_BYTES = 3072;
-
-export interface AppManifest {
-  /** Where the settings came from: the `walrus` field of package.json, or nothing (npm defaults only). */
-  source: 'package.json' | 'defaults';
-  /** Whether a lockfile is committed (the install is `npm ci` then). */
-  lockfile: boolean;
-  port?: number;
-  health?: { path?: string; periodSeconds?: number; failureThreshold?: number };
-  build?: string;
-  test?: string;
-  start?: string;
-  replicas?: number;
-  env?: Record<string, string>;
-}
 
 /** A manifest the controller cannot use: `data.field` names it (as written in package.json, e.g. `walrus.port`). */
 export class ManifestError extends WalrusGitError {
