@@ -22,8 +22,6 @@ export interface IngressStandIn {
   readonly process: ProcessRef;
   /** nginx's error and access logs, and its configuration. */
   readonly dir: string;
-  /** Resolves once the configuration of the cluster's current Ingresses is loaded (after a change, within ~1 s). */
-  synced(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -75,7 +73,7 @@ export async function startIngress(options: IngressOptions): Promise<IngressStan
     throw new Error(`the ingress stand-in (nginx) exited (${exited}); its error log ends:\n${tail}`);
   };
 
-  // Reloads run one at a time; `synced` waits for the one after the last change.
+  // Reloads run one at a time, in the order of the changes.
   let timer: NodeJS.Timeout | undefined;
   let pending: Promise<void> = Promise.resolve();
   const reload = () => {
@@ -118,7 +116,6 @@ export async function startIngress(options: IngressOptions): Promise<IngressStan
     className: INGRESS_CLASS,
     process: { name: 'ingress-nginx', pid: nginx.pid ?? -1, match: confPath },
     dir,
-    synced: () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS * 2)).then(() => pending).then(() => checkAlive()),
     async stop() {
       stopped = true;
       clearTimeout(timer);
