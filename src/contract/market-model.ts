@@ -311,7 +311,7 @@ export function stateUrl(ctx: MoveContext, lease: LeaseValue, provider: Provider
 }
 
 /** `is_valid_url`: 1–256 bytes of printable ASCII without spaces, starting with http:// or https://. */
-export function isValidUrl(url: string): boolean {
+function isValidUrl(url: string): boolean {
   const bytes = utf8.encode(url);
   if (bytes.length === 0 || bytes.length > MAX_TEXT_LENGTH) return false;
   if (bytes.some((b) => b < 0x21 || b > 0x7e)) return false;

@@ -75,6 +75,9 @@ export function parseManifest(packageJson: string | null, lockfile: boolean): Ap
   return manifest;
 }
 
+/** The build after the install when the manifest names none. */
+const DEFAULT_BUILD = 'npm run build --if-present';
+
 /** The build step's script: the install, then the app's build (`set -e`: the first failure ends it). */
 export function buildScript(manifest: AppManifest): string {
   const install = manifest.lockfile ? 'npm ci' : 'npm install';
@@ -87,8 +90,6 @@ export function testScript(manifest: AppManifest): string {
   return ['set -e', `echo ${shellQuote(`$ ${manifest.test}`)}`, manifest.test, ''].join('\n');
 }
 
-export const DEFAULT_BUILD = 'npm run build --if-present';
-export const DEFAULT_START = 'npm start';
 
 /** Reads a manifest back from its JSON form (the manifest step's report): the same checks, so nothing unchecked passes. */
 export function manifestFromReport(json: unknown): AppManifest {
