@@ -1,8 +1,8 @@
-/// The compute market (DESIGN.md §11): providers stake SUI and post a price per millisecond; a tenant leases a
-/// provider for one repository ref and pays into an escrow that the clock settles lazily (no per-block work: every
-/// call that touches a lease first moves what has accrued from its escrow to the provider's earned balance). A
-/// provider records on chain what it deployed, checked against the repository's current ref. An `AdminCap` can slash
-/// a provider's stake, at most all of it, to pay a harmed tenant.
+/// The compute market (docs/architecture.md, The market): providers stake SUI and post a price per millisecond; a
+/// tenant leases a provider for one repository ref and pays into an escrow that the clock settles lazily (no per-block
+/// work: every call that touches a lease first moves what has accrued from its escrow to the provider's earned
+/// balance). A provider records on chain what it deployed, checked against the repository's current ref. An `AdminCap`
+/// can slash a provider's stake, at most all of it, to pay a harmed tenant.
 ///
 /// Money only ever moves between four places: the tenant's deposits enter a lease's escrow; settlement moves escrow
 /// to earned; `claim` and `close` pay earned to the provider's owner; `close` refunds the escrow to the tenant. So

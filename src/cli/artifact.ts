@@ -19,7 +19,6 @@ interface FetchArgs extends CliArgs {
   network?: string;
 }
 
-const NETWORK = { type: 'string', describe: 'network to store on / read from (default: GIT_WALRUS_NETWORK, else local)' } as const;
 
 /**
  * `git walrus artifact pack <dir> [--termination-message <path>]`: packs the tree as a deterministic tarball, stores
@@ -31,9 +30,9 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
   describe: 'pack a directory as a deterministic tarball and store it on Walrus; prints {blobId, sha256, size}',
   builder: (y) =>
     y
+      .example('$0 artifact pack build --termination-message result.json', 'store build/ on Walrus, the result also in result.json')
       .positional('dir', { type: 'string', demandOption: true, describe: 'the tree to pack (.git is left out)' })
-      .option('termination-message', { type: 'string', describe: 'also write the JSON result to this file (e.g. /dev/termination-log)' })
-      .option('network', NETWORK) as never,
+      .option('termination-message', { type: 'string', describe: 'also write the JSON result to this file (e.g. /dev/termination-log)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const services = await app.open({ network: argv.network });
@@ -57,10 +56,10 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
   describe: 'download an artifact from Walrus, check its sha256 and unpack it into an empty directory',
   builder: (y) =>
     y
+      .example('$0 artifact fetch kjqAwNAV… --sha256 eab6e1d3… app', 'unpack the artifact into app/ if its sha256 matches')
       .positional('blobId', { type: 'string', demandOption: true, describe: 'the artifact blob id (what pack printed)' })
       .positional('dir', { type: 'string', demandOption: true, describe: 'where to unpack (created if missing; must be empty)' })
-      .option('sha256', { type: 'string', demandOption: true, describe: 'the sha256 pack printed; any other content is refused' })
-      .option('network', NETWORK) as never,
+      .option('sha256', { type: 'string', demandOption: true, describe: 'the sha256 pack printed; any other content is refused' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!isBlobId(argv.blobId)) throw new InvalidBlobIdError(argv.blobId);
@@ -80,6 +79,10 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
 export const artifactCommand: CommandModule<CliArgs, CliArgs> = {
   command: 'artifact',
   describe: 'pack a tree into a deterministic tarball on Walrus, or fetch and unpack one (the GitOps build steps)',
-  builder: (y: Argv<CliArgs>) => y.command(packCommand).command(fetchCommand).demandCommand(1, 'name a subcommand: pack or fetch') as never,
+  builder: (y: Argv<CliArgs>) =>
+    y
+      .example('$0 artifact pack build', 'store build/ as a deterministic tarball on Walrus')
+      .example('$0 artifact fetch <blobId> --sha256 <hex> app', 'download, check and unpack an artifact')
+      .command(packCommand).command(fetchCommand).demandCommand(1, 'name a subcommand: pack or fetch') as never,
   handler: () => {},
 };

@@ -24,10 +24,11 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
   describe: 'clone a repository into a new or empty directory and check one commit out (detached), verified against the chain',
   builder: (y) =>
     y
+      .example('$0 checkout walrus://0x6cc8…cee0/myapp build', 'clone into build/ and check out the HEAD branch\'s commit')
+      .example('$0 checkout walrus build --commit 39363cd6', 'check out one commit, detached')
       .positional('remote', REMOTE_ARG)
       .positional('dir', { type: 'string', demandOption: true, describe: 'where to check out (created if missing; must be empty)' })
-      .option('commit', { type: 'string', describe: 'full commit id; it must be reachable from a branch or tag (default: the HEAD branch’s commit)' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('commit', { type: 'string', describe: 'full commit id; it must be reachable from a branch or tag (default: the HEAD branch’s commit)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');

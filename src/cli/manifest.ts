@@ -25,6 +25,8 @@ export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true, describe: "the app's directory (where package.json is)" })
+      .example('$0 manifest .', "check this app's manifest and print the settings it deploys with")
+      .example('$0 manifest /workspace --plan /walrus-plan', "the build Job's step: also write build.sh and test.sh")
       .option('plan', { type: 'string', describe: 'write the build and test scripts (build.sh, test.sh) into this directory' })
       .option('termination-message', { type: 'string', describe: 'also write the JSON manifest to this file (e.g. /dev/termination-log)' }) as never,
   handler: async (argv) => {

@@ -23,6 +23,3 @@ export async function providerArg(market: MarketLedger, given: string | undefine
   if (own.length === 0) throw new UsageError(`${address} holds no ProviderCap: register with \`git walrus provider register\`, or name a provider`);
   throw new UsageError(`${address} holds the caps of ${own.length} providers (${own.join(', ')}): name one`);
 }
-
-/** The network option every market command takes. */
-export const NETWORK_OPTION = { type: 'string', describe: 'network to use' } as const;

@@ -1,5 +1,6 @@
 /**
- * Envelope encryption of the packs of a private repository (DESIGN.md §6). The one definition of the format.
+ * Envelope encryption of the packs of a private repository (docs/architecture.md, Private repositories (Seal)). The one
+ * definition of the format.
  *
  * Each pack gets a fresh 256-bit data key (only the data key is Seal-encrypted, see src/ports/key-service.ts) and
  * an identity, the Seal id of that key: the repository's 32 id bytes followed by a random 32-byte nonce. The stored

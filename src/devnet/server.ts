@@ -9,11 +9,11 @@ import { FAUCET_AMOUNT } from './chain/limits.ts';
 import { createWalrusService } from './walrus/service.ts';
 import { engineWalrusChain } from './walrus/chain-blobs.ts';
 import { WAL_FAUCET_AMOUNT, WALRUS_SYSTEM_OBJECT_ID } from './chain/walrus-system-package.ts';
-import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
+import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
-import { DEVNET_INFO_PATH } from '../config/devnet-discovery.ts';
-import { DEVNET_SEAL } from '../config/networks.ts';
+import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
+import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
 
 /**
  * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving the Sui gRPC API as gRPC-web

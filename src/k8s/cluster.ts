@@ -8,7 +8,7 @@ import {
 } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
-import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
+import { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';

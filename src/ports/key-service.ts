@@ -1,8 +1,9 @@
 /**
- * Seal, for the data keys of a private repository's packs (DESIGN.md §6; the pack format is src/core/pack-cipher.ts).
- * A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to the network's key servers with
- * their threshold; opening it asks the key servers, which give their share of the key only to an address the
- * contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over `@mysten/seal` by src/seal/.
+ * Seal, for the data keys of a private repository's packs (docs/architecture.md, Private repositories (Seal); the pack
+ * format is src/core/pack-cipher.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to
+ * the network's key servers with their threshold; opening it asks the key servers, which give their share of the key
+ * only to an address the contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over
+ * `@mysten/seal` by src/seal/.
  */
 
 /** Seal's limit on `seal_approve` calls in one key request (the key servers refuse a PTB of more commands). */

@@ -1,6 +1,7 @@
 /**
- * The private-repository side of push and fetch (DESIGN.md §6): a pack is encrypted while it streams to the blob
- * store, and decrypted while it streams into git, with keys the key service opens a window at a time.
+ * The private-repository side of push and fetch (docs/architecture.md, Private repositories (Seal)): a pack is
+ * encrypted while it streams to the blob store, and decrypted while it streams into git, with keys the key service
+ * opens a window at a time.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';
@@ -9,7 +10,7 @@ import { canRead, NotReaderError } from '../core/read-access.ts';
 import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { NoKeyServersError } from './errors.ts';
-import type { SpooledPack } from './local-repository.ts';
+import type { SpooledPack } from '../ports/local-repository.ts';
 
 /** A private repository's next pack: its encryptor, and the sealed key its entry records. */
 export interface PackSealing {

@@ -1,10 +1,10 @@
 /**
- * The KeyService port over the stock `@mysten/seal` client (DESIGN.md §6). Sealing is local IBE encryption to the
- * network's key servers. Opening makes one `SessionKey` signed with the user's key (no prompt), renewed when it
- * expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with a `seal_approve` call
- * per id; the SDK stops waiting once the threshold of key servers answered. The data keys then decrypt locally from
- * the cached key-server keys, with no further request, each when the reader asks for it (each costs the SDK a
- * pairing per share: a fetch does it while git indexes the pack before).
+ * The KeyService port over the stock `@mysten/seal` client (docs/architecture.md, Private repositories (Seal)). Sealing
+ * is local IBE encryption to the network's key servers. Opening makes one `SessionKey` signed with the user's key (no
+ * prompt), renewed when it expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with
+ * a `seal_approve` call per id; the SDK stops waiting once the threshold of key servers answered. The data keys then
+ * decrypt locally from the cached key-server keys, with no further request, each when the reader asks for it (each
+ * costs the SDK a pairing per share: a fetch does it while git indexes the pack before).
  */
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
@@ -100,6 +100,8 @@ export class SealKeyService implements KeyService {
   readonly #clients = new Map<string, SealClient>();
   /** The key servers asked first, per threshold: picked once, so `prepare` reads the objects `open` uses. */
   readonly #quorums = new Map<number, KeyServerConfig[]>();
+  // Read by `??=` in prepare(), which the rule does not count as a read: the session is prepared once.
+  // eslint-disable-next-line no-unused-private-class-members
   #prepared: Promise<void> | null = null;
   /** Key-server URLs whose gateway answered 401 during the current key request, with its message. */
   #refusals: { url: string; answer: string }[] = [];

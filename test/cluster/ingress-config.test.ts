@@ -34,11 +34,11 @@ config('each host a server proxying to its upstream; unknown hosts 404; no ready
     services: [service('web'), service('down')],
     endpoints: [endpoints('web', ['10.244.1.4', '10.244.1.5']), endpoints('down', [])],
   }, OPTIONS);
-  assert.match(text, /upstream u0_team_web \{\n    server 10\.244\.1\.4:3000 max_fails=0;\n    server 10\.244\.1\.5:3000 max_fails=0;/);
-  assert.match(text, /server_name web\.apps\.test;\n    location \/ \{ proxy_pass http:\/\/u0_team_web; \}/);
-  assert.match(text, /server_name down\.apps\.test;\n    location \/ \{ return 503; \}/);
+  assert.match(text, /upstream u0_team_web \{\n {4}server 10\.244\.1\.4:3000 max_fails=0;\n {4}server 10\.244\.1\.5:3000 max_fails=0;/);
+  assert.match(text, /server_name web\.apps\.test;\n {4}location \/ \{ proxy_pass http:\/\/u0_team_web; \}/);
+  assert.match(text, /server_name down\.apps\.test;\n {4}location \/ \{ return 503; \}/);
   assert.not.match(text, /other\.apps\.test/);
-  assert.match(text, /listen 10\.244\.1\.254:80 default_server;\n    server_name _;\n    location \/ \{ return 404; \}/);
+  assert.match(text, /listen 10\.244\.1\.254:80 default_server;\n {4}server_name _;\n {4}location \/ \{ return 404; \}/);
   assert.match(text, /proxy_next_upstream error timeout;/);
   // The same input, the same text (the watcher reloads only on a change).
   assert.is(nginxConfig({ ingresses: [ingress('web', 'web.apps.test', 'web')], services: [service('web')], endpoints: [endpoints('web', ['10.244.1.5', '10.244.1.4'])] }, OPTIONS),
@@ -55,10 +55,10 @@ config('paths: Prefix matches the path and below it (element-wise), Exact only i
     services: [service('api'), service('web'), service('other')],
     endpoints: [endpoints('api', ['10.244.1.4']), endpoints('web', ['10.244.1.5']), endpoints('other', ['10.244.1.6'])],
   }, OPTIONS);
-  assert.match(text, /location = \/api \{ proxy_pass http:\/\/u0_team_api; \}\n    location \^~ \/api\/ \{ proxy_pass http:\/\/u0_team_api; \}/);
+  assert.match(text, /location = \/api \{ proxy_pass http:\/\/u0_team_api; \}\n {4}location \^~ \/api\/ \{ proxy_pass http:\/\/u0_team_api; \}/);
   assert.match(text, /location = \/health \{ proxy_pass http:\/\/u1_team_web; \}/);
   assert.not.match(text, /team_other/);
-  assert.match(text, /server_name a\.test;[^}]*\}[^}]*\}[^}]*\}\n    location \/ \{ return 404; \}/);
+  assert.match(text, /server_name a\.test;[^}]*\}[^}]*\}[^}]*\}\n {4}location \/ \{ return 404; \}/);
 });
 
 config.run();

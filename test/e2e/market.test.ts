@@ -61,6 +61,11 @@ test('a provider registers with a stake and a price, and is listed', async () =>
   assert.match(list, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+0\\s+0\\s+bonded\\s+https://compute.example`));
   assert.match(list, /minimum stake 10 SUI, unbonding delay 7 days, minimum lease 1 h/);
   assert.match((await ok(['provider', 'show'], asProvider)).stdout, /attributes region=eu/);
+  const listed = JSON.parse((await ok(['providers', '--json'])).stdout);
+  assert.equal(listed.params, { minStake: '10000000000', unbondingMs: 7 * 86_400_000, minLeaseMs: 3_600_000 });
+  assert.equal(listed.providers.map((p: { id: string; stake: string; pricePerMs: string; status: string }) => [p.id, p.stake, p.pricePerMs, p.status]), [[providerId, '20000000000', '1', 'bonded']]);
+  const shown = JSON.parse((await ok(['provider', 'show', '--json'], asProvider)).stdout);
+  assert.equal([shown.id, shown.endpoint, shown.attributes, shown.activeLeases], [providerId, 'https://compute.example', { region: 'eu' }, 0]);
 });
 
 test('a deposit too small for the minimum lease is refused in words', async () => {
@@ -84,6 +89,9 @@ test('a tenant leases the provider for the pushed repository', async () => {
 test('the provider claims what accrued; a second claim pays nothing', async () => {
   await at(1000n + 600_000n);
   assert.match(await ok(['lease', 'show', leaseId]).then((r) => r.stdout), /0\.0006 SUI accrued to the provider/);
+  const lease = JSON.parse((await ok(['lease', 'show', leaseId, '--json'])).stdout);
+  assert.equal([lease.id, lease.state, lease.escrow, lease.accrued, lease.provider], [leaseId, 'open', '5000000000', '600000', providerId]);
+  assert.is(lease.fundedUntilMs, lease.settledUntilMs + 5_000_000_000);
   assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0.0006 SUI from 1 lease\n');
   assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0 SUI from 1 lease\n');
 });
@@ -131,6 +139,8 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
 
   const listed = await ok(['deployments', 'walrus', '--verify']);
   assert.match(listed.stdout, new RegExp(`${head}  refs/heads/main\\n    provider ${second}  lease ${lease}\\n    artifact ${blobId}  sha256 ${sha256}\\n    verified`));
+  const records = JSON.parse((await ok(['deployments', 'walrus', '--verify', '--json'])).stdout);
+  assert.equal(records.map((r: { commit: string; lease: string; artifact: string; sha256: string; verified: boolean; problems: string[] }) => [r.commit, r.lease, r.artifact, r.sha256, r.verified, r.problems]), [[head, lease, blobId, sha256, true, []]]);
 
   await market.recordDeploy(lease, head, blobId, 'ab'.repeat(32));
   const failed = await walrus(['deployments', 'walrus', '--verify']);

@@ -1,9 +1,9 @@
 /**
- * Issue 14 part 4 end to end on the real plane with the process kubelet: a provider registers on a `git walrus
- * devnet` server on the node's host address and runs `git walrus controller --provider`; a tenant opens a lease for
- * the hello-npm repository → the controller makes the tenant's namespace and the lease's WalrusApp, which is built and
- * served → a `Deployed` record names the served commit and its artifact → `git walrus deployments --verify` passes →
- * the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
+ * The controller in provider mode end to end on the real plane with the process kubelet: a provider registers on a `git
+ * walrus devnet` server on the node's host address and runs `git walrus controller --provider`; a tenant opens a lease
+ * for the hello-npm repository → the controller makes the tenant's namespace and the lease's WalrusApp, which is built
+ * and served → a `Deployed` record names the served commit and its artifact → `git walrus deployments --verify` passes
+ * → the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
  * support (test/k8s/support/gitops.ts).
  */
 import { suite } from 'uvu';

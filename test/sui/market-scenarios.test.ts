@@ -248,7 +248,10 @@ for (const factory of [inProcess, grpcWebServer]) {
         const events = (name: keyof typeof MarketEvents) =>
           landed.events!.filter((e) => normalizeStructTag(e.eventType) === normalizeStructTag(marketEventType(front.packageId, name))).map((e) => MarketEvents[name].parse(e.bcs) as any);
         for (const e of events('Claimed')) books.paid += e.amount;
-        for (const e of events('LeaseClosed')) (books.paid += e.payout), (books.refunded += e.refund);
+        for (const e of events('LeaseClosed')) {
+          books.paid += e.payout;
+          books.refunded += e.refund;
+        }
         for (const e of events('StakeWithdrawn')) books.withdrawn += e.amount;
         for (const e of events('Slashed')) books.slashed += e.amount;
 

@@ -1,9 +1,9 @@
 /**
- * Provider mode's decisions (DESIGN.md §11), pure: from the leases that name this provider (their state on chain now)
- * and the WalrusApps and namespaces the controller made for them, what to do this pass. The reconciler
- * (provider-reconciler.ts) does the I/O and runs the plan; every pass recomputes it from both states, so a missed
- * event or a crash between two steps only delays a step to the next pass (the Akash support#515 lesson: never from
- * events alone).
+ * Provider mode's decisions (docs/architecture.md, The market), pure: from the leases that name this provider (their
+ * state on chain now) and the WalrusApps and namespaces the controller made for them, what to do this pass. The
+ * reconciler (provider-reconciler.ts) does the I/O and runs the plan; every pass recomputes it from both states, so a
+ * missed event or a crash between two steps only delays a step to the next pass (the Akash support#515 lesson: never
+ * from events alone).
  */
 import { createHash } from 'node:crypto';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';

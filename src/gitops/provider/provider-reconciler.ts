@@ -1,8 +1,8 @@
 /**
- * The controller in provider mode (DESIGN.md §11), a second reconciler beside the WalrusApp one: every pass reads
- * the leases that name this provider from chain state and the lease apps from the cluster, plans (plan.ts), and runs
- * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. The
- * controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
+ * The controller in provider mode (docs/architecture.md, The market), a second reconciler beside the WalrusApp one:
+ * every pass reads the leases that name this provider from chain state and the lease apps from the cluster, plans
+ * (plan.ts), and runs the plan. Each action stands alone: one that fails is logged and comes back in the next pass's
+ * plan. The controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
  */
 import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';

@@ -21,12 +21,13 @@ export const PACK_STEP = 'pack';
 const BUILD_HOME = '/build-home';
 
 /**
- * The build Job of (app, commit, build config). Five steps in order: `checkout` (init container, the project's tool:
- * a clone with every pack verified against the chain, at the commit), `manifest` (the tool: the app's manifest read
- * and checked, the build and test scripts written to PLAN_DIR, the manifest reported as its termination message),
- * `build` (init container, the untrusted install and build, in spec.build.image: the planned script unless the
- * operator wrote spec.build.command), `test` (the app's test command, same image), `pack` (the main container, the
- * tool again: the tree as a deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message).
+ * The build Job of (app, commit, build config) (docs/architecture.md, The GitOps controller). Five steps in order:
+ * `checkout` (init container, the project's tool: a clone with every pack verified against the chain, at the commit),
+ * `manifest` (the tool: the app's manifest read and checked, the build and test scripts written to PLAN_DIR, the
+ * manifest reported as its termination message), `build` (init container, the untrusted install and build, in
+ * spec.build.image: the planned script unless the operator wrote spec.build.command), `test` (the app's test command,
+ * same image), `pack` (the main container, the tool again: the tree as a deterministic tarball on Walrus,
+ * `{blobId, sha256, size}` as its termination message).
  * Init containers run one at a time and each must succeed, so pack never sees a half-built or untested tree. The
  * provider's `buildEnv` (a registry mirror, a proxy's CA bundle) reaches the build and test steps.
  *

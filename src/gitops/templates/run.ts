@@ -13,12 +13,12 @@ export const PORT_NAME = 'http';
 export const SERVICE_PORT = 80;
 
 /**
- * The app's Deployment for one release (issue 11 part 5): an init container fetches the artifact by blob id and
- * unpacks it only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes
- * SIGTERM on, so the app can drain) with PORT, the spec's
- * env/envFrom/resources and a readiness probe on health.path. The pod template names the commit and artifact, so a
- * new release changes the template and the Deployment rolls out (maxSurge/maxUnavailable, progressDeadlineSeconds),
- * and re-applying the same release changes nothing.
+ * The app's Deployment for one release (docs/architecture.md, The GitOps controller): an init container fetches the
+ * artifact by blob id and unpacks it only if its sha256 matches; the app container runs spec.run.command there (in a
+ * shell that passes SIGTERM on, so the app can drain) with PORT, the spec's env/envFrom/resources and a readiness probe
+ * on health.path. The pod template names the commit and artifact, so a new release changes the template and the
+ * Deployment rolls out (maxSurge/maxUnavailable, progressDeadlineSeconds), and re-applying the same release changes
+ * nothing.
  */
 export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact }, config: ToolConfig = {}): V1Deployment {
   const spec = resolveSpec(app.spec);

@@ -107,3 +107,28 @@ export function formatDeployments(lines: DeploymentLine[]): string {
     })
     .join('\n') + '\n';
 }
+
+/**
+ * `--json` of the market commands: the port's records as they are, amounts as strings of MIST (JSON has no 64-bit
+ * integers), times as Clock milliseconds, plus what the text output derives (status, accrued, funded until).
+ */
+export function marketJson(value: unknown): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
+}
+
+export function providersJson(providers: ProviderInfo[], params: MarketParams, nowMs: number): string {
+  return marketJson({ params, providers: providers.map((p) => ({ ...p, status: providerStatus(p, nowMs) })) });
+}
+
+export function providerJson(p: ProviderInfo, nowMs: number): string {
+  return marketJson({ ...p, status: providerStatus(p, nowMs) });
+}
+
+export function leaseJson(lease: LeaseInfo, nowMs: number): string {
+  return marketJson({ ...lease, accrued: accruedAt(lease, nowMs), fundedUntilMs: lease.state === 'open' ? fundedUntilMs(lease) : null });
+}
+
+/** `verified` is absent without --verify; with it, `problems` lists what did not hold. */
+export function deploymentsJson(lines: DeploymentLine[]): string {
+  return marketJson(lines.map(({ record, problems }) => ({ ...record, ...(problems === undefined ? {} : { verified: problems.length === 0, problems }) })));
+}

@@ -29,6 +29,7 @@ import { PodStatusWriter } from './status-writer.ts';
 import { FALLBACK_LOG_LINES, terminatedState } from './termination.ts';
 import { emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
+import { sleep } from '../signals.ts';
 
 const EMPTYDIR_POLL_MS = 2000;
 const RETRY_MS = 2000;
@@ -60,11 +61,6 @@ interface Slot {
   /** Set while a liveness failure is killing the container (it is then restarted whatever the exit code). */
   killedByProbe: boolean;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
 
 export class PodWorker {
   readonly #uid: string;

@@ -16,6 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants } from 'node:os';
+import { signal as signalProcess } from '../signals.ts';
 
 export interface Mount {
   source: string;
@@ -169,12 +170,7 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
       if (name === 'SIGKILL') sigkilled = true;
       const target = containerPid();
       for (const p of name === 'SIGKILL' ? [target, pid] : [target ?? pid]) {
-        if (p === undefined || p <= 0) continue;
-        try {
-          process.kill(p, name);
-        } catch {
-          // Already gone.
-        }
+        if (p !== undefined && p > 0) signalProcess(p, name);
       }
     },
   };

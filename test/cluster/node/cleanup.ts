@@ -12,6 +12,7 @@ import { RUN_ID, runNames, runOfName, taggedRules } from './addressing.ts';
 import { netnsList, sh, shQuiet } from './exec.ts';
 import type { ProcessRef, RunState } from './run-state.ts';
 import { isAlive, isOwnProcess, listStates, removeState, restoreIpForwardIfLast, statePath, withRegistryLock } from './run-state.ts';
+import { signal, sleep, terminate } from '../signals.ts';
 
 type Log = (line: string) => void;
 
@@ -63,12 +64,7 @@ export async function sweepDeadRuns(log: Log): Promise<void> {
 
 /** SIGTERM, a grace period, then SIGKILL: only processes that still are the ones recorded. */
 export async function stopProcesses(refs: readonly ProcessRef[], graceMs = 5000): Promise<void> {
-  const live = refs.filter(isOwnProcess);
-  for (const ref of live) signal(ref.pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (live.some(isOwnProcess) && Date.now() < deadline) await sleep(50);
-  for (const ref of live.filter(isOwnProcess)) signal(ref.pid, 'SIGKILL');
-  while (live.some(isOwnProcess)) await sleep(20);
+  await terminate(refs, { pid: (ref) => ref.pid, isRunning: isOwnProcess, graceMs });
 }
 
 /** Kills whatever still runs in the namespace (a process would keep it alive after `del`), then deletes it. */
@@ -114,15 +110,6 @@ function removeStateDir(dir: string, log: Log): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Already gone.
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The names of our leftovers that a check (or the node test) can look for. */
 export async function leftoversOf(runId: string): Promise<string[]> {

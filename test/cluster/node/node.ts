@@ -22,6 +22,7 @@ import type { KubeProxy } from './kube-proxy.ts';
 import { startKubeProxy } from './kube-proxy.ts';
 import type { NodeNetwork } from './network.ts';
 import { createNodeNetwork } from './network.ts';
+import { sleep } from '../signals.ts';
 
 export interface Cluster {
   readonly network: NodeNetwork;
@@ -127,6 +128,6 @@ async function waitForServiceRoute(network: NodeNetwork, plane: ControlPlane, pr
     });
     if (reached) return;
     if (Date.now() > deadline) throw new Error(`the kubernetes Service ${network.apiServiceIp}:443 is unreachable from the host after 60s (last: ${last}); see ${proxyLog} and \`ip netns exec ${network.nodeNetns} iptables-save\``);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }
