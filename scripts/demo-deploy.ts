@@ -2,7 +2,8 @@
 // (control plane, process kubelet, kube-proxy) and a `git walrus devnet` server on the node's host address, installs
 // deploy/ (the in-cluster controller scaled to zero) and runs `git walrus controller` out of cluster; pushes
 // examples/hello-npm with `git push walrus`, waits until the Service serves it, pushes v2 (rolling update), then a
-// v3 that never becomes ready (automatic rollback), printing each step's time and `kubectl get walrusapps`.
+// v3 that never becomes ready (automatic rollback), printing each step's time and `kubectl get walrusapps`, and ends
+// by printing the app's URL (an Ingress under the offer's domain, served by the test cluster's ingress) and curling it.
 // Everything it starts is stopped and removed at the end, also on Ctrl-C.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,10 @@ try {
   say(`git walrus devnet --host ${cluster.network.hostIp}: ${devnet.url}`);
   const url = await helloRepository(world, devnet.env);
   say(`git walrus init hello → ${url}`);
-  const controller = startControllerProcess(world, devnet.env, 'demo-controller', ['--kubeconfig', kubeconfig, '--namespace', 'default', '--controller-namespace', 'walrus-gitops', '--poll-ms', '500']);
+  // The offer exposes every app under apps.walrus.test through the cluster's ingress (its class).
+  const offer = join(overlay, 'offer.json');
+  writeFileSync(offer, JSON.stringify({ ingress: { domain: 'apps.walrus.test', className: cluster.ingress.className } }));
+  const controller = startControllerProcess(world, devnet.env, 'demo-controller', ['--kubeconfig', kubeconfig, '--namespace', 'default', '--controller-namespace', 'walrus-gitops', '--poll-ms', '500', '--offer', offer]);
   stops.push(() => controller.kill());
   let shown = 0;
   const showController = () => {
@@ -102,6 +106,10 @@ try {
   say(`curl → ${(await httpGet(await ip(), 80)).body.trim()} (v2 keeps serving)`);
   say(`kubectl get events (the app's):\n${await k(['get', 'events', '-n', 'default', '--field-selector', 'involvedObject.kind=WalrusApp', '--sort-by=.lastTimestamp'])}`);
   showController();
+  const exposed = (await objects.getNamespacedCustomObject({ ...app, name: 'hello-npm' })) as WalrusApp;
+  const appUrl = exposed.status!.url!;
+  say(`the app's URL: ${appUrl} (kubectl get walrusapps shows it; DNS for *.apps.walrus.test would point at the ingress, ${cluster.ingress.address})`);
+  say(`curl -H 'Host: ${new URL(appUrl).host}' http://${cluster.ingress.address}/ → ${(await httpGet(cluster.ingress.address, 80, '/', 3000, { Host: new URL(appUrl).host })).body.trim()}`);
   finished = true;
 } finally {
   await cleanUp();

@@ -86,6 +86,12 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string):
         give.cap(c.cap), give.shared('lease'), give.shared('repo'),
       ];
     }
+    case 'state_url':
+      return [
+        take.lease(c.lease, true), take.provider(c.provider, false), take.cap(c.cap),
+        `market::state_url(&mut lease, &provider, &cap, ${str(c.url)}, &clock);`,
+        give.cap(c.cap), give.shared('provider'), give.shared('lease'),
+      ];
   }
 }
 
@@ -156,6 +162,7 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
         if (want.state !== undefined) line(2, `assert_eq!(lease.lease_state(), ${LEASE_STATES.indexOf(want.state)});`);
         for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (want[key] !== undefined) line(2, `assert_eq!(lease.${key}(), ${want[key]});`);
         if (want.last_commit !== undefined) line(2, `assert_eq!(lease.last_deploy_commit(), ${want.last_commit === null ? 'option::none()' : `option::some(${bytes(want.last_commit)})`});`);
+        if (want.url !== undefined) line(2, `assert_eq!(lease.lease_url(), ${str(want.url)});`);
         line(2, 'ts::return_shared(lease);');
       }
       line(1, '};');

@@ -77,6 +77,8 @@ const EWrongRepository: u64 = 18;
 const ENotHead: u64 = 19;
 /// An artifact's sha256 is 32 bytes.
 const EInvalidArtifact: u64 = 20;
+/// A lease's URL is 1–256 bytes of printable ASCII (no spaces) starting with http:// or https://.
+const EInvalidUrl: u64 = 21;
 
 /// The market's parameters (shared, created once at publish).
 public struct Market has key {
@@ -153,6 +155,8 @@ public struct Lease has key {
     /// 0 open, 1 exhausted (the funds ran out), 2 closed.
     state: u8,
     last_deploy: Option<Deployment>,
+    /// Where the provider serves the lease's app (stated by `state_url`); empty until stated.
+    url: String,
 }
 
 fun init(ctx: &mut TxContext) {
@@ -320,6 +324,7 @@ public fun open_lease(
         settled_until_ms: now,
         state: STATE_OPEN,
         last_deploy: option::none(),
+        url: b"".to_string(),
     };
     provider.active_leases = provider.active_leases + 1;
     let id = object::id(&lease);
@@ -422,6 +427,20 @@ public fun record_deploy(
     );
 }
 
+/// The lease's provider states where the app answers (its ingress URL), while the lease is open; stating it again
+/// replaces it.
+public fun state_url(lease: &mut Lease, provider: &Provider, cap: &ProviderCap, url: String, clock: &Clock) {
+    assert!(lease.version == VERSION, EWrongVersion);
+    assert_cap(provider, cap);
+    assert!(object::id(provider) == lease.provider, EWrongProvider);
+    assert!(lease.state != STATE_CLOSED, ELeaseClosed);
+    assert!(lease.state != STATE_EXHAUSTED, ELeaseExhausted);
+    assert!(is_valid_url(url.as_bytes()), EInvalidUrl);
+    let at_ms = clock.timestamp_ms();
+    lease.url = url;
+    events::emit_url_stated(object::id(lease), lease.provider, lease.url, at_ms);
+}
+
 // === Reads ===
 
 public fun min_stake(market: &Market): u64 { market.min_stake }
@@ -470,11 +489,37 @@ public fun lease_state_at(lease: &Lease, now_ms: u64): u8 {
 
 public fun cap_provider(cap: &ProviderCap): ID { cap.provider }
 
+public fun lease_url(lease: &Lease): String { lease.url }
+
 public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
     if (lease.last_deploy.is_some()) option::some(lease.last_deploy.borrow().commit) else option::none()
 }
 
 // === Internals ===
+
+/// 1–256 bytes of printable ASCII without spaces (0x21..0x7e), starting with http:// or https://.
+fun is_valid_url(bytes: &vector<u8>): bool {
+    let n = bytes.length();
+    if (n == 0 || n > MAX_TEXT_LENGTH) return false;
+    let mut i = 0;
+    while (i < n) {
+        let b = bytes[i];
+        if (b < 0x21 || b > 0x7e) return false;
+        i = i + 1;
+    };
+    starts_with(bytes, &b"http://") || starts_with(bytes, &b"https://")
+}
+
+fun starts_with(bytes: &vector<u8>, prefix: &vector<u8>): bool {
+    let n = prefix.length();
+    if (bytes.length() < n) return false;
+    let mut i = 0;
+    while (i < n) {
+        if (bytes[i] != prefix[i]) return false;
+        i = i + 1;
+    };
+    true
+}
 
 fun assert_cap(provider: &Provider, cap: &ProviderCap) {
     assert!(provider.version == VERSION, EWrongVersion);

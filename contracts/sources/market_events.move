@@ -104,6 +104,14 @@ public struct Deployed has copy, drop {
     at_ms: u64,
 }
 
+/// The lease's provider stated where the lease's app answers.
+public struct UrlStated has copy, drop {
+    lease: ID,
+    provider: ID,
+    url: String,
+    at_ms: u64,
+}
+
 public(package) fun emit_market_params_set(market: ID, min_stake: u64, unbonding_ms: u64, min_lease_ms: u64) {
     event::emit(MarketParamsSet { market, min_stake, unbonding_ms, min_lease_ms })
 }
@@ -181,4 +189,8 @@ public(package) fun emit_deployed(
     at_ms: u64,
 ) {
     event::emit(Deployed { lease, provider, repository, ref_name, commit, artifact, sha256, at_ms })
+}
+
+public(package) fun emit_url_stated(lease: ID, provider: ID, url: String, at_ms: u64) {
+    event::emit(UrlStated { lease, provider, url, at_ms })
 }

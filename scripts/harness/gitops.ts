@@ -60,10 +60,10 @@ export function within<T>(ms: number, probe: Promise<T>): Promise<T | undefined>
   return Promise.race([probe, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); })]).finally(() => clearTimeout(timer));
 }
 
-/** GET http://<host>:<port><path>: status and body, or the error's message as status 0. */
-export function httpGet(host: string, port: number, path = '/', timeoutMs = 3000): Promise<{ status: number; body: string }> {
+/** GET http://<host>:<port><path> (with `headers`, e.g. the Host an ingress routes by): status and body, or the error's message as status 0. */
+export function httpGet(host: string, port: number, path = '/', timeoutMs = 3000, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = request({ host, port, path, agent: false, timeout: timeoutMs }, (res) => {
+    const req = request({ host, port, path, agent: false, timeout: timeoutMs, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });

@@ -85,6 +85,11 @@ export interface ControllerRunOptions {
   leaderElection: boolean;
   providerKeySecret?: string;
   pollMs: number;
+  /**
+   * A JSON file holding the provider's offer (quota, limits, replica cap, images, build env, ingress, egress): with or
+   * without provider mode, it bounds apps' manifests, gives every build its env and exposes apps through Ingresses.
+   */
+  offerFile?: string;
   /** Provider mode: serve the leases of this provider (the key holds its ProviderCap). */
   provider?: ProviderModeOptions;
 }
@@ -93,8 +98,6 @@ export interface ProviderModeOptions {
   providerId: string;
   /** A JSON file holding the WalrusApp spec every lease's app starts from (replicas, port, build, run, health…). */
   appSpecFile?: string;
-  /** A JSON file holding the provider's offer (quota, limits, replica cap, images, build env, ingress, egress). */
-  offerFile?: string;
   intervalMs: number;
   claimEveryMs: number;
 }

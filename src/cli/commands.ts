@@ -10,6 +10,7 @@ import { extendCommand } from './lifetime.ts';
 import { initCommand } from './init.ts';
 import { leaseCommand } from './lease.ts';
 import { logCommand } from './log.ts';
+import { manifestCommand } from './manifest.ts';
 import { protectCommand, unprotectCommand } from './protect.ts';
 import { providerCommand } from './provider.ts';
 import { providersCommand } from './providers.ts';
@@ -37,6 +38,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   devnetCommand,
   checkoutCommand,
   artifactCommand,
+  manifestCommand,
   controllerCommand,
   providerCommand,
   providersCommand,

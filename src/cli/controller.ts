@@ -12,7 +12,7 @@ interface ControllerArgs extends CliArgs {
   'poll-ms': number;
   provider?: string;
   'provider-app-spec'?: string;
-  'provider-offer'?: string;
+  offer?: string;
   'provider-interval-ms': number;
   'claim-every-ms': number;
 }
@@ -38,7 +38,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       .option('poll-ms', { type: 'number', default: 1000, describe: 'how often new pushes are read from the chain' })
       .option('provider', { type: 'string', describe: "provider mode: serve the leases of this provider (the controller's key must hold its ProviderCap)" })
       .option('provider-app-spec', { type: 'string', describe: 'provider mode: JSON file with the WalrusApp spec every lease starts from (replicas, port, build, run, health)' })
-      .option('provider-offer', { type: 'string', describe: 'provider mode: JSON file with the offer every lease gets (quota, limits, replica cap, images, build env, ingress, egress)' })
+      .option('offer', { type: 'string', alias: 'provider-offer', describe: 'JSON file with the offer every app gets (replica cap, images, build env, ingress; in provider mode also quota, limits, egress)' })
       .option('provider-interval-ms', { type: 'number', default: 5000, describe: 'provider mode: how often the leases are read from the chain' })
       .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' }) as never,
   handler: async (argv) => {
@@ -48,13 +48,11 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
     const provider = argv.provider === undefined ? undefined : {
       providerId: argv.provider,
       appSpecFile: argv['provider-app-spec'],
-      offerFile: argv['provider-offer'],
       intervalMs: wholeAtLeast('--provider-interval-ms', argv['provider-interval-ms'], 100),
       claimEveryMs: wholeAtLeast('--claim-every-ms', argv['claim-every-ms'], 1000),
     };
     if (provider && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
     if (!provider && argv['provider-app-spec'] !== undefined) throw new UsageError('--provider-app-spec needs --provider');
-    if (!provider && argv['provider-offer'] !== undefined) throw new UsageError('--provider-offer needs --provider');
     const controller = await app.startController({
       kubeconfig: argv.kubeconfig,
       namespace: argv.namespace,
@@ -63,6 +61,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       leaderElection: argv['leader-elect'],
       providerKeySecret: argv['provider-key-secret'],
       pollMs: argv['poll-ms'],
+      offerFile: argv.offer,
       ...(provider ? { provider } : {}),
     });
     let stopping = false;

@@ -62,6 +62,7 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
       model.recordDeploy(ctx, l, c as ProviderCapValue, r, commit, artifact, sha256, now(clock));
       return done();
     }),
+    fn('state_url', [`&mut ${lease}`, `&${provider}`, `&${cap}`, STRING_TYPE, CLOCK], [], (ctx, [l, p, c, url, clock]) => (model.stateUrl(ctx, l, p, c, url, now(clock)), done())),
     marketGetter('min_stake', (m) => m.min_stake),
     marketGetter('unbonding_ms', (m) => m.unbonding_ms),
     marketGetter('min_lease_ms', (m) => m.min_lease_ms),
@@ -82,6 +83,7 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
     leaseGetter('lease_repository', ID_TYPE, (l) => l.repository),
     fn('lease_state_at', [`&${lease}`, 'u64'], ['u8'], (_ctx, [l, nowMs]) => done(model.leaseStateAt(l, nowMs))),
     fn('cap_provider', [`&${cap}`], [ID_TYPE], (_ctx, [c]) => done((c as ProviderCapValue).provider)),
+    leaseGetter('lease_url', STRING_TYPE, (l) => l.url),
     leaseGetter('last_deploy_commit', '0x1::option::Option<vector<u8>>', (l) => l.last_deploy?.commit.slice() ?? null),
   ];
 }

@@ -48,6 +48,8 @@ export const MarketAbortCode = {
   ENotHead: 19,
   /** An artifact's sha256 is 32 bytes. */
   EInvalidArtifact: 20,
+  /** A lease's URL is 1–256 bytes of printable ASCII (no spaces) starting with http:// or https://. */
+  EInvalidUrl: 21,
 } as const;
 
 export type MarketAbortName = keyof typeof MarketAbortCode;

@@ -42,6 +42,7 @@ export const Lease = bcs.struct('Lease', {
   settled_until_ms: U64,
   state: bcs.u8(),
   last_deploy: bcs.option(Deployment),
+  url: MoveString,
 });
 
 /** `Lease.state`. */
@@ -78,6 +79,8 @@ export const Deployed = bcs.struct('Deployed', {
   at_ms: U64,
 });
 
+export const UrlStated = bcs.struct('UrlStated', { lease: ID, provider: ID, url: MoveString, at_ms: U64 });
+
 /** Every event of the `market_events` module, by struct name. */
 export const MarketEvents = {
   MarketParamsSet,
@@ -92,6 +95,7 @@ export const MarketEvents = {
   Claimed,
   LeaseClosed,
   Deployed,
+  UrlStated,
 } as const;
 export type MarketEventName = keyof typeof MarketEvents;
 

@@ -185,6 +185,7 @@ export function openLease(ctx: MoveContext, market: MarketValue, provider: Provi
     settled_until_ms: now,
     state: LeaseState.open,
     last_deploy: null,
+    url: '',
   };
   provider.active_leases += 1n;
   emit(ctx, 'LeaseOpened', {
@@ -300,4 +301,25 @@ export function recordDeploy(
     sha256,
     at_ms: now,
   });
+}
+
+/** `state_url`: the lease's provider states where the app answers, while the lease is open. */
+export function stateUrl(ctx: MoveContext, lease: LeaseValue, provider: ProviderValue, cap: ProviderCapValue, url: string, now: bigint): void {
+  const fn = 'state_url';
+  check(lease.version === MARKET_VERSION, fn, 'EWrongVersion');
+  checkCap(fn, provider, cap);
+  check(provider.id === lease.provider, fn, 'EWrongProvider');
+  check(lease.state !== LeaseState.closed, fn, 'ELeaseClosed');
+  check(lease.state !== LeaseState.exhausted, fn, 'ELeaseExhausted');
+  check(isValidUrl(url), fn, 'EInvalidUrl');
+  lease.url = url;
+  emit(ctx, 'UrlStated', { lease: lease.id, provider: lease.provider, url, at_ms: now });
+}
+
+/** `is_valid_url`: 1–256 bytes of printable ASCII without spaces, starting with http:// or https://. */
+function isValidUrl(url: string): boolean {
+  const bytes = utf8.encode(url);
+  if (bytes.length === 0 || bytes.length > MAX_TEXT_LENGTH) return false;
+  if (bytes.some((b) => b < 0x21 || b > 0x7e)) return false;
+  return url.startsWith('http://') || url.startsWith('https://');
 }

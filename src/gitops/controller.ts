@@ -16,12 +16,15 @@ import { LABELS, MANAGED_BY } from './templates/index.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
+import { DEFAULT_OFFER, type ProviderOffer } from './provider/offer.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
   /** The chain: the heads of the apps' repositories and the push events that move them. */
   ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter' | 'latestPushCursor'>;
   templates: Templates;
+  /** What the provider allows an app's own manifest (its offer's replica cap); default DEFAULT_OFFER's. */
+  offer?: Pick<ProviderOffer, 'maxReplicas'>;
   /** The network this controller serves, and the package whose events it follows (the cursor's scope). */
   network: string;
   packageId: string;
@@ -176,13 +179,13 @@ export class Controller {
   }
 
   async #work(): Promise<void> {
-    const { cluster, templates, network, log } = this.#options;
+    const { cluster, templates, network, offer = DEFAULT_OFFER, log } = this.#options;
     for (;;) {
       const key = await this.queue.get();
       if (key === null) return;
       try {
         const result = await reconcile(key, {
-          cluster, templates, network, log,
+          cluster, templates, network, offer, log,
           app: (wanted) => {
             const [namespace, name] = wanted.split('/');
             return this.#apps.get({ namespace, name });

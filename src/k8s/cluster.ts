@@ -6,7 +6,7 @@
 import {
   ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
@@ -134,7 +134,7 @@ export class KubernetesCluster implements Cluster {
     }
   }
 
-  async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+  async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
     const resource = resourceOf(object.kind!);
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
       this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
@@ -192,7 +192,7 @@ export async function call<T>(verb: string, resource: string, namespace: string 
 /** The resource name of a kind, for messages (`NetworkPolicy` → `networkpolicies`). */
 export function resourceOf(kind: string): string {
   const lower = kind.toLowerCase();
-  return lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
+  return lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : lower.endsWith('s') ? `${lower}es` : `${lower}s`;
 }
 
 export async function orNull<T>(request: Promise<T>): Promise<T | null> {

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { V1NetworkPolicyPeer } from '@kubernetes/client-node';
 import type { ControllerRun, ControllerRunOptions } from '../cli/app.ts';
 import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
@@ -40,11 +39,11 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   };
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
+  const offer = providerOffer(options.offerFile);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
-  let offer: ProviderOffer | undefined;
   if (options.provider) {
-    const { providerId: given, appSpecFile, offerFile, intervalMs, claimEveryMs } = options.provider;
+    const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
     const market = await network.market();
     const own = await market.ownProviders();
@@ -52,7 +51,6 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       await network.close();
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
-    offer = providerOffer(offerFile);
     provider = new ProviderReconciler({
       market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
       ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
@@ -64,8 +62,8 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
     readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
-    // In provider mode an app in a tenant namespace is reachable from the offer's ingress controller only.
-    templates: createTemplates(tools, offer?.ingress ? { from: offer.ingress.from as V1NetworkPolicyPeer[] } : undefined),
+    templates: createTemplates(tools, offer),
+    offer,
     network: network.name,
     packageId: network.packageId,
     namespace: options.namespace ?? null,
@@ -95,19 +93,19 @@ function inClusterNamespace(): string | undefined {
   }
 }
 
-/** The provider's offer: the defaults when no file is given. */
+/** The provider's offer (`--offer`): the defaults when no file is given. */
 function providerOffer(file: string | undefined): ProviderOffer {
   if (file === undefined) return DEFAULT_OFFER;
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--provider-offer ${file}: ${messageOf(error)}`);
+    throw new UsageError(`--offer ${file}: ${messageOf(error)}`);
   }
   try {
     return parseOffer(parsed);
   } catch (error) {
-    if (error instanceof OfferError) throw new UsageError(`--provider-offer ${file}: ${error.message}`, error.data);
+    if (error instanceof OfferError) throw new UsageError(`--offer ${file}: ${error.message}`, error.data);
     throw error;
   }
 }

@@ -48,6 +48,8 @@ export interface LeaseInfo {
   settledUntilMs: number;
   state: LeaseState;
   lastDeploy: Deployment | null;
+  /** Where the provider serves the app (stated with `stateUrl`); empty until stated. */
+  url: string;
 }
 
 /** A `Deployed` event. */
@@ -57,6 +59,8 @@ export interface DeployedRecord extends Deployment {
   repository: string;
   ref: string;
   txDigest: string;
+  /** The URL the lease's provider states now (the lease's, not the record's: it may have moved since). */
+  url?: string;
 }
 
 /** What a settlement paid out, from the transaction's events. */
@@ -97,6 +101,8 @@ export interface MarketLedger {
   /** Closes as the tenant, or as the provider when the signer is not the tenant and holds the provider's cap. */
   close(leaseId: string): Promise<Payout>;
   recordDeploy(leaseId: string, commit: string, artifact: string, sha256: string): Promise<TxReceipt>;
+  /** The provider (the signer holds its cap) states where the lease's app answers. */
+  stateUrl(leaseId: string, url: string): Promise<TxReceipt>;
   /** Admin (AdminCap holder): take `amount` of the provider's stake for the tenant of `leaseId`. */
   slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt>;
   /** Admin (AdminCap holder). */

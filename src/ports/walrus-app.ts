@@ -126,11 +126,32 @@ export interface HeadStatus {
   transaction: string;
 }
 
-export type ReleaseResult = 'Released' | 'BuildFailed' | 'RolledBack';
+/** BuildFailed covers a failed build, failing tests and an invalid manifest; ManifestRefused a manifest beyond the offer. */
+export type ReleaseResult = 'Released' | 'BuildFailed' | 'ManifestRefused' | 'RolledBack';
+
+/**
+ * The app's own run settings (the `walrus` field of its package.json at the commit), as its build read them: only
+ * what the app said, beside where they came from (src/gitops/manifest/manifest.ts parses and checks them).
+ */
+export interface AppManifest {
+  /** The `walrus` field of package.json, or nothing (npm defaults only). */
+  source: 'package.json' | 'defaults';
+  /** Whether a lockfile is committed (the install is `npm ci` then). */
+  lockfile: boolean;
+  port?: number;
+  health?: { path?: string; periodSeconds?: number; failureThreshold?: number };
+  build?: string;
+  test?: string;
+  start?: string;
+  replicas?: number;
+  env?: Record<string, string>;
+}
 
 export interface HistoryEntry {
   commit: string;
   artifact?: Artifact;
+  /** The app's manifest at the commit (what it ran with, so a rollback runs it the same way). */
+  manifest?: AppManifest;
   result: ReleaseResult;
   /** RFC 3339. */
   time: string;
@@ -166,6 +187,10 @@ export interface WalrusAppStatus {
   history?: HistoryEntry[];
   /** The latest build of (commit, build config): which attempt runs or ended it, and why the one before failed. */
   build?: BuildStatus;
+  /** The app's own manifest at the built commit (package.json `walrus`), as its build read it. */
+  manifest?: AppManifest & { commit: string };
+  /** Where the app answers: its Ingress host under the provider's domain, set when the Ingress is applied. */
+  url?: string;
 }
 
 export interface WalrusApp {

@@ -26,6 +26,7 @@ const REASONS: Record<MarketAbortName, string> = {
   EWrongRepository: "the repository is not the lease's",
   ENotHead: "the commit is not the current value of the lease's ref in the repository",
   EInvalidArtifact: "an artifact's sha256 must be 32 bytes",
+  EInvalidUrl: "a lease's URL must be 1 to 256 bytes of printable ASCII without spaces, starting with http:// or https://",
 };
 
 /** The market refused a transaction (a Move abort in module `market`): `abortName` is the constant. */

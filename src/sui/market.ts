@@ -99,7 +99,7 @@ export class SuiMarket implements MarketLedger {
 
   async listDeployments(repositoryId: string): Promise<DeployedRecord[]> {
     const repository = normalizeSuiAddress(repositoryId);
-    return (await this.#events('Deployed'))
+    const records: DeployedRecord[] = (await this.#events('Deployed'))
       .map(({ bcs, digest }) => ({ event: MarketEvents.Deployed.parse(bcs), digest }))
       .filter(({ event }) => event.repository === repository)
       .map(({ event, digest }) => ({
@@ -113,6 +113,8 @@ export class SuiMarket implements MarketLedger {
         atMs: Number(event.at_ms),
         txDigest: digest,
       }));
+    const urls = new Map(await Promise.all([...new Set(records.map((record) => record.lease))].map(async (lease) => [lease, (await this.getLease(lease)).url] as const)));
+    return records.map((record) => (urls.get(record.lease) ? { ...record, url: urls.get(record.lease)! } : record));
   }
 
   async register(stake: bigint, pricePerMs: bigint, endpoint: string, attributes: Record<string, string>): Promise<TxReceipt & { providerId: string }> {
@@ -209,6 +211,15 @@ export class SuiMarket implements MarketLedger {
           tx.pure.u256(blobIdToU256(artifact)), tx.pure.vector('u8', [...Buffer.from(sha256, 'hex')]), tx.object(CLOCK),
         ],
       });
+    });
+    return { digest: result.digest };
+  }
+
+  async stateUrl(leaseId: string, url: string): Promise<TxReceipt> {
+    const lease = await this.getLease(leaseId);
+    const cap = await this.#capFor(lease.provider);
+    const result = await this.#submit(`stating the URL ${url} of lease ${leaseId}`, (tx) => {
+      tx.moveCall({ target: this.#target('state_url'), arguments: [tx.object(leaseId), tx.object(lease.provider), tx.object(cap), tx.pure.string(url), tx.object(CLOCK)] });
     });
     return { digest: result.digest };
   }
@@ -342,5 +353,6 @@ function leaseInfo(l: LeaseValue): LeaseInfo {
     settledUntilMs: Number(l.settled_until_ms),
     state: STATES[l.state] ?? 'closed',
     lastDeploy: l.last_deploy && { commit: hex(l.last_deploy.commit), artifact: u256ToBlobId(l.last_deploy.artifact), sha256: hex(l.last_deploy.sha256), atMs: Number(l.last_deploy.at_ms) },
+    url: l.url,
   };
 }

@@ -9,7 +9,7 @@ const addressing = suite('k8s node addressing');
 addressing('a run takes the same third octet in its pod, service and link subnets', () => {
   const s = subnetsFor(7);
   assert.equal([s.podCidr, s.serviceCidr, s.linkCidr], ['10.244.7.0/24', '10.96.7.0/24', '10.245.7.0/30']);
-  assert.equal([s.hostIp, s.nodeIp, s.bridgeIp, s.apiServiceIp], ['10.245.7.1', '10.245.7.2', '10.244.7.1', '10.96.7.1']);
+  assert.equal([s.hostIp, s.nodeIp, s.bridgeIp, s.apiServiceIp, s.ingressIp], ['10.245.7.1', '10.245.7.2', '10.244.7.1', '10.96.7.1', '10.244.7.254']);
   assert.ok(cidrsOverlap(s.linkCidr, `${s.hostIp}/32`) && cidrsOverlap(s.linkCidr, s.nodeIp));
   assert.throws(() => subnetsFor(0), /not in 1\.\.254/);
   assert.throws(() => subnetsFor(255), /not in 1\.\.254/);
@@ -36,7 +36,9 @@ addressing('CIDR overlap is computed on network boundaries', () => {
 addressing('pod addresses start after the bridge and skip those in use', () => {
   assert.is(nextPodIp('10.244.9.0/24', new Set()), '10.244.9.2');
   assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.2', '10.244.9.4'])), '10.244.9.3');
-  const full = new Set(Array.from({ length: 253 }, (_, i) => `10.244.9.${i + 2}`));
+  // The last addresses are the LoadBalancer pool's and the ingress stand-in's: a pod never gets them.
+  assert.equal([subnetsFor(9).loadBalancerPool[0], subnetsFor(9).loadBalancerPool.at(-1)], ['10.244.9.240', '10.244.9.253']);
+  const full = new Set(Array.from({ length: 238 }, (_, i) => `10.244.9.${i + 2}`));
   assert.throws(() => nextPodIp('10.244.9.0/24', full), /is full/);
 });
 

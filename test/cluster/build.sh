@@ -14,7 +14,7 @@ readonly CACHE_ROOT="${GRW_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/git-remote
 readonly CACHE="$CACHE_ROOT/kubernetes-$K8S_SOURCE_VERSION"
 readonly BIN="$CACHE/bin"
 readonly BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
-readonly RUN_PACKAGES=(etcd-server openssl iptables conntrack iproute2)
+readonly RUN_PACKAGES=(etcd-server openssl iptables conntrack iproute2 nginx-light)
 readonly BUILD_PACKAGES=(golang-1.19-go golang-github-modern-go-reflect2-dev rsync make tar gzip xz-utils)
 readonly GO_ROOT=/usr/lib/go-1.19
 

@@ -26,6 +26,7 @@ interface Ready {
   binDir: string;
   kubectl: string;
   hostIp: string;
+  ingress: string;
   podCidr: string;
   serviceCidr: string;
   nodeName: string;
@@ -65,6 +66,7 @@ async function up(): Promise<void> {
     `export PATH=${ready.binDir}:$PATH`,
     `# kubectl: ${ready.kubectl} (the one built with the plane; the PATH line puts it first)`,
     `# node ${ready.nodeName}: pods ${ready.podCidr}, services ${ready.serviceCidr}; bind test servers pods must reach to ${ready.hostIp}`,
+    `# ingress (nginx, class nginx): curl -H 'Host: <an Ingress host>' http://${ready.ingress}/`,
     `# logs: ${[runnerLog, ...ready.logs].join(' ')}`,
     `# stop: npm run k8s:down (this run: npm run k8s:down -- ${ready.runId})`,
   ].join('\n') + '\n');
@@ -85,8 +87,8 @@ async function serve(readyFile: string): Promise<void> {
   const ready: Ready = {
     runId: cluster.network.runId, kubeconfig: cluster.plane.kubeconfigPath,
     binDir: join(cluster.kubectl, '..'), kubectl: cluster.kubectl,
-    hostIp: cluster.network.hostIp, podCidr: cluster.network.podCidr, serviceCidr: cluster.network.serviceCidr,
-    nodeName: cluster.nodeName, logs: [cluster.logs.plane, cluster.logs.kubeProxy, cluster.stateDir],
+    hostIp: cluster.network.hostIp, ingress: cluster.ingress.address, podCidr: cluster.network.podCidr, serviceCidr: cluster.network.serviceCidr,
+    nodeName: cluster.nodeName, logs: [cluster.logs.plane, cluster.logs.kubeProxy, cluster.ingress.dir, cluster.stateDir],
   };
   await writeFile(readyFile, JSON.stringify(ready));
 }

@@ -83,6 +83,8 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       const prefix = c.id.repo === null ? [] : [...ID.serialize(w.repos.get(c.id.repo)!.id).toBytes()];
       return sealApproveLease(Uint8Array.from([...prefix, ...c.id.suffix]), w.repos.get(c.repo)!, w.leases.get(c.lease)!, w.caps.get(c.cap)!, now);
     }
+    case 'state_url':
+      return market.stateUrl(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, c.url, now);
   }
 }
 
@@ -154,6 +156,7 @@ function checkState(where: string, w: World, step: MarketStep): void {
     if (want.earned !== undefined) assert.is(l.earned.value, want.earned, `${where}: ${label}.earned`);
     if (want.settled_until_ms !== undefined) assert.is(l.settled_until_ms, want.settled_until_ms, `${where}: ${label}.settled_until_ms`);
     if (want.last_commit !== undefined) assert.equal(l.last_deploy?.commit ?? null, want.last_commit, `${where}: ${label}.last_commit`);
+    if (want.url !== undefined) assert.is(l.url, want.url, `${where}: ${label}.url`);
   }
 }
 

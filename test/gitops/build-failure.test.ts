@@ -25,6 +25,21 @@ classify('the build step exiting non-zero is the app\'s: BuildFailed, with the c
   assert.is(failure.summary, 'container build exited with code 1');
   assert.equal(failure.container, { pod: 'hello-b-1', name: 'build', exitCode: 1, message: 'npm error 404' });
 });
+classify('an invalid manifest and failing tests are the app\'s: ManifestInvalid, TestsFailed, with the step to quote', () => {
+  const steps = (manifest: V1ContainerState, tests: V1ContainerState): V1Pod => ({
+    metadata: { name: 'hello-b-1', creationTimestamp: new Date('2026-11-23T03:00:00Z') },
+    status: {
+      phase: 'Failed',
+      initContainerStatuses: [container('checkout', exited(0)), container('manifest', manifest), container('build', tests === waiting ? waiting : exited(0)), container('test', tests)],
+      containerStatuses: [container('pack', waiting)],
+    },
+  });
+  const invalid = classifyBuildFailure(failedJob(), [steps(exited(1), waiting)]);
+  assert.equal([invalid.kind, invalid.reason, invalid.container?.name], ['app', 'ManifestInvalid', 'manifest']);
+  const tests = classifyBuildFailure(failedJob(), [steps(exited(0), exited(1))]);
+  assert.equal([tests.kind, tests.reason, tests.container?.name], ['app', 'TestsFailed', 'test']);
+  assert.is(decideBuildRetry(tests, 1, new Date()).retry, false);
+});
 classify('checkout or pack exiting non-zero is the infrastructure\'s (the chain, Walrus, the node), named by step', () => {
   const checkout = classifyBuildFailure(failedJob(), [pod(exited(1, 'fatal: the devnet at http://h did not answer'), waiting, waiting)]);
   assert.equal([checkout.kind, checkout.reason, checkout.container?.name], ['infrastructure', 'CheckoutFailed', 'checkout']);

@@ -18,7 +18,7 @@ const TEMPLATE = { replicas: 2, port: 8080, build: { command: 'npm ci' } };
 function lease(n: number, fields: Partial<LeaseInfo> = {}): LeaseInfo {
   return {
     id: id(n), tenant: id(0x100 + (fields.tenant ? 0 : n)), provider: PROVIDER, repository: id(0x200 + n), ref: 'refs/heads/main',
-    pricePerMs: 10n, escrow: 1_000_000n, earned: 0n, settledUntilMs: 1000, state: 'open', lastDeploy: null, ...fields,
+    pricePerMs: 10n, escrow: 1_000_000n, earned: 0n, settledUntilMs: 1000, state: 'open', lastDeploy: null, url: '', ...fields,
   };
 }
 
@@ -43,7 +43,7 @@ function run(fields: Partial<PlanInput>): Action[] {
     .map((l) => [tenantNamespace(l.tenant), tenantIsolation(tenantNamespace(l.tenant), l.tenant, offer).hash]));
   return plan({
     providerId: PROVIDER, leases: [], apps: [], namespaces: [], nowMs: 2000, template: TEMPLATE, offer: DEFAULT_OFFER,
-    lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), isolated, ...fields,
+    lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), isolated, statedUrls: new Map(), ...fields,
   });
 }
 const kinds = (actions: Action[]) => actions.map((action) => action.kind);
@@ -167,6 +167,20 @@ test('claims: every claimEveryMs per lease, only when something accrued', () => 
   assert.is(claimable(l, 1500), 5000n);
   assert.is(claimable({ ...l, earned: 7n }, 1000), 7n);
   assert.is(claimable({ ...l, escrow: 100n }, 5000), 100n, 'never more than the escrow');
+});
+
+test('state_url: once the app serves (Ready) at a URL the lease does not state; again only when it changes', () => {
+  const l = lease(1);
+  const url = 'http://lease-1-abc.apps.example.com/';
+  const serving = (ready = 'True') => appOf(l, { ...released(oid(1), undefined, undefined, ready), url });
+  const stated = (actions: Action[]) => actions.filter((a) => a.kind === 'state-url');
+  assert.equal(stated(run({ leases: [l], apps: [serving()], namespaces: [tenantNamespace(l.tenant)] })), [{ kind: 'state-url', lease: l.id, url }]);
+  assert.equal(stated(run({ leases: [l], apps: [serving('False')], namespaces: [tenantNamespace(l.tenant)] })), [], 'not before it serves');
+  assert.equal(stated(run({ leases: [l], apps: [appOf(l, released(oid(1)))], namespaces: [tenantNamespace(l.tenant)] })), [], 'no URL: no ingress');
+  assert.equal(stated(run({ leases: [{ ...l, url }], apps: [serving()], namespaces: [tenantNamespace(l.tenant)] })), [], 'already on chain');
+  assert.equal(stated(run({ leases: [l], apps: [serving()], namespaces: [tenantNamespace(l.tenant)], statedUrls: new Map([[l.id, url]]) })), [], 'sent, not read back yet');
+  const moved = 'http://lease-1-abc.apps.other.example/';
+  assert.equal(stated(run({ leases: [{ ...l, url }], apps: [appOf(l, { ...released(oid(1)), url: moved })], namespaces: [tenantNamespace(l.tenant)] })), [{ kind: 'state-url', lease: l.id, url: moved }]);
 });
 
 test.run();

@@ -58,7 +58,7 @@ function cluster() {
 test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
   const lease: LeaseInfo = {
     id: id(1), tenant: id(2), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
   };
   const c = chain(lease);
   const k = cluster();
@@ -116,7 +116,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
 test('a lease out of funds by the clock is torn down and closed by the provider', async () => {
   const lease: LeaseInfo = {
     id: id(5), tenant: id(6), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 10n, escrow: 1000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
   };
   const c = chain(lease);
   const k = cluster();

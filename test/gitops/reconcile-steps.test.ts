@@ -11,8 +11,7 @@ import type { StepResult } from '../../src/gitops/reconcile/outcome.ts';
 import { STEPS, type Step } from '../../src/gitops/reconcile/reconcile.ts';
 import { BUILD_ATTEMPTS } from '../../src/gitops/reconcile/build-failure.ts';
 import { deadlineExceeded, progressing } from './support/fake-cluster.ts';
-import { createTemplates } from '../../src/gitops/templates/index.ts';
-import { addr, chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
+import { addr, chainHead, failedPod, Fixture, NAMESPACE, NO_MANIFEST, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
 import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
 import { chainReadAccess } from '../../src/gitops/reconcile/read-access.ts';
 import type { RepositoryInfo } from '../../src/ports/ledger.ts';
@@ -59,11 +58,13 @@ function table(name: string, rows: Row[]): void {
 
 const ready = (reason = 'Succeeded'): WalrusAppStatus['conditions'] => [{ type: 'Ready', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }];
 const artifact = { blobId: 'blob-1', sha256: SHA, size: 10 };
+const noManifest = JSON.parse(NO_MANIFEST) as { source: 'defaults'; lockfile: boolean };
 /** The status after oid(1) was built and released. */
 const released = (f: Fixture): WalrusAppStatus => ({
   conditions: ready(), observedGeneration: 1, lastAppliedRevision: oid(1),
   artifact: { commit: oid(1), configHash: f.configHash(), ...artifact },
-  history: [{ commit: oid(1), artifact, result: 'Released', time: '2026-01-01T00:00:00Z', message: '' }],
+  manifest: { commit: oid(1), ...noManifest },
+  history: [{ commit: oid(1), artifact, manifest: noManifest, result: 'Released', time: '2026-01-01T00:00:00Z', message: '' }],
 });
 const setStatus = (f: Fixture, status: WalrusAppStatus) => { f.app!.status = status; };
 const jobName = (f: Fixture, commit: string, attempt = 1) => f.templates.buildJobName(f.app!, commit, f.configHash(), attempt);
@@ -138,7 +139,7 @@ function privateChain(f: Fixture, options: { readers?: string[]; lease?: Partial
   const repository = { id: REPOSITORY_ID, name: 'shop', owner: addr(1), writers: [], readers: options.readers ?? [], private: true } as unknown as RepositoryInfo;
   const lease: LeaseInfo = {
     id: addr(9), tenant: addr(1), provider: addr(8), repository: REPOSITORY_ID, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n, earned: 0n,
-    settledUntilMs: 0, state: 'open', lastDeploy: null, ...options.lease,
+    settledUntilMs: 0, state: 'open', lastDeploy: null, url: '', ...options.lease,
   };
   const market = {
     getLease: async () => lease, clockMs: async () => options.nowMs ?? 500, ownProviders: async () => (options.holdsCap === false ? [] : [addr(8)]),
@@ -251,6 +252,39 @@ table('build', [
     then: (pass, f) => {
       assert.equal(pass.fact('artifact'), artifact);
       assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), ...artifact });
+      assert.equal(pass.fact('manifest'), noManifest);
+      assert.equal(pass.status.manifest, { commit: oid(1), ...noManifest });
+    },
+  },
+  {
+    name: 'the artifact is recorded but not the manifest it was built with (a status from before manifests) → built again',
+    given: (f) => { const status = released(f); delete status.manifest; setStatus(f, status); },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
+  },
+  {
+    name: 'the app\'s tests failed → Stalling TestsFailed; the commit is marked failed, with the test output\'s last lines',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.head = chainHead(oid(2));
+      f.jobs.push(f.job(oid(2), 'failed'));
+      const done = { terminated: { exitCode: 0 } };
+      f.cluster.pods.set(jobName(f, oid(2)), [{
+        metadata: { name: 'p2', creationTimestamp: new Date(Date.UTC(2026, 0, 1, 11)) },
+        status: {
+          phase: 'Failed',
+          initContainerStatuses: ['checkout', 'manifest', 'build'].map((name) => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state: done }))
+            .concat([{ name: 'test', image: '', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1 } } }]),
+          containerStatuses: [{ name: 'pack', image: '', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }],
+        },
+      }]);
+      f.cluster.logs.set('p2', 'not ok 2 - a regression\n# fail 1\n');
+    },
+    result: 'Stalling TestsFailed',
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      const built = pass.conditions.find((condition) => condition.type === 'Built')!;
+      assert.equal([built.status, built.reason], ['False', 'TestsFailed']);
+      assert.match(built.message, "the app's tests failed (exit code 1):\nnot ok 2 - a regression\n# fail 1");
     },
   },
   {
@@ -356,14 +390,15 @@ table('rollout', [
     then: (pass, f) => {
       assert.is(pass.status.lastAppliedRevision, oid(1));
       assert.equal(pass.status.history?.map((entry) => entry.result), ['Released']);
-      assert.equal(pass.fact('release'), { commit: oid(1), artifact });
+      assert.equal(pass.fact('release'), { commit: oid(1), artifact, manifest: noManifest });
+      assert.is(pass.status.url, undefined, 'no ingress in the offer: no URL');
       assert.match(f.logs.join('\n'), `${NAMESPACE}/web: ${oid(1).slice(0, 12)} released`);
     },
   },
   {
     name: 'the progress deadline passed → rolled back to the last good release: Stalling RolledBack, Remediated',
     given: (f) => {
-      setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact } });
+      setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact }, manifest: { commit: oid(2), ...noManifest } });
       f.head = chainHead(oid(2));
       f.cluster.deploymentStatus = deadlineExceeded;
     },
@@ -387,18 +422,62 @@ table('rollout', [
     name: 'in a tenant namespace, with the ingress controller known → its ingress allowance applied beside the Service',
     given: (f) => {
       built(f, false);
-      f.templates = createTemplates({}, { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] });
+      f.offer.ingress = { domain: 'apps.example.com', scheme: 'http', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], loadBalancer: false };
       f.cluster.namespaces.set(NAMESPACE, { 'market.walrus-git.dev/tenant': 'ab'.repeat(31) });
     },
-    result: 'Next', actions: (f) => [...applied(f), `apply networkpolicies ${NAMESPACE}/web`],
+    result: 'Next', actions: (f) => [...applied(f), `apply networkpolicies ${NAMESPACE}/web`, `apply ingresses ${NAMESPACE}/web`],
   },
   {
     name: 'outside a tenant namespace → no policy (one would isolate the app\'s pods)',
     given: (f) => {
       built(f, false);
-      f.templates = createTemplates({}, { from: [{ namespaceSelector: {} }] });
+      f.offer.ingress = { domain: 'apps.example.com', scheme: 'http', from: [{ namespaceSelector: {} }], loadBalancer: false };
     },
-    result: 'Next', actions: applied,
+    result: 'Next', actions: (f) => [...applied(f), `apply ingresses ${NAMESPACE}/web`],
+  },
+  {
+    name: 'the offer exposes apps → the Deployment runs the manifest\'s settings, the Ingress is applied, the URL is in the status',
+    given: (f) => {
+      f.offer.ingress = { domain: 'apps.example.com', scheme: 'http', from: [], loadBalancer: false };
+      setStatus(f, { ...released(f), manifest: { commit: oid(1), ...noManifest, source: 'package.json', port: 3000, replicas: 2 } });
+    },
+    result: 'Next',
+    actions: (f) => [...applied(f), `apply ingresses ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      assert.match(pass.status.url ?? '', /^http:\/\/web-[0-9a-f]{12}\.apps\.example\.com\/$/);
+      const deployment = f.cluster.applied.find((object) => object.kind === 'Deployment') as { spec: { replicas: number; template: { spec: { containers: { ports: { containerPort: number }[] }[] } } } };
+      assert.is(deployment.spec.replicas, 2);
+      assert.is(deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort, 3000);
+    },
+  },
+]);
+
+table('manifest', [
+  { name: 'no manifest → next step', given: (f) => setStatus(f, released(f)), result: 'Next' },
+  {
+    name: 'replicas within the offer → next step',
+    given: (f) => setStatus(f, { ...released(f), manifest: { commit: oid(1), ...noManifest, source: 'package.json', replicas: 5 } }), result: 'Next',
+  },
+  {
+    name: 'replicas beyond the offer → Stalling ManifestRefused naming the field; the commit is marked failed, nothing applied',
+    given: (f) => {
+      setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact }, manifest: { commit: oid(2), ...noManifest, source: 'package.json', replicas: 6 } });
+      f.head = chainHead(oid(2));
+    },
+    result: 'Stalling ManifestRefused', conditions: ['Ready: True Succeeded', 'Released: False ManifestRefused'],
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      assert.is(pass.status.history?.[0]?.result, 'ManifestRefused');
+      assert.is(pass.conditions.find((condition) => condition.type === 'Released')!.message, "package.json walrus.replicas asks for 6 replicas; the provider's offer allows at most 5");
+    },
+  },
+  {
+    name: 'the operator wrote replicas → the manifest\'s are not checked against the offer',
+    given: (f) => {
+      f.app!.spec.replicas = 9;
+      setStatus(f, { ...released(f), manifest: { commit: oid(1), ...noManifest, source: 'package.json', replicas: 6 } });
+    },
+    result: 'Next',
   },
 ]);
 

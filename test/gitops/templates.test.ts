@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
-import { API_VERSION, KIND, resolveSpec } from '../../src/gitops/api/types.ts';
+import { API_VERSION, KIND, PLAN_DIR, resolveSpec } from '../../src/gitops/api/types.ts';
 import type { WalrusApp, WalrusAppSpec } from '../../src/gitops/api/types.ts';
 import {
-  ANNOTATIONS, APP_DIR, appService, buildJob, buildJobName, createTemplates, dnsLabel, forwardingShell, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
+  ANNOTATIONS, APP_DIR, appHost, appIngress, appService, appUrl, buildJob, CLUSTER_ISSUER_ANNOTATION, buildJobName, createTemplates, dnsLabel, forwardingShell, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
   TERMINATION_MESSAGE_PATH, WORKSPACE,
 } from '../../src/gitops/templates/index.ts';
 import { REPO_ROOT } from '../support/e2e.ts';
@@ -32,18 +32,27 @@ const envOf = (container: V1Container) => Object.fromEntries((container.env ?? [
 
 const job = suite('buildJob');
 
-job('three steps in order: checkout (tool) → build (untrusted) → pack (tool, termination message)', () => {
+job('five steps in order: checkout (tool) → manifest (tool) → build, test (untrusted) → pack (tool, termination message)', () => {
   const app = appOf();
   const configHash = buildConfigHash(resolveSpec(app.spec));
   const built = buildJob(app, { commit: COMMIT, configHash }, { env: NETWORK, providerKey: KEY });
   const pod = built.spec!.template.spec!;
-  assert.equal(pod.initContainers!.map((c) => c.name), ['checkout', 'build']);
+  assert.equal(pod.initContainers!.map((c) => c.name), ['checkout', 'manifest', 'build', 'test']);
   assert.equal(pod.containers.map((c) => c.name), ['pack']);
-  const [checkout, build] = pod.initContainers!;
+  const [checkout, manifest, build, tests] = pod.initContainers!;
   const pack = pod.containers[0];
   assert.equal(checkout.command, ['git-walrus', 'checkout', 'walrus://0x2a/hello', WORKSPACE, '--commit', COMMIT]);
   assert.is(checkout.image, PROJECT_IMAGE);
-  assert.equal(build.command, ['sh', '-c', 'npm ci && npm run build --if-present && npm prune --omit=dev']);
+  // The manifest step plans the build and the tests; its report is its termination message.
+  assert.equal(manifest.command, ['git-walrus', 'manifest', WORKSPACE, '--plan', PLAN_DIR, '--termination-message', TERMINATION_MESSAGE_PATH]);
+  assert.is(manifest.terminationMessagePath, TERMINATION_MESSAGE_PATH);
+  assert.is(envOf(manifest).GIT_WALRUS_KEY, undefined);
+  assert.equal(build.command, ['sh', '-c', `sh ${PLAN_DIR}/build.sh`]);
+  assert.equal(tests.command, ['sh', '-c', `sh ${PLAN_DIR}/test.sh`]);
+  assert.is(tests.image, 'node:22');
+  // The app's steps read the plan, never write it.
+  for (const container of [build, tests]) assert.ok(container.volumeMounts!.some((m) => m.mountPath === PLAN_DIR && m.readOnly), container.name);
+  assert.ok(manifest.volumeMounts!.some((m) => m.mountPath === PLAN_DIR && !m.readOnly));
   assert.is(build.image, 'node:22');
   assert.is(build.workingDir, WORKSPACE);
   assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--repository', 'walrus://0x2a/hello', '--termination-message', TERMINATION_MESSAGE_PATH]);
@@ -248,5 +257,57 @@ run('the run shell passes SIGTERM on to the command and exits with its status (r
   assert.equal((await runShell('no-such-command-anywhere', false)).code, 127);
 });
 
+job("the provider's build env reaches the build and test steps, never overriding the steps' own", () => {
+  const buildEnv = [{ name: 'npm_config_registry', value: 'http://mirror:4873' }, { name: 'HOME', value: '/nope' }];
+  const pod = createTemplates({ env: NETWORK }, { buildEnv }).buildJob(appOf(), { commit: COMMIT, configHash: 'c'.repeat(10) }).spec!.template.spec!;
+  for (const name of ['build', 'test']) {
+    const env = envOf(pod.initContainers!.find((c) => c.name === name)!);
+    assert.is(env.npm_config_registry, 'http://mirror:4873', name);
+    assert.is(env.HOME, '/build-home', name);
+  }
+  assert.is(envOf(pod.initContainers!.find((c) => c.name === 'checkout')!).npm_config_registry, undefined);
+});
+
+const ingress = suite('appIngress');
+const INGRESS = { domain: 'apps.example.com', scheme: 'http' as const, from: [], loadBalancer: false };
+
+ingress('one host per app under the domain: stable, distinct across namespaces, a DNS label; every path to the Service', () => {
+  const app = appOf();
+  const host = appHost(app, INGRESS.domain);
+  assert.match(host, /^hello-[0-9a-f]{12}\.apps\.example\.com$/);
+  assert.is(appHost(appOf({ ref: 'v2' }), INGRESS.domain), host, 'the same app, the same host');
+  const other = { ...app, metadata: { ...app.metadata, namespace: 'other' } };
+  assert.is.not(appHost(other, INGRESS.domain), host);
+  const long = appOf({}, 'A.Very_Long.Name'.repeat(8));
+  assert.match(appHost(long, INGRESS.domain).split('.')[0]!, DNS_1035);
+  assert.ok(appHost(long, INGRESS.domain).split('.')[0]!.length <= 63);
+  const object = appIngress(app, INGRESS);
+  assert.is(object.apiVersion, 'networking.k8s.io/v1');
+  assert.is(object.metadata!.ownerReferences![0]!.kind, KIND);
+  assert.equal(object.spec!.rules, [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'hello', port: { number: 80 } } } }] } }]);
+  assert.is(object.spec!.tls, undefined);
+  assert.is(object.spec!.ingressClassName, undefined);
+  assert.is(appUrl(app, INGRESS), `http://${host}/`);
+});
+
+ingress('class, a wildcard TLS secret, or a cert-manager issuer (a secret of the app then)', () => {
+  const app = appOf();
+  const host = appHost(app, INGRESS.domain);
+  const tls = appIngress(app, { ...INGRESS, className: 'nginx', tlsSecretName: 'wildcard', scheme: 'https' });
+  assert.is(tls.spec!.ingressClassName, 'nginx');
+  assert.equal(tls.spec!.tls, [{ hosts: [host], secretName: 'wildcard' }]);
+  const issued = appIngress(app, { ...INGRESS, clusterIssuer: 'letsencrypt', scheme: 'https' });
+  assert.is(issued.metadata!.annotations![CLUSTER_ISSUER_ANNOTATION], 'letsencrypt');
+  assert.equal(issued.spec!.tls, [{ hosts: [host], secretName: 'hello-tls' }]);
+  assert.is(appUrl(app, { ...INGRESS, scheme: 'https' }), `https://${host}/`);
+  // No ingress in the offer: no Ingress, no URL.
+  assert.is(createTemplates({}).appIngress(app), null);
+  assert.is(createTemplates({}, { ingress: INGRESS }).appIngress(app)!.url, `http://${host}/`);
+  // A LoadBalancer Service too, when the offer asks for it.
+  assert.is(createTemplates({}, { ingress: INGRESS }).appService(app).spec!.type, 'ClusterIP');
+  assert.is(createTemplates({}, { ingress: { ...INGRESS, loadBalancer: true } }).appService(app).spec!.type, 'LoadBalancer');
+});
+
 job.run();
 run.run();
+ingress.run();

@@ -11,19 +11,20 @@ crd.after(() => cluster.stop());
 
 const REPO = `walrus://0x${'ab'.repeat(32)}`;
 
-crd('installs; the API server fills in every default and keeps status apart (subresource)', async () => {
+crd("installs; the API server fills in every default but the app manifest's fields, and keeps status apart (subresource)", async () => {
   const { kc, namespace } = await cluster.get();
   await installWalrusAppCrd(kc);
   const objects = kc.makeApiClient(CustomObjectsApi);
   const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
   await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'defaults' }, spec: { repository: REPO }, status: { lastAppliedRevision: 'x' } } });
   const app = (await objects.getNamespacedCustomObject({ ...where, name: 'defaults' })) as WalrusApp;
-  assert.is(app.spec.replicas, DEFAULTS.replicas);
-  assert.is(app.spec.port, DEFAULTS.port);
+  // Unset, so that the app's manifest may set them (a value here is the operator's and wins).
+  assert.is(app.spec.replicas, undefined);
+  assert.is(app.spec.port, undefined);
+  assert.is(app.spec.health, undefined);
   assert.is(app.spec.suspend, false);
-  assert.equal(app.spec.build, { command: DEFAULTS.build.command, image: DEFAULTS.build.image, timeout: DEFAULTS.build.timeout, resources: DEFAULTS.build.resources });
-  assert.equal(app.spec.run, DEFAULTS.run);
-  assert.equal(app.spec.health, DEFAULTS.health);
+  assert.equal(app.spec.build, { image: DEFAULTS.build.image, timeout: DEFAULTS.build.timeout, resources: DEFAULTS.build.resources });
+  assert.equal(app.spec.run, { image: DEFAULTS.run.image });
   assert.equal(app.spec.rollout, DEFAULTS.rollout);
   assert.is(app.status, undefined, 'status is not writable through the main resource');
 });
@@ -50,7 +51,7 @@ crd('validation refuses a bad port, a missing repository, a malformed pusher add
   await refused('replicas', { repository: REPO, replicas: 'two' }, 'spec.replicas');
 });
 
-crd('kubectl get walrusapps shows Ready, Revision, Status and Age from the status', async () => {
+crd('kubectl get walrusapps shows Ready, Revision, URL, Status and Age from the status', async () => {
   const { kc, namespace } = await cluster.get();
   await installWalrusAppCrd(kc);
   const objects = kc.makeApiClient(CustomObjectsApi);
@@ -60,10 +61,12 @@ crd('kubectl get walrusapps shows Ready, Revision, Status and Age from the statu
   const ready = { type: 'Ready', status: 'True', reason: 'Succeeded', message: 'serving c0ffee000000', lastTransitionTime: new Date().toISOString() };
   await objects.patchNamespacedCustomObjectStatus({ ...where, name: 'shown', body: { status: { lastAppliedRevision: revision, conditions: [ready] } } },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  await objects.patchNamespacedCustomObjectStatus({ ...where, name: 'shown', body: { status: { url: 'http://shown-0a1b2c3d4e5f.apps.example.com/' } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   const table = await kubectl(['get', 'walrusapps', '-n', namespace, 'shown']);
   const [header, row] = table.trim().split('\n');
-  assert.equal(header.split(/\s{2,}/), ['NAME', 'READY', 'REVISION', 'STATUS', 'AGE']);
-  assert.match(row, new RegExp(`^shown\\s+True\\s+${revision}\\s+serving c0ffee000000\\s+\\d+s$`));
+  assert.equal(header.split(/\s{2,}/), ['NAME', 'READY', 'REVISION', 'URL', 'STATUS', 'AGE']);
+  assert.match(row, new RegExp(`^shown\\s+True\\s+${revision}\\s+http://shown-0a1b2c3d4e5f\\.apps\\.example\\.com/\\s+serving c0ffee000000\\s+\\d+s$`));
   assert.match(await kubectl(['get', 'wapp', '-n', namespace, '-o', 'name']), 'walrusapp.gitops.walrus-git.dev/shown', 'the short name works');
 });
 

@@ -77,6 +77,7 @@ function needsRawCall(step: MarketStep, labels: Labels, owners: Map<string, stri
     if (c.cap !== own || owners.get(c.cap) !== step.sender) return true;
   }
   if (c.call === 'record_deploy') return c.repo !== lease!.repo;
+  if (c.call === 'state_url') return c.provider !== lease!.provider;
   if (c.call === 'close') return step.sender !== lease!.tenant;
   return false;
 }
@@ -107,6 +108,9 @@ async function rawCall(front: Front, ledger: SuiLedger, step: MarketStep, labels
             target: target('record_deploy'),
             arguments: [lease!, cap!, tx.object(labels.repos.get(c.repo)!), tx.pure.vector('u8', [...c.commit]), tx.pure.u256(c.artifact), tx.pure.vector('u8', [...c.sha256]), tx.object.clock()],
           });
+          break;
+        case 'state_url':
+          tx.moveCall({ target: target('state_url'), arguments: [lease!, provider!, cap!, tx.pure.string(c.url), tx.object.clock()] });
           break;
         default:
           throw new Error(`no hand-built form of ${c.call}`);
@@ -187,6 +191,9 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       case 'seal_approve_lease':
         // The lease's Seal policy is no transaction anyone sends: the key servers dry-run it (test/seal/).
         throw new Error(`${c.call} is not a market_scenarios.json call`);
+      case 'state_url':
+        digest = (await market.stateUrl(labels.leases.get(c.lease)!, c.url)).digest;
+        break;
     }
     return { outcome: 'ok', digest };
   } catch (error) {
@@ -275,6 +282,7 @@ for (const factory of [inProcess, grpcWebServer]) {
           if (want.earned !== undefined) assert.is(l.earned, want.earned, `${where}: ${label}.earned`);
           if (want.settled_until_ms !== undefined) assert.is(l.settledUntilMs, Number(base + want.settled_until_ms), `${where}: ${label}.settled_until_ms`);
           if (want.last_commit !== undefined) assert.is(l.lastDeploy?.commit ?? null, want.last_commit === null ? null : hex(want.last_commit), `${where}: ${label}.last_commit`);
+          if (want.url !== undefined) assert.is(l.url, want.url, `${where}: ${label}.url`);
         }
       }
     });

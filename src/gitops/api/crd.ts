@@ -20,30 +20,37 @@ const address: Schema = str({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const commit: Schema = str({ pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$' });
 const artifact: Record<string, Schema> = { blobId: str(), sha256: str({ pattern: '^[0-9a-f]{64}$' }), size: int({ minimum: 0 }) };
 
+/** The app's manifest as its build read it (manifest/manifest.ts). */
+const manifest: Record<string, Schema> = {
+  source: str(), lockfile: { type: 'boolean' }, port: int(), health: obj({ path: str(), periodSeconds: int(), failureThreshold: int() }),
+  build: str(), test: str(), start: str(), replicas: int(), env: { type: 'object', additionalProperties: str() },
+};
+
 const spec: Schema = obj({
   repository: str({ pattern: '^walrus://.+', description: 'walrus://<object id> or walrus://<owner>/<name>' }),
   ref: str({ description: "The ref to deploy; unset = the ref the repository's HEAD points to" }),
   network: str({ description: "The network of the repository; unset = the controller's" }),
-  replicas: int({ minimum: 0, default: DEFAULTS.replicas }),
-  port: int({ minimum: 1, maximum: 65535, default: DEFAULTS.port }),
+  // No defaults for what the app's manifest may set: a value here is the operator's, and wins over the manifest.
+  replicas: int({ minimum: 0, description: `unset = the app's manifest (walrus.replicas), else ${DEFAULTS.replicas}` }),
+  port: int({ minimum: 1, maximum: 65535, description: `unset = the app's manifest (walrus.port), else ${DEFAULTS.port}` }),
   env: { type: 'array', items: obj({ name: str({ minLength: 1 }), value: str(), valueFrom: freeForm }, { required: ['name'] }) },
   envFrom: { type: 'array', items: freeForm },
   resources: resources(),
   build: obj({
-    command: str({ minLength: 1, default: DEFAULTS.build.command }),
+    command: str({ minLength: 1, description: `unset = the install and the manifest's walrus.build (${DEFAULTS.build.command})` }),
     image: str({ minLength: 1, default: DEFAULTS.build.image }),
     timeout: int({ minimum: 1, default: DEFAULTS.build.timeout, description: 'Seconds before the build is stopped' }),
     resources: resources(DEFAULTS.build.resources as Schema),
   }, { default: {} }),
   run: obj({
-    command: str({ minLength: 1, default: DEFAULTS.run.command }),
+    command: str({ minLength: 1, description: `unset = the manifest's walrus.start, else ${DEFAULTS.run.command}` }),
     image: str({ minLength: 1, default: DEFAULTS.run.image }),
   }, { default: {} }),
   health: obj({
-    path: str({ pattern: '^/', default: DEFAULTS.health.path }),
-    periodSeconds: int({ minimum: 1, default: DEFAULTS.health.periodSeconds }),
-    failureThreshold: int({ minimum: 1, default: DEFAULTS.health.failureThreshold }),
-  }, { default: {} }),
+    path: str({ pattern: '^/', description: `unset = the manifest's walrus.health.path, else ${DEFAULTS.health.path}` }),
+    periodSeconds: int({ minimum: 1 }),
+    failureThreshold: int({ minimum: 1 }),
+  }),
   rollout: obj({
     maxSurge: intOrString({ default: DEFAULTS.rollout.maxSurge }),
     maxUnavailable: intOrString({ default: DEFAULTS.rollout.maxUnavailable }),
@@ -67,12 +74,14 @@ const status: Schema = obj({
   failedRevision: str(),
   history: {
     type: 'array', maxItems: 10,
-    items: obj({ commit, artifact: obj(artifact), result: str(), time: str({ format: 'date-time' }), message: str() }),
+    items: obj({ commit, artifact: obj(artifact), manifest: obj(manifest), result: str(), time: str({ format: 'date-time' }), message: str() }),
   },
   build: obj({
     commit, configHash: str(), attempt: int(), retryAt: str({ format: 'date-time' }),
     lastFailure: obj({ reason: str(), message: str(), time: str({ format: 'date-time' }) }),
   }),
+  manifest: obj({ commit, ...manifest }),
+  url: str(),
 });
 
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
@@ -95,6 +104,7 @@ export function walrusAppCrd() {
         additionalPrinterColumns: [
           { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
           { name: 'Revision', type: 'string', jsonPath: '.status.lastAppliedRevision' },
+          { name: 'URL', type: 'string', jsonPath: '.status.url' },
           { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message' },
           { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
         ],

@@ -10,7 +10,7 @@ import type { BuildSpec, EnvFromSource, EnvVar, HealthSpec, ResourceRequirements
 
 export { API_VERSION, FIELD_MANAGER, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from '../../ports/walrus-app.ts';
 export type {
-  Artifact, BuildSpec, BuildStatus, Condition, ConditionStatus, ConditionType, EnvFromSource, EnvVar, HeadStatus, HealthSpec, HistoryEntry, PolicySpec,
+  AppManifest, Artifact, BuildSpec, BuildStatus, Condition, ConditionStatus, ConditionType, EnvFromSource, EnvVar, HeadStatus, HealthSpec, HistoryEntry, PolicySpec,
   ReleaseResult, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec, WalrusAppStatus,
 } from '../../ports/walrus-app.ts';
 
@@ -37,18 +37,28 @@ export interface ResolvedSpec {
   suspend: boolean;
 }
 
-/** The defaults, also written into the CRD schema (so the API server fills them in). */
+/**
+ * Where the build's manifest step writes the scripts of the build and test steps (an emptyDir the app's steps read,
+ * outside the packed tree).
+ */
+export const PLAN_DIR = '/walrus-plan';
+
+/**
+ * The defaults. The fields an app's manifest may set (replicas, port, build and run commands, health) have no default
+ * in the CRD schema: a value there is the operator's and wins over the manifest; these apply when neither says.
+ */
 export const DEFAULTS = {
   replicas: 1,
   port: 8080,
   build: {
-    command: 'npm ci && npm run build --if-present && npm prune --omit=dev',
+    /** The install and build the manifest step planned (the manifest's `build`, else npm's defaults). */
+    command: `sh ${PLAN_DIR}/build.sh`,
     image: 'node:22',
     timeout: 600,
     resources: { limits: { cpu: '1', memory: '1Gi', 'ephemeral-storage': '2Gi' } } as ResourceRequirements,
   },
   run: { command: 'npm start', image: 'node:22' },
-  health: { path: '/healthz', periodSeconds: 5, failureThreshold: 3 },
+  health: { path: '/', periodSeconds: 5, failureThreshold: 3 },
   rollout: { maxSurge: 1 as number | string, maxUnavailable: 0 as number | string, progressDeadlineSeconds: 300 },
 } as const;
 

@@ -47,6 +47,8 @@ export interface PlanInput {
   claimEveryMs: number;
   /** Deploys recorded by this process whose transaction succeeded but may not show in `leases` yet: lease → deployKey. */
   recorded: ReadonlyMap<string, string>;
+  /** URLs stated by this process whose transaction succeeded but may not show in `leases` yet: lease → URL. */
+  statedUrls: ReadonlyMap<string, string>;
 }
 
 export type Action =
@@ -59,6 +61,8 @@ export type Action =
   /** The lease ran out of funds (or will have once settled now): close it as provider, which pays what it earned and frees the slot. */
   | { kind: 'close-lease'; lease: string }
   | { kind: 'record-deploy'; lease: string; commit: string; artifact: string; sha256: string }
+  /** The app serves at a URL the lease does not state yet: state it on chain (once per change). */
+  | { kind: 'state-url'; lease: string; url: string }
   | { kind: 'claim'; lease: string };
 
 /** Names of what serves a lease: a namespace per tenant, an app per lease (DNS labels, a letter first). */
@@ -128,6 +132,13 @@ export function releaseToRecord(lease: LeaseInfo, app: LeaseApp, recorded: Reado
   return { commit, artifact: artifact.blobId, sha256: artifact.sha256 };
 }
 
+/** The app's URL, once it serves (Ready) at one the lease does not state and this process has not stated yet. */
+export function urlToState(lease: LeaseInfo, app: LeaseApp, stated: ReadonlyMap<string, string>): string | null {
+  const url = app.status?.url;
+  if (!url || app.status?.conditions?.find((condition) => condition.type === 'Ready')?.status !== 'True') return null;
+  return url === lease.url || stated.get(lease.id) === url ? null : url;
+}
+
 export function plan(input: PlanInput): Action[] {
   const { providerId, nowMs } = input;
   const actions: Action[] = [];
@@ -170,6 +181,8 @@ export function plan(input: PlanInput): Action[] {
     }
     const release = current && releaseToRecord(lease, current, input.recorded);
     if (release) actions.push({ kind: 'record-deploy', lease: lease.id, ...release });
+    const url = current && urlToState(lease, current, input.statedUrls);
+    if (url) actions.push({ kind: 'state-url', lease: lease.id, url });
     const last = input.lastClaimMs.get(lease.id);
     if (last !== undefined && nowMs - last >= input.claimEveryMs && claimable(lease, nowMs) > 0n) actions.push({ kind: 'claim', lease: lease.id });
   }

@@ -38,6 +38,7 @@ export class ProviderReconciler implements Companion {
   readonly #options: ProviderReconcilerOptions;
   readonly #lastClaimMs = new Map<string, number>();
   readonly #recorded = new Map<string, string>();
+  readonly #statedUrls = new Map<string, string>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -76,6 +77,7 @@ export class ProviderReconciler implements Companion {
       if (lease.state !== 'open' || runsOutBy(lease, nowMs)) {
         this.#lastClaimMs.delete(lease.id);
         this.#recorded.delete(lease.id);
+        this.#statedUrls.delete(lease.id);
       } else if (!this.#lastClaimMs.has(lease.id)) {
         this.#lastClaimMs.set(lease.id, nowMs);
       }
@@ -95,6 +97,7 @@ export class ProviderReconciler implements Companion {
       lastClaimMs: this.#lastClaimMs,
       claimEveryMs: this.#options.claimEveryMs ?? 3_600_000,
       recorded: this.#recorded,
+      statedUrls: this.#statedUrls,
     });
     for (const action of actions) {
       try {
@@ -141,6 +144,12 @@ export class ProviderReconciler implements Companion {
         const receipt = await market.recordDeploy(action.lease, action.commit, action.artifact, action.sha256);
         this.#recorded.set(action.lease, deployKey(action.commit, action.artifact));
         log(`provider: lease ${action.lease}: recorded the deploy of ${action.commit} (artifact ${action.artifact}) (${receipt.digest})`);
+        return;
+      }
+      case 'state-url': {
+        const receipt = await market.stateUrl(action.lease, action.url);
+        this.#statedUrls.set(action.lease, action.url);
+        log(`provider: lease ${action.lease}: stated its URL ${action.url} (${receipt.digest})`);
         return;
       }
       case 'claim': {

@@ -1,9 +1,9 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { BUILD_STEP, CHECKOUT_STEP, PACK_STEP } from '../templates/build-job.ts';
+import { BUILD_STEP, CHECKOUT_STEP, MANIFEST_STEP, PACK_STEP, TEST_STEP } from '../templates/build-job.ts';
 
 /**
- * Why a build Job failed, and whose fault it was. The app's own build step exiting non-zero (or outgrowing its time or
- * storage) is the app's: retrying gives the same result, so the commit is marked failed at once. Anything else is the
+ * Why a build Job failed, and whose fault it was. The app's own build or test step exiting non-zero (or outgrowing its
+ * time or storage), or its manifest being invalid, is the app's: retrying gives the same result, so the commit is marked failed at once. Anything else is the
  * infrastructure's: the tool steps (checkout and pack reach the chain and Walrus), a pod that was evicted, deleted or
  * never got to run, a deadline the build step never reached. Those are transient as a rule, so the build is retried
  * with back-off in a new Job, a bounded number of times. A checkout the key servers refused (the lease closed or ran
@@ -76,6 +76,9 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
     const refused = failed.name === CHECKOUT_STEP ? accessRefusal(terminated.message) : undefined;
     if (refused) return { kind: 'access', reason: refused, summary: `the key servers refused the checkout (${summary})`, container };
+    // The manifest step only reads the checked-out tree: its failure is the manifest's content.
+    if (failed.name === MANIFEST_STEP) return { kind: 'app', reason: 'ManifestInvalid', summary: "the app's manifest (package.json walrus) is invalid", container };
+    if (failed.name === TEST_STEP) return { kind: 'app', reason: 'TestsFailed', summary: `the app's tests failed (exit code ${terminated.exitCode})`, container };
     const reason = failed.name === CHECKOUT_STEP ? 'CheckoutFailed' : failed.name === PACK_STEP ? 'PackFailed' : 'ToolFailed';
     return { kind: 'infrastructure', reason, summary, container };
   }

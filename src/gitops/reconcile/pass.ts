@@ -3,7 +3,8 @@ import { InternalError } from '../../core/errors.ts';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import type { PushEvent } from '../../ports/ledger.ts';
 import type { Release, Templates } from '../../ports/templates.ts';
-import { appKey, resolveSpec, type Artifact, type Condition, type HeadStatus, type ResolvedSpec, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
+import type { ProviderOffer } from '../provider/offer.ts';
+import { appKey, resolveSpec, type AppManifest, type Artifact, type Condition, type HeadStatus, type ResolvedSpec, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
 import type { EventRecorder } from '../events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
 import type { ReadAccessCheck } from './read-access.ts';
@@ -25,6 +26,8 @@ export interface ReconcileDeps {
   events: Pick<EventRecorder, 'record'>;
   /** The network the controller serves; an app naming another one is refused. */
   network: string;
+  /** What the provider allows an app's own manifest (manifest/precedence.ts). */
+  offer: Pick<ProviderOffer, 'maxReplicas'>;
   now(): Date;
   log(line: string): void;
 }
@@ -52,6 +55,8 @@ export interface Facts {
   build: PlannedBuild;
   /** build: the artifact of the head's commit, built now or earlier. */
   artifact: Artifact;
+  /** build: the app's manifest at the head's commit, as its build read it. */
+  manifest: AppManifest;
   /** rollout: the release the Deployment now runs. */
   release: Release;
 }

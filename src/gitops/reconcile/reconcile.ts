@@ -5,6 +5,7 @@ import { build } from './steps/build.ts';
 import { checkPolicy } from './steps/check-policy.ts';
 import { cleanUpJobs } from './steps/clean-up-jobs.ts';
 import { holdFailedRevision } from './steps/hold-failed-revision.ts';
+import { checkManifest } from './steps/manifest.ts';
 import { checkNetwork } from './steps/network.ts';
 import { planBuild } from './steps/plan-build.ts';
 import { checkReadAccess } from './steps/read-access.ts';
@@ -37,6 +38,7 @@ export const STEPS: readonly Step[] = [
   { name: 'clean-up-jobs', run: cleanUpJobs }, // build Jobs no longer wanted go
   { name: 'hold-failed-revision', run: holdFailedRevision }, // a head that failed keeps the last good release: Stalling
   { name: 'build', run: build }, // the artifact, from the status or a build Job: Waiting while it runs
+  { name: 'manifest', run: checkManifest }, // the app's manifest beyond the provider's offer: Stalling
   { name: 'rollout', run: rollout }, // the Deployment and Service applied: Waiting while it rolls, Stalling after a rollback
   { name: 'ready', run: markReady }, // Ready=True
 ];

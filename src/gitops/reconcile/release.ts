@@ -1,23 +1,41 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Release } from '../../ports/templates.ts';
 import type { WalrusAppStatus } from '../api/types.ts';
+import { applyManifest } from '../manifest/precedence.ts';
 import type { Pass } from './pass.ts';
 import { applyIngressAllowance } from './isolation.ts';
 
 /** The last release that rolled out, with its artifact (from the history), to roll back to. */
 export function lastGoodRelease(status: WalrusAppStatus): Release | null {
   const entry = status.history?.find((candidate) => candidate.result === 'Released' && candidate.artifact && candidate.commit === status.lastAppliedRevision);
-  return entry ? { commit: entry.commit, artifact: entry.artifact! } : null;
+  return entry ? { commit: entry.commit, artifact: entry.artifact!, ...(entry.manifest ? { manifest: entry.manifest } : {}) } : null;
 }
 
 /**
- * Applies the app's Deployment for `release`, its Service and, in a tenant namespace, its ingress allowance; returns
- * the Deployment as the API server has it now.
+ * Applies the app's Deployment for `release`, its Service, in a tenant namespace its ingress allowance, and when the
+ * provider exposes apps its Ingress (the URL goes to the status); returns the Deployment as the API server has it now.
+ * The app runs as the release's manifest says wherever the operator's spec says nothing.
  */
 export async function applyRelease(pass: Pass, release: Release): Promise<V1Deployment> {
   const { cluster, templates } = pass.deps;
-  const deployment = await cluster.apply(templates.runDeployment(pass.app, release));
-  await cluster.apply(templates.appService(pass.app));
-  await applyIngressAllowance(cluster, templates, pass.app);
+  const app = runningApp(pass, release);
+  const deployment = await cluster.apply(templates.runDeployment(app, release));
+  await cluster.apply(templates.appService(app));
+  await applyIngressAllowance(cluster, templates, app);
+  const exposed = templates.appIngress(app);
+  if (exposed) {
+    await cluster.apply(exposed.ingress);
+    pass.status.url = exposed.url;
+  } else {
+    delete pass.status.url;
+  }
   return deployment;
+}
+
+/** The app as `release` runs: its spec with the release's manifest where the operator wrote nothing. */
+function runningApp(pass: Pass, release: Release) {
+  if (!release.manifest) return pass.app;
+  const decision = applyManifest(pass.app, release.manifest, pass.deps.offer);
+  // A release that ran once but is beyond today's offer (a rollback target): the spec alone.
+  return decision.ok ? decision.app : pass.app;
 }

@@ -1,6 +1,6 @@
-import type { V1Container, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { resolveSpec } from '../api/types.ts';
-import type { WalrusApp } from '../api/types.ts';
+import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { PLAN_DIR, resolveSpec } from '../api/types.ts';
+import type { EnvVar, WalrusApp } from '../api/types.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
 import { containerSecurityContext, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';
@@ -11,17 +11,25 @@ export const WORKSPACE = '/workspace';
 export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
 /** The build pod's containers, in order: what the controller tells apart when a build fails (reconcile/build-failure.ts). */
 export const CHECKOUT_STEP = 'checkout';
+/** Reads the app's manifest at the commit, writes the build and test steps' scripts, reports it (manifest/manifest.ts). */
+export const MANIFEST_STEP = 'manifest';
 export const BUILD_STEP = 'build';
+/** The app's test command (or nothing), after the build and before the pack. */
+export const TEST_STEP = 'test';
 export const PACK_STEP = 'pack';
 /** The build container's HOME (npm's cache and logs): its own emptyDir, never shared with the tools. */
 const BUILD_HOME = '/build-home';
 
 /**
- * The build Job of (app, commit, build config) (docs/architecture.md, The GitOps controller). Three steps in order:
+ * The build Job of (app, commit, build config) (docs/architecture.md, The GitOps controller). Five steps in order:
  * `checkout` (init container, the project's tool: a clone with every pack verified against the chain, at the commit),
- * `build` (init container, the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool
- * again: the tree as a deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init
- * containers run one at a time and each must succeed, so pack never sees a half-built tree.
+ * `manifest` (the tool: the app's manifest read and checked, the build and test scripts written to PLAN_DIR, the
+ * manifest reported as its termination message), `build` (init container, the untrusted install and build, in
+ * spec.build.image: the planned script unless the operator wrote spec.build.command), `test` (the app's test command,
+ * same image), `pack` (the main container, the tool again: the tree as a deterministic tarball on Walrus,
+ * `{blobId, sha256, size}` as its termination message).
+ * Init containers run one at a time and each must succeed, so pack never sees a half-built or untested tree. The
+ * provider's `buildEnv` (a registry mirror, a proxy's CA bundle) reaches the build and test steps.
  *
  * The checkout step reads a private repository with the provider's key (as a reader, or as the provider of the app's
  * lease), and the pack step seals a private repository's artifact. The build step gets nothing it could abuse: no
@@ -31,7 +39,7 @@ const BUILD_HOME = '/build-home';
  * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout; the controller
  * decides itself whether a failure deserves another attempt (a new Job, `attempt` > 1: reconcile/build-failure.ts).
  */
-export function buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }, config: ToolConfig = {}): V1Job {
+export function buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }, config: ToolConfig = {}, buildEnv: readonly EnvVar[] = []): V1Job {
   const spec = resolveSpec(app.spec);
   const labels = labelsOf(app, 'build');
   const attempt = build.attempt ?? 1;
@@ -44,24 +52,32 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   // The build's HOME and /tmp are its own: nothing it leaves there reaches the pack step.
   const buildHome: V1Volume = { name: 'build-home', emptyDir: {} };
   const buildTmp: V1Volume = { name: 'build-tmp', emptyDir: {} };
+  const plan: V1Volume = { name: 'plan', emptyDir: {} };
   const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
-  const buildContainer: V1Container = {
-    name: BUILD_STEP,
+  const own = ['HOME', 'CI', 'npm_config_update_notifier', 'npm_config_fund'];
+  const appStep = (name: string, command: string): V1Container => ({
+    name,
     image: spec.build.image,
     imagePullPolicy: 'IfNotPresent',
-    command: ['sh', '-c', spec.build.command],
+    command: ['sh', '-c', command],
     workingDir: WORKSPACE,
     env: [
       { name: 'HOME', value: BUILD_HOME },
       { name: 'CI', value: 'true' },
       { name: 'npm_config_update_notifier', value: 'false' },
       { name: 'npm_config_fund', value: 'false' },
+      ...buildEnv.filter((variable) => !own.includes(variable.name)) as V1EnvVar[],
     ],
-    volumeMounts: [atWorkspace, { name: buildHome.name, mountPath: BUILD_HOME }, { name: buildTmp.name, mountPath: '/tmp' }],
+    volumeMounts: [
+      atWorkspace, { name: buildHome.name, mountPath: BUILD_HOME }, { name: buildTmp.name, mountPath: '/tmp' },
+      { name: plan.name, mountPath: PLAN_DIR, readOnly: true },
+    ],
     resources: spec.build.resources,
     securityContext: containerSecurityContext,
     terminationMessagePolicy: 'FallbackToLogsOnError',
-  };
+  });
+  const manifest = toolContainer(MANIFEST_STEP, ['manifest', WORKSPACE, '--plan', PLAN_DIR, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace, { name: plan.name, mountPath: PLAN_DIR }]);
+  manifest.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--repository', spec.repository, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
   pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   return {
@@ -88,10 +104,12 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
           securityContext: podSecurityContext,
           initContainers: [
             toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...leaseArgs(app)], config, [atWorkspace], { withKey: true }),
-            buildContainer,
+            manifest,
+            appStep(BUILD_STEP, spec.build.command),
+            appStep(TEST_STEP, `sh ${PLAN_DIR}/test.sh`),
           ],
           containers: [pack],
-          volumes: [workspace, buildHome, buildTmp, TOOL_HOME_VOLUME, TMP_VOLUME],
+          volumes: [workspace, plan, buildHome, buildTmp, TOOL_HOME_VOLUME, TMP_VOLUME],
         },
       },
     },

@@ -4,6 +4,9 @@ import type { Templates } from '../../ports/templates.ts';
 import { appNetworkPolicy } from './network-policy.ts';
 import { buildJob } from './build-job.ts';
 import { buildJobName } from './names.ts';
+import type { EnvVar } from '../api/types.ts';
+import type { ProviderOffer } from '../provider/offer.ts';
+import { appIngress, appUrl } from './ingress.ts';
 import type { ToolConfig } from './pods.ts';
 import { appService, runDeployment } from './run.ts';
 
@@ -13,18 +16,21 @@ import { appService, runDeployment } from './run.ts';
  * where the ingress controller's traffic comes from); the functions alone
  * give the tool containers no network settings (the tools then use their own default).
  */
-export function createTemplates(config: ToolConfig, ingress?: { from: readonly V1NetworkPolicyPeer[] }): Templates {
+export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress'] } = {}): Templates {
+  const ingress = offer.ingress;
   return {
-    buildJob: (app, build) => buildJob(app, build, config),
+    buildJob: (app, build) => buildJob(app, build, config, offer.buildEnv),
     runDeployment: (app, release) => runDeployment(app, release, config),
-    appService,
-    ...(ingress ? { appNetworkPolicy: (app: WalrusApp) => appNetworkPolicy(app, ingress.from) } : {}),
+    appService: (app) => appService(app, { loadBalancer: ingress?.loadBalancer === true }),
+    appIngress: (app) => (ingress ? { ingress: appIngress(app, ingress), url: appUrl(app, ingress) } : null),
+    ...(ingress ? { appNetworkPolicy: (app: WalrusApp) => appNetworkPolicy(app, ingress.from as V1NetworkPolicyPeer[]) } : {}),
     buildJobName,
   };
 }
 
 export { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from './build-job.ts';
 export { appNetworkPolicy } from './network-policy.ts';
+export { appHost, appIngress, appUrl, CLUSTER_ISSUER_ANNOTATION } from './ingress.ts';
 export { appService, runDeployment, APP_DIR, PORT_NAME, SERVICE_PORT } from './run.ts';
 export { ANNOTATIONS, LABELS, MANAGED_BY, PROJECT_IMAGE, PROJECT_VERSION, appResourceName, buildJobName, dnsLabel, labelsOf, selectorLabels } from './names.ts';
 export { forwardingShell, RUN_AS } from './pods.ts';

@@ -79,14 +79,17 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
   };
 }
 
-/** The app's ClusterIP Service: port 80 to the pods' `http` port. */
-export function appService(app: WalrusApp): V1Service {
+/**
+ * The app's Service: port 80 to the pods' `http` port; ClusterIP, or LoadBalancer when the provider's offer exposes
+ * apps that way too (an address from the cluster's load balancer, e.g. MetalLB).
+ */
+export function appService(app: WalrusApp, options: { loadBalancer?: boolean } = {}): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: appResourceName(app), namespace: app.metadata.namespace, labels: labelsOf(app, 'run'), ownerReferences: [ownerReference(app)] },
     spec: {
-      type: 'ClusterIP',
+      type: options.loadBalancer ? 'LoadBalancer' : 'ClusterIP',
       selector: selectorLabels(app, 'run'),
       ports: [{ name: PORT_NAME, port: SERVICE_PORT, targetPort: PORT_NAME, protocol: 'TCP' }],
     },

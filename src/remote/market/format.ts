@@ -86,6 +86,7 @@ export function formatLease(lease: LeaseInfo, nowMs: number): string {
   ];
   if (lease.state === 'open') lines.push(`funded until ${time(fundedUntilMs(lease))}`);
   lines.push(lease.lastDeploy ? `deployed    ${lease.lastDeploy.commit} as ${lease.lastDeploy.artifact} at ${time(lease.lastDeploy.atMs)}` : 'deployed    nothing yet');
+  lines.push(`url         ${lease.url || 'none stated yet (the provider states it once the app serves)'}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -102,7 +103,7 @@ export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
     .map(({ record: r, problems, unchecked }) => {
-      const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}`;
+      const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${r.url}` : ''}`;
       if (problems === undefined) return head;
       if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
       if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;

@@ -22,6 +22,10 @@ export interface RunSubnets {
   readonly bridgeIp: string;
   /** The `kubernetes` Service's ClusterIP (the first address of serviceCidr), as the apiserver allocates it. */
   readonly apiServiceIp: string;
+  /** The ingress stand-in's address on the bridge: the pod CIDR's last, never given to a pod. */
+  readonly ingressIp: string;
+  /** Addresses for LoadBalancer Services (the pod CIDR's .240–.253, never given to a pod): kube-proxy DNATs them. */
+  readonly loadBalancerPool: readonly string[];
 }
 
 export function subnetsFor(index: number): RunSubnets {
@@ -35,6 +39,8 @@ export function subnetsFor(index: number): RunSubnets {
     nodeIp: `10.245.${index}.2`,
     bridgeIp: `10.244.${index}.1`,
     apiServiceIp: `10.96.${index}.1`,
+    ingressIp: `10.244.${index}.254`,
+    loadBalancerPool: Array.from({ length: 14 }, (_, i) => `10.244.${index}.${240 + i}`),
   };
 }
 
@@ -77,11 +83,12 @@ export function nextPodIp(podCidr: string, inUse: ReadonlySet<string>): string {
   const { base, bits } = parseCidr(podCidr);
   if (bits !== 24) throw new RangeError(`pod CIDR ${podCidr} is not a /24`);
   const prefix = [base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255].join('.');
-  for (let host = 2; host <= 254; host++) {
+  // .240–.253 are LoadBalancer addresses, .254 the ingress stand-in's (RunSubnets).
+  for (let host = 2; host <= 239; host++) {
     const ip = `${prefix}.${host}`;
     if (!inUse.has(ip)) return ip;
   }
-  throw new RangeError(`pod CIDR ${podCidr} is full (253 pods)`);
+  throw new RangeError(`pod CIDR ${podCidr} is full (238 pods)`);
 }
 
 export interface RunNames {
@@ -108,6 +115,9 @@ export function podKey(podUid: string): string {
 }
 
 export const podNetnsName = (runId: string, podUid: string) => `${runNames(runId).tag}-${podKey(podUid)}`;
+/** The ingress stand-in's namespace and its port on the bridge (not hex: never a pod's). */
+export const ingressNetnsName = (runId: string) => `${runNames(runId).tag}-ingress`;
+export const INGRESS_BRIDGE_PORT = 'vingress';
 /** The pod's veth end on the bridge, in the node namespace (so other runs' ports never clash with it). */
 export const podBridgePort = (podUid: string) => `v${podKey(podUid)}`;
 

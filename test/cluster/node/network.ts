@@ -12,7 +12,7 @@ import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { RunSubnets } from './addressing.ts';
-import { chooseSubnets, hostRules, nextPodIp, podBridgePort, podNetnsName, runNames, subnetsFor } from './addressing.ts';
+import { chooseSubnets, hostRules, ingressNetnsName, INGRESS_BRIDGE_PORT, nextPodIp, podBridgePort, podNetnsName, runNames, subnetsFor } from './addressing.ts';
 import { sweepDeadRuns, removeNetns, teardownRun } from './cleanup.ts';
 import { NodeNetworkError, ipBatch, sh } from './exec.ts';
 import type { RunState } from './run-state.ts';
@@ -32,6 +32,17 @@ export interface NodeNetwork {
   readonly nodeNetns: string;
   /** The `kubernetes` Service's ClusterIP (first address of serviceCidr). */
   readonly apiServiceIp: string;
+  /** The ingress stand-in's address on the bridge (reserved: no pod gets it). */
+  readonly ingressIp: string;
+  /** Addresses the test cluster gives LoadBalancer Services (reserved: no pod gets them). */
+  readonly loadBalancerPool: readonly string[];
+  /**
+   * Creates (idempotently) the ingress stand-in's namespace `grw-<run>-ingress` with ingressIp on the bridge, like a
+   * pod's: its traffic to pods comes from ingressIp, never from the node.
+   */
+  attachIngress(): Promise<{ ip: string; netns: string }>;
+  /** Spawns a process inside the ingress namespace. */
+  spawnInIngress(command: string, args: string[], options: SpawnOptions): ChildProcess;
   /** Creates (idempotently) the pod's network namespace with its veth on the bridge; returns its IP. */
   attachPod(podUid: string): Promise<{ ip: string; netnsPath: string }>;
   /** Removes the pod's namespace and veth (killing anything still running in it); idempotent. */
@@ -125,6 +136,20 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
     runId, nodeNetns,
     podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp, bridgeIp: subnets.bridgeIp,
     apiServiceIp: subnets.apiServiceIp,
+    ingressIp: subnets.ingressIp,
+    loadBalancerPool: subnets.loadBalancerPool,
+    async attachIngress() {
+      if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; the ingress cannot be attached`);
+      const netns = ingressNetnsName(runId);
+      if (existsSync(`/run/netns/${netns}`)) await removeNetns(netns);
+      await sh('ip', ['netns', 'add', netns]);
+      await ipBatch([`link add ${INGRESS_BRIDGE_PORT} type veth peer name eth0 netns ${netns}`, `link set ${INGRESS_BRIDGE_PORT} master cbr0 up`], nodeNetns);
+      await ipBatch(['link set lo up', `addr add ${subnets.ingressIp}/24 dev eth0`, 'link set eth0 up', `route add default via ${subnets.bridgeIp}`], netns);
+      return { ip: subnets.ingressIp, netns };
+    },
+    spawnInIngress(command, args, options) {
+      return spawn('ip', ['netns', 'exec', ingressNetnsName(runId), command, ...args], options);
+    },
     attachPod(podUid) {
       let attached = pods.get(podUid);
       if (!attached) {

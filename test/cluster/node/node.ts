@@ -13,6 +13,10 @@ import type { ControlPlane } from '../control-plane.ts';
 import { ensureBinaries, startControlPlane } from '../control-plane.ts';
 import type { Kubelet } from '../kubelet/kubelet.ts';
 import { startKubelet } from '../kubelet/kubelet.ts';
+import type { IngressStandIn } from '../ingress/ingress.ts';
+import { startIngress } from '../ingress/ingress.ts';
+import type { LoadBalancers } from '../ingress/load-balancer.ts';
+import { startLoadBalancers } from '../ingress/load-balancer.ts';
 import type { ApiRelay } from './api-relay.ts';
 import { startApiRelay } from './api-relay.ts';
 import type { KubeProxy } from './kube-proxy.ts';
@@ -33,10 +37,12 @@ export interface Cluster {
   /** The run's temporary files (kubelet state, pod logs, kube-proxy log). */
   readonly stateDir: string;
   readonly kubelet: Kubelet;
+  /** The ingress controller stand-in (nginx on the bridge): `http://<ingress.address>/` with a `Host:` header. */
+  readonly ingress: IngressStandIn;
   readonly logs: { readonly plane: string; readonly kubeProxy: string };
   /** Seconds from the start of startCluster at which each part was ready. */
   readonly timings: Readonly<Record<string, number>>;
-  /** Stops kube-proxy, the kubelet, the relay and the plane, then removes the network and the run. */
+  /** Stops the ingress, kube-proxy, the kubelet, the relay and the plane, then removes the network and the run. */
   stop(): Promise<void>;
 }
 
@@ -59,7 +65,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let kubelet: Kubelet | undefined;
   let proxy: KubeProxy | undefined;
   let netpol: NetworkPolicyEnforcer | undefined;
+  let ingress: IngressStandIn | undefined;
+  let loadBalancers: LoadBalancers | undefined;
   const stop = async () => {
+    await loadBalancers?.stop();
+    await ingress?.stop();
     await netpol?.stop();
     await proxy?.stop();
     await kubelet?.stop();
@@ -92,9 +102,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     kc.loadFromFile(plane.kubeconfigPath);
     netpol = await startNetworkPolicyEnforcer({ kc, network, log });
     lap('netpol');
-    log(`k8s: cluster up in ${timings.netpol.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
+    const standIn = await startIngress({ network, kubeconfigPath: plane.kubeconfigPath, stateDir, log });
+    ingress = standIn;
+    network.record((state) => { state.processes.push(standIn.process); });
+    loadBalancers = await startLoadBalancers({ kubeconfigPath: plane.kubeconfigPath, pool: network.loadBalancerPool, log });
+    lap('ingress');
+    log(`k8s: cluster up in ${timings.ingress.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
-      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started,
+      network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started, ingress: standIn,
       logs: { plane: plane.dir, kubeProxy: kubeProxyLog }, timings, stop,
     };
   } catch (err) {

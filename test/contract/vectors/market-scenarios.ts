@@ -30,7 +30,8 @@ export type MarketCall =
   | { call: 'claim' | 'provider_close'; lease: string; provider: string; cap: string }
   | { call: 'close'; lease: string; provider: string }
   | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array }
-  | { call: 'seal_approve_lease'; id: KeyId; repo: string; lease: string; cap: string };
+  | { call: 'seal_approve_lease'; id: KeyId; repo: string; lease: string; cap: string }
+  | { call: 'state_url'; lease: string; provider: string; cap: string; url: string };
 
 export const LEASE_STATES = ['open', 'exhausted', 'closed'] as const;
 
@@ -51,6 +52,8 @@ export interface ExpectedLease {
   settled_until_ms?: bigint;
   /** The last deployed commit, null before any deploy. */
   last_commit?: Uint8Array | null;
+  /** The URL its provider stated ('' before any). */
+  url?: string;
 }
 
 export interface MarketStep {
@@ -162,6 +165,11 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
         cap: provider(a.cap ?? labels.leases.get(l)),
       };
     }
+    case 'state_url': {
+      const p = leaseProvider();
+      if (typeof a.url !== 'string') fail(where, 'expected url to be a string');
+      return { call: name, lease: lease(), provider: p, cap: provider(a.cap ?? p), url: a.url };
+    }
     default:
       return fail(where, `unknown call ${name}`);
   }
@@ -182,6 +190,7 @@ function expectedLease(l: any, where: string): ExpectedLease {
   }
   for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
   if (l.last_commit !== undefined) out.last_commit = l.last_commit === null ? null : hex(l.last_commit, where);
+  if (l.url !== undefined) out.url = String(l.url);
   return out;
 }
 

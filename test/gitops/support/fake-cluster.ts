@@ -3,7 +3,7 @@
  * expected-actions tests: every write is recorded as `verb resource namespace/name`, reads answer from what the test
  * put in, and any call can be made to fail (`failOn`) to inject a fault.
  */
-import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ConflictError } from '../../../src/gitops/errors.ts';
 import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
@@ -65,6 +65,8 @@ function keyOf(object: KubernetesObject): string {
 export class FakeCluster implements Cluster {
   /** Every write, in order: `create jobs ns/name`, `apply deployments ns/name`, `patch walrusapps/status ns/name`, … */
   readonly actions: string[] = [];
+  /** Every object applied, in order. */
+  readonly applied: KubernetesObject[] = [];
   readonly statuses: WalrusAppStatus[] = [];
   readonly events: CoreV1Event[] = [];
   readonly informers: { [K in keyof WatchedKinds]: FakeInformer<WatchedKinds[K]> } = {
@@ -133,7 +135,8 @@ export class FakeCluster implements Cluster {
     return this.admission(pod);
   }
 
-  async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+  async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+    this.applied.push(object);
     this.#call('apply', `apply ${resourceOf(object.kind!)} ${object.metadata!.namespace}/${object.metadata!.name}`);
     if (object.kind !== 'Deployment') return object;
     const deployment = { ...object, metadata: { ...object.metadata, generation: 1 } } as V1Deployment;

@@ -8,6 +8,8 @@ import { buildConfigHash } from '../../../src/gitops/api/build-config.ts';
 import { API_VERSION, KIND, resolveSpec, type WalrusApp, type WalrusAppSpec, type WalrusAppStatus } from '../../../src/gitops/api/types.ts';
 import { Pass, type ReconcileDeps } from '../../../src/gitops/reconcile/pass.ts';
 import { createTemplates } from '../../../src/gitops/templates/index.ts';
+import type { ProviderOffer } from '../../../src/gitops/provider/offer.ts';
+import type { Templates } from '../../../src/ports/templates.ts';
 import type { ChainHead } from '../../../src/gitops/watch/head-reader.ts';
 import type { ReadAccessCheck } from '../../../src/gitops/reconcile/read-access.ts';
 import type { PushEvent } from '../../../src/ports/ledger.ts';
@@ -42,7 +44,9 @@ export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
 
 export class Fixture {
   readonly cluster = new FakeCluster();
-  templates = createTemplates({});
+  /** The provider's offer: the replica cap manifests get, and (set it before the first pass) the ingress. */
+  offer: { maxReplicas: number; ingress?: ProviderOffer['ingress'] } = { maxReplicas: 5 };
+  #templates: Templates | undefined;
   readonly follows: string[] = [];
   readonly logs: string[] = [];
   /** `Type Reason: message`, as recorded. */
@@ -56,6 +60,11 @@ export class Fixture {
 
   constructor(app?: WalrusApp) {
     this.app = app;
+  }
+
+  get templates(): Templates {
+    this.#templates ??= createTemplates({}, this.offer);
+    return this.#templates;
   }
 
   deps(): ReconcileDeps {
@@ -72,6 +81,7 @@ export class Fixture {
       ...(this.readAccess ? { readAccess: this.readAccess } : {}),
       events: { record: async (_app, type, reason, message) => { this.events.push(`${type} ${reason}: ${message.split('\n')[0]}`); } },
       network: 'devnet',
+      offer: this.offer,
       now: () => this.now,
       log: (line) => { this.logs.push(line); },
     };
@@ -99,11 +109,21 @@ export class Fixture {
 const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
 const exited = (exitCode: number, message?: string): V1ContainerState => ({ terminated: { exitCode, ...(message ? { message } : {}) } });
 
-/** A build pod whose checkout and build exited 0 and whose pack step reported `message` (the artifact, as JSON). */
-export function packedPod(name: string, message: string | undefined): V1Pod {
+/** The manifest step's report of an app with no manifest (a lockfile committed). */
+export const NO_MANIFEST = JSON.stringify({ source: 'defaults', lockfile: true });
+
+/**
+ * A build pod whose steps exited 0, whose manifest step reported `manifest` and whose pack step reported `message`
+ * (the artifact, as JSON).
+ */
+export function packedPod(name: string, message: string | undefined, manifest: string = NO_MANIFEST): V1Pod {
   return {
     metadata: { name },
-    status: { phase: 'Succeeded', initContainerStatuses: [container('checkout', exited(0)), container('build', exited(0))], containerStatuses: [container('pack', exited(0, message))] },
+    status: {
+      phase: 'Succeeded',
+      initContainerStatuses: [container('checkout', exited(0)), container('manifest', exited(0, manifest)), container('build', exited(0)), container('test', exited(0))],
+      containerStatuses: [container('pack', exited(0, message))],
+    },
   };
 }
 

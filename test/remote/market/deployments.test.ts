@@ -46,6 +46,12 @@ verify('names an artifact that does not match its sha256, or cannot be read', as
   assert.match(formatDeployments(lines), /PROBLEM: artifact gone/);
 });
 
+verify('a record shows the URL its lease states now; none when the provider stated none', () => {
+  const url = 'http://lease-3-0a1b2c3d4e5f.apps.example.com/';
+  assert.match(formatDeployments([{ record: { ...record(A, 200), url } }]), new RegExp(`\\n    url ${url}\\n$`));
+  assert.not.match(formatDeployments([{ record: record(A, 200) }]), /url/);
+});
+
 verify.run();
 
 const duration = suite('formatDuration');

@@ -2,6 +2,7 @@ import { BuildResultError } from '../../errors.ts';
 import { recordHistory } from '../conditions.ts';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
 import { jobOutcome, parseArtifact } from '../build-result.ts';
+import { parseManifestReport } from '../manifest-report.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
@@ -20,9 +21,11 @@ export async function build(pass: Pass): Promise<StepResult> {
   const planned = pass.fact('build');
   const { commit, configHash, jobName, attempt } = planned;
   const { deps, app, status } = pass;
-  if (status.artifact?.commit === commit && status.artifact.configHash === configHash) {
+  if (status.artifact?.commit === commit && status.artifact.configHash === configHash && status.manifest?.commit === commit) {
     const { blobId, sha256, size } = status.artifact;
+    const { commit: _commit, ...manifest } = status.manifest;
     pass.learn('artifact', { blobId, sha256, size });
+    pass.learn('manifest', manifest);
     return NEXT;
   }
   const short = commit.slice(0, 12);
@@ -48,10 +51,15 @@ export async function build(pass: Pass): Promise<StepResult> {
   if (outcome === 'running') return waiting('Building', `building ${short} in job ${jobName}${ofAttempts}`, WATCH_PROGRESS_MS);
   if (outcome === 'succeeded') {
     try {
-      const artifact = parseArtifact(jobName, await deps.cluster.jobPods(pass.ref(jobName)));
+      const pods = await deps.cluster.jobPods(pass.ref(jobName));
+      const artifact = parseArtifact(jobName, pods);
+      const manifest = parseManifestReport(jobName, pods);
       status.artifact = { commit, configHash, ...artifact };
-      pass.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
+      status.manifest = { commit, ...manifest };
+      const from = manifest.source === 'defaults' ? 'npm defaults (no manifest)' : 'its package.json manifest';
+      pass.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts} with ${from}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
       pass.learn('artifact', artifact);
+      pass.learn('manifest', manifest);
       return NEXT;
     } catch (error) {
       if (!(error instanceof BuildResultError)) throw error;
@@ -80,11 +88,14 @@ async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFa
   }
   status.build = { commit, configHash, attempt, lastFailure };
   const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : failure.kind === 'access' ? `${failure.reason}: ` : '';
+  // The app's own failure keeps its reason (BuildFailed, BuildTimedOut, TestsFailed, ManifestInvalid).
+  const reason = failure.kind === 'app' ? failure.reason : 'BuildFailed';
   status.failedRevision = commit;
   status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: now.toISOString(), message: `${after}${message}` });
-  pass.set('Built', 'False', 'BuildFailed', `${after}${message}`);
+  pass.set('Built', 'False', reason, `${after}${message}`);
   const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
-  return stalling('BuildFailed', `the build of ${short} failed${serving}`);
+  const what = reason === 'TestsFailed' ? 'the tests of' : reason === 'ManifestInvalid' ? 'the manifest of' : 'the build of';
+  return stalling(reason, `${what} ${short} failed${serving}`);
 }
 
 /**

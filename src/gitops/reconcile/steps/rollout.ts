@@ -11,7 +11,7 @@ import { assessRollout } from '../rollout.ts';
  */
 export async function rollout(pass: Pass): Promise<StepResult> {
   const { status, deps, now } = pass;
-  const release = { commit: pass.fact('head').commit, artifact: pass.fact('artifact') };
+  const release = { commit: pass.fact('head').commit, artifact: pass.fact('artifact'), manifest: pass.fact('manifest') };
   const short = release.commit.slice(0, 12);
   const state = assessRollout(await applyRelease(pass, release));
   if (state.phase === 'Progressing') {
@@ -23,7 +23,7 @@ export async function rollout(pass: Pass): Promise<StepResult> {
     status.lastAppliedRevision = release.commit;
     // A release after a failure: the failed commit is history now (its entry says so), not a state to show.
     if (status.failedRevision !== release.commit) delete status.failedRevision;
-    status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'Released', time: now.toISOString(), message: state.message });
+    status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, manifest: release.manifest, result: 'Released', time: now.toISOString(), message: state.message });
     pass.set('Released', 'True', 'RolloutSucceeded', `${short} rolled out: ${state.message}`);
     pass.drop('Remediated');
     if (first) deps.log(`${pass.key}: ${short} released (${state.message})`);
@@ -32,7 +32,7 @@ export async function rollout(pass: Pass): Promise<StepResult> {
   }
   // ProgressDeadlineExceeded: back to the last good template; this commit is not tried again until the head moves.
   status.failedRevision = release.commit;
-  status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, result: 'RolledBack', time: now.toISOString(), message: state.message });
+  status.history = recordHistory(status.history, { commit: release.commit, artifact: release.artifact, manifest: release.manifest, result: 'RolledBack', time: now.toISOString(), message: state.message });
   pass.set('Released', 'False', 'UpgradeFailed', `${short} did not become available: ${state.message}`);
   const good = lastGoodRelease(status);
   if (!good) {

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { buildScript, ManifestError, parseManifest, testScript } from '../gitops/manifest/manifest.ts';
+import { UsageError } from '../core/errors.ts';
+import type { CliArgs } from './app.ts';
+
+interface ManifestArgs extends CliArgs {
+  dir: string;
+  plan?: string;
+  terminationMessage?: string;
+}
+
+/**
+ * `git walrus manifest <dir> [--plan <dir>] [--termination-message <path>]`: reads and checks the app's manifest (the
+ * `walrus` field of <dir>/package.json, npm defaults when absent) and prints it as JSON; a field it cannot use fails
+ * the command, naming the field. The build Job's manifest step, with --plan: writes build.sh and test.sh there for
+ * the build and test steps, and the manifest to its termination message, where the controller reads it. A tenant
+ * runs it in the app's directory to check a manifest before pushing.
+ */
+export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
+  command: 'manifest <dir>',
+  describe: "check an app's manifest (package.json \"walrus\") and print the settings it deploys with",
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: "the app's directory (where package.json is)" })
+      .example('$0 manifest .', "check this app's manifest and print the settings it deploys with")
+      .example('$0 manifest /workspace --plan /walrus-plan', "the build Job's step: also write build.sh and test.sh")
+      .option('plan', { type: 'string', describe: 'write the build and test scripts (build.sh, test.sh) into this directory' })
+      .option('termination-message', { type: 'string', describe: 'also write the JSON manifest to this file (e.g. /dev/termination-log)' }) as never,
+  handler: async (argv) => {
+    const dir = resolve(argv.dir);
+    const packageJson = await readFile(join(dir, 'package.json'), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    const lockfile = existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'npm-shrinkwrap.json'));
+    let manifest;
+    try {
+      manifest = parseManifest(packageJson, lockfile);
+    } catch (error) {
+      if (error instanceof ManifestError) throw new UsageError(`the app's manifest: package.json ${error.message}`, error.data);
+      throw error;
+    }
+    if (argv.plan !== undefined) {
+      await mkdir(argv.plan, { recursive: true });
+      await writeFile(join(argv.plan, 'build.sh'), buildScript(manifest));
+      await writeFile(join(argv.plan, 'test.sh'), testScript(manifest));
+    }
+    const result = `${JSON.stringify(manifest)}\n`;
+    if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
+    argv.app.stdout(result);
+  },
+};

@@ -1,0 +1,139 @@
+/**
+ * The app's own run settings, committed in its repository: the `walrus` field of its package.json (version 1). Pure:
+ * text in, a validated manifest or a ManifestError naming the field out. What the app does not say takes the npm
+ * defaults (docs/architecture.md, The GitOps controller):
+ *
+ *   "walrus": {
+ *     "version": 1,                       // the manifest format; optional, 1 is the only one
+ *     "port": 3000,                       // given to the app as PORT (default 8080)
+ *     "health": { "path": "/", "periodSeconds": 5, "failureThreshold": 3 },   // readiness probe (default GET /)
+ *     "build": "npm run build",           // after the install (default: npm run build --if-present)
+ *     "test": "npm test",                 // run before the pack; failing tests stop the release (default: none)
+ *     "start": "node server.js",          // default: npm start
+ *     "replicas": 2,                      // at most the provider's cap (default 1)
+ *     "env": { "NODE_ENV": "production" } // not secret: it is in the repository
+ *   }
+ *
+ * The install is `npm ci` when a lockfile (package-lock.json or npm-shrinkwrap.json) is committed, else `npm install`.
+ */
+import { WalrusGitError } from '../../core/errors.ts';
+import type { AppManifest } from '../../ports/walrus-app.ts';
+
+export type { AppManifest };
+
+export const MANIFEST_VERSION = 1;
+/** The manifest travels as the manifest step's termination message, which Kubernetes caps at 4096 bytes. */
+export const MANIFEST_MAX_BYTES = 3072;
+
+/** A manifest the controller cannot use: `data.field` names it (as written in package.json, e.g. `walrus.port`). */
+export class ManifestError extends WalrusGitError {
+  constructor(field: string, reason: string) {
+    super('MANIFEST_INVALID', `${field}: ${reason}`, { field });
+  }
+}
+
+const FIELDS = ['version', 'port', 'health', 'build', 'test', 'start', 'replicas', 'env'];
+const HEALTH_FIELDS = ['path', 'periodSeconds', 'failureThreshold'];
+
+/** The manifest of a tree whose package.json reads `packageJson` (null: no package.json). */
+export function parseManifest(packageJson: string | null, lockfile: boolean): AppManifest {
+  if (packageJson === null) return { source: 'defaults', lockfile };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(packageJson);
+  } catch (error) {
+    throw new ManifestError('package.json', `not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(parsed)) throw new ManifestError('package.json', 'expected a JSON object');
+  const given = parsed.walrus;
+  if (given === undefined) return { source: 'defaults', lockfile };
+  const walrus = object(given, 'walrus');
+  known(walrus, 'walrus', FIELDS);
+  if (walrus.version !== undefined && walrus.version !== MANIFEST_VERSION) {
+    throw new ManifestError('walrus.version', `this controller reads manifest version ${MANIFEST_VERSION}, not ${JSON.stringify(walrus.version)}`);
+  }
+  const manifest: AppManifest = { source: 'package.json', lockfile };
+  if (walrus.port !== undefined) manifest.port = whole(walrus.port, 'walrus.port', 1, 65535);
+  if (walrus.health !== undefined) {
+    const health = object(walrus.health, 'walrus.health');
+    known(health, 'walrus.health', HEALTH_FIELDS);
+    manifest.health = {};
+    if (health.path !== undefined) {
+      if (typeof health.path !== 'string' || !/^\/[\x21-\x7e]{0,255}$/.test(health.path)) throw new ManifestError('walrus.health.path', 'expected an HTTP path such as / or /healthz (no spaces, at most 256 characters)');
+      manifest.health.path = health.path;
+    }
+    if (health.periodSeconds !== undefined) manifest.health.periodSeconds = whole(health.periodSeconds, 'walrus.health.periodSeconds', 1, 300);
+    if (health.failureThreshold !== undefined) manifest.health.failureThreshold = whole(health.failureThreshold, 'walrus.health.failureThreshold', 1, 30);
+  }
+  for (const field of ['build', 'test', 'start'] as const) {
+    if (walrus[field] !== undefined) manifest[field] = command(walrus[field], `walrus.${field}`);
+  }
+  if (walrus.replicas !== undefined) manifest.replicas = whole(walrus.replicas, 'walrus.replicas', 1, 1000);
+  if (walrus.env !== undefined) manifest.env = environment(walrus.env);
+  const size = Buffer.byteLength(JSON.stringify(manifest));
+  if (size > MANIFEST_MAX_BYTES) throw new ManifestError('walrus', `the manifest takes ${size} bytes; at most ${MANIFEST_MAX_BYTES} are carried (shorten env or the commands)`);
+  return manifest;
+}
+
+/** The build after the install when the manifest names none. */
+const DEFAULT_BUILD = 'npm run build --if-present';
+
+/** The build step's script: the install, then the app's build (`set -e`: the first failure ends it). */
+export function buildScript(manifest: AppManifest): string {
+  const install = manifest.lockfile ? 'npm ci' : 'npm install';
+  return ['set -e', `echo '$ ${install}'`, install, `echo ${shellQuote(`$ ${manifest.build ?? DEFAULT_BUILD}`)}`, manifest.build ?? DEFAULT_BUILD, ''].join('\n');
+}
+
+/** The test step's script: the app's test command, or nothing to do. */
+export function testScript(manifest: AppManifest): string {
+  if (manifest.test === undefined) return ['echo "no test command in the manifest (walrus.test): nothing to run"', ''].join('\n');
+  return ['set -e', `echo ${shellQuote(`$ ${manifest.test}`)}`, manifest.test, ''].join('\n');
+}
+
+
+/** Reads a manifest back from its JSON form (the manifest step's report): the same checks, so nothing unchecked passes. */
+export function manifestFromReport(json: unknown): AppManifest {
+  if (!isObject(json) || (json.source !== 'package.json' && json.source !== 'defaults') || typeof json.lockfile !== 'boolean') {
+    throw new ManifestError('(report)', 'expected the JSON the manifest step writes');
+  }
+  const { source, lockfile, ...walrus } = json;
+  return source === 'defaults' ? { source, lockfile } : parseManifest(JSON.stringify({ walrus }), lockfile);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+}
+
+function object(value: unknown, field: string): Record<string, unknown> {
+  if (!isObject(value)) throw new ManifestError(field, 'expected a JSON object');
+  return value;
+}
+
+function known(value: Record<string, unknown>, field: string, fields: string[]): void {
+  const unknown = Object.keys(value).filter((key) => !fields.includes(key));
+  if (unknown.length > 0) throw new ManifestError(field, `unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')} (known: ${fields.join(', ')})`);
+}
+
+function whole(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new ManifestError(field, `expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function command(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 1000 || /[\0\n\r]/.test(value)) throw new ManifestError(field, 'expected a one-line shell command of at most 1000 characters');
+  return value;
+}
+
+function environment(value: unknown): Record<string, string> {
+  const env = object(value, 'walrus.env');
+  for (const [name, text] of Object.entries(env)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ManifestError(`walrus.env.${name}`, 'expected an environment variable name (letters, digits, _; not a digit first)');
+    if (name === 'PORT') throw new ManifestError('walrus.env.PORT', 'PORT is set from walrus.port; name the port there');
+    if (typeof text !== 'string') throw new ManifestError(`walrus.env.${name}`, 'expected a string value');
+  }
+  return env as Record<string, string>;
+}
