@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { WalrusGitError } from '../core/errors.ts';
+import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -64,7 +65,7 @@ export function readConfigFile(home: string): WalrusConfigFile {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigFileError(path, `not valid JSON (${(error as Error).message})`);
+    throw new ConfigFileError(path, jsonSyntaxProblem(error, text));
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigFileError(path, 'expected a JSON object');
   const file = parsed as WalrusConfigFile;
