@@ -7,6 +7,7 @@ import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import type { Ledger, PackEntry, PushEvent, PushEventPage, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
 import { InternalError, messageOf } from '../core/errors.ts';
+import { ServiceUnreachableError } from '../core/service-unreachable.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { abortName } from '../contract/abort-codes.ts';
@@ -450,6 +451,7 @@ export class SuiLedger implements Ledger {
 
   /** A transaction refused before execution (validator input checks) or that could not be built. */
   async #refusal(error: unknown, subject: Subject, address: string): Promise<unknown> {
+    if (error instanceof ServiceUnreachableError) return error.during(subject.what);
     const message = messageOf(error);
     if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(address, message);
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
