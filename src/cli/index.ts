@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import type { CommandModule } from 'yargs';
-import { UsageError, WalrusGitError } from '../core/errors.ts';
+import { fileAccessErrorOf, UsageError, WalrusGitError } from '../core/errors.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
 import { commands } from './commands.ts';
@@ -26,7 +26,8 @@ export async function runCli(args: readonly string[], app: CliApp, verbose = fal
   try {
     await parser.parseAsync();
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = fileAccessErrorOf(thrown);
     if (error instanceof ExitError) {
       if (error.message) app.log.warn(error.message);
       return error.exitCode;

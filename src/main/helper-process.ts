@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { WalrusGitError } from '../core/errors.ts';
+import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
 import { NativeGitRepository } from '../git/native-repository.ts';
@@ -36,7 +36,8 @@ async function main(args: string[]): Promise<number> {
     const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done())));
     await runSession(lines, write, backend, log);
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = fileAccessErrorOf(thrown);
     // One clear line for what the user can act on; a stack only for bugs at -v.
     const message = error instanceof WalrusGitError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)} (please report this)`;
     process.stderr.write(`fatal: ${message}\n`);

@@ -51,6 +51,17 @@ export class MarketObjectNotFoundError extends WalrusGitError {
   }
 }
 
+/** Closing a lease is for its tenant or its provider only. */
+export class NotLeasePartyError extends WalrusGitError {
+  constructor(leaseId: string, signer: string, tenant: string, provider: string) {
+    super(
+      'NOT_LEASE_PARTY',
+      `only the tenant (${tenant}) or the provider (${provider}, with its ProviderCap) may close lease ${leaseId}; ${signer} is neither: sign with one of their keys`,
+      { leaseId, signer, tenant, provider },
+    );
+  }
+}
+
 /** The signer holds no cap the call needs (a ProviderCap for this provider, or the market's AdminCap). */
 export class MissingCapError extends WalrusGitError {
   constructor(address: string, what: string) {
