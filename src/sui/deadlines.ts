@@ -1,7 +1,7 @@
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import { connectionProblem, ServiceUnreachableError } from '../core/service-unreachable.ts';
-import { withRetry } from '../walrus/retry.ts';
-import type { RetryPolicy } from '../walrus/retry.ts';
+import { withRetry } from '../core/retry.ts';
+import type { RetryPolicy } from '../core/retry.ts';
 
 /**
  * Deadlines for a Sui node: every request the SDK sends (gRPC-web or JSON-RPC, through the `fetch` both transports

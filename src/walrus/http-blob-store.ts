@@ -14,8 +14,8 @@ import {
   WalrusUnavailableError,
 } from './errors.ts';
 import { errorReasonOf, storedBlobOf } from './publisher-api.ts';
-import { DEFAULT_RETRY, withRetry } from './retry.ts';
-import type { RetryPolicy } from './retry.ts';
+import { DEFAULT_RETRY, withRetry } from '../core/retry.ts';
+import type { RetryPolicy } from '../core/retry.ts';
 import { connectionProblem, DEFAULT_TIMEOUT_MS, describeUnreachable } from '../core/service-unreachable.ts';
 
 /** The Walrus services this store talks to, as its errors name them. */
