@@ -57,7 +57,7 @@ export async function clusterFigures(): Promise<void> {
     const network = await openNetwork({ env: { ...world.env, ...devnet.env }, log: silentLog, role: 'bench' });
     stops.push(() => network.close());
     controller = new Controller({
-      cluster: new KubernetesCluster(kc), ledger: network.ledger, templates: createTemplates({ env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: devnet.url } }),
+      cluster: new KubernetesCluster(kc, { log: () => {} }), ledger: network.ledger, templates: createTemplates({ env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: devnet.url } }),
       network: network.name, packageId: network.packageId, namespace, controllerNamespace: namespace, identity: 'bench',
       leaderElection: false, pollMs: 250, log: () => {},
     });

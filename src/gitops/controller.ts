@@ -1,20 +1,25 @@
 import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
-import type { Cluster, Informer, WatchedKinds } from '../ports/cluster.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { messageOf } from '../core/errors.ts';
+import type { Cluster, Informer } from '../ports/cluster.ts';
+import type { Companion } from '../ports/companion.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import type { Templates } from '../ports/templates.ts';
 import { KIND, appKey, type WalrusApp } from './api/types.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
-import { reconcile, type Templates } from './reconcile/reconcile.ts';
+import { needsAction } from './reconcile/outcome.ts';
+import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
 import { LABELS, MANAGED_BY } from './templates/index.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
-import { messageOf } from '../core/errors.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
-  ledger: Ledger;
+  /** The chain: the heads of the apps' repositories and the push events that move them. */
+  ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter' | 'latestPushCursor'>;
   templates: Templates;
   /** The network this controller serves, and the package whose events it follows (the cursor's scope). */
   network: string;
@@ -31,55 +36,47 @@ export interface ControllerOptions {
   pollMs?: number;
   /** How often every app is reconciled anyway (with up to 10 % jitter), the safety net under the event paths. */
   resyncMs?: number;
-  /** An informer that shows no sign of life (event or reconnection) for this long is restarted. */
-  watchdogMs?: number;
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;
+  /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
+  steps?: readonly Step[];
+  /** The work queue (a new one unless a test records what is done with it). */
+  queue?: WorkQueue;
+  clock?: Clock;
   log(line: string): void;
-}
-
-export interface Companion {
-  start(): void;
-  stop(): Promise<void>;
 }
 
 export const LEASE_NAME = 'walrus-gitops-controller';
 export const CURSOR_CONFIGMAP = 'walrus-gitops-chain-cursor';
 
-interface Watched<T extends KubernetesObject> {
-  name: string;
-  informer: Informer<T>;
-  lastSign: number;
-  restarting: boolean;
-  failures: number;
-}
-
 /**
- * The GitOps controller (DESIGN.md §9): informers on WalrusApps and on the Jobs and Deployments they own feed a
- * keyed work queue; the chain watcher feeds it the apps whose repository moved; workers run the level-triggered
- * reconcile. Only the elected leader runs any of it.
+ * The GitOps controller (docs/architecture.md, The GitOps controller): informers on WalrusApps and on the Jobs and
+ * Deployments they own feed a keyed work queue; the chain watcher feeds it the apps whose repository moved; workers
+ * run the level-triggered reconcile and requeue each key as its outcome says. Only the elected leader runs any of it.
  */
 export class Controller {
   readonly #options: ControllerOptions;
-  readonly queue = new WorkQueue({ baseDelayMs: 500, maxDelayMs: 5 * 60_000 });
+  readonly queue: WorkQueue;
   readonly index = new RepositoryIndex();
+  readonly #clock: Clock;
   readonly #heads: HeadReader;
   readonly #events: EventRecorder;
   readonly #elector: LeaderElector | null;
-  #apps!: Watched<WalrusApp>;
-  #jobs!: Watched<V1Job>;
-  #watched: Watched<KubernetesObject>[] = [];
-  #timers: NodeJS.Timeout[] = [];
+  #apps!: Informer<WalrusApp>;
+  #jobs!: Informer<V1Job>;
+  #informers: Informer<KubernetesObject>[] = [];
   #workers: Promise<void>[] = [];
-  #stopped = false;
+  readonly #stopped = new AbortController();
   #chain: ChainWatcher;
 
   constructor(options: ControllerOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.queue = options.queue ?? new WorkQueue({ baseDelayMs: 500, maxDelayMs: 5 * 60_000 });
     this.#heads = new HeadReader(options.ledger);
     this.#events = new EventRecorder({ cluster: options.cluster, component: 'walrus-gitops', instance: options.identity, log: options.log });
     this.#elector = options.leaderElection === false ? null : new LeaderElector({
-      cluster: options.cluster, lease: { namespace: options.controllerNamespace, name: LEASE_NAME }, identity: options.identity, log: options.log,
+      cluster: options.cluster, lease: { namespace: options.controllerNamespace, name: LEASE_NAME }, identity: options.identity, clock: this.#clock, log: options.log,
     });
     const store = new ConfigMapCursorStore(options.cluster, { namespace: options.controllerNamespace, name: CURSOR_CONFIGMAP }, { network: options.network, packageId: options.packageId });
     this.#chain = new ChainWatcher({
@@ -118,86 +115,39 @@ export class Controller {
 
   async #lead(): Promise<void> {
     const { cluster, namespace, log } = this.#options;
-    this.#apps = this.#watch('walrusapps', cluster.informer('walrusapps', { namespace }));
+    this.#apps = cluster.informer('walrusapps', { namespace });
     // Only what the controller made: a cluster's other Deployments and Jobs never reach its caches.
     const labelSelector = `${LABELS.managedBy}=${MANAGED_BY}`;
-    const deployments = this.#watch('deployments', cluster.informer('deployments', { namespace, labelSelector }));
-    this.#jobs = this.#watch('jobs', cluster.informer('jobs', { namespace, labelSelector }));
-    this.#watched = [this.#apps, deployments, this.#jobs] as Watched<KubernetesObject>[];
+    const deployments = cluster.informer('deployments', { namespace, labelSelector });
+    this.#jobs = cluster.informer('jobs', { namespace, labelSelector });
+    this.#informers = [this.#apps, deployments, this.#jobs] as Informer<KubernetesObject>[];
 
-    this.#apps.informer.on('add', (app) => this.queue.add(appKey(app)));
-    this.#apps.informer.on('update', (app) => this.queue.add(appKey(app)));
-    this.#apps.informer.on('delete', (app) => this.queue.add(appKey(app)));
-    for (const child of [deployments, this.#jobs] as Watched<KubernetesObject>[]) {
-      for (const event of ['add', 'update', 'delete'] as const) child.informer.on(event, (object) => this.#enqueueOwner(object));
+    for (const event of ['add', 'update', 'delete'] as const) {
+      this.#apps.on(event, (app) => this.queue.add(appKey(app)));
+      for (const child of [deployments, this.#jobs] as Informer<KubernetesObject>[]) child.on(event, (object) => this.#enqueueOwner(object));
     }
-    for (const watched of this.#watched) await this.#startInformer(watched);
-    if (this.#stopped) return;
-    log(`controller: watching WalrusApps in ${namespace ?? 'every namespace'} (${this.#apps.informer.list().length} found), network ${this.#options.network}`);
+    // Events may have been missed while a watch was down: every app gets a pass.
+    for (const informer of this.#informers) informer.onRestart(() => this.#enqueueAll());
+    for (const informer of this.#informers) {
+      if (this.#stopped.signal.aborted) return;
+      await informer.start();
+    }
+    if (this.#stopped.signal.aborted) return;
+    log(`controller: watching WalrusApps in ${namespace ?? 'every namespace'} (${this.#apps.list().length} found), network ${this.#options.network}`);
 
     const workers = this.#options.workers ?? 2;
     for (let n = 0; n < workers; n++) this.#workers.push(this.#work());
-    this.#every(this.#options.pollMs ?? 1000, () => this.#poll());
+    void this.#every(this.#options.pollMs ?? 1000, () => this.#poll());
     const resyncMs = this.#options.resyncMs ?? 5 * 60_000;
-    this.#every(resyncMs, async () => {
-      for (const app of this.#apps.informer.list()) this.queue.addAfter(appKey(app), Math.random() * resyncMs * 0.1);
-    });
-    const watchdogMs = this.#options.watchdogMs ?? 5 * 60_000;
-    this.#every(Math.max(1000, watchdogMs / 4), async () => {
-      for (const watched of this.#watched) {
-        if (!watched.restarting && Date.now() - watched.lastSign > watchdogMs) {
-          log(`controller: the ${watched.name} informer showed no sign of life for ${Math.round(watchdogMs / 1000)}s; restarting it`);
-          await this.#restart(watched);
-        }
-      }
+    void this.#every(resyncMs, async () => {
+      for (const app of this.#apps.list()) this.queue.addAfter(appKey(app), Math.random() * resyncMs * 0.1);
     });
     this.#options.companion?.start();
     await this.#poll();
   }
 
-  #watch<K extends keyof WatchedKinds>(name: K, informer: Informer<WatchedKinds[K]>): Watched<WatchedKinds[K]> {
-    const watched: Watched<WatchedKinds[K]> = { name, informer, lastSign: Date.now(), restarting: false, failures: 0 };
-    const alive = () => { watched.lastSign = Date.now(); watched.failures = 0; };
-    for (const event of ['add', 'update', 'delete'] as const) informer.on(event, alive);
-    informer.onConnect(alive);
-    // client-node stops an informer on most errors: restart it, backing off while it keeps failing.
-    informer.onError((error) => {
-      if (this.#stopped) return;
-      this.#options.log(`controller: the ${name} informer stopped: ${messageOf(error)}; restarting`);
-      void this.#restart(watched as Watched<KubernetesObject>);
-    });
-    return watched;
-  }
-
-  async #startInformer(watched: Watched<KubernetesObject>): Promise<void> {
-    for (;;) {
-      if (this.#stopped) return;
-      try {
-        await watched.informer.start();
-        watched.lastSign = Date.now();
-        return;
-      } catch (error) {
-        watched.failures++;
-        const delay = Math.min(1000 * 2 ** (watched.failures - 1), 30_000);
-        this.#options.log(`controller: starting the ${watched.name} informer failed: ${messageOf(error)}; again in ${delay / 1000}s`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  async #restart(watched: Watched<KubernetesObject>): Promise<void> {
-    if (watched.restarting) return;
-    watched.restarting = true;
-    try {
-      await watched.informer.stop().catch(() => {});
-      watched.failures++;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** (watched.failures - 1), 30_000)));
-      await this.#startInformer(watched);
-      // Events may have been missed while it was down: every app gets a pass.
-      for (const app of this.#apps.informer.list()) this.queue.add(appKey(app));
-    } finally {
-      watched.restarting = false;
-    }
+  #enqueueAll(): void {
+    for (const app of this.#apps.list()) this.queue.add(appKey(app));
   }
 
   #enqueueOwner(object: KubernetesObject): void {
@@ -213,14 +163,13 @@ export class Controller {
     }
   }
 
-  #every(ms: number, task: () => Promise<void>): void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running || this.#stopped) return;
-      running = true;
-      void task().finally(() => { running = false; });
-    }, ms);
-    this.#timers.push(timer);
+  /** `task` every `ms` until shut down, never two at once. */
+  async #every(ms: number, task: () => Promise<void>): Promise<void> {
+    const stopped = this.#stopped.signal;
+    while (!stopped.aborted) {
+      await this.#clock.sleep(ms, stopped);
+      if (!stopped.aborted) await task();
+    }
   }
 
   async #work(): Promise<void> {
@@ -233,18 +182,18 @@ export class Controller {
           cluster, templates, network, log,
           app: (wanted) => {
             const [namespace, name] = wanted.split('/');
-            return this.#apps.informer.get({ namespace, name });
+            return this.#apps.get({ namespace, name });
           },
-          ownedJobs: (app) => this.#jobs.informer.list().filter((job) =>
+          ownedJobs: (app) => this.#jobs.list().filter((job) =>
             job.metadata?.namespace === app.metadata.namespace && job.metadata?.ownerReferences?.some((reference) => reference.uid === app.metadata.uid)),
           readHead: (repository, ref) => this.#heads.read(repository, ref),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,
-          now: () => new Date(),
-        });
-        this.queue.forget(key);
-        if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+          now: () => new Date(this.#clock.now()),
+        }, this.#options.steps);
+        this.#requeue(key, result);
       } catch (error) {
+        // reconcile reports failures as outcomes; this is a fault in the loop itself.
         const delay = this.queue.addRateLimited(key);
         log(`${key}: reconcile failed: ${messageOf(error)}; retry in ${(delay / 1000).toFixed(1)}s`);
       } finally {
@@ -253,13 +202,48 @@ export class Controller {
     }
   }
 
+  /** What the queue does with a key after its pass, as the outcome says (reconcile/outcome.ts), and the log line. */
+  #requeue(key: string, { outcome, statusError }: ReconcileResult): void {
+    const { log } = this.#options;
+    const step = outcome.kind === 'Generic' || outcome.kind === 'Stalling' ? outcome.step : undefined;
+    const where = step ? ` (step ${step})` : '';
+    if (statusError !== undefined) {
+      // The status could not say what happened: both go to the log, and the pass is repeated unless the write
+      // itself needs someone to act (a missing permission on walrusapps/status).
+      const pass = outcome.kind === 'Generic' || outcome.kind === 'Stalling' ? `; the pass itself: ${outcome.message}${where}` : '';
+      if (needsAction(statusError)) {
+        this.queue.forget(key);
+        log(`${key}: writing the status failed: ${messageOf(statusError)}${pass}; not retried until the app changes`);
+      } else {
+        const delay = this.queue.addRateLimited(key);
+        log(`${key}: writing the status failed: ${messageOf(statusError)}${pass}; retry in ${(delay / 1000).toFixed(1)}s`);
+      }
+      return;
+    }
+    switch (outcome.kind) {
+      case 'Generic': {
+        const delay = this.queue.addRateLimited(key);
+        log(`${key}: reconcile failed${where}: ${outcome.message}; retry in ${(delay / 1000).toFixed(1)}s`);
+        return;
+      }
+      case 'Stalling':
+        this.queue.forget(key);
+        log(`${key}: stalled (${outcome.reason})${where}: ${outcome.message}`);
+        return;
+      case 'Waiting':
+        this.queue.forget(key);
+        this.queue.addAfter(key, outcome.afterMs);
+        return;
+      case 'Settled':
+        this.queue.forget(key);
+    }
+  }
+
   #shutDown(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    for (const timer of this.#timers) clearInterval(timer);
-    this.#timers = [];
+    if (this.#stopped.signal.aborted) return;
+    this.#stopped.abort();
     this.queue.shutDown();
-    for (const watched of this.#watched) void watched.informer.stop().catch(() => {});
+    for (const informer of this.#informers) void informer.stop().catch(() => {});
     void this.#options.companion?.stop();
   }
 }

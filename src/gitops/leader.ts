@@ -1,7 +1,8 @@
 import type { V1Lease } from '@kubernetes/client-node';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { messageOf } from '../core/errors.ts';
 import type { Cluster, ObjectRef } from '../ports/cluster.ts';
 import { ConflictError } from './errors.ts';
-import { messageOf } from '../core/errors.ts';
 
 export interface LeaderElectionOptions {
   cluster: Pick<Cluster, 'readLease' | 'createLease' | 'replaceLease'>;
@@ -11,6 +12,9 @@ export interface LeaderElectionOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  clock?: Clock;
+  /** The jitter of the retry period while following: a number in [0, 1). */
+  random?: () => number;
   log(line: string): void;
 }
 
@@ -24,11 +28,10 @@ export interface LeaderElectionOptions {
 export class LeaderElector {
   readonly #options: Required<LeaderElectionOptions>;
   #observed: { record: string; at: number } | null = null;
-  #stopped = false;
-  #wake: (() => void) | null = null;
+  readonly #stopped = new AbortController();
 
   constructor(options: LeaderElectionOptions) {
-    this.#options = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...options };
+    this.#options = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, clock: systemClock, random: Math.random, ...options };
   }
 
   /**
@@ -36,34 +39,34 @@ export class LeaderElector {
    * `lost` signal fires then) or `stop()` was called.
    */
   async run(lead: (lost: AbortSignal) => Promise<void> | void): Promise<void> {
-    const { retryPeriodMs, renewDeadlineMs, identity, lease, log } = this.#options;
-    while (!this.#stopped && !(await this.#tryAcquireOrRenew())) await this.#sleep(retryPeriodMs * (1 + Math.random() * 0.2));
-    if (this.#stopped) return;
+    const { retryPeriodMs, renewDeadlineMs, identity, lease, clock, random, log } = this.#options;
+    const stopped = this.#stopped.signal;
+    while (!stopped.aborted && !(await this.#tryAcquireOrRenew())) await clock.sleep(retryPeriodMs * (1 + random() * 0.2), stopped);
+    if (stopped.aborted) return;
     log(`leader election: ${identity} leads (lease ${lease.namespace}/${lease.name})`);
     const lost = new AbortController();
     void Promise.resolve(lead(lost.signal)).catch((error) => log(`leader callback failed: ${messageOf(error)}`));
-    let renewed = Date.now();
-    while (!this.#stopped) {
-      await this.#sleep(retryPeriodMs);
-      if (this.#stopped) break;
-      if (await this.#tryAcquireOrRenew()) renewed = Date.now();
-      else if (Date.now() - renewed > renewDeadlineMs) {
+    let renewed = clock.now();
+    while (!stopped.aborted) {
+      await clock.sleep(retryPeriodMs, stopped);
+      if (stopped.aborted) break;
+      if (await this.#tryAcquireOrRenew()) renewed = clock.now();
+      else if (clock.now() - renewed > renewDeadlineMs) {
         log(`leader election: ${identity} could not renew the lease within ${renewDeadlineMs / 1000}s and stops leading`);
         break;
       }
     }
     lost.abort();
-    if (this.#stopped) await this.#release();
+    if (stopped.aborted) await this.#release();
   }
 
   stop(): void {
-    this.#stopped = true;
-    this.#wake?.();
+    this.#stopped.abort();
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {
-    const { cluster, lease: ref, identity, leaseDurationMs } = this.#options;
-    const now = new Date();
+    const { cluster, lease: ref, identity, leaseDurationMs, clock } = this.#options;
+    const now = new Date(clock.now());
     const spec = (current?: V1Lease) => ({
       holderIdentity: identity,
       leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
@@ -78,10 +81,10 @@ export class LeaderElector {
         return true;
       }
       const record = JSON.stringify([current.spec?.holderIdentity, current.spec?.renewTime, current.spec?.leaseDurationSeconds]);
-      if (this.#observed?.record !== record) this.#observed = { record, at: Date.now() };
+      if (this.#observed?.record !== record) this.#observed = { record, at: clock.now() };
       const holder = current.spec?.holderIdentity;
       const duration = (current.spec?.leaseDurationSeconds ?? 0) * 1000;
-      if (holder && holder !== identity && this.#observed.at + duration > Date.now()) return false;
+      if (holder && holder !== identity && this.#observed.at + duration > clock.now()) return false;
       await cluster.replaceLease({ ...current, spec: { ...current.spec, ...spec(current) } });
       return true;
     } catch (error) {
@@ -92,21 +95,14 @@ export class LeaderElector {
 
   /** Hands the lease back (holder cleared, 1 s duration), as client-go's ReleaseOnCancel does. */
   async #release(): Promise<void> {
-    const { cluster, lease: ref, identity } = this.#options;
+    const { cluster, lease: ref, identity, clock } = this.#options;
     try {
       const current = await cluster.readLease(ref);
       if (current?.spec?.holderIdentity !== identity) return;
-      await cluster.replaceLease({ ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date() } });
+      await cluster.replaceLease({ ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date(clock.now()) } });
       this.#options.log(`leader election: ${identity} released the lease`);
     } catch (error) {
       this.#options.log(`leader election: releasing the lease failed: ${messageOf(error)}`);
     }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#wake = null; resolve(); }, ms);
-      this.#wake = () => { clearTimeout(timer); this.#wake = null; resolve(); };
-    });
   }
 }

@@ -7,13 +7,23 @@ import {
   ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
-import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../gitops/api/types.ts';
+import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
+import { RestartingInformer } from './informer.ts';
 
 /** How long a container log read may take before the termination message is used instead. */
 const LOG_TIMEOUT_MS = 5000;
+
+export interface KubernetesClusterOptions {
+  /** Where informer restarts are reported. */
+  log(line: string): void;
+  /** An informer that shows no sign of life (an event or a reconnection) for this long is restarted; 5 min by default. */
+  watchdogMs?: number;
+  clock?: Clock;
+}
 
 export class KubernetesCluster implements Cluster {
   readonly #kc: KubeConfig;
@@ -23,9 +33,11 @@ export class KubernetesCluster implements Cluster {
   readonly #custom: CustomObjectsApi;
   readonly #coordination: CoordinationV1Api;
   readonly #objects: KubernetesObjectApi;
+  readonly #options: KubernetesClusterOptions;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfig, options: KubernetesClusterOptions) {
     this.#kc = kc;
+    this.#options = options;
     this.#core = kc.makeApiClient(CoreV1Api);
     this.#apps = kc.makeApiClient(AppsV1Api);
     this.#batch = kc.makeApiClient(BatchV1Api);
@@ -50,15 +62,16 @@ export class KubernetesCluster implements Cluster {
       jobs: () => (namespace === null ? this.#batch.listJobForAllNamespaces({ labelSelector }) : this.#batch.listNamespacedJob({ namespace, labelSelector })),
     }[kind] as () => Promise<{ items: WatchedKinds[K][]; metadata?: { resourceVersion?: string } }>;
     const informer = makeInformer<WatchedKinds[K]>(this.#kc, paths[kind], list as never, labelSelector);
-    return {
+    const { log, watchdogMs = 5 * 60_000, clock = systemClock } = this.#options;
+    return new RestartingInformer({
       on: (event: InformerEvent, handler) => informer.on(event, handler),
-      onConnect: (handler) => informer.on('connect', handler),
+      onConnect: (handler) => informer.on('connect', () => handler()),
       onError: (handler) => informer.on('error', handler),
       start: () => informer.start(),
       stop: () => informer.stop(),
-      get: (ref) => informer.get(ref.name, ref.namespace),
+      get: (name, namespace) => informer.get(name, namespace),
       list: () => [...informer.list()],
-    };
+    }, { name: kind, watchdogMs, clock, log });
   }
 
   async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {

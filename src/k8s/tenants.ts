@@ -1,7 +1,7 @@
 /** The TenantCluster port over `@kubernetes/client-node` (provider mode's namespaces and lease apps). */
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesObject, V1Namespace } from '@kubernetes/client-node';
-import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusApp } from '../gitops/api/types.ts';
+import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusApp } from '../ports/walrus-app.ts';
 import type { ObjectRef } from '../ports/cluster.ts';
 import type { TenantCluster } from '../ports/tenant-cluster.ts';
 import { call, orNull } from './cluster.ts';

@@ -56,7 +56,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
   const controller = new Controller({
-    cluster: new KubernetesCluster(kc),
+    cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
     templates: createTemplates(tools),
     network: network.name,

@@ -4,7 +4,7 @@
  * as types only: the port names Kubernetes objects, it does not hide them.
  */
 import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
-import type { WalrusApp, WalrusAppStatus } from '../gitops/api/types.ts';
+import type { WalrusApp, WalrusAppStatus } from './walrus-app.ts';
 
 export interface ObjectRef {
   namespace: string;
@@ -20,13 +20,15 @@ export interface WatchedKinds {
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
-/** A list+watch cache of one kind, as client-node's informer: it stops on most errors, and the owner restarts it. */
+/**
+ * A list+watch cache of one kind that keeps itself running: a watch that stops (client-node's informer stops on most
+ * errors) or shows no sign of life for a while is restarted by the adapter, backing off while it keeps failing.
+ */
 export interface Informer<T extends KubernetesObject> {
   on(event: InformerEvent, handler: (object: T) => void): void;
-  /** Called on each (re)connection of the watch: a sign of life even when nothing changes. */
-  onConnect(handler: () => void): void;
-  /** The informer stopped: it must be started again. */
-  onError(handler: (error: unknown) => void): void;
+  /** The watch was started again: events may have been missed while it was down, so the owner looks at everything. */
+  onRestart(handler: () => void): void;
+  /** Resolves once the first list is in the cache (retrying with back-off until then), or when stopped first. */
   start(): Promise<void>;
   stop(): Promise<void>;
   get(ref: ObjectRef): T | undefined;

@@ -4,7 +4,7 @@
  * chain). Implemented over `@kubernetes/client-node` by src/k8s/tenants.ts.
  */
 import type { V1Namespace } from '@kubernetes/client-node';
-import type { WalrusApp } from '../gitops/api/types.ts';
+import type { WalrusApp } from './walrus-app.ts';
 import type { ObjectRef } from './cluster.ts';
 
 export interface TenantCluster {

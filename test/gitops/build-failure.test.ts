@@ -33,6 +33,23 @@ classify('checkout or pack exiting non-zero is the infrastructure\'s (the chain,
   const pack = classifyBuildFailure(failedJob(), [pod(exited(0), exited(0), exited(1, 'fatal: walrus store failed'))]);
   assert.equal([pack.kind, pack.reason], ['infrastructure', 'PackFailed']);
 });
+classify('a step whose command could not start says why, in the runtime\'s words, instead of an empty log tail', () => {
+  const notFound = 'exec: "git-walrus": executable file not found in $PATH';
+  const cannotRun: V1ContainerState = { terminated: { exitCode: 127, reason: 'ContainerCannotRun', message: notFound } };
+  const checkout = classifyBuildFailure(failedJob(), [pod(cannotRun, waiting, waiting)]);
+  assert.equal([checkout.kind, checkout.reason], ['infrastructure', 'CheckoutFailed']);
+  assert.is(checkout.summary, `container checkout could not start (exit code 127): ContainerCannotRun: ${notFound}`);
+  assert.equal(checkout.container, { pod: 'hello-b-1', name: 'checkout', exitCode: 127 }, 'no message to repeat after the summary');
+  const startError: V1ContainerState = { terminated: { exitCode: 128, reason: 'StartError', message: 'failed to create containerd task: permission denied' } };
+  const pack = classifyBuildFailure(failedJob(), [pod(exited(0), exited(0), startError)]);
+  assert.equal([pack.reason, pack.summary], ['PackFailed', 'container pack could not start (exit code 128): StartError: failed to create containerd task: permission denied']);
+  // Stuck waiting until the deadline: the step and its reason.
+  const stuck: V1ContainerState = { waiting: { reason: 'RunContainerError', message: `failed to start container "checkout": ${notFound}` } };
+  const deadline = classifyBuildFailure(failedJob('DeadlineExceeded', 'Job was active longer than specified deadline'), [pod(stuck, waiting, waiting, { reason: 'DeadlineExceeded' })]);
+  assert.match(deadline.summary, `in step checkout, which could not start: RunContainerError: failed to start container "checkout": ${notFound}`);
+  const noFailed = classifyBuildFailure(failedJob(), [pod(stuck, waiting, waiting, { phase: 'Pending' })]);
+  assert.match(noFailed.summary, 'container checkout could not start: RunContainerError');
+});
 classify('a pod that is gone, or failed with no failed container, is the infrastructure\'s', () => {
   const gone = classifyBuildFailure(failedJob(), []);
   assert.equal([gone.kind, gone.reason], ['infrastructure', 'PodLost']);

@@ -122,6 +122,11 @@ deploy('a missing permission fails with an error naming the verb, the resource a
     const refusal = await waitFor('the refusal in the controller\'s output', async () => controller.output().match(/.*may not create jobs.*/)?.[0], 120_000);
     assert.match(refusal, `in namespace ${namespace}`);
     assert.match(refusal, 'deploy/rbac.yaml');
+    // Not retried for ever in the log only: the app says it, and stays put until the permission is granted.
+    const stalled = (await readApp(kc, namespace, 'rbac')).status?.conditions?.find((condition) => condition.type === 'Stalled');
+    assert.is(stalled?.status, 'True');
+    assert.is(stalled?.reason, 'AccessDenied');
+    assert.match(stalled?.message ?? '', `may not create jobs in namespace ${namespace}`);
     await controller.kill();
   } finally {
     await rbac.deleteClusterRoleBinding({ name: limited }).catch(() => {});

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../cluster/kubelet/images.ts';
-import { defaultImageMap } from '../cluster/kubelet/kubelet.ts';
+import { defaultImageMap, IMAGE_ROOT } from '../cluster/kubelet/kubelet.ts';
 import { projectFiles, quantityBytes, VolumeError } from '../cluster/kubelet/volumes.ts';
 
 const images = suite('kubelet image map and volume files');
@@ -26,7 +26,20 @@ images('patterns match with *, first match wins, unmapped images resolve to noth
   assert.equal(resolveImage(both, 'other')?.path, ['/any']);
 });
 
+images('the default images have the checkout at one path of their own, and PATH there', () => {
+  const map = defaultImageMap('/tmp/tmp.0700/clone');
+  for (const image of ['node:22', 'git-remote-walrus:dev']) {
+    const runtime = resolveImage(map, image)!;
+    assert.equal(runtime.files, { [IMAGE_ROOT]: '/tmp/tmp.0700/clone' });
+    assert.ok(runtime.path.every((dir) => dir.startsWith(`${IMAGE_ROOT}/`)), runtime.path.join(':'));
+  }
+});
+
 images('a map file is checked entry by entry', () => {
+  assert.equal(parseImageMap({ 'tool:*': { files: { '/opt/tool': '/srv/tool' }, path: ['/opt/tool/bin'] } }, 'f.json')['tool:*']!.files, { '/opt/tool': '/srv/tool' });
+  for (const files of [{ 'opt/tool': '/srv/tool' }, { '/': '/srv/tool' }, { '/opt/tool': 3 }, ['/opt/tool']]) {
+    assert.throws(() => parseImageMap({ 'tool:*': { files, path: [] } }, 'f.json'), (e: Error) => e instanceof ImageMapError && /files\?/.test(e.message), JSON.stringify(files));
+  }
   assert.equal(parseImageMap({ 'py:*': { path: ['/usr/bin'], cmd: ['python3'] } }, 'f.json'), { 'py:*': { path: ['/usr/bin'], cmd: ['python3'] } });
   assert.throws(() => parseImageMap({ 'py:*': { path: '/usr/bin' } }, 'f.json'), (e: Error) => e instanceof ImageMapError && /f\.json: entry "py:\*"/.test(e.message));
   assert.throws(() => parseImageMap([], 'f.json'), (e: Error) => e instanceof ImageMapError);

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from '../cluster/kubelet/backoff.ts';
+import { startFailure } from '../cluster/kubelet/runtime.ts';
 import { exitReason, podPhase, podStatus, statusKey } from '../cluster/kubelet/status.ts';
 import type { ContainerFacts, ContainerState, PodFacts } from '../cluster/kubelet/status.ts';
 
@@ -79,14 +80,22 @@ status('crash back-off: immediate first restart, then 10 s doubling to 5 min, re
   assert.is(b.delayAfterExit(t + 602_000), 10_000);
 });
 
-status('exit reasons: Completed, Error, and ContainerCannotRun when the command cannot be executed', () => {
-  assert.equal(exitReason(0, undefined, 'node'), { reason: 'Completed' });
-  assert.equal(exitReason(3, 'boom', 'node'), { reason: 'Error' });
-  assert.equal(exitReason(127, "env: 'nodee': No such file or directory", 'nodee'),
+status('exit reasons: Completed, Error, and ContainerCannotRun when the command never ran', () => {
+  assert.equal(exitReason(0), { reason: 'Completed' });
+  assert.equal(exitReason(3), { reason: 'Error' });
+  assert.equal(exitReason(127, 'exec: "nodee": executable file not found in $PATH'),
     { reason: 'ContainerCannotRun', message: 'exec: "nodee": executable file not found in $PATH' });
-  assert.equal(exitReason(126, 'env: ‘/app/run’: Permission denied', '/app/run'), { reason: 'ContainerCannotRun', message: 'exec: "/app/run": permission denied' });
-  // The same words from the program itself (a later argument) are its own failure.
-  assert.equal(exitReason(127, "env: 'other': No such file or directory", 'sh'), { reason: 'Error' });
+});
+
+status('a start failure is env\'s complaint about the command or the working directory, in runc\'s words', () => {
+  assert.is(startFailure("env: 'nodee': No such file or directory", 'nodee', '/'), 'exec: "nodee": executable file not found in $PATH');
+  assert.is(startFailure('env: ‘/app/run’: Permission denied', '/app/run', '/'), 'exec: "/app/run": permission denied');
+  assert.is(startFailure("env: './run': No such file or directory", './run', '/'), 'exec: "./run": stat ./run: no such file or directory');
+  assert.is(startFailure("env: cannot change directory to '/w': Permission denied", 'node', '/w'),
+    'chdir to cwd ("/w") set in config.json failed: permission denied');
+  // The same words about another file (from the program itself) are its own output.
+  assert.is(startFailure("env: 'other': No such file or directory", 'sh', '/'), undefined);
+  assert.is(startFailure('boom', 'node', '/'), undefined);
 });
 
 status.run();

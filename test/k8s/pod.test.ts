@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
+import { IMAGE_ROOT } from '../cluster/kubelet/kubelet.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { containerLines, createPod, finishedPod, firstContainer, pod, processesWith, readPod, shell } from './support/pods.ts';
 
@@ -129,6 +130,37 @@ pods('a command that is not on PATH: the container cannot run, and says so', asy
   const terminated = done.status?.containerStatuses?.[0].state?.terminated;
   assert.equal([terminated?.exitCode, terminated?.reason, terminated?.message],
     [127, 'ContainerCannotRun', 'exec: "nodee": executable file not found in $PATH']);
+  const events = (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=typo' })).items;
+  assert.ok(events.some((e) => e.type === 'Warning' && e.reason === 'Failed' &&
+    e.message === 'Error: failed to start container "app": exec: "nodee": executable file not found in $PATH'), 'a Failed event with the reason');
+});
+
+pods('a command that cannot start and will be restarted: RunContainerError with the reason, then back-off', async () => {
+  const { kc, namespace, podLog } = await cluster.get();
+  const seen: string[] = [];
+  const watch = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, { fieldSelector: 'metadata.name=no-exec' },
+    (_type, p: V1Pod) => {
+      const waiting = p.status?.containerStatuses?.[0]?.state?.waiting;
+      if (waiting) seen.push(`${waiting.reason}: ${waiting.message ?? ''}`);
+    }, () => {});
+  try {
+    // A file that is there but not executable: permission denied.
+    await kc.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace, body: { metadata: { name: 'no-exec' }, data: { run: 'echo never\n' } } });
+    await createPod(kc, namespace, pod('no-exec', {
+      restartPolicy: 'OnFailure', securityContext: { runAsUser: 1000 },
+      volumes: [{ name: 'app', configMap: { name: 'no-exec', defaultMode: 0o644 } }],
+      containers: [{ name: 'app', image: 'node:22', command: ['/app/run'], volumeMounts: [{ name: 'app', mountPath: '/app' }] }],
+    }));
+    await waitFor('RunContainerError, then CrashLoopBackOff', async () =>
+      seen.some((s) => s.startsWith('RunContainerError')) && seen.some((s) => s.startsWith('CrashLoopBackOff')));
+  } finally {
+    watch.abort();
+  }
+  assert.ok(seen.includes('RunContainerError: failed to start container "app": exec: "/app/run": permission denied'), seen.join('\n'));
+  const status = await firstContainer(kc, namespace, 'no-exec');
+  assert.equal([status?.lastState?.terminated?.reason, status?.lastState?.terminated?.message], ['ContainerCannotRun', 'exec: "/app/run": permission denied']);
+  assert.is(await podLog('no-exec'), '', 'the runtime\'s error is not the container\'s output');
+  await kc.makeApiClient(CoreV1Api).deleteNamespacedPod({ name: 'no-exec', namespace, gracePeriodSeconds: 0 });
 });
 
 pods('a pod deleted mid-run: SIGTERM, then its processes are gone, its namespace and files removed, the pod finalized', async () => {
@@ -237,11 +269,14 @@ pods('an emptyDir over its sizeLimit gets the pod evicted', async () => {
   assert.match(done.status?.message ?? '', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"');
 });
 
-pods('the node image runs the project\'s Node 22, with npm and npx of the same line on PATH', async () => {
+pods('the node image runs the project\'s Node 22, with npm and npx of the same line on PATH, as any user, under any volume', async () => {
   const { kc, namespace, podLog } = await cluster.get();
+  // The image's files are its own: an emptyDir at /tmp (where a checkout may live on the host) hides nothing of it.
   await createPod(kc, namespace, pod('node-image', {
     restartPolicy: 'Never',
-    containers: [shell('versions', 'node --version; npm --version; npx --version; echo "$PATH"')],
+    securityContext: { runAsUser: 1000, runAsGroup: 1000 },
+    volumes: [{ name: 'tmp', emptyDir: {} }],
+    containers: [shell('versions', 'node --version; npm --version; npx --version; echo "$PATH"', { volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] })],
   }));
   const done = await finishedPod(kc, namespace, 'node-image');
   const [node, npm, npx, path] = containerLines(await podLog('node-image'), 'versions');
@@ -249,7 +284,7 @@ pods('the node image runs the project\'s Node 22, with npm and npx of the same l
   assert.match(node, /^v22\./);
   assert.match(npm, /^10\./);
   assert.is(npx, npm);
-  assert.match(path, /\/scripts\/k8s\/kubelet\/images\/node:/);
+  assert.ok(path.startsWith(`${IMAGE_ROOT}/test/cluster/kubelet/images/node:`), path);
 });
 
 pods('the service-account token: the admission\'s secret volume by default, a TokenRequest for a projected one, none when opted out', async () => {

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hermeticGitEnv, tempDir } from './git-fixture.ts';
+import { spawnReaped } from './reaper.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -105,9 +106,10 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
 /**
  * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port, `extra` arguments) and waits for the URL
  * it serves; `pid` is the `git walrus` process (the server is its child); `stop` resolves once the server has exited.
+ * The server never outlives the test process (support/reaper.ts).
  */
 export async function startDevnet(world: World, extra: string[] = []): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnReaped('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const url = await new Promise<string>((done, fail) => {

@@ -4,7 +4,7 @@
  * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. The
  * controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
  */
-import type { Companion } from '../controller.ts';
+import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import type { ProviderOffer } from './offer.ts';

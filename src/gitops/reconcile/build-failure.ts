@@ -61,18 +61,34 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     const inBuild = build && (build.state?.running || build.state?.terminated) && exitedZero(step(CHECKOUT_STEP)) && !started(step(PACK_STEP));
     if (inBuild) return { kind: 'app', reason: 'BuildTimedOut', summary: `the build step ran past spec.build.timeout (${job.spec?.activeDeadlineSeconds ?? '?'} s)` };
     const where = runningStep(steps);
-    return { kind: 'infrastructure', reason: 'DeadlineExceeded', summary: `the build job ran out of time before its build step finished${where ? ` (in step ${where})` : ''}: ${jobWords}` };
+    const why = where ? notStarted(step(where)) : undefined;
+    return { kind: 'infrastructure', reason: 'DeadlineExceeded', summary: `the build job ran out of time before its build step finished${where ? ` (in step ${where}${why ? `, which could not start: ${why}` : ''})` : ''}: ${jobWords}` };
   }
   const failed = steps.find((container) => (container.state?.terminated?.exitCode ?? 0) !== 0);
   if (failed) {
     const terminated = failed.state!.terminated!;
-    const container = { pod: name, name: failed.name, exitCode: terminated.exitCode, ...(terminated.message ? { message: terminated.message } : {}) };
-    const summary = `container ${failed.name} exited with code ${terminated.exitCode}`;
+    // A command that never ran has no log to quote: the runtime's reason is the whole story, so the summary carries it.
+    const why = notStarted(failed);
+    const message = why ? undefined : terminated.message;
+    const container = { pod: name, name: failed.name, exitCode: terminated.exitCode, ...(message ? { message } : {}) };
+    const summary = why ? `container ${failed.name} could not start (exit code ${terminated.exitCode}): ${why}` : `container ${failed.name} exited with code ${terminated.exitCode}`;
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
     const reason = failed.name === CHECKOUT_STEP ? 'CheckoutFailed' : failed.name === PACK_STEP ? 'PackFailed' : 'ToolFailed';
     return { kind: 'infrastructure', reason, summary, container };
   }
-  return { kind: 'infrastructure', reason: jobFailed?.reason ?? 'JobFailed', summary: `the build job failed with no failed container (pod ${name} ${pod.status?.phase ?? 'in no phase'}): ${jobWords}` };
+  const stuck = steps.find((container) => notStarted(container));
+  const stuckWords = stuck ? `; container ${stuck.name} could not start: ${notStarted(stuck)}` : '';
+  return { kind: 'infrastructure', reason: jobFailed?.reason ?? 'JobFailed', summary: `the build job failed with no failed container (pod ${name} ${pod.status?.phase ?? 'in no phase'}${stuckWords}): ${jobWords}` };
+}
+
+/** What the kubelet and runtimes call a container whose command never ran (Docker's, containerd's, the kubelet's words). */
+const NOT_STARTED = new Set(['ContainerCannotRun', 'StartError', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+
+/** Why the container never ran (`exec: "git-walrus": executable file not found in $PATH`), or undefined when it did. */
+function notStarted(container: V1ContainerStatus | undefined): string | undefined {
+  const state = container?.state?.terminated ?? container?.state?.waiting;
+  if (!state?.reason || !NOT_STARTED.has(state.reason)) return undefined;
+  return `${state.reason}: ${state.message?.trim() || 'no reason given'}`;
 }
 
 function exitedZero(container: V1ContainerStatus | undefined): boolean {

@@ -1,4 +1,4 @@
-import type { Templates } from '../reconcile/reconcile.ts';
+import type { Templates } from '../../ports/templates.ts';
 import { buildJob } from './build-job.ts';
 import { buildJobName } from './names.ts';
 import type { ToolConfig } from './pods.ts';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -38,15 +38,20 @@ export interface Kubelet {
 }
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const IMAGES_DIR = join(PROJECT_ROOT, 'test/cluster/kubelet/images');
+/**
+ * Where both default images have the checkout, read-only: bin/ runs the checkout's node_modules Node and src/ (or
+ * dist/), so the image is the whole tree, at a path no pod mounts a volume over.
+ */
+export const IMAGE_ROOT = '/opt/git-remote-walrus';
 export const IMAGE_MAP_ENV = 'GRW_K8S_IMAGE_MAP';
 
 /** `node:*` runs on the project's Node 22 (npm/npx shims included); the project's own image runs its bin/. */
-export function defaultImageMap(): ImageMap {
-  const node = join(IMAGES_DIR, 'node');
+export function defaultImageMap(projectRoot = PROJECT_ROOT): ImageMap {
+  const files = { [IMAGE_ROOT]: projectRoot };
+  const node = posix.join(IMAGE_ROOT, 'test/cluster/kubelet/images/node');
   return {
-    'node:*': { path: [node], cmd: ['node'] },
-    'git-remote-walrus:*': { path: [join(PROJECT_ROOT, 'bin'), node] },
+    'node:*': { files, path: [node], cmd: ['node'] },
+    'git-remote-walrus:*': { files, path: [posix.join(IMAGE_ROOT, 'bin'), node] },
   };
 }
 
@@ -109,7 +114,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
       const created = new PodWorker(pod, {
         core, nodeIp: options.network.nodeIp,
         attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
-        images, describeImages, sources, events, sharedPaths: [PROJECT_ROOT],
+        images, describeImages, sources, events,
         podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
       });
       workers.set(uid, created);

@@ -4,31 +4,32 @@
  * its grace period. What it observes goes into `facts`; `status.ts` turns facts into the pod status, which
  * is written only when it changed.
  */
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
+import { containerConfig, containerIdentity } from './container-config.ts';
+import type { ContainerConfig } from './container-config.ts';
+import { prepareRunFiles } from './container-files.ts';
+import type { RunFiles } from './container-files.ts';
+import { startProbes } from './container-probes.ts';
+import type { ProbeOutcomes } from './container-probes.ts';
 import type { EventRecorder, EventType } from './events.ts';
-import { ContainerConfigError, containerArgv, containerEnv, processEnv, serviceEnv } from './env.ts';
-import type { EnvSources } from './env.ts';
+import { ContainerConfigError, processEnv } from './env.ts';
 import { SYSTEM_PATH, resolveImage } from './images.ts';
-import type { ImageMap, ImageRuntime } from './images.ts';
-import { Prober } from './probes.ts';
-import type { ProbeKind, ProbeTarget } from './probes.ts';
+import type { ImageMap } from './images.ts';
+import type { Prober } from './probes.ts';
 import { startContainerProcess } from './runtime.ts';
-import type { ContainerProcess, Exit, Mount } from './runtime.ts';
-import { exitReason, podStatus, statusKey, wireTime } from './status.ts';
-import type { ContainerFacts, PodFacts, Terminated } from './status.ts';
-import { containerMounts, emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
+import type { ContainerProcess, Exit } from './runtime.ts';
+import type { ContainerFacts, PodFacts } from './status.ts';
+import { wireTime } from './status.ts';
+import { PodStatusWriter } from './status-writer.ts';
+import { FALLBACK_LOG_LINES, terminatedState } from './termination.ts';
+import { emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
 
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const MAX_MESSAGE_BYTES = 4096;
-const FALLBACK_LOG_LINES = 80;
-const FALLBACK_LOG_BYTES = 2048;
 const EMPTYDIR_POLL_MS = 2000;
 const RETRY_MS = 2000;
 
@@ -40,8 +41,6 @@ export interface PodWorkerContext {
   detachPod(uid: string): Promise<void>;
   images: ImageMap;
   describeImages: string;
-  /** Host directories every container sees read-only at the same path (the checkout the image map points into). */
-  sharedPaths: string[];
   sources: VolumeSources;
   events: EventRecorder;
   /** The pod's state dir (volumes, container roots, termination logs). */
@@ -68,7 +67,6 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
 });
 
 export class PodWorker {
-  #pod: V1Pod;
   readonly #uid: string;
   readonly #init: Slot[];
   readonly #main: Slot[];
@@ -77,18 +75,14 @@ export class PodWorker {
   #netnsPath?: string;
   #volumes = new Map<string, string>();
   #podLog?: WriteStream;
-  #lastWritten = '';
-  #writing: Promise<void> = Promise.resolve();
-  #writeQueued = false;
+  readonly #status: PodStatusWriter;
   #terminating?: Promise<void>;
   #deadlineTimer?: NodeJS.Timeout;
-  #gone = false;
   readonly done: Promise<void>;
   private readonly ctx: PodWorkerContext;
 
   constructor(pod: V1Pod, ctx: PodWorkerContext) {
     this.ctx = ctx;
-    this.#pod = pod;
     this.#uid = pod.metadata!.uid!;
     const slot = (spec: V1Container, reason: string): Slot => ({
       spec, probers: [], backoff: new CrashBackoff(), tail: [], killedByProbe: false,
@@ -103,7 +97,13 @@ export class PodWorker {
       initContainers: this.#init.map((s) => s.facts),
       containers: this.#main.map((s) => s.facts),
     };
+    this.#status = new PodStatusWriter(pod, ctx.core, this.#facts, ctx.log);
     this.done = this.#run().catch((err) => ctx.log(`kubelet: pod ${this.#key}: ${err?.stack ?? err}`));
+  }
+
+  /** The newest version of the pod seen. */
+  get #pod(): V1Pod {
+    return this.#status.pod;
   }
 
   #event(type: EventType, reason: string, message: string, slot?: Slot): void {
@@ -124,8 +124,7 @@ export class PodWorker {
 
   /** A newer version of the pod from the informer. */
   update(pod: V1Pod): void {
-    if (isOlder(pod, this.#pod)) return;
-    this.#pod = pod;
+    if (!this.#status.update(pod)) return;
     if (pod.metadata?.deletionTimestamp) void this.terminate('deleted');
   }
 
@@ -135,7 +134,7 @@ export class PodWorker {
    * 'kubelet': the kubelet is stopping, kill everything now and leave the API object alone.
    */
   terminate(why: 'deleted' | 'gone' | 'kubelet'): Promise<void> {
-    if (why !== 'deleted') this.#gone = true;
+    if (why !== 'deleted') this.#status.markGone();
     this.#terminating ??= this.#terminate(why);
     return this.#terminating;
   }
@@ -149,7 +148,7 @@ export class PodWorker {
     if (why === 'deleted') this.#report();
     await this.#killAll(grace);
     await this.done;
-    if (why === 'deleted') await this.#flush();
+    if (why === 'deleted') await this.#status.flush();
     await this.#release(true);
     if (why !== 'deleted') return;
     // The pod is finalized by deleting it with grace 0, for this pod only (a new one may have its name).
@@ -332,6 +331,11 @@ export class PodWorker {
     const finishedAt = last ? Date.parse(last.finishedAt) : Date.now();
     const wait = slot.backoff.delayAfterExit(finishedAt);
     if (last) slot.facts.lastState = last;
+    if (last?.reason === 'ContainerCannotRun') {
+      // A container that never started and will be started again waits with the runtime's error, as on a real node.
+      slot.facts.state = { waiting: { reason: 'RunContainerError', message: `failed to start container "${slot.spec.name}": ${last.message}` } };
+      await this.#status.flush();
+    }
     if (wait > 0) {
       const pod = this.#pod.metadata!;
       slot.facts.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${wait / 1000}s restarting failed container=${slot.spec.name} pod=${pod.name}_${pod.namespace}(${pod.uid})` } };
@@ -344,18 +348,11 @@ export class PodWorker {
     return true;
   }
 
-  /** Starts the container once and waits for its exit; undefined when it could not be started (config error, stop). */
-  async #runOnce(slot: Slot): Promise<Exit | undefined> {
-    const spec = slot.spec;
-    let image: ImageRuntime;
-    let argv: string[];
-    let env: Map<string, string>;
+  /** The container's command and variables; while a referenced object or key is missing, CreateContainerConfigError and a retry. */
+  async #configure(slot: Slot): Promise<ContainerConfig | undefined> {
     for (;;) {
       try {
-        image = resolveImage(this.ctx.images, spec.image ?? '')!;
-        env = containerEnv(this.#pod, spec, await this.#envSources(spec), this.#facts);
-        argv = containerArgv(spec, image, env);
-        break;
+        return await containerConfig(this.#pod, slot.spec, this.ctx.images, this.ctx.sources, this.#facts);
       } catch (err) {
         if (!(err instanceof ContainerConfigError)) throw err;
         slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
@@ -365,24 +362,17 @@ export class PodWorker {
         if (this.#stopping) return undefined;
       }
     }
-    const security = { ...this.#pod.spec?.securityContext, ...spec.securityContext };
-    const account = security.runAsUser === undefined ? undefined : passwdEntry(security.runAsUser);
-    const uid = security.runAsUser;
-    const gid = security.runAsGroup ?? (uid === undefined ? undefined : account?.gid ?? 0);
-    const home = account?.home ?? (uid === undefined || uid === 0 ? '/root' : '/');
-    const runDir = join(this.ctx.podDir, 'containers', spec.name, String(slot.facts.restartCount));
-    await mkdir(runDir, { recursive: true });
-    const terminationLog = join(runDir, 'termination-log');
-    await writeFile(terminationLog, '');
-    await chmod(terminationLog, 0o666);
-    let mounts: Mount[];
+  }
+
+  /** Starts the container once and waits for its exit; undefined when it could not be started (config error, stop). */
+  async #runOnce(slot: Slot): Promise<Exit | undefined> {
+    const spec = slot.spec;
+    const config = await this.#configure(slot);
+    if (!config) return undefined;
+    const { uid, gid, home } = containerIdentity(this.#pod, spec);
+    let files: RunFiles;
     try {
-      mounts = [
-        ...this.ctx.sharedPaths.map((path) => ({ source: path, target: path, readOnly: true })),
-        { source: join(this.ctx.podDir, 'hosts'), target: '/etc/hosts', readOnly: false },
-        ...(await containerMounts(spec, this.#volumes)),
-        { source: terminationLog, target: spec.terminationMessagePath ?? '/dev/termination-log', readOnly: false },
-      ];
+      files = await prepareRunFiles(this.ctx.podDir, spec, slot.facts.restartCount, config.image.files ?? {}, this.#volumes);
     } catch (err) {
       if (!(err instanceof VolumeError)) throw err;
       slot.facts.state = { waiting: { reason: 'CreateContainerConfigError', message: err.message } };
@@ -390,14 +380,15 @@ export class PodWorker {
       return undefined;
     }
     if (this.#stopping || !this.#netnsPath) return undefined;
-    const processEnvironment = processEnv(image, this.#pod.spec?.hostname ?? this.#pod.metadata!.name!, home, env, SYSTEM_PATH);
+    const hostname = this.#pod.spec?.hostname ?? this.#pod.metadata!.name!;
+    const processEnvironment = processEnv(config.image, hostname, home, config.env, SYSTEM_PATH);
     slot.tail = [];
     slot.killedByProbe = false;
     this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
     this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
     const process = startContainerProcess({
-      dir: runDir, netnsPath: this.#netnsPath, hostname: this.#pod.spec?.hostname ?? this.#pod.metadata!.name!,
-      argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts,
+      dir: files.dir, netnsPath: this.#netnsPath, hostname,
+      argv: config.argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts: files.mounts,
       onLine: (line) => {
         this.#podLog?.write(`${spec.name} ${line}\n`);
         slot.tail.push(line);
@@ -413,7 +404,10 @@ export class PodWorker {
     slot.facts.started = !spec.startupProbe;
     slot.facts.ready = !spec.readinessProbe && slot.facts.started && !this.#init.includes(slot);
     this.#report();
-    if (this.#main.includes(slot)) this.#startProbes(slot, startedAt, { podIP: this.#facts.podIP!, container: spec, containerPid: process.containerPid, uid, gid, env: processEnvironment });
+    if (this.#main.includes(slot)) {
+      const target = { podIP: this.#facts.podIP!, container: spec, containerPid: process.containerPid, uid, gid, env: processEnvironment };
+      slot.probers = startProbes(startedAt, target, this.#probeOutcomes(slot));
+    }
 
     const exit = await process.exited;
     for (const p of slot.probers) p.stop();
@@ -421,153 +415,41 @@ export class PodWorker {
     slot.process = undefined;
     slot.facts.ready = false;
     slot.facts.started = false;
-    const ended = exitReason(exit.exitCode, slot.tail.at(-1), argv[0]);
-    const terminated: Terminated = {
-      exitCode: exit.exitCode,
-      ...(exit.signal ? { signal: exit.signal } : {}),
-      reason: ended.reason,
-      ...(ended.message ? { message: ended.message } : await this.#terminationMessage(spec, terminationLog, exit, slot.tail)),
-      startedAt: wireTime(startedAt),
-      finishedAt: wireTime(Date.now()),
-      containerID,
+    if (exit.cannotRun) this.#event('Warning', 'Failed', `Error: failed to start container "${spec.name}": ${exit.cannotRun}`, slot);
+    slot.facts.state = {
+      terminated: await terminatedState({ spec, terminationLog: files.terminationLog, startedAt, containerID, tail: slot.tail }, exit),
     };
-    slot.facts.state = { terminated };
     this.#report();
     // Each run's root is its own: a restarted container starts from the image again, as with a runtime.
-    await rm(runDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    await rm(files.dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     return exit;
   }
 
-  async #terminationMessage(spec: V1Container, path: string, exit: Exit, tail: string[]): Promise<{ message?: string }> {
-    let message = (await readFile(path).catch(() => Buffer.alloc(0))).subarray(0, MAX_MESSAGE_BYTES).toString('utf8');
-    if (!message && exit.exitCode !== 0 && spec.terminationMessagePolicy === 'FallbackToLogsOnError') {
-      message = tail.join('\n');
-      if (Buffer.byteLength(message) > FALLBACK_LOG_BYTES) message = Buffer.from(message).subarray(-FALLBACK_LOG_BYTES).toString('utf8');
-    }
-    return message ? { message } : {};
-  }
-
-  #startProbes(slot: Slot, startedAt: number, target: ProbeTarget): void {
+  /** What the container's probes change: its readiness, and a kill when liveness or startup fails. */
+  #probeOutcomes(slot: Slot): ProbeOutcomes {
     const spec = slot.spec;
-    const begin = (kind: ProbeKind, onResult: (passing: boolean, message?: string) => void) => {
-      const probe = kind === 'startup' ? spec.startupProbe : kind === 'liveness' ? spec.livenessProbe : spec.readinessProbe;
-      if (!probe) return;
-      const prober = new Prober(kind, probe, target, startedAt, onResult);
-      slot.probers.push(prober);
-      prober.start();
-    };
-    const afterStartup = () => {
-      begin('readiness', (passing, message) => {
-        if (!passing && message) this.#event('Warning', 'Unhealthy', message, slot);
-        slot.facts.ready = passing;
-        this.#report();
-      });
-      begin('liveness', (passing, message) => {
-        if (passing || this.#stopping) return;
-        this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed liveness probe, will be restarted: ${message}`);
-        this.#event('Warning', 'Unhealthy', message ?? 'Liveness probe failed', slot);
-        slot.killedByProbe = true;
-        void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
-      });
-    };
-    if (!spec.startupProbe) return afterStartup();
-    begin('startup', (passing, message) => {
-      if (passing) {
+    return {
+      started: () => {
         slot.facts.started = true;
         if (!spec.readinessProbe) slot.facts.ready = true;
         this.#report();
-        afterStartup();
-        return;
-      }
-      this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed startup probe, will be restarted: ${message}`);
-      this.#event('Warning', 'Unhealthy', message ?? 'Startup probe failed', slot);
-      slot.killedByProbe = true;
-      void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
-    });
+      },
+      ready: (passing, message) => {
+        if (!passing && message) this.#event('Warning', 'Unhealthy', message, slot);
+        slot.facts.ready = passing;
+        this.#report();
+      },
+      failed: (kind, message) => {
+        if (kind === 'liveness' && this.#stopping) return;
+        this.ctx.log(`kubelet: pod ${this.#key}: container ${spec.name} failed ${kind} probe, will be restarted: ${message}`);
+        this.#event('Warning', 'Unhealthy', message ?? `${kind === 'liveness' ? 'Liveness' : 'Startup'} probe failed`, slot);
+        slot.killedByProbe = true;
+        void this.#kill(slot, this.#pod.spec?.terminationGracePeriodSeconds ?? 30);
+      },
+    };
   }
 
-  /** The ConfigMaps and Secrets the container's env refers to (absent ones are left out), and the Services' variables. */
-  async #envSources(spec: V1Container): Promise<EnvSources> {
-    const configMaps = new Map<string, Record<string, string>>();
-    const secrets = new Map<string, Record<string, string>>();
-    const namespace = this.#pod.metadata!.namespace!;
-    const names = (kind: 'configMap' | 'secret') => new Set([
-      ...(spec.envFrom ?? []).map((f) => (kind === 'configMap' ? f.configMapRef?.name : f.secretRef?.name)),
-      ...(spec.env ?? []).map((e) => (kind === 'configMap' ? e.valueFrom?.configMapKeyRef?.name : e.valueFrom?.secretKeyRef?.name)),
-    ].filter((n): n is string => !!n));
-    const text = (data: Record<string, Buffer>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.toString('utf8')]));
-    for (const name of names('configMap')) {
-      const data = await this.ctx.sources.configMap(namespace, name);
-      if (data) configMaps.set(name, text(data));
-    }
-    for (const name of names('secret')) {
-      const data = await this.ctx.sources.secret(namespace, name);
-      if (data) secrets.set(name, text(data));
-    }
-    return { configMaps, secrets, services: serviceEnv(this.#pod, await this.ctx.sources.services(namespace)) };
-  }
-
-  /** Schedules a status write; writes are serialized and skipped when nothing changed. */
   #report(): void {
-    if (this.#gone || this.#writeQueued) return;
-    this.#writeQueued = true;
-    this.#writing = this.#writing.then(async () => {
-      this.#writeQueued = false;
-      await this.#write().catch((err) => this.ctx.log(`kubelet: pod ${this.#key}: status update: ${err?.body ?? err}`));
-    });
+    this.#status.report();
   }
-
-  async #flush(): Promise<void> {
-    this.#report();
-    await this.#writing;
-  }
-
-  async #write(): Promise<void> {
-    if (this.#gone) return;
-    for (let attempt = 0; ; attempt++) {
-      const status = podStatus(this.#pod, this.#facts, new Date());
-      const key = statusKey(status);
-      if (key === this.#lastWritten) return;
-      try {
-        // The pod's resourceVersion makes the write conditional: a stale view is re-read and the status recomputed.
-        this.#pod = await this.ctx.core.patchNamespacedPodStatus({
-          name: this.#pod.metadata!.name!, namespace: this.#pod.metadata!.namespace!,
-          body: { metadata: { uid: this.#uid, resourceVersion: this.#pod.metadata!.resourceVersion }, status },
-        }, mergePatch);
-        this.#lastWritten = key;
-        return;
-      } catch (err) {
-        const code = (err as { code?: number }).code;
-        if (code === 404) {
-          this.#gone = true;
-          return;
-        }
-        if (code !== 409 || attempt >= 5) throw err;
-        this.#pod = await this.ctx.core.readNamespacedPod({ name: this.#pod.metadata!.name!, namespace: this.#pod.metadata!.namespace! });
-        if (this.#pod.metadata?.uid !== this.#uid) {
-          this.#gone = true;
-          return;
-        }
-      }
-    }
-  }
-}
-
-/** resourceVersions are opaque, but etcd's are increasing integers: an informer event older than a write we made is skipped. */
-function isOlder(pod: V1Pod, than: V1Pod): boolean {
-  const [a, b] = [pod.metadata?.resourceVersion, than.metadata?.resourceVersion];
-  return !!a && !!b && /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) < BigInt(b);
-}
-
-/** The user's group and home from the host's /etc/passwd (the image's, here), as a runtime resolves a numeric runAsUser. */
-function passwdEntry(uid: number): { gid: number; home: string } | undefined {
-  try {
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const fields = line.split(':');
-      if (Number(fields[2]) === uid && fields[2] !== '') return { gid: Number(fields[3]), home: fields[5] || '/' };
-    }
-  } catch {
-    // No passwd: gid 0 and home /.
-  }
-  return undefined;
 }

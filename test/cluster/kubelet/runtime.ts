@@ -5,7 +5,8 @@
  *     └─ PID 1 of a new pid namespace: sh (setup) → chroot <root> → setpriv [--reuid/--regid] --pdeathsig KILL → env -i … <argv>
  *
  * The root is an overlay of the host's `/` (writes land in the container's own upper dir), with a fresh
- * /proc, a minimal /dev, a tmpfs /tmp, and the volumes bind-mounted at their mountPaths. The command runs
+ * /proc, a minimal /dev, a tmpfs /tmp, and the mounts bound in the order given (the image's files, then the
+ * volumes at their mountPaths). A command that cannot be started is reported as the exit's `cannotRun`. The command runs
  * as PID 1, so as in a container a process without a SIGTERM handler ignores SIGTERM until SIGKILL.
  * Lifetimes chain by parent-death signals: if the kubelet's process dies, unshare dies, its child (PID 1)
  * dies and the kernel kills the whole pid namespace; nothing is left behind.
@@ -40,6 +41,8 @@ export interface ContainerProcessSpec {
 export interface Exit {
   exitCode: number;
   signal?: number;
+  /** The command never ran: why, in the words runc uses (not found, permission denied, no working directory). */
+  cannotRun?: string;
 }
 
 export interface ContainerProcess {
@@ -82,6 +85,23 @@ exec chroot "$root" "$@"
 /** unshare cannot re-raise SIGKILL on itself, so it reports a SIGKILLed child this way (exit 1). */
 const UNSHARE_SIGKILL = 'unshare: sigprocmask unblock failed';
 
+/**
+ * Why the container's command could not be started, from the one line env(1) prints when it cannot enter the working
+ * directory (exit 125) or exec the command (126, 127), in runc's words; undefined for any other line.
+ */
+export function startFailure(line: string, command: string, workingDir: string): string | undefined {
+  const exec = /^env: ['‘](.*)['’]: (No such file or directory|Permission denied)$/.exec(line);
+  if (exec && exec[1] === command) {
+    if (exec[2] === 'Permission denied') return `exec: "${command}": permission denied`;
+    return command.includes('/') ? `exec: "${command}": stat ${command}: no such file or directory` : `exec: "${command}": executable file not found in $PATH`;
+  }
+  const chdir = /^env: cannot change directory to ['‘](.*)['’]: (.*)$/.exec(line);
+  if (chdir && chdir[1] === workingDir) return `chdir to cwd ("${workingDir}") set in config.json failed: ${chdir[2]!.toLowerCase()}`;
+  return undefined;
+}
+
+const START_FAILURE_CODES = new Set([125, 126, 127]);
+
 export function startContainerProcess(spec: ContainerProcessSpec): ContainerProcess {
   const [upper, work, root] = ['upper', 'work', 'root'].map((d) => `${spec.dir}/${d}`);
   for (const d of [upper, work, root]) mkdirSync(d, { recursive: true });
@@ -98,8 +118,17 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
   const child: ChildProcess = spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let sigkilled = false;
   let unshareSigkillSeen = false;
+  // env's complaint, held back: it is the runtime's error, not the container's output, when env then exits with it.
+  let firstLine = true;
+  let failedStart: { line: string; why: string } | undefined;
   const onLine = (line: string) => {
-    if (line.startsWith(UNSHARE_SIGKILL)) unshareSigkillSeen = true;
+    if (line.startsWith(UNSHARE_SIGKILL)) {
+      unshareSigkillSeen = true;
+      return;
+    }
+    const why = firstLine ? startFailure(line, spec.argv[0] ?? '', spec.workingDir) : undefined;
+    firstLine = false;
+    if (why) failedStart = { line, why };
     else spec.onLine(line);
   };
   const streams = [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => {
@@ -116,7 +145,11 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
         const number = constants.signals[signal];
         resolve({ exitCode: 128 + number, signal: number });
       } else if (code === 1 && (sigkilled || unshareSigkillSeen)) resolve({ exitCode: 137, signal: 9 });
-      else resolve({ exitCode: code ?? 128 });
+      else if (failedStart && START_FAILURE_CODES.has(code ?? 0)) resolve({ exitCode: code!, cannotRun: failedStart.why });
+      else {
+        if (failedStart) spec.onLine(failedStart.line);
+        resolve({ exitCode: code ?? 128 });
+      }
     });
   });
   const pid = child.pid ?? -1;

@@ -80,19 +80,10 @@ export interface WirePodStatus {
 /** RFC 3339 at second precision, as the API server stores metav1.Time. */
 export const wireTime = (at: Date | number): string => new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/**
- * Why a container ended, as a Docker-based 1.20 node reports it: `Completed` for exit 0; `ContainerCannotRun`
- * when its command could not be executed (the last line is `env`'s complaint about argv[0], exit 126/127),
- * with the runtime's message; `Error` otherwise.
- */
-export function exitReason(exitCode: number, lastLine: string | undefined, command: string): { reason: string; message?: string } {
-  if (exitCode === 0) return { reason: 'Completed' };
-  const failed = /^env: ['‘](.*)['’]: (No such file or directory|Permission denied)$/.exec(lastLine ?? '');
-  if ((exitCode === 126 || exitCode === 127) && failed && failed[1] === command) {
-    const why = exitCode === 127 ? 'executable file not found in $PATH' : 'permission denied';
-    return { reason: 'ContainerCannotRun', message: `exec: "${command}": ${why}` };
-  }
-  return { reason: 'Error' };
+/** The terminated state's reason: Completed (0), ContainerCannotRun (the command never ran: why), else Error. */
+export function exitReason(exitCode: number, cannotRun?: string): { reason: string; message?: string } {
+  if (cannotRun) return { reason: 'ContainerCannotRun', message: cannotRun };
+  return { reason: exitCode === 0 ? 'Completed' : 'Error' };
 }
 
 /** The phase from container states, by the 1.20 kubelet's rules. */

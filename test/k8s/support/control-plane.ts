@@ -13,14 +13,15 @@
  *
  * The run is removed when the last handle made by testCluster() is stopped (every file stops its own
  * in `after`, failed tests included), and otherwise as the process exits: on SIGINT/SIGTERM/SIGHUP it
- * is stopped in order, and on any other exit a detached sweeper removes it once this process is gone.
+ * is stopped in order, and on any other end (kill -9 included) the process's watchdog (support/reaper.ts) runs the
+ * sweep once this process is gone.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../../cluster/node/node.ts';
+import { runAfterExit } from '../../support/reaper.ts';
 import type { Cluster } from '../../cluster/node/node.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -48,11 +49,8 @@ function stopShared(): Promise<void> {
 }
 
 function installExitHandlers(): void {
-  process.once('exit', () => {
-    if (stopped) return;
-    // Nothing asynchronous runs any more: a sweeper removes the run once this process is gone.
-    spawn(process.execPath, [SWEEPER, '--after', String(process.pid)], { detached: true, stdio: 'ignore' }).unref();
-  });
+  // However this process ends (kill -9 included), the run is removed once it is gone.
+  runAfterExit([process.execPath, SWEEPER, '--after', String(process.pid)]);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       const code = 128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal];

@@ -1,5 +1,5 @@
 /** Shared by the GitOps tests on the real plane: the WalrusApp CRD installed once per run, and kubectl. */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { appendFileSync, copyFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
@@ -10,6 +10,7 @@ import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
 import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
 import { initWorkRepo, REPO_ROOT, startDevnet, type World } from '../../support/e2e.ts';
 import { startApiRelay } from '../../cluster/node/api-relay.ts';
+import { spawnReaped } from '../../support/reaper.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
 let installed: Promise<void> | undefined;
@@ -92,8 +93,8 @@ export interface ControllerProcess {
 /** `git walrus controller` as a provider runs it out of cluster, with `identity` as its leader-election name. */
 export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
   // bin/git-walrus execs node: the child is the controller itself, so a kill reaches it (through `git walrus` it
-  // would reach git only, leaving the controller running).
-  const child = spawn(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // would reach git only, leaving the controller running). It never outlives the test process (support/reaper.ts).
+  const child = spawnReaped(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // GITOPS_TEST_LOGS=<dir> keeps each controller's output in <dir>/<identity>.log, as it happens.
   const file = process.env.GITOPS_TEST_LOGS ? `${process.env.GITOPS_TEST_LOGS}/${identity}.log` : undefined;

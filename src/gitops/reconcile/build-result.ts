@@ -1,0 +1,30 @@
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { Artifact } from '../api/types.ts';
+import { BuildResultError } from '../errors.ts';
+
+export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {
+  const conditions = job.status?.conditions ?? [];
+  if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True') || (job.status?.succeeded ?? 0) > 0) return 'succeeded';
+  if (conditions.some((condition) => condition.type === 'Failed' && condition.status === 'True')) return 'failed';
+  return 'running';
+}
+
+/** `{blobId, sha256, size}` from the termination message of the build pod's last (pack) container. */
+export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact {
+  const succeeded = pods.find((pod) => pod.status?.phase === 'Succeeded') ?? pods[0];
+  if (!succeeded) throw new BuildResultError(jobName, 'its pod is gone');
+  const statuses = succeeded.status?.containerStatuses ?? [];
+  const message = statuses.map((container) => container.state?.terminated?.message).find((text) => text && text.trim().startsWith('{'));
+  if (!message) throw new BuildResultError(jobName, 'the pack container wrote no termination message');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    throw new BuildResultError(jobName, `the termination message is not JSON: ${message.slice(0, 200)}`);
+  }
+  const { blobId, sha256, size } = (parsed ?? {}) as Record<string, unknown>;
+  if (typeof blobId !== 'string' || !blobId || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256) || typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
+    throw new BuildResultError(jobName, `the termination message lacks blobId, sha256 or size: ${message.slice(0, 200)}`);
+  }
+  return { blobId, sha256, size };
+}

@@ -1,0 +1,91 @@
+import { BuildResultError } from '../../errors.ts';
+import { recordHistory } from '../conditions.ts';
+import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
+import { jobOutcome, parseArtifact } from '../build-result.ts';
+import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
+import type { Pass, PlannedBuild } from '../pass.ts';
+
+/** How many lines of a failed build's log the status message carries. */
+const LOG_LINES = 20;
+
+/**
+ * The head's artifact: the one the status records for (commit, build settings), or the result of the build Job,
+ * started here when there is none. A running Job is waited for; an attempt the infrastructure failed is retried after
+ * a back-off, in a new Job; the app's own failure, or the last attempt's, marks the commit failed.
+ */
+export async function build(pass: Pass): Promise<StepResult> {
+  const planned = pass.fact('build');
+  const { commit, configHash, jobName, attempt } = planned;
+  const { deps, app, status } = pass;
+  if (status.artifact?.commit === commit && status.artifact.configHash === configHash) {
+    const { blobId, sha256, size } = status.artifact;
+    pass.learn('artifact', { blobId, sha256, size });
+    return NEXT;
+  }
+  const short = commit.slice(0, 12);
+  const ofAttempts = attempt > 1 ? ` (attempt ${attempt} of ${BUILD_ATTEMPTS})` : '';
+  const record = status.build?.commit === commit && status.build.configHash === configHash ? status.build : undefined;
+  const job = deps.ownedJobs(app).find((candidate) => candidate.metadata?.name === jobName);
+  if (!job) {
+    const waitMs = record?.retryAt ? Date.parse(record.retryAt) - pass.now.getTime() : 0;
+    if (waitMs > 0) {
+      return waiting('BuildRetrying', `retrying the build of ${short}${ofAttempts} in ${Math.ceil(waitMs / 1000)} s after ${record!.lastFailure?.reason ?? 'a failure'}`, waitMs);
+    }
+    await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash, attempt }));
+    status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}) };
+    deps.log(`${pass.key}: build job ${jobName} created for ${commit}${ofAttempts}`);
+    await deps.events.record(app, 'Normal', 'BuildStarted', `building ${short} in job ${jobName}${ofAttempts}`);
+    pass.set('Built', 'Unknown', 'Building', `building ${short} in job ${jobName}${ofAttempts}`);
+    return waiting('Building', `building ${short}${ofAttempts}`, WATCH_PROGRESS_MS);
+  }
+  const outcome = jobOutcome(job);
+  if (outcome === 'running') return waiting('Building', `building ${short} in job ${jobName}${ofAttempts}`, WATCH_PROGRESS_MS);
+  if (outcome === 'succeeded') {
+    try {
+      const artifact = parseArtifact(jobName, await deps.cluster.jobPods(pass.ref(jobName)));
+      status.artifact = { commit, configHash, ...artifact };
+      pass.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);
+      pass.learn('artifact', artifact);
+      return NEXT;
+    } catch (error) {
+      if (!(error instanceof BuildResultError)) throw error;
+      // Our pack step's output went missing: not the app's doing.
+      return attemptFailed(pass, planned, { kind: 'infrastructure', reason: 'ArtifactMissing', summary: error.message }, error.message);
+    }
+  }
+  const failure = classifyBuildFailure(job, await deps.cluster.jobPods(pass.ref(jobName)));
+  return attemptFailed(pass, planned, failure, await failureMessage(pass, failure));
+}
+
+/** An attempt failed: another one after a back-off when the infrastructure failed it and attempts remain, else BuildFailed. */
+async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFailure, message: string): Promise<StepResult> {
+  const { commit, configHash, attempt } = planned;
+  const { deps, app, status, now } = pass;
+  const short = commit.slice(0, 12);
+  const lastFailure = { reason: failure.reason, message, time: now.toISOString() };
+  const decision = decideBuildRetry(failure, attempt, now);
+  if (decision.retry) {
+    status.build = { commit, configHash, attempt: decision.attempt, retryAt: decision.retryAt.toISOString(), lastFailure };
+    const waitMs = decision.retryAt.getTime() - now.getTime();
+    const text = `attempt ${attempt} of ${BUILD_ATTEMPTS} to build ${short} failed (${failure.reason}, not the app's build); attempt ${decision.attempt} in ${waitMs / 1000} s: ${message}`;
+    await deps.events.record(app, 'Warning', 'BuildRetrying', text);
+    pass.set('Built', 'Unknown', 'BuildRetrying', text);
+    return waiting('BuildRetrying', `attempt ${attempt} to build ${short} failed (${failure.reason}); retrying in ${waitMs / 1000} s`, waitMs);
+  }
+  status.build = { commit, configHash, attempt, lastFailure };
+  const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : '';
+  status.failedRevision = commit;
+  status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: now.toISOString(), message: `${after}${message}` });
+  pass.set('Built', 'False', 'BuildFailed', `${after}${message}`);
+  const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
+  return stalling('BuildFailed', `the build of ${short} failed${serving}`);
+}
+
+/** The failure in the build's own words: the failed container's last log lines, else its termination message. */
+async function failureMessage(pass: Pass, failure: BuildFailure): Promise<string> {
+  const container = failure.container;
+  if (!container) return failure.summary;
+  const logs = await pass.deps.cluster.podLogTail(pass.ref(container.pod), container.name, LOG_LINES).catch(() => null);
+  const text = (logs ?? container.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
+  return `${failure.summary}${text ? `:\n${text}` : ''}`;
+}

@@ -1,0 +1,24 @@
+import { messageOf } from '../../../core/errors.ts';
+import type { ChainHead } from '../../watch/head-reader.ts';
+import { failed, NEXT, stalling, type StepResult } from '../outcome.ts';
+import type { Pass } from '../pass.ts';
+
+/**
+ * The ref's commit on chain, and the push that set it, read afresh every pass (level-triggered). The app then follows
+ * the repository, so that its next push wakes it; a ref that does not exist yet waits for that push.
+ */
+export async function readHead(pass: Pass): Promise<StepResult> {
+  const { spec, deps } = pass;
+  let chain: ChainHead;
+  try {
+    chain = await deps.readHead(spec.repository, spec.ref);
+  } catch (error) {
+    return failed(error, 'ChainReadFailed', `reading ${spec.repository} from the chain failed: ${messageOf(error)}`);
+  }
+  deps.follow(pass.key, chain.repositoryId);
+  if (!chain.head) return stalling('RefNotFound', `${chain.ref} does not exist in ${spec.repository}`);
+  pass.status.head = chain.head;
+  pass.learn('head', chain.head);
+  pass.learn('push', chain.push);
+  return NEXT;
+}

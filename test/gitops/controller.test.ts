@@ -1,0 +1,202 @@
+/**
+ * The Controller's loop (src/gitops/controller.ts) over the recording cluster, with the reconcile steps replaced by
+ * one whose outcome each test sets, a work queue that records what is done with each key, and a clock the test
+ * moves: the queue follows the outcome (sample-controller's Forget / AddRateLimited / AddAfter), a failed status write
+ * is reported with the error it hid, a restarted watch gets every app looked at again, and a lost Lease stops it all.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Controller } from '../../src/gitops/controller.ts';
+import { ClusterAccessError, ClusterRequestError } from '../../src/gitops/errors.ts';
+import { WorkQueue } from '../../src/gitops/queue.ts';
+import type { Outcome } from '../../src/gitops/reconcile/outcome.ts';
+import type { Step } from '../../src/gitops/reconcile/reconcile.ts';
+import { createTemplates } from '../../src/gitops/templates/index.ts';
+import { FakeCluster } from './support/fake-cluster.ts';
+import { NAMESPACE, walrusApp } from './support/reconcile-fixture.ts';
+import { ManualClock, settle } from '../support/manual-clock.ts';
+
+const KEY = `${NAMESPACE}/web`;
+
+/** A WorkQueue that records forget / addAfter / addRateLimited / done (delayed adds are recorded, not scheduled). */
+class RecordingQueue extends WorkQueue {
+  readonly actions: string[] = [];
+  #onDone: (() => void)[] = [];
+
+  constructor() {
+    super({ baseDelayMs: 500, maxDelayMs: 5 * 60_000 });
+  }
+  override forget(key: string): void {
+    this.actions.push(`forget ${key}`);
+    super.forget(key);
+  }
+  override addAfter(key: string, delayMs: number): void {
+    this.actions.push(`after ${key} ${delayMs}`);
+  }
+  override addRateLimited(key: string): number {
+    this.actions.push(`rate-limited ${key}`);
+    return super.addRateLimited(key);
+  }
+  override done(key: string): void {
+    super.done(key);
+    this.actions.push(`done ${key}`);
+    for (const resolve of this.#onDone.splice(0)) resolve();
+  }
+  /** Resolves when the next pass is done. */
+  processed(): Promise<void> {
+    return new Promise((resolve) => this.#onDone.push(resolve));
+  }
+}
+
+const ledger = {
+  resolve: async () => '0x1',
+  getRepository: async () => { throw new Error('not read: the steps are the test\'s'); },
+  listRefs: async () => new Map<string, string>(),
+  listPushesAfter: async () => ({ events: [], cursor: null, hasNextPage: false }),
+  latestPushCursor: async () => null,
+};
+
+function start(options: { outcome?: () => Outcome; leaderElection?: boolean } = {}) {
+  const cluster = new FakeCluster();
+  const app = walrusApp();
+  cluster.informers.walrusapps.objects.set(KEY, app);
+  const clock = new ManualClock();
+  const queue = new RecordingQueue();
+  const logs: string[] = [];
+  let outcome = options.outcome ?? (() => ({ kind: 'Settled' }) as Outcome);
+  const steps: Step[] = [{ name: 'fixed', run: () => outcome() }];
+  let companion = 'idle';
+  const controller = new Controller({
+    cluster, ledger, templates: createTemplates({}), network: 'devnet', packageId: '0x2', namespace: null, controllerNamespace: 'walrus-gitops',
+    identity: 'a', leaderElection: options.leaderElection ?? false, steps, queue, clock, log: (line) => logs.push(line),
+    companion: { start: () => { companion = 'running'; }, stop: async () => { companion = 'stopped'; } },
+  });
+  const processed = queue.processed();
+  const running = controller.run();
+  return {
+    controller, cluster, clock, queue, logs, running, processed, app,
+    companion: () => companion,
+    setOutcome: (next: () => Outcome) => { outcome = next; },
+  };
+}
+
+const worker = suite('controller: what the work queue does after each outcome');
+const refusal = new ClusterAccessError('create', 'jobs', NAMESPACE, 'jobs.batch is forbidden');
+const rows: { name: string; outcome: () => Outcome; actions: string[]; log?: RegExp }[] = [
+  { name: 'Settled → forgotten, not requeued', outcome: () => ({ kind: 'Settled' }), actions: [`forget ${KEY}`] },
+  { name: 'Waiting → forgotten, requeued after its delay', outcome: () => ({ kind: 'Waiting', reason: 'Building', message: 'building', afterMs: 15_000 }), actions: [`forget ${KEY}`, `after ${KEY} 15000`] },
+  {
+    name: 'Stalling (a step threw a non-retryable error) → forgotten, not requeued; the log says why and where',
+    outcome: () => { throw refusal; }, actions: [`forget ${KEY}`],
+    log: new RegExp(`^${KEY}: stalled \\(AccessDenied\\) \\(step fixed\\): the controller may not create jobs in namespace ${NAMESPACE}`),
+  },
+  {
+    name: 'Generic (a step threw a transient error) → retried after the per-key back-off',
+    outcome: () => { throw new Error('socket hang up'); }, actions: [`rate-limited ${KEY}`, `after ${KEY} 500`],
+    log: new RegExp(`^${KEY}: reconcile failed \\(step fixed\\): socket hang up; retry in 0.5s$`),
+  },
+];
+for (const row of rows) {
+  worker(row.name, async () => {
+    const c = start({ outcome: row.outcome });
+    await c.processed;
+    assert.equal(c.queue.actions, [...row.actions, `done ${KEY}`]);
+    if (row.log) assert.ok(c.logs.some((line) => row.log!.test(line)), c.logs.join('\n'));
+    await c.controller.stop();
+    await c.running;
+  });
+}
+
+worker('the back-off doubles while a failure lasts, and a pass that goes through resets it', async () => {
+  const c = start({ outcome: () => { throw new Error('socket hang up'); } });
+  await c.processed;
+  for (const delay of [1000, 2000]) {
+    const next = c.queue.processed();
+    c.queue.add(KEY);
+    await next;
+    assert.is(c.queue.actions.at(-2), `after ${KEY} ${delay}`);
+  }
+  c.setOutcome(() => ({ kind: 'Settled' }));
+  let next = c.queue.processed();
+  c.queue.add(KEY);
+  await next;
+  assert.is(c.queue.failures(KEY), 0, 'forgotten');
+  c.setOutcome(() => { throw new Error('socket hang up'); });
+  next = c.queue.processed();
+  c.queue.add(KEY);
+  await next;
+  assert.is(c.queue.actions.at(-2), `after ${KEY} 500`);
+  await c.controller.stop();
+  await c.running;
+});
+
+worker('the status write fails → retried with back-off, and the log has both the write\'s error and the pass\'s own', async () => {
+  const c = start({ outcome: () => { throw refusal; } });
+  c.cluster.failOn('patchAppStatus', () => new ClusterRequestError('patch', 'walrusapps/status', 500, 'etcdserver: request timed out'));
+  await c.processed;
+  assert.equal(c.queue.actions, [`rate-limited ${KEY}`, `after ${KEY} 500`, `done ${KEY}`]);
+  const line = c.logs.find((text) => text.includes('writing the status failed'))!;
+  assert.match(line, 'patch walrusapps/status failed (HTTP 500): etcdserver: request timed out');
+  assert.match(line, 'the pass itself: the controller may not create jobs');
+  await c.controller.stop();
+  await c.running;
+});
+
+worker('the status write refused for want of a permission → not retried (it cannot succeed), both errors logged', async () => {
+  const c = start({ outcome: () => { throw new Error('socket hang up'); } });
+  c.cluster.failOn('patchAppStatus', () => new ClusterAccessError('patch', 'walrusapps/status', NAMESPACE, 'forbidden'));
+  await c.processed;
+  assert.equal(c.queue.actions, [`forget ${KEY}`, `done ${KEY}`]);
+  assert.match(c.logs.join('\n'), /may not patch walrusapps\/status .*the pass itself: socket hang up.*not retried until the app changes/);
+  await c.controller.stop();
+  await c.running;
+});
+
+worker.run();
+
+const loop = suite('controller: what brings an app back to the queue');
+
+loop('a change to a Job the app owns, a restarted watch, and the periodic resync each enqueue the app', async () => {
+  const c = start();
+  await c.processed;
+  c.queue.actions.length = 0;
+
+  let next = c.queue.processed();
+  c.cluster.informers.jobs.emit('update', { metadata: { name: 'web-b-1', namespace: NAMESPACE, ownerReferences: [{ apiVersion: 'x', kind: 'WalrusApp', name: 'web', uid: 'uid-web', controller: true }] } });
+  await next;
+  assert.equal(c.queue.actions, [`forget ${KEY}`, `done ${KEY}`], 'the owner of the Job');
+  c.cluster.informers.jobs.emit('update', { metadata: { name: 'other', namespace: NAMESPACE } });
+  await settle();
+  assert.is(c.queue.length, 0, 'a Job no app owns enqueues nothing');
+
+  c.queue.actions.length = 0;
+  next = c.queue.processed();
+  c.cluster.informers.deployments.restart();
+  await next;
+  assert.equal(c.queue.actions, [`forget ${KEY}`, `done ${KEY}`], 'a restarted watch: every app gets a pass');
+
+  c.queue.actions.length = 0;
+  await c.clock.advance(5 * 60_000);
+  assert.ok(c.queue.actions.some((action) => action.startsWith(`after ${KEY} `)), `resync: ${c.queue.actions}`);
+  await c.controller.stop();
+  await c.running;
+});
+
+loop('the Lease lost → the controller stops: queue shut down, watches stopped, the companion stopped, run() returns', async () => {
+  const c = start({ leaderElection: true });
+  await c.processed;
+  assert.is(c.companion(), 'running');
+  assert.ok(c.cluster.informers.walrusapps.started);
+  let returned = false;
+  void c.running.then(() => { returned = true; });
+  c.cluster.failOn('readLease', () => new ClusterRequestError('get', 'leases', 503, 'unavailable'));
+  c.cluster.failOn('replaceLease', () => new ClusterRequestError('update', 'leases', 503, 'unavailable'));
+  await c.clock.advance(12_000);
+  assert.ok(returned, 'run() returned');
+  assert.is(c.companion(), 'stopped');
+  assert.not.ok(c.cluster.informers.walrusapps.started);
+  assert.is(await c.queue.get(), null, 'the queue is shut down');
+  assert.match(c.logs.join('\n'), 'stops leading');
+});
+
+loop.run();

@@ -1,0 +1,340 @@
+/**
+ * Each reconcile step on its own, one table per step (sample-controller's expected-actions style): an app and the
+ * cluster and chain it sees, the steps before it run for real to find what it needs, then the step's result, the
+ * writes it made to the cluster, and the conditions and status it left.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RepositoryNotFoundError } from '../../src/sui/errors.ts';
+import type { Pass } from '../../src/gitops/reconcile/pass.ts';
+import type { StepResult } from '../../src/gitops/reconcile/outcome.ts';
+import { STEPS, type Step } from '../../src/gitops/reconcile/reconcile.ts';
+import { BUILD_ATTEMPTS } from '../../src/gitops/reconcile/build-failure.ts';
+import { deadlineExceeded, progressing } from './support/fake-cluster.ts';
+import { addr, chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
+import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+
+interface Row {
+  name: string;
+  /** Sets up the app, the chain and the cluster. */
+  given(f: Fixture): void;
+  /** `Next`, `Settled`, or `<Kind> <Reason>`. */
+  result: string;
+  /** The cluster writes, in order (none when unset). */
+  actions?(f: Fixture): string[];
+  /** `Type: Status Reason` of every condition after the step. */
+  conditions?: string[];
+  then?(pass: Pass, f: Fixture): void;
+}
+
+const step = (name: string): Step => STEPS.find((candidate) => candidate.name === name)!;
+const before = (name: string): Step[] => STEPS.slice(0, STEPS.findIndex((candidate) => candidate.name === name));
+const describe = (result: StepResult) => ('reason' in result && result.reason ? `${result.kind} ${result.reason}` : result.kind);
+const conditions = (pass: Pass) => pass.conditions.map((condition) => `${condition.type}: ${condition.status} ${condition.reason}`);
+
+/** One suite per step: runs the steps before it (each must go on), then the step, and checks the row. */
+function table(name: string, rows: Row[]): void {
+  const tests = suite(`reconcile step: ${name}`);
+  for (const row of rows) {
+    tests(row.name, async () => {
+      const f = new Fixture(walrusApp());
+      row.given(f);
+      const pass = f.pass();
+      for (const earlier of before(name)) assert.is((await earlier.run(pass)).kind, 'Next', `${earlier.name} goes on`);
+      f.cluster.actions.length = 0;
+      const result = await step(name).run(pass);
+      assert.is(describe(result), row.result);
+      assert.equal(f.cluster.actions, row.actions?.(f) ?? [], 'cluster writes');
+      if (row.conditions) assert.equal(conditions(pass), row.conditions);
+      row.then?.(pass, f);
+    });
+  }
+  tests.run();
+}
+
+const ready = (reason = 'Succeeded'): WalrusAppStatus['conditions'] => [{ type: 'Ready', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }];
+const artifact = { blobId: 'blob-1', sha256: SHA, size: 10 };
+/** The status after oid(1) was built and released. */
+const released = (f: Fixture): WalrusAppStatus => ({
+  conditions: ready(), observedGeneration: 1, lastAppliedRevision: oid(1),
+  artifact: { commit: oid(1), configHash: f.configHash(), ...artifact },
+  history: [{ commit: oid(1), artifact, result: 'Released', time: '2026-01-01T00:00:00Z', message: '' }],
+});
+const setStatus = (f: Fixture, status: WalrusAppStatus) => { f.app!.status = status; };
+const jobName = (f: Fixture, commit: string, attempt = 1) => f.templates.buildJobName(f.app!, commit, f.configHash(), attempt);
+
+table('suspend', [
+  { name: 'not suspended → next step', given: () => {}, result: 'Next', conditions: [] },
+  {
+    name: 'suspended → Settled; Ready keeps its status with the reason Suspended, Reconciling goes',
+    given: (f) => {
+      f.app!.spec.suspend = true;
+      setStatus(f, { conditions: [...ready()!, { type: 'Reconciling', status: 'True', reason: 'Building', message: '', lastTransitionTime: '' }] });
+    },
+    result: 'Settled', conditions: ['Ready: True Suspended'],
+  },
+  { name: 'suspended before any pass → Ready Unknown', given: (f) => { f.app!.spec.suspend = true; }, result: 'Settled', conditions: ['Ready: Unknown Suspended'] },
+]);
+
+table('network', [
+  { name: 'no network named → next step', given: () => {}, result: 'Next' },
+  { name: 'the controller\'s network → next step', given: (f) => { f.app!.spec.network = 'devnet'; }, result: 'Next' },
+  {
+    name: 'another network → Stalling NetworkMismatch, naming both',
+    given: (f) => { f.app!.spec.network = 'testnet'; },
+    result: 'Stalling NetworkMismatch',
+  },
+]);
+
+table('read-head', [
+  {
+    name: 'the ref exists → next step; the head goes into the status; the app follows the repository',
+    given: () => {}, result: 'Next',
+    then: (pass, f) => {
+      assert.is(pass.status.head?.commit, oid(1));
+      assert.is(pass.fact('push')?.seq, 7);
+      assert.equal(f.follows, [`${NAMESPACE}/web → ${chainHead(null).repositoryId}`]);
+    },
+  },
+  {
+    name: 'no such ref → Stalling RefNotFound (the next push wakes it: the app follows the repository)',
+    given: (f) => { f.head = chainHead(null); }, result: 'Stalling RefNotFound',
+    then: (pass, f) => {
+      assert.is(pass.status.head, undefined);
+      assert.is(f.follows.length, 1);
+    },
+  },
+  {
+    name: 'the chain unreachable (an untyped error) → Generic ChainReadFailed, retried',
+    given: (f) => { f.head = new Error('connect ECONNREFUSED 127.0.0.1:9000'); }, result: 'Generic ChainReadFailed',
+    then: (_pass, f) => assert.is(f.follows.length, 0),
+  },
+  {
+    name: 'no such repository (a typed, non-retryable error) → Stalling ChainReadFailed',
+    given: (f) => { f.head = new RepositoryNotFoundError('owner/app', 'no repository of that name'); }, result: 'Stalling ChainReadFailed',
+  },
+]);
+
+table('policy', [
+  { name: 'no allowedPushers → next step', given: () => {}, result: 'Next' },
+  { name: 'pushed by an allowed address (any form) → next step', given: (f) => { f.app!.spec.policy = { allowedPushers: ['0x1'] }; }, result: 'Next' },
+  {
+    name: 'pushed by anyone else → Stalling PushRefused',
+    given: (f) => {
+      f.app!.spec.policy = { allowedPushers: [addr(2)] };
+      f.head = chainHead(oid(1), addr(3));
+    },
+    result: 'Stalling PushRefused',
+  },
+]);
+
+table('plan-build', [
+  {
+    name: 'first build of the head → attempt 1',
+    given: () => {}, result: 'Next',
+    then: (pass, f) => assert.equal(pass.fact('build'), { commit: oid(1), configHash: f.configHash(), attempt: 1, jobName: jobName(f, oid(1)) }),
+  },
+  {
+    name: 'the status records attempt 2 of this build → attempt 2',
+    given: (f) => setStatus(f, { build: { commit: oid(1), configHash: f.configHash(), attempt: 2 } }), result: 'Next',
+    then: (pass) => assert.is(pass.fact('build').attempt, 2),
+  },
+  {
+    name: 'a Job of attempt 3 exists though the informer\'s status says 2 → attempt 3',
+    given: (f) => {
+      setStatus(f, { build: { commit: oid(1), configHash: f.configHash(), attempt: 2 } });
+      f.jobs.push(f.job(oid(1), 'running', 3));
+    },
+    result: 'Next',
+    then: (pass, f) => assert.equal([pass.fact('build').attempt, pass.fact('build').jobName], [BUILD_ATTEMPTS, jobName(f, oid(1), 3)]),
+  },
+]);
+
+table('clean-up-jobs', [
+  { name: 'only the wanted Job, running → kept', given: (f) => { f.jobs.push(f.job(oid(1), 'running')); }, result: 'Next' },
+  {
+    name: 'a Job for an older commit → deleted',
+    given: (f) => { f.jobs.push(f.job(oid(9), 'running'), f.job(oid(1), 'running')); },
+    result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${jobName(f, oid(9))}`],
+  },
+  {
+    name: 'the wanted Job finished and its artifact recorded → deleted',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.jobs.push(f.job(oid(1), 'succeeded'));
+    },
+    result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
+  },
+  { name: 'the wanted Job finished but not yet recorded → kept (the build step reads it)', given: (f) => { f.jobs.push(f.job(oid(1), 'succeeded')); }, result: 'Next' },
+]);
+
+const applied = (f: Fixture) => {
+  const deployment = f.templates.runDeployment(f.app!, { commit: oid(1), artifact }).metadata!.name!;
+  const service = f.templates.appService(f.app!).metadata!.name!;
+  return [`apply deployments ${NAMESPACE}/${deployment}`, `apply services ${NAMESPACE}/${service}`];
+};
+/** oid(1) serves; the head moved to oid(2), which failed with `reason`. */
+const failedHead = (f: Fixture, reason: string, good = true) => {
+  f.head = chainHead(oid(2));
+  const status = good ? released(f) : {};
+  setStatus(f, { ...status, observedGeneration: 1, failedRevision: oid(2), conditions: [{ type: 'Ready', status: 'False', reason, message: '', lastTransitionTime: '' }] });
+};
+
+table('hold-failed-revision', [
+  { name: 'the head did not fail → next step', given: (f) => setStatus(f, released(f)), result: 'Next' },
+  {
+    name: 'the head failed → Stalling with the failure\'s reason; the last good release is applied again',
+    given: (f) => failedHead(f, 'BuildFailed'), result: 'Stalling BuildFailed', actions: applied,
+  },
+  { name: 'the head failed, Ready still says Succeeded → Stalling RevisionFailed', given: (f) => failedHead(f, 'Succeeded'), result: 'Stalling RevisionFailed', actions: applied },
+  { name: 'the head failed and nothing ever released → Stalling, nothing applied', given: (f) => failedHead(f, 'RolledBack', false), result: 'Stalling RolledBack' },
+]);
+
+table('build', [
+  {
+    name: 'the artifact of (head, settings) is recorded → next step, nothing built',
+    given: (f) => setStatus(f, released(f)), result: 'Next',
+    then: (pass) => assert.equal(pass.fact('artifact'), artifact),
+  },
+  {
+    name: 'no Job yet → the Job is created, BuildStarted, Waiting Building',
+    given: () => {}, result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
+    conditions: ['Built: Unknown Building'],
+    then: (pass, f) => {
+      assert.equal(pass.status.build, { commit: oid(1), configHash: f.configHash(), attempt: 1 });
+      assert.is(f.events.length, 1);
+      assert.match(f.events[0], /^Normal BuildStarted: building 1{12} in job /);
+    },
+  },
+  {
+    name: 'a retry due in 20 s → Waiting BuildRetrying 20 s, no Job yet',
+    given: (f) => setStatus(f, { build: { commit: oid(1), configHash: f.configHash(), attempt: 2, retryAt: new Date(f.now.getTime() + 20_000).toISOString() } }),
+    result: 'Waiting BuildRetrying',
+  },
+  { name: 'the Job runs → Waiting Building', given: (f) => { f.jobs.push(f.job(oid(1), 'running')); }, result: 'Waiting Building' },
+  {
+    name: 'the Job succeeded → next step with its artifact, recorded in the status, Built',
+    given: (f) => {
+      f.jobs.push(f.job(oid(1), 'succeeded'));
+      f.cluster.pods.set(jobName(f, oid(1)), [packedPod('p1', JSON.stringify(artifact))]);
+    },
+    result: 'Next', conditions: ['Built: True BuildSucceeded'],
+    then: (pass, f) => {
+      assert.equal(pass.fact('artifact'), artifact);
+      assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), ...artifact });
+    },
+  },
+  {
+    name: 'the Job succeeded without reporting an artifact → the infrastructure\'s failure: attempt 2 in 10 s',
+    given: (f) => {
+      f.jobs.push(f.job(oid(1), 'succeeded'));
+      f.cluster.pods.set(jobName(f, oid(1)), [packedPod('p1', undefined)]);
+    },
+    result: 'Waiting BuildRetrying', conditions: ['Built: Unknown BuildRetrying'],
+    then: (pass, f) => {
+      assert.is(pass.status.build?.attempt, 2);
+      assert.is(pass.status.build?.retryAt, new Date(f.now.getTime() + 10_000).toISOString());
+      assert.is(pass.status.build?.lastFailure?.reason, 'ArtifactMissing');
+      assert.match(f.events[0], /^Warning BuildRetrying: attempt 1 of 3/);
+    },
+  },
+  {
+    name: 'the app\'s build step failed → Stalling BuildFailed; the commit is marked failed, with the log\'s last lines',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.head = chainHead(oid(2));
+      f.jobs.push(f.job(oid(2), 'failed'));
+      f.cluster.pods.set(jobName(f, oid(2)), [failedPod('p2', 'build', 1)]);
+      f.cluster.logs.set('p2', 'npm error 404 no-such-package\n');
+    },
+    result: 'Stalling BuildFailed',
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      assert.is(pass.status.history?.[0]?.result, 'BuildFailed');
+      const built = pass.conditions.find((condition) => condition.type === 'Built')!;
+      assert.equal([built.status, built.reason], ['False', 'BuildFailed']);
+      assert.match(built.message, 'container build exited with code 1:\nnpm error 404 no-such-package');
+    },
+  },
+  {
+    name: 'the checkout failed on the last attempt → Stalling BuildFailed, saying how many attempts',
+    given: (f) => {
+      setStatus(f, { build: { commit: oid(1), configHash: f.configHash(), attempt: BUILD_ATTEMPTS } });
+      f.jobs.push(f.job(oid(1), 'failed', BUILD_ATTEMPTS));
+      f.cluster.pods.set(jobName(f, oid(1), BUILD_ATTEMPTS), [failedPod('p3', 'checkout', 1)]);
+    },
+    result: 'Stalling BuildFailed',
+    then: (pass) => assert.match(pass.conditions.find((condition) => condition.type === 'Built')!.message, `CheckoutFailed (after ${BUILD_ATTEMPTS} attempts): `),
+  },
+]);
+
+/** oid(1)'s artifact is recorded; `released` says whether it also rolled out. */
+const built = (f: Fixture, rolledOut: boolean) => {
+  const status = released(f);
+  if (!rolledOut) {
+    delete status.lastAppliedRevision;
+    delete status.history;
+  }
+  setStatus(f, status);
+};
+
+table('rollout', [
+  {
+    name: 'the Deployment rolls → Waiting Progressing',
+    given: (f) => {
+      built(f, false);
+      f.cluster.deploymentStatus = progressing;
+    },
+    result: 'Waiting Progressing', actions: applied,
+    then: (pass) => assert.match(pass.conditions.find((condition) => condition.type === 'Released')!.message, 'rolling out'),
+  },
+  {
+    name: 'the Deployment rolled out → next step; released, in the history, Remediated gone',
+    given: (f) => {
+      built(f, false);
+      f.app!.status!.conditions = [{ type: 'Remediated', status: 'True', reason: 'RollbackSucceeded', message: '', lastTransitionTime: '' }];
+    },
+    result: 'Next', actions: applied, conditions: ['Released: True RolloutSucceeded'],
+    then: (pass, f) => {
+      assert.is(pass.status.lastAppliedRevision, oid(1));
+      assert.equal(pass.status.history?.map((entry) => entry.result), ['Released']);
+      assert.equal(pass.fact('release'), { commit: oid(1), artifact });
+      assert.match(f.logs.join('\n'), `${NAMESPACE}/web: ${oid(1).slice(0, 12)} released`);
+    },
+  },
+  {
+    name: 'the progress deadline passed → rolled back to the last good release: Stalling RolledBack, Remediated',
+    given: (f) => {
+      setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact } });
+      f.head = chainHead(oid(2));
+      f.cluster.deploymentStatus = deadlineExceeded;
+    },
+    result: 'Stalling RolledBack', actions: (f) => [...applied(f), ...applied(f)],
+    conditions: ['Ready: True Succeeded', 'Released: False UpgradeFailed', 'Remediated: True RollbackSucceeded'],
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      assert.is(pass.status.lastAppliedRevision, oid(1));
+      assert.equal(pass.status.history?.map((entry) => entry.result), ['RolledBack', 'Released']);
+    },
+  },
+  {
+    name: 'the progress deadline passed with nothing to roll back to → Stalling ProgressDeadlineExceeded',
+    given: (f) => {
+      built(f, false);
+      f.cluster.deploymentStatus = deadlineExceeded;
+    },
+    result: 'Stalling ProgressDeadlineExceeded', actions: applied,
+  },
+]);
+
+table('ready', [
+  {
+    name: 'every step went through → Settled, Ready=True serving the release, Reconciling gone',
+    given: (f) => {
+      built(f, true);
+      f.app!.status!.conditions = [{ type: 'Reconciling', status: 'True', reason: 'Progressing', message: '', lastTransitionTime: '' }];
+    },
+    result: 'Settled', conditions: ['Ready: True Succeeded', 'Released: True RolloutSucceeded'],
+    then: (pass) => assert.is(pass.conditions[0].message, `serving ${oid(1).slice(0, 12)}`),
+  },
+]);

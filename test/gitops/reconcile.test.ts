@@ -1,0 +1,129 @@
+/**
+ * Whole reconcile passes over the recording cluster (support/fake-cluster.ts): the outcome each kind of situation
+ * ends in, the conditions that outcome sets, what is written (the status once, at the end), and faults injected into
+ * the cluster: a refused permission, a transient refusal, a status write that fails.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ClusterAccessError, ClusterRequestError } from '../../src/gitops/errors.ts';
+import { reconcile, STEPS } from '../../src/gitops/reconcile/reconcile.ts';
+import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+import { chainHead, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
+
+const KEY = `${NAMESPACE}/web`;
+const conditions = (status: WalrusAppStatus | undefined) => (status?.conditions ?? []).map((condition) => `${condition.type}: ${condition.status} ${condition.reason}`);
+const jobName = (f: Fixture, commit = oid(1)) => f.templates.buildJobName(f.app!, commit, f.configHash(), 1);
+const refused = (call: string) => new ClusterAccessError('create', 'jobs', NAMESPACE, `jobs.batch is forbidden (${call})`);
+
+const pass = suite('reconcile: one pass, its outcome and what it writes');
+
+pass('the app is gone → Settled; it follows no repository; nothing is written', async () => {
+  const f = new Fixture();
+  const result = await reconcile(KEY, f.deps());
+  assert.equal(result, { outcome: { kind: 'Settled' } });
+  assert.equal(f.follows, [`${KEY} → null`]);
+  assert.equal(f.cluster.actions, []);
+});
+
+pass('a new app → the build Job is created and the status written once: Waiting, Reconciling, Ready Unknown', async () => {
+  const f = new Fixture(walrusApp());
+  const { outcome, statusError } = await reconcile(KEY, f.deps());
+  assert.equal(outcome, { kind: 'Waiting', reason: 'Building', message: `building ${oid(1).slice(0, 12)}`, afterMs: 15_000 });
+  assert.is(statusError, undefined);
+  assert.equal(f.cluster.actions, [`create jobs ${NAMESPACE}/${jobName(f)}`, `patch walrusapps/status ${KEY}`]);
+  assert.equal(conditions(f.cluster.statuses[0]), ['Built: Unknown Building', 'Ready: Unknown Building', 'Reconciling: True Building']);
+  assert.is(f.cluster.statuses[0].observedGeneration, 1);
+  assert.equal(f.events.map((event) => event.split(':')[0]), ['Normal BuildStarted'], 'Reconciling and Unknown conditions make no event');
+});
+
+pass('the build done → released → Settled, Ready=True, one Normal event per condition that changed', async () => {
+  const f = new Fixture(walrusApp());
+  f.jobs.push(f.job(oid(1), 'succeeded'));
+  f.cluster.pods.set(jobName(f), [packedPod('p1', JSON.stringify({ blobId: 'blob-1', sha256: SHA, size: 10 }))]);
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.equal(outcome, { kind: 'Settled' });
+  const status = f.cluster.statuses[0];
+  assert.equal(conditions(status), ['Built: True BuildSucceeded', 'Ready: True Succeeded', 'Released: True RolloutSucceeded']);
+  assert.is(status.lastAppliedRevision, oid(1));
+  assert.equal(f.events.map((event) => event.split(':')[0]), ['Normal BuildSucceeded', 'Normal Succeeded', 'Normal RolloutSucceeded']);
+  assert.equal(f.cluster.actions.slice(-1), [`patch walrusapps/status ${KEY}`], 'the status is written last');
+});
+
+pass('a missing permission → Stalling AccessDenied: Ready=False and Stalled=True name the verb, resource and namespace; one Warning', async () => {
+  const f = new Fixture(walrusApp());
+  f.cluster.failOn('createJob', refused);
+  const { outcome, statusError } = await reconcile(KEY, f.deps());
+  assert.is(outcome.kind, 'Stalling');
+  assert.is(statusError, undefined);
+  if (outcome.kind !== 'Stalling') return;
+  assert.equal([outcome.reason, outcome.step], ['AccessDenied', 'build']);
+  const status = f.cluster.statuses[0];
+  assert.equal(conditions(status), ['Ready: False AccessDenied', 'Stalled: True AccessDenied']);
+  const stalled = status.conditions!.find((condition) => condition.type === 'Stalled')!;
+  assert.match(stalled.message, `the controller may not create jobs in namespace ${NAMESPACE}`);
+  assert.match(stalled.message, 'deploy/rbac.yaml');
+  assert.equal(f.events.map((event) => event.split(':')[0]), ['Warning AccessDenied'], 'Ready=False and Stalled=True of one stall make one event');
+});
+
+pass('a transient refusal (HTTP 503) → Generic, retried; no condition claims more than is known', async () => {
+  const f = new Fixture(walrusApp());
+  f.cluster.failOn('createJob', () => new ClusterRequestError('create', 'jobs', 503, 'the server is currently unable to handle the request'));
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.equal([outcome.kind, 'step' in outcome && outcome.step], ['Generic', 'build']);
+  assert.equal(f.cluster.actions, [`patch walrusapps/status ${KEY}`], 'the head read is written even so');
+  assert.equal(conditions(f.cluster.statuses[0]), []);
+  assert.is(f.cluster.statuses[0].head?.commit, oid(1));
+});
+
+pass('a stall seen again → the same outcome, nothing written, no event; once the head moves, Stalled goes', async () => {
+  const f = new Fixture(walrusApp({ spec: { network: 'testnet' } }));
+  assert.is((await reconcile(KEY, f.deps())).outcome.kind, 'Stalling');
+  f.app!.status = f.cluster.statuses[0];
+  f.now = new Date(f.now.getTime() + 60_000);
+  f.cluster.actions.length = 0;
+  f.events.length = 0;
+  assert.is((await reconcile(KEY, f.deps())).outcome.kind, 'Stalling');
+  assert.equal(f.cluster.actions, [], 'an unchanged status is not written: the stall keeps its transition time');
+  assert.equal(f.events, []);
+
+  f.app!.spec.network = 'devnet';
+  f.app!.metadata.generation = 2;
+  f.head = chainHead(oid(2));
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.is(outcome.kind, 'Waiting');
+  const status = f.cluster.statuses.at(-1)!;
+  assert.equal(conditions(status), ['Built: Unknown Building', 'Ready: False NetworkMismatch', 'Reconciling: True Building']);
+});
+
+pass('the status write fails → the pass\'s outcome and the write\'s error are both returned; no event before the status says it', async () => {
+  const f = new Fixture(walrusApp());
+  f.cluster.failOn('createJob', refused);
+  const writeError = new ClusterRequestError('patch', 'walrusapps/status', 500, 'etcdserver: request timed out');
+  f.cluster.failOn('patchAppStatus', () => writeError);
+  const result = await reconcile(KEY, f.deps());
+  assert.is(result.outcome.kind, 'Stalling');
+  assert.is(result.outcome.kind === 'Stalling' && result.outcome.reason, 'AccessDenied');
+  assert.is(result.statusError, writeError);
+  assert.equal(f.events, []);
+});
+
+pass('a changed spec → a commit that failed is tried again (the failure counters reset, as HelmRelease does)', async () => {
+  const f = new Fixture(walrusApp({ generation: 2, status: {
+    observedGeneration: 1, failedRevision: oid(1), build: { commit: oid(1), configHash: 'old', attempt: 1 },
+    conditions: [{ type: 'Ready', status: 'False', reason: 'BuildFailed', message: '', lastTransitionTime: '' }],
+  } }));
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.is(outcome.kind === 'Waiting' && outcome.reason, 'Building');
+  assert.is(f.cluster.statuses[0].failedRevision, undefined);
+});
+
+pass('a step list out of order → Stalling ReconcileFailed naming the missing fact (a bug, not retried)', async () => {
+  const f = new Fixture(walrusApp());
+  const { outcome } = await reconcile(KEY, f.deps(), STEPS.filter((step) => step.name !== 'read-head'));
+  assert.is(outcome.kind, 'Stalling');
+  if (outcome.kind !== 'Stalling') return;
+  assert.equal([outcome.reason, outcome.step], ['ReconcileFailed', 'policy']);
+  assert.match(outcome.message, "found out 'head'");
+});
+
+pass.run();

@@ -1,0 +1,178 @@
+/**
+ * Recording fakes of the cluster port for the controller's unit tests, in the manner of sample-controller's
+ * expected-actions tests: every write is recorded as `verb resource namespace/name`, reads answer from what the test
+ * put in, and any call can be made to fail (`failOn`) to inject a fault.
+ */
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import { ConflictError } from '../../../src/gitops/errors.ts';
+import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
+import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
+
+type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
+
+/** An informer over objects the test holds: `start` lists them as adds, `emit` plays a watch event, `restart` a restart. */
+export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
+  readonly objects = new Map<string, T>();
+  readonly #handlers: Record<InformerEvent, ((object: T) => void)[]> = { add: [], update: [], delete: [] };
+  readonly #onRestart: (() => void)[] = [];
+  started = false;
+
+  constructor(objects: readonly T[] = []) {
+    for (const object of objects) this.objects.set(keyOf(object), object);
+  }
+
+  on(event: InformerEvent, handler: (object: T) => void): void {
+    this.#handlers[event].push(handler);
+  }
+
+  onRestart(handler: () => void): void {
+    this.#onRestart.push(handler);
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    for (const object of this.objects.values()) this.emit('add', object);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+  }
+
+  get(ref: ObjectRef): T | undefined {
+    return this.objects.get(`${ref.namespace}/${ref.name}`);
+  }
+
+  list(): T[] {
+    return [...this.objects.values()];
+  }
+
+  emit(event: InformerEvent, object: T): void {
+    if (event === 'delete') this.objects.delete(keyOf(object));
+    else this.objects.set(keyOf(object), object);
+    for (const handler of this.#handlers[event]) handler(object);
+  }
+
+  restart(): void {
+    for (const handler of this.#onRestart) handler();
+  }
+}
+
+function keyOf(object: KubernetesObject): string {
+  return `${object.metadata?.namespace}/${object.metadata?.name}`;
+}
+
+export class FakeCluster implements Cluster {
+  /** Every write, in order: `create jobs ns/name`, `apply deployments ns/name`, `patch walrusapps/status ns/name`, … */
+  readonly actions: string[] = [];
+  readonly statuses: WalrusAppStatus[] = [];
+  readonly events: CoreV1Event[] = [];
+  readonly informers: { [K in keyof WatchedKinds]: FakeInformer<WatchedKinds[K]> } = {
+    walrusapps: new FakeInformer(), deployments: new FakeInformer(), jobs: new FakeInformer(),
+  };
+  /** What `jobPods` answers, per Job name. */
+  readonly pods = new Map<string, V1Pod[]>();
+  /** What `podLogTail` answers, per pod name. */
+  readonly logs = new Map<string, string>();
+  /** The status an applied Deployment comes back with (as the deployment controller would have it). */
+  deploymentStatus: (deployment: V1Deployment) => V1Deployment['status'] = complete;
+  lease: V1Lease | null = null;
+  readonly #faults = new Map<Verb, (call: string) => unknown>();
+
+  /** From now on, `verb` throws what `fault` returns (for the call as recorded); `undefined` clears it. */
+  failOn(verb: Verb, fault: ((call: string) => unknown) | undefined): void {
+    if (fault) this.#faults.set(verb, fault);
+    else this.#faults.delete(verb);
+  }
+
+  #call(verb: Verb, call: string, write = true): void {
+    const fault = this.#faults.get(verb);
+    if (fault) throw fault(call);
+    if (write) this.actions.push(call);
+  }
+
+  informer<K extends keyof WatchedKinds>(kind: K): Informer<WatchedKinds[K]> {
+    return this.informers[kind];
+  }
+
+  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {
+    this.#call('patchAppStatus', `patch walrusapps/status ${app.namespace}/${app.name}`);
+    this.statuses.push(structuredClone(status));
+  }
+
+  async createJob(job: V1Job): Promise<V1Job> {
+    this.#call('createJob', `create jobs ${job.metadata!.namespace}/${job.metadata!.name}`);
+    return job;
+  }
+
+  async deleteJob(ref: ObjectRef): Promise<void> {
+    this.#call('deleteJob', `delete jobs ${ref.namespace}/${ref.name}`);
+  }
+
+  async jobPods(ref: ObjectRef): Promise<V1Pod[]> {
+    this.#call('jobPods', `list pods ${ref.namespace}/${ref.name}`, false);
+    return this.pods.get(ref.name) ?? [];
+  }
+
+  async podLogTail(pod: ObjectRef): Promise<string | null> {
+    this.#call('podLogTail', `log pods ${pod.namespace}/${pod.name}`, false);
+    return this.logs.get(pod.name) ?? null;
+  }
+
+  async apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T> {
+    this.#call('apply', `apply ${object.kind!.toLowerCase()}s ${object.metadata!.namespace}/${object.metadata!.name}`);
+    if (object.kind !== 'Deployment') return object;
+    const deployment = { ...object, metadata: { ...object.metadata, generation: 1 } } as V1Deployment;
+    return { ...deployment, status: this.deploymentStatus(deployment) } as T;
+  }
+
+  async readConfigMap(): Promise<V1ConfigMap | null> {
+    this.#call('readConfigMap', 'get configmaps', false);
+    return null;
+  }
+
+  async createEvent(event: CoreV1Event): Promise<void> {
+    this.#call('createEvent', `create events ${event.metadata.namespace}/${event.reason}`, false);
+    this.events.push(event);
+  }
+
+  async patchEventCount(): Promise<void> {
+    this.#call('patchEventCount', 'patch events', false);
+  }
+
+  async readLease(): Promise<V1Lease | null> {
+    this.#call('readLease', 'get leases', false);
+    return this.lease && structuredClone(this.lease);
+  }
+
+  async createLease(lease: V1Lease): Promise<V1Lease> {
+    this.#call('createLease', `create leases ${lease.metadata!.namespace}/${lease.metadata!.name}`);
+    if (this.lease) throw new ConflictError('the lease');
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: '1' } };
+    return structuredClone(this.lease);
+  }
+
+  async replaceLease(lease: V1Lease): Promise<V1Lease> {
+    this.#call('replaceLease', `update leases ${lease.metadata!.namespace}/${lease.metadata!.name} holder=${lease.spec?.holderIdentity}`);
+    if (!this.lease || lease.metadata?.resourceVersion !== this.lease.metadata?.resourceVersion) throw new ConflictError('the lease');
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(Number(this.lease.metadata!.resourceVersion) + 1) } };
+    return structuredClone(this.lease);
+  }
+}
+
+/** Every replica updated and available: the rollout is complete. */
+export function complete(deployment: V1Deployment): V1Deployment['status'] {
+  const replicas = deployment.spec?.replicas ?? 1;
+  return { observedGeneration: deployment.metadata?.generation, replicas, updatedReplicas: replicas, availableReplicas: replicas };
+}
+
+export function progressing(deployment: V1Deployment): V1Deployment['status'] {
+  const replicas = deployment.spec?.replicas ?? 1;
+  return { observedGeneration: deployment.metadata?.generation, replicas: replicas + 1, updatedReplicas: 1, availableReplicas: replicas };
+}
+
+export function deadlineExceeded(deployment: V1Deployment): V1Deployment['status'] {
+  return {
+    ...progressing(deployment),
+    conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "x" has timed out progressing.' }],
+  };
+}

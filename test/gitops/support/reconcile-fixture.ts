@@ -1,0 +1,115 @@
+/**
+ * One app, the chain head it reads and the cluster it writes to, for the reconcile tests: `deps()` is what a pass
+ * gets from the controller, with the cluster a recording fake (fake-cluster.ts), the templates the real ones, and
+ * every call to the chain watcher's index, the event recorder and the log written down.
+ */
+import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { buildConfigHash } from '../../../src/gitops/api/build-config.ts';
+import { API_VERSION, KIND, resolveSpec, type WalrusApp, type WalrusAppSpec, type WalrusAppStatus } from '../../../src/gitops/api/types.ts';
+import { Pass, type ReconcileDeps } from '../../../src/gitops/reconcile/pass.ts';
+import { createTemplates } from '../../../src/gitops/templates/index.ts';
+import type { ChainHead } from '../../../src/gitops/watch/head-reader.ts';
+import type { PushEvent } from '../../../src/ports/ledger.ts';
+import { FakeCluster } from './fake-cluster.ts';
+
+export const NAMESPACE = 'shop';
+export const REPOSITORY = `walrus://0x${'ab'.repeat(32)}`;
+export const REPOSITORY_ID = `0x${'ab'.repeat(32)}`;
+export const oid = (n: number): string => n.toString(16).repeat(40).slice(0, 40);
+export const addr = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+export const SHA = 'a'.repeat(64);
+
+export function walrusApp(options: { spec?: Partial<WalrusAppSpec>; status?: WalrusAppStatus; generation?: number } = {}): WalrusApp {
+  return {
+    apiVersion: API_VERSION, kind: KIND,
+    metadata: { name: 'web', namespace: NAMESPACE, uid: 'uid-web', generation: options.generation ?? 1 },
+    spec: { repository: REPOSITORY, ref: 'main', ...options.spec },
+    ...(options.status ? { status: options.status } : {}),
+  };
+}
+
+/** The chain's answer for `refs/heads/main` at `commit` (null: no such ref), pushed by `pusher` in push 7. */
+export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
+  const ref = 'refs/heads/main';
+  if (commit === null) return { repositoryId: REPOSITORY_ID, ref, head: null, push: null };
+  const push: PushEvent = {
+    repository: REPOSITORY_ID, seq: 7, kind: 0, sender: pusher, timestampMs: 7, updates: [{ name: ref, old: null, new: commit, force: false }],
+    pack: null, packIndex: null, liveFrom: 0, logHead: '', txDigest: 'tx7',
+  };
+  return { repositoryId: REPOSITORY_ID, ref, push, head: { ref, commit, seq: 7, pusher, transaction: 'tx7' } };
+}
+
+export class Fixture {
+  readonly cluster = new FakeCluster();
+  readonly templates = createTemplates({});
+  readonly follows: string[] = [];
+  readonly logs: string[] = [];
+  /** `Type Reason: message`, as recorded. */
+  readonly events: string[] = [];
+  readonly jobs: V1Job[] = [];
+  head: ChainHead | Error = chainHead(oid(1));
+  now = new Date(Date.UTC(2026, 0, 1, 12));
+  app: WalrusApp | undefined;
+
+  constructor(app?: WalrusApp) {
+    this.app = app;
+  }
+
+  deps(): ReconcileDeps {
+    return {
+      cluster: this.cluster,
+      templates: this.templates,
+      app: (key) => (this.app && `${this.app.metadata.namespace}/${this.app.metadata.name}` === key ? this.app : undefined),
+      ownedJobs: () => this.jobs,
+      readHead: async () => {
+        if (this.head instanceof Error) throw this.head;
+        return this.head;
+      },
+      follow: (key, repositoryId) => { this.follows.push(`${key} → ${repositoryId}`); },
+      events: { record: async (_app, type, reason, message) => { this.events.push(`${type} ${reason}: ${message.split('\n')[0]}`); } },
+      network: 'devnet',
+      now: () => this.now,
+      log: (line) => { this.logs.push(line); },
+    };
+  }
+
+  pass(): Pass {
+    return new Pass(this.app!, this.deps());
+  }
+
+  /** The build Job the templates make for (commit, the app's build settings, attempt), in the state given. */
+  job(commit: string, state: 'running' | 'succeeded' | 'failed', attempt = 1): V1Job {
+    const app = this.app!;
+    const job = this.templates.buildJob(app, { commit, configHash: buildConfigHash(resolveSpec(app.spec)), attempt });
+    job.metadata!.ownerReferences = [{ apiVersion: API_VERSION, kind: KIND, name: app.metadata.name, uid: app.metadata.uid!, controller: true }];
+    if (state === 'succeeded') job.status = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
+    if (state === 'failed') job.status = { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] };
+    return job;
+  }
+
+  configHash(): string {
+    return buildConfigHash(resolveSpec(this.app!.spec));
+  }
+}
+
+const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
+const exited = (exitCode: number, message?: string): V1ContainerState => ({ terminated: { exitCode, ...(message ? { message } : {}) } });
+
+/** A build pod whose checkout and build exited 0 and whose pack step reported `message` (the artifact, as JSON). */
+export function packedPod(name: string, message: string | undefined): V1Pod {
+  return {
+    metadata: { name },
+    status: { phase: 'Succeeded', initContainerStatuses: [container('checkout', exited(0)), container('build', exited(0))], containerStatuses: [container('pack', exited(0, message))] },
+  };
+}
+
+/** A build pod whose `step` exited with `exitCode` (the steps before it exited 0). */
+export function failedPod(name: string, step: 'checkout' | 'build', exitCode: number): V1Pod {
+  const waiting: V1ContainerState = { waiting: { reason: 'PodInitializing' } };
+  const checkout = step === 'checkout' ? exited(exitCode) : exited(0);
+  const build = step === 'build' ? exited(exitCode) : waiting;
+  return {
+    metadata: { name, creationTimestamp: new Date(Date.UTC(2026, 0, 1, 11)) },
+    status: { phase: 'Failed', initContainerStatuses: [container('checkout', checkout), container('build', build)], containerStatuses: [container('pack', waiting)] },
+  };
+}
