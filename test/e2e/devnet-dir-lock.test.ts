@@ -17,7 +17,8 @@ lock.after(() => w.remove());
 lock('a second server on a directory in use is refused, naming the directory and the server that holds it', async () => {
   const first = await startDevnet(w);
   try {
-    const second = await w.run('.', ['walrus', 'devnet', '--dir', w.path('devnet-state')]);
+    // Bounded: a second server that starts (the fault this refuses) would otherwise serve until killed.
+    const second = await w.run('.', ['60', 'git', 'walrus', 'devnet', '--dir', w.path('devnet-state')], { command: 'timeout' });
     assert.is.not(second.code, 0);
     const holder = JSON.parse(readFileSync(w.path('devnet-state', 'server.lock'), 'utf8')) as { pid: number; url: string };
     assert.is(holder.url, first.url);
