@@ -20,20 +20,11 @@ const UNDECIDED_PAIRS_IN_FLIGHT = 4;
  * Packs stream through pipes: neither direction holds a whole pack in memory.
  */
 /**
- * Our quarantine directories under objects/: `incoming-walrus-<pid>-XXXXXX`. git's own (receive-pack's
- * `incoming-XXXXXX`) differ, and git's gc removes neither, so a fetch killed mid-download would leave its partial
- * pack for good: the next one removes those of processes that are gone.
+ * Our quarantine directories under objects/: `incoming-walrus-<pid>-XXXXXX`, told apart from git's own (receive-pack's
+ * `incoming-XXXXXX`). git's gc removes neither, so a fetch killed mid-download would leave its partial pack for good:
+ * `removeAbandonedFetches` removes those of processes that are gone.
  */
 const QUARANTINE_PREFIX = 'incoming-walrus-';
-
-async function removeAbandonedQuarantines(objects: string): Promise<void> {
-  const names = await readdir(objects).catch(() => [] as string[]);
-  await Promise.all(names.map(async (name) => {
-    if (!name.startsWith(QUARANTINE_PREFIX)) return;
-    const pid = Number.parseInt(name.slice(QUARANTINE_PREFIX.length), 10);
-    if (Number.isInteger(pid) && pid > 0 && !processExists(pid)) await rm(join(objects, name), { recursive: true, force: true });
-  }));
-}
 
 export class NativeGitRepository implements LocalRepository {
   readonly gitDir: string;
@@ -128,8 +119,7 @@ export class NativeGitRepository implements LocalRepository {
   async receivePack(progress: boolean, checkLinks = false): Promise<IncomingPack> {
     // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
     // an alternate so --fix-thin finds the bases of a thin pack.
-    const objects = await (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
-    await removeAbandonedQuarantines(objects);
+    const objects = await this.#objectsDir();
     const quarantine = await mkdtemp(join(objects, `${QUARANTINE_PREFIX}${process.pid}-`));
     await mkdir(join(quarantine, 'pack'));
     // --check-self-contained-and-connected dies on a missing link and exits 1 for a pack that links to objects
@@ -167,6 +157,20 @@ export class NativeGitRepository implements LocalRepository {
         await remove();
       },
     };
+  }
+
+  async removeAbandonedFetches(): Promise<void> {
+    const objects = await this.#objectsDir();
+    const names = await readdir(objects).catch(() => [] as string[]);
+    await Promise.all(names.map(async (name) => {
+      if (!name.startsWith(QUARANTINE_PREFIX)) return;
+      const pid = Number.parseInt(name.slice(QUARANTINE_PREFIX.length), 10);
+      if (Number.isInteger(pid) && pid > 0 && !processExists(pid)) await rm(join(objects, name), { recursive: true, force: true });
+    }));
+  }
+
+  #objectsDir(): Promise<string> {
+    return (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
   }
 
   async hasRefs(): Promise<boolean> {
