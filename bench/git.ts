@@ -6,12 +6,18 @@
  * incremental one-commit push and a no-op fetch with the port calls the helper made (GIT_WALRUS_STATS: counted at
  * the Ledger and BlobStore boundary, nothing estimated); then the helper's peak RSS pushing and cloning a large
  * repository. The many-ref part also prints the helper's start-up and the time to list every ref, the parts of a
- * clone before index-pack. `--short` shrinks every repository so CI runs it quickly, and still prints every figure.
+ * clone before index-pack. `--short` shrinks every repository so CI runs it quickly, and still prints every figure;
+ * `--medium` runs the many-ref (medium) case alone.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { createWalrusService } from '../src/devnet/walrus/service.ts';
+import { computeBlobId } from '../src/walrus/blob-id.ts';
+import { DEFAULT_MAX_BLOB_SIZE } from '../src/walrus/http-blob-store.ts';
 import { createWorld, refsOf, startDevnet, walrusInit } from '../test/support/e2e.ts';
 import type { World } from '../test/support/e2e.ts';
 
@@ -27,7 +33,8 @@ interface Shape {
 export const FULL = {
   history: { commits: 2000, files: 400, lines: 1200, touched: 3 },
   large: { commits: 10, files: 1000, lines: 5000, touched: 100 },
-  manyRefs: { shape: { commits: 3000, files: 300, lines: 200, touched: 3 }, branches: 300, tags: 200 },
+  // The medium case: a project's history of thousands of commits, hundreds of refs and a pack of ~10 MB.
+  manyRefs: { shape: { commits: 6000, files: 300, lines: 400, touched: 4 }, branches: 200, tags: 120 },
 };
 const SHORT = {
   history: { commits: 150, files: 60, lines: 400, touched: 3 },
@@ -98,6 +105,41 @@ async function timed(label: string, action: () => Promise<unknown>): Promise<num
   return seconds;
 }
 
+type Stats = ReturnType<World['takeStats']>[number] & { ms?: Record<string, number>; marks?: Record<string, number>; encodeMs?: number; cpuMs?: number };
+
+/**
+ * Where the helper processes' time went (their GIT_WALRUS_STATS lines): start-up (exec to the network opened), the
+ * time in each port and local-repository method by phase, and the encoder's. Calls overlap (a push reads its pack,
+ * encodes and uploads at once), so the phases may add up to more than the whole.
+ */
+function breakdown(stats: Stats[], phases: Record<string, RegExp>): string {
+  const mine = stats.filter((s) => s.role === 'helper');
+  const startup = mine.map((s) => s.marks?.network ?? 0);
+  const parts = [`${mine.length} helper process(es), start-up ${startup.map((ms) => (ms / 1000).toFixed(2)).join('+')} s`];
+  for (const [phase, pattern] of Object.entries(phases)) {
+    const ms = phase === 'encode'
+      ? mine.reduce((n, s) => n + (s.encodeMs ?? 0), 0)
+      : mine.reduce((n, s) => n + Object.entries(s.ms ?? {}).filter(([name]) => pattern.test(name)).reduce((m, [, v]) => m + v, 0), 0);
+    parts.push(`${phase} ${(ms / 1000).toFixed(2)} s`);
+  }
+  parts.push(`CPU ${(mine.reduce((n, s) => n + (s.cpuMs ?? 0), 0) / 1000).toFixed(2)} s`);
+  return parts.join(', ');
+}
+
+const PUSH_PHASES = {
+  listing: /^ledger\.(getRepository|listRefs|resolve)$/,
+  ancestry: /^local\.(ancestry|presentObjects|resolve)$/,
+  pack: /^local\.packObjects$/,
+  encode: /encode/,
+  'upload (with encode)': /^blobStore\.write$/,
+  transaction: /^ledger\.push$/,
+};
+const CLONE_PHASES = {
+  listing: /^ledger\.(getRepository|listRefs|resolve|listPacks)$/,
+  download: /^blobStore\.read$/,
+  'index-pack': /^local\.receivePack\.(apply|write)$/,
+};
+
 function sum(stats: ReturnType<World['takeStats']>, role = 'helper') {
   const mine = stats.filter((s) => s.role === role);
   const total = (key: 'blobWrites' | 'blobReads' | 'bytesWritten' | 'chainReads' | 'transactions') => mine.reduce((n, s) => n + s[key], 0);
@@ -126,7 +168,8 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   const child = spawn('git', ['update-ref', '--stdin'], { cwd: world.path('many'), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
   child.stdin.end(`${lines.join('\n')}\n`);
   await new Promise((resolve) => child.on('close', resolve));
-  await world.ok('many', ['gc', '-q']);
+  // Deltas computed by git, as a project's pack has them (fast-import's own leave it several times larger).
+  await world.ok('many', ['repack', '-adf', '-q']);
   const refs = (await world.ok('many', ['for-each-ref', '--format=%(refname)'])).split('\n').length;
   const packBytes = Number((await world.ok('many', ['count-objects', '-v'])).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
   console.log(`many-ref repository: ${commits.length} commits, ${refs} refs, ${fmtMb(packBytes)} packed; mirror push and clone:`);
@@ -136,13 +179,17 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   const url = await walrusInit(world, 'many', 'many-refs');
   world.takeStats();
   const helperPush = await timed('git push --mirror walrus (helper)', () => world.ok('many', ['push', '-q', '--mirror', 'walrus']));
-  const pushStats = sum(world.takeStats());
+  const pushLines = world.takeStats();
+  const pushStats = sum(pushLines);
   const helperClone = await timed('git clone --mirror walrus:// (helper)', () => world.ok('.', ['clone', '-q', '--mirror', url, 'many-walrus-clone.git']));
-  const cloneStats = sum(world.takeStats());
+  const cloneLines = world.takeStats();
+  const cloneStats = sum(cloneLines);
   if ((await refsOf(world, 'many-walrus-clone.git')) !== (await refsOf(world, 'many-native-clone.git'))) throw new Error('the helper\'s mirror clone differs from the native one');
   console.log(`  push ratio  ${(helperPush / nativePush).toFixed(2)}x native (${ratioNote('<= 1.5x')})`);
   console.log(`  clone ratio ${(helperClone / nativeClone).toFixed(2)}x native (${ratioNote('<= 1.3x')})`);
   console.log(`  mirror push: ${pushStats.blobWrites} blob writes, ${fmtMb(pushStats.bytesWritten)} stored, ${pushStats.transactions} transaction(s); clone: ${cloneStats.blobReads} blob reads, ${cloneStats.chainReads} chain reads`);
+  console.log(`  push breakdown:  ${breakdown(pushLines, PUSH_PHASES)}`);
+  console.log(`  clone breakdown: ${breakdown(cloneLines, CLONE_PHASES)}`);
   // Where a clone's time goes before index-pack: the helper's start (node, modules, opening the network) and the
   // listing of every ref (ls-remote: a start plus one paged read). Best of three, as the floor under load.
   const best = async (action: () => Promise<unknown>) => {
@@ -156,7 +203,59 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   };
   const startup = await best(() => helperCapabilities(world, url));
   const listing = await best(() => world.ok('.', ['ls-remote', url]));
-  console.log(`  helper start-up ${startup.toFixed(2)} s (answering capabilities), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
+  console.log(`  helper capabilities-only session ${startup.toFixed(2)} s (exec to exit: it opens the network after answering), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
+  world.takeStats();
+  await world.ok('.', ['ls-remote', url]);
+  const marks = (world.takeStats() as Stats[]).find((s) => s.role === 'helper')?.marks ?? {};
+  const at = (name: string) => `${((marks[name] ?? 0) / 1000).toFixed(2)} s`;
+  console.log(`  ls-remote helper marks: first answer ${at('first-answer')}, modules loaded ${at('modules')}, network open ${at('network')}, refs listed ${at('listed')}, exit ${at('exit')}`);
+  await shardComparison(world, 1000, nativePush);
+}
+
+/**
+ * The mirror push of `many` again on a local network of `numShards` shards (testnet and mainnet run 1000), beside
+ * its encode-aware limit: native git's pack time plus the time to compute the blob ids of the pack's chunks, spread
+ * over the cores available (measured one by one in this process, encoders built beforehand). The embedded network's
+ * Walrus takes the helper's own id computation (one process), so the figure is the helper's work, as against a
+ * publisher that encodes on its own machine.
+ */
+async function shardComparison(world: World, numShards: number, nativePush: number): Promise<void> {
+  const home = world.path(`walrus-home-${numShards}`);
+  // A devnet's shard count is fixed when its state directory is created: create it at `numShards` first.
+  await createWalrusService(join(home, 'local', 'walrus'), { numShards }).epochClock();
+  const env = { GIT_WALRUS_HOME: home };
+  const remote = `walrus${numShards}`;
+  await world.ok('many', ['walrus', 'init', `many-${numShards}`, '--remote', remote], { env });
+  world.takeStats();
+  const helperPush = await timed(`git push --mirror (${numShards} shards)`, () => world.ok('many', ['push', '-q', '--mirror', remote], { env }));
+  const lines = world.takeStats();
+  const stats = sum(lines);
+  const packFile = world.path(`many-${numShards}.pack`);
+  const packTime = await timed('git pack-objects --all (native)', async () => {
+    const packed = spawnSync('sh', ['-c', 'git pack-objects --revs --all -q --stdout </dev/null >"$0"', packFile], { cwd: world.path('many'), env: world.env });
+    if (packed.status !== 0) throw new Error(`git pack-objects failed: ${packed.stderr}`);
+  });
+  const pack = readFileSync(packFile);
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < pack.byteLength; at += DEFAULT_MAX_BLOB_SIZE) chunks.push(pack.subarray(at, at + DEFAULT_MAX_BLOB_SIZE));
+  const setupStart = performance.now();
+  await computeBlobId(new Uint8Array(1024), numShards); // starts the worker and builds the encoder
+  const setup = (performance.now() - setupStart) / 1000;
+  const perChunk: number[] = [];
+  for (const chunk of chunks) {
+    const start = performance.now();
+    await computeBlobId(chunk, numShards);
+    perChunk.push((performance.now() - start) / 1000);
+  }
+  // Longest-first onto the least loaded core: the makespan of the chunks' encodings on `cores` cores.
+  const cores = availableParallelism();
+  const load = new Array<number>(cores).fill(0);
+  for (const t of [...perChunk].sort((a, b) => b - a)) load[load.indexOf(Math.min(...load))] += t;
+  const encode = Math.max(...load);
+  const limit = packTime + encode;
+  console.log(`  at ${numShards} shards: pack ${fmtMb(pack.byteLength)} in ${chunks.length} chunk(s), encode ${perChunk.map((t) => t.toFixed(2)).join('+')} s on ${cores} core(s) = ${encode.toFixed(2)} s; encode-aware limit ${limit.toFixed(2)} s (native pack ${packTime.toFixed(2)} s + encode; the encoder's set-up, ${setup.toFixed(2)} s once per process, not included)`);
+  console.log(`  helper ${helperPush.toFixed(2)} s = ${(helperPush / limit).toFixed(2)}x the limit (target <= 1.2x), ${(helperPush / nativePush).toFixed(2)}x native push; helper peak RSS ${stats.maxRssMb.toFixed(0)} MB`);
+  console.log(`  breakdown: ${breakdown(lines, PUSH_PHASES)}`);
 }
 
 /** Starts the helper as git does and asks for its capabilities only: the cost of a helper process's start. */
@@ -258,4 +357,19 @@ export async function run(short: boolean): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await run(process.argv.includes('--short'));
+/** `node bench/git.ts --medium [--short]`: the medium case alone (push, clone, breakdown, 1000 shards). */
+async function runMedium(short: boolean): Promise<void> {
+  const world = createWorld('walrus-bench-');
+  try {
+    console.log(`git-remote-walrus medium case (${short ? 'short' : 'full'} mode); the helper runs ${helperBuild()}`);
+    await manyRefComparison(world, (short ? SHORT : FULL).manyRefs, (target) => `target ${target}`);
+  } finally {
+    world.remove();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const short = process.argv.includes('--short');
+  await (process.argv.includes('--medium') ? runMedium(short) : run(short));
+  process.exit(0); // the blob-id worker and keep-alive sockets must not hold the process open
+}

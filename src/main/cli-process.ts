@@ -1,13 +1,12 @@
 /**
  * The `git walrus <command>` process (started by cli.ts): composes the app (network, workspace, streams) and runs the
- * command table.
+ * command table. The network's adapters and the pack reader (isomorphic-git) load when a command opens them, so
+ * `--help`, a usage error or a command that needs no network does not pay for them.
  */
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
-import { PackObjectReader } from '../git/pack-reader.ts';
 import { gitWorkspace } from '../git/workspace.ts';
-import { openNetwork } from './context.ts';
 
 const args = process.argv.slice(2);
 const verbose = args.includes('-v') || args.includes('--verbose');
@@ -15,6 +14,7 @@ const log = adjustableLog((text) => process.stderr.write(text), () => (args.incl
 
 const app: CliApp = {
   open: async ({ network } = {}) => {
+    const { openNetwork } = await import('./context.ts');
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
     return {
       ledger: opened.ledger,
@@ -22,7 +22,7 @@ const app: CliApp = {
       keyService: opened.keyService,
       blobIdOf: opened.blobIdOf,
       ...(opened.blobObjects ? { blobObjects: opened.blobObjects } : {}),
-      openPackObjects: () => PackObjectReader.open(),
+      openPackObjects: async () => (await import('../git/pack-reader.ts')).PackObjectReader.open(),
       networkName: opened.name,
       market: opened.market,
       close: opened.close,

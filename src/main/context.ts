@@ -19,7 +19,7 @@ import { computeBlobId } from '../walrus/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
 import { lazyKeyService } from './key-service.ts';
-import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats } from './instrumented.ts';
+import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats, timed } from './instrumented.ts';
 import type { LedgerMethod } from './instrumented.ts';
 import { ServiceUnreachableError } from '../core/service-unreachable.ts';
 
@@ -42,6 +42,8 @@ export interface OpenedNetwork {
   blobObjects?: () => Promise<BlobObjects>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
   market(): Promise<MarketLedger>;
+  /** `target` with its methods timed into this process's GIT_WALRUS_STATS line (itself when no stats are kept). */
+  timed<T extends object>(target: T, name: string, nested?: readonly string[]): T;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,8 @@ export interface OpenOptions {
   network?: string;
   /** Who is asking, for GIT_WALRUS_STATS lines (`helper`, `cli`). */
   role: string;
+  /** The `walrus.*` git config, when the caller started reading it already (the helper does, at once). */
+  gitConfig?: Promise<(key: string) => string | undefined>;
 }
 
 /** Below this balance (MIST) the embedded network's faucet tops the signer up before a transaction. */
@@ -62,7 +66,7 @@ const SIGNER_LOCK_TIMEOUT_MS = 120_000;
 export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> {
   const env = options.network ? { ...options.env, GIT_WALRUS_NETWORK: options.network } : options.env;
   const home = resolve(walrusHome(env));
-  const gitConfig = await readWalrusGitConfig(env);
+  const gitConfig = await (options.gitConfig ?? readWalrusGitConfig(env));
   const config = await resolveNetwork({ env, gitConfig, home });
   // The key is read once, on first need: a clone or fetch never reads it. Knowing its address (a push's writer check,
   // before any upload) takes @noble/curves only; @mysten/sui's keypairs and cryptography, down to zklogin's poseidon
@@ -124,6 +128,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
+    timed: (target, name, nested) => (statsFile ? timed(target, stats.ms, name, nested) : target),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();

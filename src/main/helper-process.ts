@@ -1,39 +1,86 @@
 /**
  * The remote helper process (started by remote-helper.ts, the entry git runs for walrus:// URLs): reads the
  * environment git prepared (GIT_DIR), opens the network, and hands stdin/stdout to the protocol session.
+ *
+ * The session starts at once on what the first answer needs (the protocol, the options): `capabilities` and `option`
+ * touch no network. The git process that reads the config starts at once; loading the adapters and opening the
+ * network start once `capabilities` is answered, while git sends its options; `list`, `fetch` and `push` wait for them.
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
+import type { Log } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
-import { NativeGitRepository } from '../git/native-repository.ts';
+import type { RepositoryLocator } from '../ports/ledger.ts';
 import { runSession } from '../protocol/session.ts';
-import { createHelperBackend } from '../remote/helper.ts';
-import { defaultOptions } from '../remote/options.ts';
-import { openNetwork } from './context.ts';
+import type { HelperBackend } from '../protocol/session.ts';
+import { applyOption, defaultOptions } from '../remote/options.ts';
+import type { HelperOptions } from '../remote/options.ts';
+import { readWalrusGitConfig } from './git-config.ts';
+import { mark } from './marks.ts';
 
-async function main(args: string[]): Promise<number> {
-  const options = defaultOptions();
-  const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, process.stderr.isTTY === true);
-  const [remote, url = remote] = args;
-  let close = async () => {};
-  try {
-    if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
-    const locator = parseWalrusUrl(url);
-    const network = await openNetwork({ env: process.env, log, role: 'helper' });
-    const gitDir = process.env.GIT_DIR;
-    const local = gitDir ? new NativeGitRepository(resolve(gitDir), process.env) : null;
-    const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
-    close = async () => {
+type Opened = HelperBackend & { close(): Promise<void> };
+type GitConfig = Awaited<ReturnType<typeof readWalrusGitConfig>>;
+
+/** Loads the network's adapters and the helper's use-cases, and opens the network: all a `list` needs. */
+async function openBackend(locator: RepositoryLocator, gitConfig: Promise<GitConfig>, options: HelperOptions, log: Log): Promise<Opened> {
+  const [{ openNetwork }, { createHelperBackend }, { NativeGitRepository }] = await Promise.all([
+    import('./context.ts'), import('../remote/helper.ts'), import('../git/native-repository.ts'),
+  ]);
+  mark('modules');
+  const network = await openNetwork({ env: process.env, log, role: 'helper', gitConfig });
+  mark('network');
+  const gitDir = process.env.GIT_DIR;
+  const local = gitDir ? network.timed(new NativeGitRepository(resolve(gitDir), process.env), 'local', ['receivePack', 'packObjects']) : null;
+  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
+  return {
+    ...backend,
+    close: async () => {
       try {
         await backend.close();
       } finally {
         await network.close();
       }
+    },
+  };
+}
+
+async function main(args: string[]): Promise<number> {
+  const options = defaultOptions();
+  const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, process.stderr.isTTY === true);
+  const [remote, url = remote] = args;
+  let opening: Promise<Opened> | null = null;
+  // The git process that reads the config runs while this one loads its modules.
+  const gitConfig = readWalrusGitConfig(process.env);
+  gitConfig.catch(() => {});
+  try {
+    if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
+    const locator = parseWalrusUrl(url);
+    // Opened once the first answer is out (git asks for `capabilities` first), or at the first command needing it.
+    // A failure to open is reported by the first command that needs the network (or not at all, if none does).
+    const opened = () => {
+      if (opening === null) {
+        opening = openBackend(locator, gitConfig, options, log);
+        opening.catch(() => {});
+      }
+      return opening;
+    };
+    const backend: HelperBackend = {
+      option: (name, value) => applyOption(options, name, value),
+      list: async (forPush) => {
+        const listing = await (await opened()).list(forPush);
+        mark('listed');
+        return listing;
+      },
+      fetch: async (requests) => (await opened()).fetch(requests),
+      push: async (requests) => (await opened()).push(requests),
     };
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-    const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done())));
+    const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done()))).then(() => {
+      mark('first-answer');
+      void opened();
+    });
     await runSession(lines, write, backend, log);
     return 0;
   } catch (thrown) {
@@ -44,7 +91,8 @@ async function main(args: string[]): Promise<number> {
     if (!(error instanceof WalrusGitError) && options.verbosity >= 2) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
     return 1;
   } finally {
-    await close().catch(() => {});
+    // Whatever was opened is closed, also when git asked for nothing that needed it.
+    await (opening as Promise<Opened> | null)?.then((opened) => opened.close()).catch(() => {});
   }
 }
 

@@ -1,11 +1,15 @@
 import { appendFileSync } from 'node:fs';
+import { blobIdWork } from '../walrus/blob-id.ts';
+import { marksSoFar } from './marks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 
 /**
  * Operational decorators over the ports, chosen by the composition root from the environment:
  * - GIT_WALRUS_STATS=<file>: count blob writes/reads, chain reads and transactions at the port boundary and append
- *   one JSON line per process to <file> (for the benchmark; the numbers are the real calls, nothing estimated);
+ *   one JSON line per process to <file> (for the benchmark; the numbers are the real calls, nothing estimated), with
+ *   where the process's time went: the time spent in each port method and local repository method (wall time, and
+ *   calls may overlap: a push encodes, uploads and reads its pack at once), the encoder's time, and start-up marks;
  * - GIT_WALRUS_FAULT=during-upload|after-upload: die in the middle of the first pack upload, or after the upload and
  *   before the transaction, as a crash would (for the interruption tests).
  */
@@ -21,6 +25,40 @@ export interface PortStats {
   maxRssKb?: number;
   /** CPU time of this process (user + system, all its threads), ms (reported at exit): a figure load does not skew. */
   cpuMs?: number;
+  /** Wall time spent in each method of the ledger, the blob store and the local repository, ms (calls may overlap). */
+  ms: Record<string, number>;
+  /** Time the blob-id encoder worked (ids computed locally), ms, and the ids it computed. */
+  encodeMs?: number;
+  encodes?: number;
+  /** When this process reached each start-up mark, ms since it started. */
+  marks?: Record<string, number>;
+}
+
+/**
+ * `target` with each of its methods timed into `into` as `<prefix>.<method>` (the time until the returned promise
+ * settles); the objects `nested` methods return (a pack being received) are timed the same way.
+ */
+export function timed<T extends object>(target: T, into: Record<string, number>, prefix: string, nested: readonly string[] = []): T {
+  return new Proxy(target, {
+    get(object, name) {
+      // Read on the object itself, so getters and methods that use private fields work through the proxy.
+      const value = Reflect.get(object, name) as unknown;
+      if (typeof value !== 'function' || typeof name !== 'string') return value;
+      return (...args: unknown[]) => {
+        const start = performance.now();
+        const add = () => { into[`${prefix}.${name}`] = (into[`${prefix}.${name}`] ?? 0) + performance.now() - start; };
+        const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        if (!(result instanceof Promise)) return result;
+        return result.then((settled: unknown) => {
+          add();
+          return nested.includes(name) && typeof settled === 'object' && settled !== null ? timed(settled, into, `${prefix}.${name}`) : settled;
+        }, (error: unknown) => {
+          add();
+          throw error;
+        });
+      };
+    },
+  });
 }
 
 const LEDGER_READS = ['resolve', 'getRepository', 'listRefs', 'listPacks', 'listPushes', 'listPushesAfter', 'latestPushCursor'] as const;
@@ -51,15 +89,17 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
 }
 
 export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {
+  const timedLedger = timed(ledger, stats.ms, 'ledger');
+  const timedStore = timed(blobStore, stats.ms, 'blobStore');
   return {
-    ledger: forwardingLedger(ledger, (name) => {
+    ledger: forwardingLedger(timedLedger, (name) => {
       if ((LEDGER_READS as readonly string[]).includes(name)) stats.chainReads++;
       else stats.transactions++;
     }),
     blobStore: {
       ...writeSetup(blobStore),
-      write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return blobStore.write(bytes, options); },
-      read: (blobId, options) => { stats.blobReads++; return blobStore.read(blobId, options); },
+      write: (bytes, options) => { stats.blobWrites++; stats.bytesWritten += bytes.byteLength; return timedStore.write(bytes, options); },
+      read: (blobId, options) => { stats.blobReads++; return timedStore.read(blobId, options); },
       release: async () => blobStore.release?.(),
       ...(blobStore.lifetimes ? { lifetimes: blobStore.lifetimes.bind(blobStore) } : {}),
     },
@@ -72,13 +112,18 @@ function writeSetup(blobStore: BlobStore): Pick<BlobStore, 'maxBlobSize' | 'prep
 }
 
 export function newStats(): PortStats {
-  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0 };
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0, ms: {} };
 }
 
 /** Appends the stats of this process as one JSON line. */
 export function reportStats(file: string, role: string, stats: PortStats): void {
   const usage = process.resourceUsage();
-  appendFileSync(file, `${JSON.stringify({ role, pid: process.pid, ...stats, maxRssKb: usage.maxRSS, cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000) })}\n`);
+  const ms = Object.fromEntries(Object.entries(stats.ms).map(([name, value]) => [name, Math.round(value)]));
+  const line = {
+    role, pid: process.pid, ...stats, ms, encodeMs: Math.round(blobIdWork.ms), encodes: blobIdWork.count, marks: { ...marksSoFar(), exit: Math.round(performance.now()) },
+    maxRssKb: usage.maxRSS, cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
 export type Fault = 'during-upload' | 'after-upload';

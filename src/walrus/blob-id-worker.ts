@@ -14,7 +14,8 @@ export interface BlobIdRequest {
   numShards: number;
 }
 
-export type BlobIdReply = { id: number; blobId: string } | { id: number; error: string };
+/** `ms`: the time the encoder took (what a benchmark breaks a push down by). */
+export type BlobIdReply = { id: number; blobId: string; ms: number } | { id: number; error: string };
 
 const encoders = new Map<number, BlobEncoder>();
 
@@ -29,14 +30,15 @@ function encoderFor(numShards: number): BlobEncoder {
 
 parentPort!.on('message', (request: BlobIdRequest) => {
   let reply: BlobIdReply;
+  const start = performance.now();
   try {
     const encoder = encoderFor(request.numShards);
     if (request.bytes === undefined) {
-      reply = { id: request.id, blobId: '' };
+      reply = { id: request.id, blobId: '', ms: performance.now() - start };
     } else {
       // compute_metadata returns [blobId bytes, {Digest}, unencoded length, encoding type].
       const [idBytes] = encoder.compute_metadata(request.bytes) as [number[] | Uint8Array];
-      reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)) };
+      reply = { id: request.id, blobId: blobIdFromBytes(Uint8Array.from(idBytes)), ms: performance.now() - start };
     }
   } catch (error) {
     reply = { id: request.id, error: messageOf(error) };

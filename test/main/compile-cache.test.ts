@@ -50,11 +50,13 @@ cache('lives in the user\'s cache directory and fills as modules load; NODE_COMP
 });
 
 cache('both executables start through it: `git walrus` and git-remote-walrus each fill the cache as they load', () => {
-  for (const [name, args, status] of [['git-walrus', ['--help'], 0], ['git-remote-walrus', [], 1]] as const) {
+  // The helper answers `capabilities` first and then loads and opens the network (here the embedded one, in HOME).
+  const helperArgs = ['origin', `walrus://0x${'1'.repeat(64)}`];
+  for (const [name, args, input] of [['git-walrus', ['--help'], ''], ['git-remote-walrus', helperArgs, 'capabilities\n\n']] as const) {
     const home = mkdtempSync(join(tmpdir(), 'compile-cache-'));
     try {
-      const result = spawnSync(bin(name), [...args], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
-      assert.is(result.status, status, result.stderr);
+      const result = spawnSync(bin(name), [...args], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', input });
+      assert.is(result.status, 0, result.stderr);
       const entries = filesUnder(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache'));
       // Each loads well over a hundred modules; the entry alone would be a handful.
       assert.ok(entries.length > 50, `${name}: ${entries.length} cache entries`);
