@@ -1,5 +1,5 @@
 /**
- * Storage cost of many small pushes, and what `git walrus gc` brings it to (issue 13 §5). `node bench/gc.ts [--short]`.
+ * Storage cost of many small pushes, and what `git walrus gc` brings it to. `node bench/gc.ts [--short]`.
  *
  * Every Walrus blob is stored encoded, with a floor of ~64 MB per blob on the 1000-shard networks: N small pushes cost N
  * floors. The bench pushes N one-commit changes on the embedded network, counts the live blobs a fresh clone reads
@@ -8,9 +8,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { encodedBlobLength } from '../src/walrus/encoding.ts';
+import { encodedBlobLength } from '../src/walrus-protocol/encoding.ts';
 import { DEVNET_NUM_SHARDS } from '../src/devnet/walrus/service.ts';
-import { createWorld, walrusInit } from '../test/support/e2e.ts';
+import { createWorld, walrusInit } from '../scripts/harness/world.ts';
 
 const MAINNET_SHARDS = 1000;
 const fmtMb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the remote helper against native git (issue 4 §7). `node bench/git.ts [--short]`.
+ * Benchmark of the remote helper against native git. `node bench/git.ts [--short]`.
  *
  * A deterministic generated repository (source-like text from a seeded generator, written with git fast-import):
  * push and clone through the helper on the embedded network versus `git push` / `git clone` over file://; then an
@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createWalrusService } from '../src/devnet/walrus/service.ts';
-import { computeBlobId } from '../src/walrus/blob-id.ts';
+import { computeBlobId } from '../src/walrus-protocol/blob-id.ts';
 import { DEFAULT_MAX_BLOB_SIZE } from '../src/walrus/http-blob-store.ts';
-import { createWorld, refsOf, startDevnet, walrusInit } from '../test/support/e2e.ts';
-import type { World } from '../test/support/e2e.ts';
+import { createWorld, refsOf, startDevnet, walrusInit } from '../scripts/harness/world.ts';
+import type { World } from '../scripts/harness/world.ts';
 
 interface Shape {
   commits: number;

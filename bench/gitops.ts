@@ -1,4 +1,4 @@
-// GitOps controller figures (issue 11).
+// GitOps controller figures.
 // 1. The chain watcher's reads per poll with N WalrusApps following N repositories and nothing changing (goal: one),
 //    on the in-process devnet: N repositories with a push each, the controller's ChainWatcher + RepositoryIndex
 //    (what its poll runs), reads counted at the Ledger port. N = 10,000 (64 with --short).

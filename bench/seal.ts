@@ -1,5 +1,5 @@
 /**
- * Benchmark of private repositories (issue 12): push and clone of a private repository against a public one of the
+ * Benchmark of private repositories: push and clone of a private repository against a public one of the
  * same content, on both fronts of the devnet:
  * - the embedded network, whose key servers answer inside the helper's own process (their IBE extraction and dry
  *   runs are helper CPU there);
@@ -13,8 +13,8 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createWorld, startDevnet } from '../test/support/e2e.ts';
-import type { World } from '../test/support/e2e.ts';
+import { createWorld, startDevnet } from '../scripts/harness/world.ts';
+import type { World } from '../scripts/harness/world.ts';
 import { generate } from './git.ts';
 
 const FULL = { commits: 1000, files: 300, lines: 1000, touched: 3 };

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWalrusService, serviceFetch, DEVNET_NUM_SHARDS } from '../src/devnet/walrus/service.ts';
 import { HttpBlobStore } from '../src/walrus/http-blob-store.ts';
-import { computeBlobId } from '../src/walrus/blob-id.ts';
-import { createWorld, startDevnet } from '../test/support/e2e.ts';
+import { computeBlobId } from '../src/walrus-protocol/blob-id.ts';
+import { createWorld, startDevnet } from '../scripts/harness/world.ts';
 
 const MiB = 1024 * 1024;
 

@@ -10,8 +10,8 @@ import { join, relative } from 'node:path';
 import { CustomObjectsApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../test/cluster/node/node.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../src/gitops/api/types.ts';
-import { createWorld, REPO_ROOT } from '../test/support/e2e.ts';
-import { helloRepository, httpGet, kubectl, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND } from '../test/k8s/support/gitops.ts';
+import { createWorld, REPO_ROOT } from './harness/world.ts';
+import { helloRepository, httpGet, kubectl, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND } from './harness/gitops.ts';
 
 const started = Date.now();
 const say = (text: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${text}`);

@@ -5,7 +5,8 @@
  * - contracts/tests/push_log_vectors_tests.move from contracts/tests/push_log_vectors.json (golden record bytes and
  *   log heads);
  * - contracts/tests/name_vectors_tests.move from contracts/tests/name_vectors.json (repository and ref name rules);
- * - contracts/tests/market_scenarios_tests.move from contracts/tests/market_scenarios.json (scripts/market-move-tests.ts).
+ * - contracts/tests/market_scenarios_tests.move from contracts/tests/market_scenarios.json (scripts/market-move-tests.ts);
+ * - contracts/tests/lease_access_scenarios_tests.move from contracts/tests/lease_access_scenarios.json (same format).
  * `node scripts/gen-move-tests.ts` writes them; scripts/check-move.ts fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -259,6 +260,10 @@ export function generatedFiles(root: string): { path: string; content: string }[
       path: join(tests, 'market_scenarios_tests.move'),
       content: renderMarketScenarioTests(parseMarketScenarios(JSON.parse(readFileSync(join(tests, 'market_scenarios.json'), 'utf8')))),
     },
+    ...['lease_access_scenarios.json'].map((source) => ({
+      path: join(tests, source.replace(/\.json$/, '_tests.move')),
+      content: renderMarketScenarioTests(parseMarketScenarios(JSON.parse(readFileSync(join(tests, source), 'utf8')), source), source),
+    })),
   ];
 }
 

@@ -11,8 +11,8 @@ import { createTemplates } from '../../src/gitops/templates/index.ts';
 import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { silentLog } from '../../src/core/log.ts';
-import { createWorld, initWorkRepo, REPO_ROOT } from '../../test/support/e2e.ts';
-import { kubectl, startDevnetServer } from '../../test/k8s/support/gitops.ts';
+import { createWorld, initWorkRepo, REPO_ROOT } from '../../scripts/harness/world.ts';
+import { kubectl, startDevnetServer } from '../../scripts/harness/gitops.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 

@@ -1,8 +1,8 @@
-/// The compute market (DESIGN.md §11): providers stake SUI and post a price per millisecond; a tenant leases a
-/// provider for one repository ref and pays into an escrow that the clock settles lazily (no per-block work: every
-/// call that touches a lease first moves what has accrued from its escrow to the provider's earned balance). A
-/// provider records on chain what it deployed, checked against the repository's current ref. An `AdminCap` can slash
-/// a provider's stake, at most all of it, to pay a harmed tenant.
+/// The compute market (docs/architecture.md, The market): providers stake SUI and post a price per millisecond; a
+/// tenant leases a provider for one repository ref and pays into an escrow that the clock settles lazily (no per-block
+/// work: every call that touches a lease first moves what has accrued from its escrow to the provider's earned
+/// balance). A provider records on chain what it deployed, checked against the repository's current ref. An `AdminCap`
+/// can slash a provider's stake, at most all of it, to pay a harmed tenant.
 ///
 /// Money only ever moves between four places: the tenant's deposits enter a lease's escrow; settlement moves escrow
 /// to earned; `claim` and `close` pay earned to the provider's owner; `close` refunds the escrow to the tenant. So
@@ -455,6 +455,20 @@ public fun earned(lease: &Lease): u64 { lease.earned.value() }
 public fun settled_until_ms(lease: &Lease): u64 { lease.settled_until_ms }
 
 public fun tenant(lease: &Lease): address { lease.tenant }
+
+public fun lease_provider(lease: &Lease): ID { lease.provider }
+
+public fun lease_repository(lease: &Lease): ID { lease.repository }
+
+/// The lease's state as settling it at `now_ms` would leave it (nothing changes): exhausted once the escrow does not
+/// outlast `now_ms`, what `lease_access` checks before a provider gets a key.
+public fun lease_state_at(lease: &Lease, now_ms: u64): u8 {
+    if (lease.state != STATE_OPEN || now_ms <= lease.settled_until_ms) return lease.state;
+    let owed = ((now_ms - lease.settled_until_ms) as u128) * (lease.price_per_ms as u128);
+    if (owed >= (lease.escrow.value() as u128)) STATE_EXHAUSTED else STATE_OPEN
+}
+
+public fun cap_provider(cap: &ProviderCap): ID { cap.provider }
 
 public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
     if (lease.last_deploy.is_some()) option::some(lease.last_deploy.borrow().commit) else option::none()

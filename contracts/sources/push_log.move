@@ -1,6 +1,6 @@
-/// The push log (DESIGN.md §5): every push and repack appends a `PushRecord`, and the repository keeps
-/// `log_head' = blake2b256(log_head ‖ bcs(record))` from a genesis of 32 zero bytes. The hashed bytes are exactly the
-/// previous 32-byte head followed by the BCS of the record. Layouts mirrored by src/contract/bcs.ts.
+/// The push log (docs/architecture.md, The push log): every push and repack appends a `PushRecord`, and the repository
+/// keeps `log_head' = blake2b256(log_head ‖ bcs(record))` from a genesis of 32 zero bytes. The hashed bytes are exactly
+/// the previous 32-byte head followed by the BCS of the record. Layouts mirrored by src/contract/bcs.ts.
 module walrus_git::push_log;
 
 use std::{bcs, string::String};

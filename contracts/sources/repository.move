@@ -1,7 +1,7 @@
-/// Git repositories on Sui (DESIGN.md §2–§5). A shared `Registry` maps (owner, name) to repository ids; each
-/// shared `Repository` holds the refs (ref name → git object id), the list of packs stored on Walrus, the writers,
-/// the protected refs and a hash chain over every push. `push` is a compare-and-swap over any number of refs: every
-/// check runs before any change, so a push applies entirely or aborts.
+/// Git repositories on Sui (docs/architecture.md, State on Sui and Walrus). A shared `Registry` maps (owner, name) to
+/// repository ids; each shared `Repository` holds the refs (ref name → git object id), the list of packs stored on
+/// Walrus, the writers, the protected refs and a hash chain over every push. `push` is a compare-and-swap over any
+/// number of refs: every check runs before any change, so a push applies entirely or aborts.
 ///
 /// The TypeScript twin is src/contract/model.ts: same checks in the same order, same abort codes.
 module walrus_git::repository;
@@ -423,7 +423,7 @@ public fun log_head(repo: &Repository): vector<u8> {
     repo.log_head
 }
 
-// === Private repositories (Seal, DESIGN.md §6) ===
+// === Private repositories (docs/architecture.md, Private repositories (Seal)) ===
 
 /// Like `create`, for a repository whose packs are encrypted: pushes must carry each pack's sealed data key, and
 /// only the owner, the writers and the readers get the keys from the Seal key servers (`seal_approve`).
@@ -538,8 +538,8 @@ fun assert_pack_key(repo: &Repository, pack: &PackEntry) {
     }
 }
 
-/// Whether `bytes` begins with `prefix`.
-fun has_prefix(bytes: &vector<u8>, prefix: &vector<u8>): bool {
+/// Whether `bytes` begins with `prefix` (also the key-id check of `lease_access`).
+public(package) fun has_prefix(bytes: &vector<u8>, prefix: &vector<u8>): bool {
     let n = prefix.length();
     if (bytes.length() < n) return false;
     let mut i = 0;

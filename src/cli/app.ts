@@ -7,8 +7,8 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 import type { PackCommits } from '../remote/history/show-push.ts';
-import type { CreateClone } from '../remote/checkout.ts';
-import type { LocalRepository } from '../remote/local-repository.ts';
+import type { CreateClone } from '../ports/local-repository.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 /**
  * What `git walrus` commands get from the composition root (src/main/cli-process.ts): the active network's ports, the
@@ -31,6 +31,31 @@ export interface CliApp {
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */
   startController?(options: ControllerRunOptions): Promise<ControllerRun>;
+  /** Serves the local network (`git walrus devnet`). */
+  serveDevnet?(options: DevnetServeOptions): Promise<ServedDevnet>;
+  /** This package's version (`git walrus --version`). */
+  version?: string;
+}
+
+export interface DevnetServeOptions {
+  /** State directory, absolute. */
+  dir: string;
+  port: number;
+  /** Address to bind, as given: the composition root checks it is loopback or a local interface's. */
+  host: string;
+  keyServersDown: number[];
+}
+
+/** A running `git walrus devnet` server: the addresses it prints. */
+export interface ServedDevnet {
+  url: string;
+  suiRpcUrl: string;
+  walrusUrl: string;
+  faucetUrl: string;
+  keyServerObjectIds: readonly string[];
+  packageId: string;
+  registryId: string;
+  close(): Promise<void>;
 }
 
 export interface ControllerRunOptions {
@@ -77,22 +102,6 @@ export interface CliServices {
   /** The network's compute market (throws where none is known); absent in apps that offer none. */
   market?(): Promise<MarketLedger>;
   close(): Promise<void>;
-}
-
-export interface GitWorkspace {
-  /** Whether the working directory is inside a git repository. */
-  isRepository(): Promise<boolean>;
-  /** The URL of a configured remote; null when there is no such remote. */
-  remoteUrl(name: string): Promise<string | null>;
-  addRemote(name: string, url: string): Promise<void>;
-  /** A value of the git config as the repository sees it (`git config --get <key>`); null when unset. */
-  getConfig?(key: string): Promise<string | null>;
-  /** Sets a value in the repository's git config (`git config <key> <value>`). */
-  setConfig?(key: string, value: string): Promise<void>;
-  /** The full name of the branch HEAD points to (even before its first commit); null when HEAD is detached. */
-  currentBranch?(): Promise<string | null>;
-  /** The repository's objects, for commands that build packs (`git walrus gc`); null outside a repository. */
-  localRepository?(): Promise<LocalRepository | null>;
 }
 
 /** The yargs arguments every command handler receives: `app` is injected by a middleware. */

@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { InternalError } from '../core/errors.ts';
 import { claimEmptyDirectory, emptyDirectory } from '../fs/empty-directory.ts';
 import { checkoutCommit } from '../remote/checkout.ts';
+import { leaseKeyService } from './market-services.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
 
@@ -10,13 +11,15 @@ interface CheckoutArgs extends CliArgs {
   remote: string;
   dir: string;
   commit?: string;
+  lease?: string;
   network?: string;
 }
 
 /**
  * `git walrus checkout <url> <dir> [--commit <sha>]`: a clone of the repository into a new or empty directory with
  * every pack verified against the chain, checked out detached at `commit` (default: the commit of the repository's
- * HEAD branch), refused unless a branch or tag of the repository reaches it. The build Job's first step; usable by
+ * HEAD branch), refused unless a branch or tag of the repository reaches it. A private repository is read as a member
+ * (owner, writer, reader), or with `--lease <id>` as the provider of that lease. The build Job's first step; usable by
  * hand. Prints the commit on stdout.
  */
 export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
@@ -24,10 +27,12 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
   describe: 'clone a repository into a new or empty directory and check one commit out (detached), verified against the chain',
   builder: (y) =>
     y
+      .example('$0 checkout walrus://0x6cc8…cee0/myapp build', 'clone into build/ and check out the HEAD branch\'s commit')
+      .example('$0 checkout walrus build --commit 39363cd6', 'check out one commit, detached')
       .positional('remote', REMOTE_ARG)
       .positional('dir', { type: 'string', demandOption: true, describe: 'where to check out (created if missing; must be empty)' })
       .option('commit', { type: 'string', describe: 'full commit id; it must be reachable from a branch or tag (default: the HEAD branch’s commit)' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('lease', { type: 'string', describe: 'read a private repository as the provider of this lease (the signer holds its ProviderCap)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');
@@ -38,7 +43,10 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
     let result;
     try {
       const { id, url } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
-      result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone }, id, url, dir, argv.commit, app.log.verbosity >= 1);
+      // A lease matters only for a private repository: a public one is read by anyone, with or without a cap.
+      const underLease = argv.lease !== undefined && (await services.ledger.getRepository(id)).private;
+      const keyService = underLease ? await leaseKeyService(services, argv.lease!, id) : services.keyService;
+      result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(keyService ? { keyService } : {}) }, id, url, dir, argv.commit, app.log.verbosity >= 1);
     } catch (error) {
       // Nothing half-cloned stays behind: the directory is as empty as it was.
       await emptyDirectory(dir);

@@ -20,6 +20,7 @@ import { whoamiCommand } from './whoami.ts';
 import { writersCommand } from './writers.ts';
 
 /** Every `git walrus` command. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argument type; yargs takes them as one list
 export const commands: CommandModule<CliArgs, any>[] = [
   initCommand,
   whoamiCommand,

@@ -18,20 +18,21 @@ interface ControllerArgs extends CliArgs {
 }
 
 /**
- * `git walrus controller [--kubeconfig F] [--namespace NS]`: the GitOps controller (DESIGN.md §9), the same one
- * deploy/ runs in the cluster, out of cluster and printing what it does, until SIGINT or SIGTERM. With leader
- * election (the default) it acts only while it holds the Lease; losing it ends the command with exit code 1, as a
- * client-go controller exits, so its supervisor restarts it as a candidate.
+ * `git walrus controller [--kubeconfig F] [--namespace NS]`: the GitOps controller (docs/architecture.md, The GitOps
+ * controller), the same one deploy/ runs in the cluster, out of cluster and printing what it does, until SIGINT or
+ * SIGTERM. With leader election (the default) it acts only while it holds the Lease; losing it ends the command with
+ * exit code 1, as a client-go controller exits, so its supervisor restarts it as a candidate.
  */
 export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
   command: 'controller',
   describe: 'run the GitOps controller: build and roll out WalrusApps from their on-chain heads',
   builder: (y) =>
     y
+      .example('$0 controller --kubeconfig ~/.kube/config --namespace apps', 'deploy the WalrusApps of one namespace')
+      .example('$0 controller --provider 0x… --provider-app-spec lease-app.json', 'serve the leases that name this provider')
       .option('kubeconfig', { type: 'string', describe: 'kubeconfig file (default: in cluster, or $KUBECONFIG / ~/.kube/config)' })
       .option('namespace', { type: 'string', describe: 'serve WalrusApps of this namespace only (default: every namespace)' })
       .option('controller-namespace', { type: 'string', describe: 'where the leader Lease and the chain cursor live (default: the pod\'s namespace, else --namespace, else walrus-gitops)' })
-      .option('network', { type: 'string', describe: 'network to serve' })
       .option('leader-elect', { type: 'boolean', default: true, describe: 'act only while holding the Lease (--no-leader-elect for a single replica)' })
       .option('provider-key-secret', { type: 'string', describe: "Secret (key 'key') with the provider's key, given to the pack step only" })
       .option('poll-ms', { type: 'number', default: 1000, describe: 'how often new pushes are read from the chain' })

@@ -1,6 +1,6 @@
-import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { UsageError } from '../core/errors.ts';
 import type { CliArgs } from './app.ts';
 
 interface DevnetArgs extends CliArgs {
@@ -21,19 +21,20 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
   describe: 'run the local Sui + Walrus network on 127.0.0.1 (or --host)',
   builder: (y) =>
     y
+      .example('$0 devnet --port 9000 --dir ~/devnet', 'serve the local network on 127.0.0.1:9000')
+      .example('$0 devnet --key-servers-down 3', 'run with Seal key server 3 down')
       .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
       .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' })
       .option('key-servers-down', { type: 'number', array: true, default: [], describe: 'Seal key servers (1-3) to run as down, to try a private clone with too few of them' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind: loopback or an address of a local interface' }) as never,
   handler: async (argv) => {
-    const { checkBindAddress } = await import('../devnet/bind-address.ts');
-    const host = checkBindAddress(argv.host ?? '127.0.0.1', networkInterfaces());
-    // Loaded here: the chain engine verifies signatures (all of @mysten/sui's cryptography), which no other command needs.
-    const { startDevnetServer } = await import('../devnet/server.ts');
-    const server = await startDevnetServer({ dir: resolve(argv.dir), port: argv.port, host, keyServersDown: argv.keyServersDown });
+    if (!argv.app.serveDevnet) throw new UsageError('this build of git walrus has no devnet');
+    // Loaded by the composition root only here: the chain engine verifies signatures (all of @mysten/sui's
+    // cryptography), which no other command needs.
+    const server = await argv.app.serveDevnet({ dir: resolve(argv.dir), port: argv.port, host: argv.host ?? '127.0.0.1', keyServersDown: argv.keyServersDown });
     argv.app.stdout(
       `devnet: ${server.url}\nsui rpc: ${server.suiRpcUrl}\nwalrus: ${server.walrusUrl}\nfaucet: ${server.faucetUrl}\n` +
-        `seal key servers: ${server.keyServers.objectIds.map((id, i) => `${server.url}/seal/${i + 1} (${id})`).join(', ')}\n` +
+        `seal key servers: ${server.keyServerObjectIds.map((id, i) => `${server.url}/seal/${i + 1} (${id})`).join(', ')}\n` +
         `package: ${server.packageId}\nregistry: ${server.registryId}\n` +
         `use it with: GIT_WALRUS_NETWORK=devnet GIT_WALRUS_DEVNET_URL=${server.url}\n`,
     );

@@ -14,16 +14,17 @@ interface GcArgs extends CliArgs {
 
 /**
  * `git walrus gc <remote|url>`, run in a clone: one consolidated pack of everything the refs reach, then `repack`
- * moves `live_from` to it, so new clones read one pack (DESIGN.md §12).
+ * moves `live_from` to it, so new clones read one pack (docs/architecture.md, Storage lifecycle).
  */
 export const gcCommand: CommandModule<CliArgs, GcArgs> = {
   command: 'gc <remote>',
   describe: 'consolidate the live packs into one (new clones then read one pack); run in a clone of the repository',
   builder: (y) =>
     y
+      .example('$0 gc walrus', 'consolidate every live pack into one and delete the replaced blobs you may')
+      .example('$0 gc walrus --no-delete', 'consolidate, keeping every replaced blob')
       .positional('remote', REMOTE_ARG)
-      .option('delete', { type: 'boolean', default: true, describe: 'delete your deletable Blob objects of the replaced packs afterwards (--no-delete keeps them)' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('delete', { type: 'boolean', default: true, describe: 'delete your deletable Blob objects of the replaced packs afterwards (--no-delete keeps them)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const local = (await app.workspace.localRepository?.()) ?? null;

@@ -1,30 +1,53 @@
 import yargs from 'yargs';
-import type { CommandModule } from 'yargs';
-import { fileAccessErrorOf, UsageError, WalrusGitError } from '../core/errors.ts';
+import type { Argv, CommandModule } from 'yargs';
+import { fileAccessErrorOf, InternalError, UsageError, WalrusGitError } from '../core/errors.ts';
+import { NETWORK_NAMES } from '../core/network-names.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
 import { commands } from './commands.ts';
+
+/** Widest help text: yargs otherwise follows the terminal, and the man page is generated from this same text. */
+export const HELP_WIDTH = 100;
+
+/**
+ * The `git walrus` parser: the command table and the options every command takes. The man page
+ * (scripts/gen-man.ts) is generated from it, so what `-h` shows and what `git walrus --help` shows agree.
+ */
+export function cliParser(args: readonly string[], app: CliApp): Argv {
+  const parser = yargs([...args])
+    .scriptName('git walrus')
+    .usage('$0 <command> [options]\n\nGit hosting on Walrus and Sui: the commands beside git push and git clone.')
+    .middleware((argv) => { (argv as Record<string, unknown>).app = app; })
+    .command(commands as CommandModule[])
+    .option('network', {
+      type: 'string',
+      choices: NETWORK_NAMES,
+      global: true,
+      describe: 'network to use (default: GIT_WALRUS_NETWORK, else git config walrus.network, else local)',
+    })
+    .option('verbose', { alias: 'v', type: 'boolean', global: true, describe: 'say more (transactions, blobs, timings; the stack of an internal error)' })
+    .option('quiet', { alias: 'q', type: 'boolean', global: true, describe: 'print only results and errors' })
+    .group(['network', 'verbose', 'quiet', 'help', 'version'], 'Global options:')
+    .demandCommand(1, 'name a command (see git walrus -h)')
+    .strict()
+    .help()
+    .alias('help', 'h')
+    .epilogue('git walrus --help (or git help walrus) opens the manual; every command has -h.')
+    .wrap(HELP_WIDTH)
+    .fail((message, error) => {
+      if (error) throw error;
+      throw new UsageError(message);
+    });
+  return app.version === undefined ? parser.version(false) : parser.version(app.version);
+}
 
 /**
  * Runs `git walrus <args>` and returns the exit code. The one place that catches: expected failures (our typed
  * errors) print one `fatal:` line; anything else is a bug and says so, with the stack at -v.
  */
-export async function runCli(args: readonly string[], app: CliApp, verbose = false): Promise<number> {
-  const parser = yargs([...args])
-    .scriptName('git walrus')
-    .middleware((argv) => { (argv as Record<string, unknown>).app = app; })
-    .command(commands as CommandModule[])
-    .demandCommand(1, 'name a command (see git walrus -h)')
-    .strict()
-    .help()
-    .alias('help', 'h')
-    .version(false)
-    .fail((message, error) => {
-      if (error) throw error;
-      throw new UsageError(message);
-    });
+export async function runCli(args: readonly string[], app: CliApp): Promise<number> {
   try {
-    await parser.parseAsync();
+    await cliParser(args, app).parseAsync();
     return 0;
   } catch (thrown) {
     const error = fileAccessErrorOf(thrown);
@@ -36,12 +59,13 @@ export async function runCli(args: readonly string[], app: CliApp, verbose = fal
       app.stderr(`fatal: ${error.message}\n`);
       return 129;
     }
-    if (error instanceof WalrusGitError) {
+    if (error instanceof WalrusGitError && !(error instanceof InternalError)) {
       app.stderr(`fatal: ${error.message}\n`);
       return 1;
     }
-    app.stderr(`fatal: internal error: ${(error as Error)?.message ?? String(error)} (please report this)\n`);
-    if (verbose) app.stderr(`${(error as Error)?.stack ?? ''}\n`);
+    const message = error instanceof InternalError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)} (please report this)`;
+    app.stderr(`fatal: ${message}\n`);
+    if (app.log.verbosity >= 2) app.stderr(`${(error as Error)?.stack ?? ''}\n`);
     return 1;
   }
 }

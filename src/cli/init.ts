@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { checkRepositoryName, formatWalrusUrl } from '../core/walrus-url.ts';
-import type { CliArgs, GitWorkspace } from './app.ts';
+import type { CliArgs } from './app.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 interface InitArgs extends CliArgs {
   name: string;
@@ -17,8 +18,9 @@ export const initCommand: CommandModule<CliArgs, InitArgs> = {
   describe: 'create a repository on the active network (and add it as a remote of the current git repository)',
   builder: (y) =>
     y
+      .example('$0 init myapp', 'create the repository myapp on chain and add it as the remote walrus')
+      .example('$0 init myapp --private --network devnet', 'a private repository on a git walrus devnet server')
       .positional('name', { type: 'string', demandOption: true, describe: 'repository name' })
-      .option('network', { type: 'string', describe: 'local, devnet, testnet or mainnet (default: GIT_WALRUS_NETWORK, git config walrus.network, else local)' })
       .option('remote', { type: 'string', default: 'walrus', describe: 'name of the git remote to add' })
       .option('head', { type: 'string', describe: 'the branch HEAD points to (default: the current branch, else git config init.defaultBranch, else main)' })
       .option('private', { type: 'boolean', default: false, describe: 'encrypt every pack: only the owner, writers and readers (git walrus readers add) can read it' }) as never,

@@ -2,9 +2,9 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
-import { formatApproxDuration, formatLease } from '../remote/market/format.ts';
+import { formatApproxDuration, formatLease, leaseJson } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
-import { NETWORK_OPTION, withMarket } from './market-services.ts';
+import { withMarket } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
 
 interface LeaseArgs extends CliArgs {
@@ -16,6 +16,7 @@ interface LeaseArgs extends CliArgs {
   ref?: string;
   'allow-missing-ref'?: boolean;
   network?: string;
+  json: boolean;
 }
 
 /**
@@ -28,14 +29,16 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
   describe: 'lease a compute provider for a repository (open), fund it (top-up), end it (close) or show it',
   builder: (y) =>
     y
+      .example('$0 lease open walrus --provider 0x… --deposit 5', 'lease a provider for the remote\'s HEAD with 5 SUI of escrow')
+      .example('$0 lease show 0x… --json', 'escrow, accrued and last deployment, as JSON')
       .positional('action', { choices: ['open', 'top-up', 'close', 'show'] as const, demandOption: true })
       .positional('target', { type: 'string', demandOption: true, describe: 'open: a git remote or walrus:// URL; otherwise the lease id' })
       .option('provider', { type: 'string', describe: 'open: the provider object id (see `git walrus providers`)' })
       .option('deposit', { type: 'string', describe: 'open: the escrow, in SUI (e.g. 5 or 5SUI) or MIST' })
       .option('ref', { type: 'string', describe: "open: the ref to serve (default: the repository's HEAD)" })
       .option('allow-missing-ref', { type: 'boolean', describe: 'open: lease a ref that does not exist yet (it runs once it is pushed)' })
-      .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' })
-      .option('network', NETWORK_OPTION) as never,
+      .option('json', { type: 'boolean', default: false, describe: 'show: machine-readable output' })
+      .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     await withMarket(app, argv, async (market, services) => {
@@ -56,7 +59,8 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       }
       const lease = normalizeSuiId(argv.target);
       if (argv.action === 'show') {
-        app.stdout(formatLease(await market.getLease(lease), await market.clockMs()));
+        const [info, now] = await Promise.all([market.getLease(lease), market.clockMs()]);
+        app.stdout(argv.json ? leaseJson(info, now) : formatLease(info, now));
       } else if (argv.action === 'top-up') {
         if (argv.amount === undefined) throw new UsageError('lease top-up needs --amount');
         const amount = parseSuiAmount(argv.amount, 'amount');

@@ -43,10 +43,11 @@ export const extendCommand: CommandModule<CliArgs, ExtendArgs> = {
   describe: 'extend the Walrus storage of every live pack (your own Blob objects, on chain, paid in WAL)',
   builder: (y) =>
     y
+      .example('$0 extend walrus --epochs 53', 'store every live pack until at least 53 epochs from now')
+      .example('$0 extend walrus --restore', 'store again the packs whose Blob objects are someone else\'s')
       .positional('remote', REMOTE_ARG)
       .option('epochs', { type: 'number', default: 53, describe: 'keep every live pack stored at least this many epochs from now (at most 53)' })
-      .option('restore', { type: 'boolean', default: false, describe: 'store again, under your key, the blobs whose Blob objects someone else owns (reads them; pays the write fee again)' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('restore', { type: 'boolean', default: false, describe: 'store again, under your key, the blobs whose Blob objects someone else owns (reads them; pays the write fee again)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!Number.isInteger(argv.epochs) || argv.epochs < 1 || argv.epochs > MAX_EPOCHS_AHEAD) {

@@ -1,6 +1,8 @@
 import { UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { MarketLedger } from '../ports/market.ts';
+import { NoKeyServersError } from '../remote/errors.ts';
 import type { CliApp, CliServices } from './app.ts';
 
 /** Opens the network, gets its market and runs `use`; the network is closed whatever happens. */
@@ -24,5 +26,17 @@ export async function providerArg(market: MarketLedger, given: string | undefine
   throw new UsageError(`${address} holds the caps of ${own.length} providers (${own.join(', ')}): name one`);
 }
 
-/** The network option every market command takes. */
-export const NETWORK_OPTION = { type: 'string', describe: 'network to use' } as const;
+/**
+ * The key service of `services` asking as the provider of lease `leaseId` (`--lease`): the lease must serve
+ * `repositoryId`, and the signer's ProviderCap of its provider goes with every key request as the proof.
+ */
+export async function leaseKeyService(services: CliServices, leaseId: string, repositoryId: string): Promise<KeyService> {
+  if (!services.market) throw new UsageError(`network ${services.networkName} offers no compute market here, so --lease names nothing`);
+  if (!services.keyService) throw new NoKeyServersError(repositoryId);
+  const market = await services.market();
+  const lease = await market.getLease(normalizeSuiId(leaseId));
+  if (normalizeSuiId(lease.repository) !== normalizeSuiId(repositoryId)) {
+    throw new UsageError(`lease ${lease.id} serves repository ${lease.repository}, not ${repositoryId}`, { lease: lease.id, repository: repositoryId });
+  }
+  return services.keyService.forLease({ lease: lease.id, cap: await market.providerCapId(lease.provider) });
+}

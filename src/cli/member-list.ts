@@ -33,10 +33,11 @@ export function memberListCommand(members: MemberList): CommandModule<CliArgs, M
     describe: members.describe,
     builder: (y) =>
       y
+        .example(`$0 ${command} add walrus 0x9f3e…`, `make an address a ${members.noun}`)
+        .example(`$0 ${command} list walrus`, `every ${members.noun}`)
         .positional('action', { choices: ['add', 'remove', 'list'] as const, demandOption: true })
         .positional('remote', REMOTE_ARG)
-        .positional('address', { type: 'string', describe: 'Sui address (add, remove)' })
-        .option('network', { type: 'string', describe: 'network to use' }) as never,
+        .positional('address', { type: 'string', describe: 'Sui address (add, remove)' }) as never,
     handler: async (argv) => {
       const { app } = argv;
       if (argv.action !== 'list' && argv.address === undefined) throw new UsageError(`${command} ${argv.action} needs an address`);

@@ -20,9 +20,9 @@ function protectionCommand(protect: boolean): CommandModule<CliArgs, ProtectArgs
     describe: protect ? 'only the owner may force-push or delete <ref>' : 'lift the protection of <ref>',
     builder: (y) =>
       y
+        .example(`$0 ${verb} walrus main`, protect ? 'only the owner may force-push or delete main' : 'any writer may force-push or delete main again')
         .positional('remote', REMOTE_ARG)
-        .positional('ref', { type: 'string', demandOption: true, describe: 'branch name or full ref' })
-        .option('network', { type: 'string', describe: 'network to use' }) as never,
+        .positional('ref', { type: 'string', demandOption: true, describe: 'branch name or full ref' }) as never,
     handler: async (argv) => {
       const { app } = argv;
       await withRemoteRepository(app, argv, async ({ ledger }, id) => {

@@ -1,9 +1,9 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
-import { formatProvider } from '../remote/market/format.ts';
+import { formatProvider, providerJson } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
-import { NETWORK_OPTION, providerArg, withMarket } from './market-services.ts';
+import { providerArg, withMarket } from './market-services.ts';
 
 interface ProviderArgs extends CliArgs {
   action: 'register' | 'show' | 'unbond' | 'withdraw' | 'claim';
@@ -14,6 +14,7 @@ interface ProviderArgs extends CliArgs {
   attribute?: string[];
   lease?: string[];
   network?: string;
+  json: boolean;
 }
 
 /** `key=value` attributes → a record; a repeated key or a missing `=` is a usage error. */
@@ -39,14 +40,16 @@ export const providerCommand: CommandModule<CliArgs, ProviderArgs> = {
   describe: 'register as a compute provider, show it, claim earnings, unbond and withdraw the stake',
   builder: (y) =>
     y
+      .example('$0 provider register --stake 100 --price 2MIST --endpoint https://compute.example', 'stake 100 SUI and take leases at 2 MIST per millisecond')
+      .example('$0 provider show --json', 'your provider\'s stake, price and leases, as JSON')
       .positional('action', { choices: ['register', 'show', 'unbond', 'withdraw', 'claim'] as const, demandOption: true })
       .positional('provider', { type: 'string', describe: 'provider object id (default: the one whose cap your key holds)' })
       .option('stake', { type: 'string', describe: 'register: the stake, in SUI (e.g. 100 or 100SUI) or MIST (e.g. 5MIST)' })
       .option('price', { type: 'string', describe: 'register: price per millisecond of a lease, e.g. 2MIST (1 MIST/ms = 0.0036 SUI/hour)' })
       .option('endpoint', { type: 'string', describe: 'register: where tenants reach you (URL)' })
       .option('attribute', { type: 'string', array: true, default: [], describe: 'register: key=value, repeatable (region=eu, cpu=4)' })
-      .option('lease', { type: 'string', array: true, describe: 'claim: only these leases (default: every lease of the provider not yet closed)' })
-      .option('network', NETWORK_OPTION) as never,
+      .option('json', { type: 'boolean', default: false, describe: 'show: machine-readable output' })
+      .option('lease', { type: 'string', array: true, describe: 'claim: only these leases (default: every lease of the provider not yet closed)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     await withMarket(app, argv, async (market) => {
@@ -61,7 +64,8 @@ export const providerCommand: CommandModule<CliArgs, ProviderArgs> = {
       }
       const id = await providerArg(market, argv.provider);
       if (argv.action === 'show') {
-        app.stdout(formatProvider(await market.getProvider(id), await market.clockMs()));
+        const [provider, now] = await Promise.all([market.getProvider(id), market.clockMs()]);
+        app.stdout(argv.json ? providerJson(provider, now) : formatProvider(provider, now));
       } else if (argv.action === 'unbond') {
         const { withdrawableAtMs, digest } = await market.requestUnbond(id);
         app.log.info(`Unbonding: no new lease from now on; the stake can be withdrawn from ${new Date(withdrawableAtMs).toISOString()} once every lease is closed (transaction ${digest}).`);

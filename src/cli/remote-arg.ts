@@ -1,7 +1,8 @@
 import { UsageError } from '../core/errors.ts';
 import { isWalrusUrl, parseWalrusUrl } from '../core/walrus-url.ts';
 import type { Ledger } from '../ports/ledger.ts';
-import type { CliApp, CliServices, GitWorkspace } from './app.ts';
+import type { CliApp, CliServices } from './app.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 
 /** The yargs positional of every command that works on one repository. */
 export const REMOTE_ARG = { type: 'string', demandOption: true, describe: 'a git remote name or a walrus:// URL' } as const;

@@ -19,10 +19,10 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
   describe: 'show one push in full, with the commits its pack introduced (no clone needed)',
   builder: (y) =>
     y
+      .example('$0 show walrus 3', 'push 3 with the commits its pack introduced')
       .positional('remote', REMOTE_ARG)
       .positional('seq', { type: 'number', demandOption: true, describe: 'the push number, as `git walrus log` shows it' })
-      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!(Number.isInteger(argv.seq) && argv.seq >= 1)) throw new UsageError(`the push number must be 1 or more, got ${argv.seq}`);

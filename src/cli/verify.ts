@@ -25,11 +25,12 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
   describe: 'check the push log against the chain, every live pack against Walrus, and with --deep the whole history',
   builder: (y) =>
     y
+      .example('$0 verify walrus', 'the push log, the chain state and every live pack')
+      .example('$0 verify walrus --deep', 'also every commit a ref ever pointed to')
       .positional('remote', REMOTE_ARG)
       .option('deep', { type: 'boolean', default: false, describe: 'also apply every pack in order and check every commit any ref pointed to' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-      .option('expiry-warning', EXPIRY_WARNING_OPTION)
-      .option('network', { type: 'string', describe: 'network to use' }) as never,
+      .option('expiry-warning', EXPIRY_WARNING_OPTION) as never,
   handler: async (argv) => {
     const { app } = argv;
     const problems = await withRemoteRepository(app, argv, async (services, id) => {

@@ -9,7 +9,7 @@ interface WhoamiArgs extends CliArgs {
 export const whoamiCommand: CommandModule<CliArgs, WhoamiArgs> = {
   command: 'whoami',
   describe: 'print the active address and network',
-  builder: (y) => y.option('network', { type: 'string', describe: 'network to use' }) as never,
+  builder: (y) => y.example('$0 whoami --network devnet', 'the address that signs on the devnet') as never,
   handler: async (argv) => {
     const services = await argv.app.open({ network: argv.network });
     try {

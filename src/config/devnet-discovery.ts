@@ -1,6 +1,7 @@
 import { UsageError, WalrusGitError, messageOf } from '../core/errors.ts';
 import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
 import type { SealConfig } from './networks.ts';
+import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 
 /**
  * What a `git walrus devnet` server tells its clients (GET <devnet url>/v1/devnet): the ids of the contract it
@@ -23,9 +24,7 @@ export interface DevnetInfo {
   walrusSystemObjectId?: string;
 }
 
-export const DEVNET_INFO_PATH = '/v1/devnet';
-/** The devnet faucet's WAL endpoint, beside the Sui faucet's `/v2/gas` (same request body). */
-export const WAL_FAUCET_PATH = '/v2/wal';
+export { DEVNET_INFO_PATH, WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 
 export class DevnetUnreachableError extends WalrusGitError {
   constructor(url: string, problem: string, cause?: unknown) {

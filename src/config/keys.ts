@@ -1,5 +1,4 @@
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { Keypair } from '@mysten/sui/cryptography';
@@ -9,6 +8,7 @@ import { addressOfKey, generateEd25519Key, KeyFormatError, parseSuiPrivateKey } 
 import type { KeyMaterial } from './key-material.ts';
 import { encodeKeystore, parseKeystore } from './keystore.ts';
 import { parseSuiClientYaml } from './sui-client-yaml.ts';
+import { createFileExclusive } from '../fs/atomic.ts';
 
 export type SignerSource = 'env' | 'sui-cli' | 'keystore';
 
@@ -75,23 +75,7 @@ function pick(keys: KeyMaterial[], activeAddress: string | undefined, path: stri
 async function createKeystore(path: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const text = encodeKeystore([generateEd25519Key()]);
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await open(tmp, 'wx', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(tmp, path);
-    return text;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return readFile(path, 'utf8');
-  } finally {
-    await unlink(tmp).catch(() => {});
-  }
+  return (await createFileExclusive(path, text, 0o600)) ? text : readFile(path, 'utf8');
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {

@@ -2,6 +2,10 @@ import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
 import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
+import { NETWORK_NAMES } from '../core/network-names.ts';
+import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
+import type { SealConfig } from '../core/devnet-protocol.ts';
+import type { NetworkName } from '../core/network-names.ts';
 import { discoverDevnet } from './devnet-discovery.ts';
 import { readConfigFile } from './home.ts';
 import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
@@ -12,8 +16,8 @@ import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
  * ("network"), else `local`. Each setting is read the same way: environment, git config, the config file's
  * `networks.<name>` section, then the built-in default below.
  */
-export type NetworkName = 'local' | 'devnet' | 'testnet' | 'mainnet';
-export const NETWORK_NAMES: readonly NetworkName[] = ['local', 'devnet', 'testnet', 'mainnet'];
+export type { NetworkName } from '../core/network-names.ts';
+export { NETWORK_NAMES } from '../core/network-names.ts';
 
 export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
 export type WalrusEndpoint =
@@ -56,25 +60,8 @@ export interface NetworkConfig {
  * may require: header `apiKeyName`, secret value `apiKey`, as the SDK's server configs name them) and how many open
  * a key.
  */
-export interface SealConfig {
-  keyServers: { objectId: string; weight: number; apiKeyName?: string; apiKey?: string }[];
-  threshold: number;
-}
-
-/**
- * The devnet's Seal key servers (the embedded `local` network and `git walrus devnet`): three independent servers,
- * each with its own master key, whose `KeyServer` objects every devnet chain holds at these ids; any 2 of the 3 open a
- * key, so one may be down. Testnet and mainnet name the key servers by configuration (`sealKeyServers`,
- * `sealThreshold`): Mysten's and other providers' published object ids.
- */
-export const DEVNET_SEAL: SealConfig = {
-  keyServers: [
-    '0xbd8ccedf3f20ba43f15180a4ee50b6daa5568ae700f0c5f2d47da47c9ff2309b',
-    '0x8466418fd7b65ba6b3baae75d18bcb8361e3c3e8f441f3a26c3531794da4cbb2',
-    '0x0b97b06a269d80d4c0c3cf63005cfc2b8fde1c5d020129463f8e93b686eb7bc1',
-  ].map((objectId) => ({ objectId, weight: 1 })),
-  threshold: 2,
-};
+export type { SealConfig } from '../core/devnet-protocol.ts';
+export { DEVNET_SEAL } from '../core/devnet-protocol.ts';
 
 /** The Walrus System objects (the Walrus SDK's `TESTNET_WALRUS_PACKAGE_CONFIG` and `MAINNET_WALRUS_PACKAGE_CONFIG`). */
 export const WALRUS_SYSTEM_OBJECTS = {

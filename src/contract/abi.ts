@@ -29,6 +29,7 @@ import type { MoveContext } from './context.ts';
 import { functionDeclarer } from './function-declarer.ts';
 import * as model from './model.ts';
 import { MARKET_MODULES, marketFunctions, marketStructs } from './market-abi.ts';
+import { LEASE_ACCESS_MODULE, leaseAccessFunctions } from './lease-access-abi.ts';
 
 /** An object a call created and shared (`transfer::share_object`). */
 export interface NewSharedObject {
@@ -162,6 +163,7 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
       run: (_ctx, [p]) => done((p as PackEntryValue)[field]),
     })),
     ...marketFunctions(pkg),
+    ...leaseAccessFunctions(pkg),
   ];
 }
 
@@ -177,7 +179,7 @@ export function initPackage(ctx: MoveContext): CallResult {
 }
 
 /** Modules of the package (for `getNormalizedMoveModulesByPackage` and type checks). */
-export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository', ...MARKET_MODULES] as const;
+export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository', ...MARKET_MODULES, LEASE_ACCESS_MODULE] as const;
 
 /** Every struct type the package defines, `<pkg>::module::Name`. */
 export function contractStructs(pkg: string): string[] {

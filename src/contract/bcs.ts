@@ -17,6 +17,12 @@
 import { bcs, fromHex, toHex } from '@mysten/bcs';
 import type { BcsType } from '@mysten/bcs';
 
+/**
+ * A layout found by its Move type name at run time: only the caller that names the type knows its value's shape.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above; each caller reads the fields it knows
+export type AnyLayout = BcsType<any, any>;
+
 /** `0x` + 64 lowercase hex: the one spelling of addresses and object ids here. */
 export function normalizeAddress(value: string): string {
   const hex = value.toLowerCase().replace(/^0x/, '');
@@ -115,7 +121,7 @@ const pushRecordFields = {
   live_from: U64,
 };
 
-/** `walrus_git::push_log::PushRecord`: what the log hash covers (DESIGN.md §5). */
+/** `walrus_git::push_log::PushRecord`: what the log hash covers (docs/architecture.md, The push log). */
 export const PushRecord = bcs.struct('PushRecord', pushRecordFields);
 
 /** `walrus_git::events::Pushed`: the record's fields, then where the pack went and the new log head. */
@@ -181,8 +187,8 @@ export function eventType(pkg: string, name: EventName): string {
 }
 
 /** Layouts of the package's key objects by Move type, for the engine to encode and decode object contents. */
-export function objectLayouts(pkg: string): Map<string, BcsType<any, any>> {
-  return new Map<string, BcsType<any, any>>([
+export function objectLayouts(pkg: string): Map<string, AnyLayout> {
+  return new Map<string, AnyLayout>([
     [repositoryType(pkg), Repository],
     [registryType(pkg), Registry],
   ]);
@@ -217,7 +223,7 @@ export function splitTypeArgs(s: string): string[] {
  * The BCS layout of a Move type tag (`u64`, `vector<0x1::option::Option<vector<u8>>>`, `<pkg>::repository::PackEntry`…),
  * for pure arguments, return values and our structs. Undefined for types this package never passes by value.
  */
-export function layoutOf(pkg: string, type: string): BcsType<any, any> | undefined {
+export function layoutOf(pkg: string, type: string): AnyLayout | undefined {
   const t = type.trim();
   switch (t) {
     case 'bool':
@@ -266,7 +272,7 @@ export function layoutOf(pkg: string, type: string): BcsType<any, any> | undefin
     return undefined;
   }
   if (!sameAddress(address, pkg) || args.length > 0) return undefined;
-  const ours: Record<string, BcsType<any, any>> = {
+  const ours: Record<string, AnyLayout> = {
     'pack::PackEntry': PackEntry,
     'repository::RegistryKey': RegistryKey,
     'repository::Registry': Registry,

@@ -7,6 +7,7 @@ import type { MoveContext } from './context.ts';
  */
 export function functionDeclarer(module: string) {
   let index = 0;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each function decodes its own Move arguments: their types are its parameters
   return (name: string, parameters: string[], returns: string[], run: (ctx: MoveContext, a: any[]) => CallResult): MoveFunctionAbi => ({
     module,
     name,

@@ -78,6 +78,10 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
     leaseGetter('earned', 'u64', (l) => l.earned.value),
     leaseGetter('settled_until_ms', 'u64', (l) => l.settled_until_ms),
     leaseGetter('tenant', 'address', (l) => l.tenant),
+    leaseGetter('lease_provider', ID_TYPE, (l) => l.provider),
+    leaseGetter('lease_repository', ID_TYPE, (l) => l.repository),
+    fn('lease_state_at', [`&${lease}`, 'u64'], ['u8'], (_ctx, [l, nowMs]) => done(model.leaseStateAt(l, nowMs))),
+    fn('cap_provider', [`&${cap}`], [ID_TYPE], (_ctx, [c]) => done((c as ProviderCapValue).provider)),
     leaseGetter('last_deploy_commit', '0x1::option::Option<vector<u8>>', (l) => l.last_deploy?.commit.slice() ?? null),
   ];
 }

@@ -4,8 +4,8 @@
  * bcs.ts (u64 → bigint, address/ID → 0x + 64 hex, Option → value or null, vector<u8> → Uint8Array).
  */
 import { bcs } from '@mysten/bcs';
-import type { BcsType } from '@mysten/bcs';
 import { Address, Balance, Bytes, Coin, ID, MoveString, U256, U64, UID } from './bcs.ts';
+import type { AnyLayout } from './bcs.ts';
 
 export { Coin };
 /** `0x2::vec_map::VecMap<String, String>`. */
@@ -125,7 +125,7 @@ export function marketEventType(pkg: string, name: MarketEventName): string {
 }
 
 /** Layouts of the market's key objects by Move type (the engine encodes and decodes object contents with them). */
-export function marketObjectLayouts(pkg: string): [string, BcsType<any, any>][] {
+export function marketObjectLayouts(pkg: string): [string, AnyLayout][] {
   return [
     [marketType(pkg), Market],
     [adminCapType(pkg), AdminCap],
@@ -136,8 +136,8 @@ export function marketObjectLayouts(pkg: string): [string, BcsType<any, any>][] 
 }
 
 /** Layouts of every struct of the two modules by `module::Name` (pure arguments, return values, events). */
-export function marketStructLayouts(): Record<string, BcsType<any, any>> {
-  const out: Record<string, BcsType<any, any>> = {
+export function marketStructLayouts(): Record<string, AnyLayout> {
+  const out: Record<string, AnyLayout> = {
     'market::Market': Market,
     'market::AdminCap': AdminCap,
     'market::Provider': Provider,

@@ -58,6 +58,12 @@ function settleTo(ctx: MoveContext, lease: LeaseValue, now: bigint): void {
   emit(ctx, 'LeaseSettled', { lease: lease.id, amount, settled_until_ms: now, state: lease.state });
 }
 
+/** `lease_state_at`: the state settling the lease at `now` would leave (exhausted once the escrow does not outlast it). */
+export function leaseStateAt(lease: LeaseValue, now: bigint): number {
+  if (lease.state !== LeaseState.open || now <= lease.settled_until_ms) return lease.state;
+  return (now - lease.settled_until_ms) * lease.price_per_ms >= lease.escrow.value ? LeaseState.exhausted : LeaseState.open;
+}
+
 /** Module initializer: the shared Market and the AdminCap, sent to the publisher. */
 export function init(ctx: MoveContext): { market: MarketValue; admin: AdminCapValue } {
   const market = { id: ctx.newId(), version: MARKET_VERSION, min_stake: DEFAULT_MIN_STAKE, unbonding_ms: DEFAULT_UNBONDING_MS, min_lease_ms: DEFAULT_MIN_LEASE_MS };

@@ -3,7 +3,8 @@
  * codes, the same state transitions and events. Objects are the decoded structs of bcs.ts and are changed in place;
  * every function checks everything before it changes anything, so an aborted call leaves its inputs untouched.
  * Keep each function in step with its Move counterpart (the scenario vectors in contracts/tests/scenarios.json run
- * against both).
+ * against both). Longer than most modules on purpose: it follows repository.move function by function, in its order,
+ * so that the two read side by side; splitting one without the other would lose that.
  */
 import { MoveAbort } from './abort-codes.ts';
 import type { AbortName } from './abort-codes.ts';
@@ -103,7 +104,10 @@ export function create(ctx: MoveContext, registry: RegistryValue, name: string, 
   return newRepository('create', ctx, registry, name, head, false);
 }
 
-/** `create_private`: like `create`, for a repository whose packs are encrypted (DESIGN.md §6). */
+/**
+ * `create_private`: like `create`, for a repository whose packs are encrypted (docs/architecture.md, Private
+ * repositories (Seal)).
+ */
 export function createPrivate(ctx: MoveContext, registry: RegistryValue, name: string, head: string): RepositoryValue {
   return newRepository('create_private', ctx, registry, name, head, true);
 }
@@ -373,7 +377,7 @@ export function isWriterOf(repo: RepositoryValue, who: string): boolean {
   return isWriter(repo, who);
 }
 
-// --- private repositories (Seal, DESIGN.md §6) ---
+// --- private repositories (docs/architecture.md, Private repositories (Seal)) ---
 
 export function addReader(ctx: MoveContext, repo: RepositoryValue, reader: string): void {
   const fn = 'add_reader';

@@ -1,7 +1,7 @@
 /**
- * The push log (DESIGN.md §5): `log_head' = blake2b-256(log_head ‖ bcs(PushRecord))`, starting from 32 zero bytes.
- * The bytes hashed are exactly the 32 bytes of the previous head followed by the BCS encoding of the record
- * (layout in src/contract/bcs.ts, mirrored by walrus_git::push_log in Move); nothing else, no length prefix.
+ * The push log (docs/architecture.md, The push log): `log_head' = blake2b-256(log_head ‖ bcs(PushRecord))`, starting
+ * from 32 zero bytes. The bytes hashed are exactly the 32 bytes of the previous head followed by the BCS encoding of
+ * the record (layout in src/contract/bcs.ts, mirrored by walrus_git::push_log in Move); nothing else, no length prefix.
  */
 import { blake2b } from '@noble/hashes/blake2.js';
 import { PushRecord } from './bcs.ts';

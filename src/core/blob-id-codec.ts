@@ -2,7 +2,7 @@ import { WalrusGitError } from './errors.ts';
 
 /**
  * The one codec for Walrus blob ids. A blob id is a u256; its text form is the u256's BCS encoding (32 bytes,
- * little-endian) in URL-safe base64 without padding: 43 characters (SDK-NOTES §3, `blobIdFromInt` of @mysten/walrus).
+ * little-endian) in URL-safe base64 without padding: 43 characters (`blobIdFromInt` of @mysten/walrus).
  * The contract stores the u256 itself. Pure: no I/O, no SDK.
  */
 

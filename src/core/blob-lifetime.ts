@@ -1,6 +1,6 @@
 /**
- * Pure judgement of how long a pack stays on Walrus (DESIGN.md §12): a pack lives as long as its shortest-lived chunk,
- * and is gone from that chunk's end epoch on (ends are exclusive, as Walrus counts them).
+ * Pure judgement of how long a pack stays on Walrus (docs/architecture.md, Storage lifecycle): a pack lives as long as
+ * its shortest-lived chunk, and is gone from that chunk's end epoch on (ends are exclusive, as Walrus counts them).
  */
 
 /** The furthest ahead Walrus stores or extends a blob (testnet and mainnet: `max_epochs_ahead`). */

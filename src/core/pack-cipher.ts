@@ -1,5 +1,6 @@
 /**
- * Envelope encryption of the packs of a private repository (DESIGN.md §6). The one definition of the format.
+ * Envelope encryption of the packs of a private repository (docs/architecture.md, Private repositories (Seal)). The one
+ * definition of the format.
  *
  * Each pack gets a fresh 256-bit data key (only the data key is Seal-encrypted, see src/ports/key-service.ts) and
  * an identity, the Seal id of that key: the repository's 32 id bytes followed by a random 32-byte nonce. The stored
@@ -118,6 +119,9 @@ export class PackEncryptor {
   readonly #identity: Uint8Array;
   #index = 0;
   #finished = false;
+  /** For `update`/`end`: whether the header was given out, and the frame being collected. */
+  #started = false;
+  #pending = new Uint8Array(0);
 
   constructor(key: Uint8Array, identity: Uint8Array, shift = FRAME_SHIFT) {
     checkKey(key);
@@ -126,6 +130,40 @@ export class PackEncryptor {
     this.#identity = identity;
     this.header = headerBytes(shift);
     this.frameSize = 2 ** shift;
+  }
+
+  /**
+   * Encrypts a stream fed in pieces of any size, in order (the counterpart of PackDecryptor.update): yields the
+   * header first, then each full frame once a byte after it has arrived (only then is it known not to be the last);
+   * `end` returns the last frame. Holds at most one frame besides the piece given.
+   */
+  *update(bytes: Uint8Array): Generator<Uint8Array> {
+    if (!this.#started) {
+      this.#started = true;
+      yield this.header;
+    }
+    let input = bytes;
+    while (input.length > 0) {
+      if (this.#pending.length === this.frameSize) {
+        yield this.frame(this.#pending, false);
+        this.#pending = new Uint8Array(0);
+      }
+      const take = Math.min(this.frameSize - this.#pending.length, input.length);
+      const grown = new Uint8Array(this.#pending.length + take);
+      grown.set(this.#pending);
+      grown.set(input.subarray(0, take), this.#pending.length);
+      this.#pending = grown;
+      input = input.subarray(take);
+    }
+  }
+
+  /** The stream is complete: the header (if nothing was fed) and the last frame. */
+  end(): Uint8Array {
+    const head = this.#started ? new Uint8Array(0) : this.header;
+    this.#started = true;
+    const last = this.frame(this.#pending, true);
+    this.#pending = new Uint8Array(0);
+    return Buffer.concat([head, last]);
   }
 
   /** The next frame's stored bytes (plaintext length + 16). */

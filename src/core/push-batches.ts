@@ -3,10 +3,10 @@ import { InternalError } from './errors.ts';
 import { MAX_DYNAMIC_FIELD_ACCESSES, MAX_PURE_ARGUMENT_SIZE, MAX_TX_SIZE_BYTES } from './sui-limits.ts';
 
 /**
- * Pure splitting of a push's ref updates into transactions that fit Sui's limits (DESIGN.md §3, "Pushes bigger than
- * one transaction"). A push transaction passes its updates as four pure vectors (names, old ids, new ids, forces),
- * each bounded by `max_pure_argument_size`, and touches one Table entry per ref plus one for the pack it appends,
- * bounded by the object runtime's dynamic-field limit. Sizes are the exact BCS lengths of those vectors.
+ * Pure splitting of a push's ref updates into transactions that fit Sui's limits (docs/architecture.md, Push). A push
+ * transaction passes its updates as four pure vectors (names, old ids, new ids, forces), each bounded by
+ * `max_pure_argument_size`, and touches one Table entry per ref plus one for the pack it appends, bounded by the object
+ * runtime's dynamic-field limit. Sizes are the exact BCS lengths of those vectors.
  */
 
 export interface TransactionLimits {

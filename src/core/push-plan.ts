@@ -2,9 +2,9 @@ import type { RefUpdate } from '../ports/ledger.ts';
 import { InternalError } from './errors.ts';
 
 /**
- * Pure planning of one push batch (DESIGN.md §3 step 2): for every requested ref, decide from the remote state and
- * the ancestry facts the caller looked up in the local repository whether it lands, is already up to date, or is
- * refused, using git's own words for refusals so `git push` prints its usual messages.
+ * Pure planning of one push batch (docs/architecture.md, Push, step 2): for every requested ref, decide from the remote
+ * state and the ancestry facts the caller looked up in the local repository whether it lands, is already up to date, or
+ * is refused, using git's own words for refusals so `git push` prints its usual messages.
  */
 
 /** How the remote's current value of a ref relates to the value being pushed (answered by the local git). */
@@ -123,7 +123,7 @@ function decide(request: RefRequest, state: RemoteState, sender: string, ancestr
 /**
  * After the chain refused a batch because refs moved under it (compare-and-swap), refuses the updates whose
  * expected old value no longer matches `refs` ("fetch first", or "stale info" for a lease) and keeps the rest,
- * which can be retried as they are (DESIGN.md §3 step 5).
+ * which can be retried as they are (docs/architecture.md, Push, step 5).
  */
 export function dropMovedRefs(decisions: readonly RefDecision[], refs: ReadonlyMap<string, string>): RefDecision[] {
   return decisions.map((d) => {

@@ -1,7 +1,7 @@
 /**
- * Who may read a private repository (DESIGN.md §6), as the contract's `seal_approve` decides it: the owner, a writer
- * or a reader. Checked locally first so a refused user gets one clear line and no key server is asked; the key
- * servers decide all the same.
+ * Who may read a private repository (docs/architecture.md, Private repositories (Seal)), as the contract's
+ * `seal_approve` decides it: the owner, a writer or a reader. Checked locally first so a refused user gets one clear
+ * line and no key server is asked; the key servers decide all the same.
  */
 import { WalrusGitError } from './errors.ts';
 

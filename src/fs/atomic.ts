@@ -1,4 +1,4 @@
-import { open, rename, unlink, mkdir, readFile, stat } from 'node:fs/promises';
+import { link, open, rename, unlink, mkdir, readFile, stat } from 'node:fs/promises';
 import { processExists } from './process-alive.ts';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +25,31 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
   } catch (error) {
     await unlink(tmp).catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Creates `path` holding `data` unless it already exists, with `mode`: the file appears complete or not at all
+ * (written to a temporary file, fsynced, then hard-linked into place, which fails if another process created it
+ * first). Resolves true when this call created it, false when someone else's file was there.
+ */
+export async function createFileExclusive(path: string, data: Uint8Array | string, mode = 0o666): Promise<boolean> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await open(tmp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(tmp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await unlink(tmp).catch(() => {});
   }
 }
 

@@ -9,7 +9,7 @@ import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { Ancestry } from '../core/push-plan.ts';
 import { writeFileAtomic } from '../fs/atomic.ts';
 import { processExists } from '../fs/process-alive.ts';
-import type { IncomingPack, ListedRefs, LocalRepository, SpooledPack } from '../remote/local-repository.ts';
+import type { IncomingPack, ListedRefs, LocalRepository, SpooledPack } from '../ports/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
 
 /** Ancestry questions the history walk leaves open, asked of git (`merge-base --is-ancestor`) at once. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ObjectFormat } from '../core/object-id.ts';
-import type { NewClone } from '../remote/checkout.ts';
+import type { NewClone } from '../ports/local-repository.ts';
 import { NativeGitRepository } from './native-repository.ts';
 import { git, runGit } from './run-git.ts';
 

@@ -42,7 +42,8 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
 export function spawnGit(args: readonly string[], options: GitOptions = {}): ChildProcess {
   const child = spawn('git', args, {
     cwd: options.cwd,
-    env: options.env ?? process.env,
+    // Without `env`, git inherits this process's environment (which carries the GIT_DIR git gave the helper).
+    env: options.env,
     stdio: ['pipe', 'pipe', options.inheritStderr ? 'inherit' : 'pipe'],
   });
   // git may exit without reading all its input (e.g. on an error): its exit code reports that, not EPIPE.

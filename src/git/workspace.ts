@@ -1,10 +1,13 @@
-import type { GitWorkspace } from '../cli/app.ts';
+import type { GitWorkspace } from '../ports/git-workspace.ts';
 import { git, runGit } from './run-git.ts';
 import type { GitOptions } from './run-git.ts';
 import { NativeGitRepository } from './native-repository.ts';
 
-/** The git repository around `options.cwd` (default: the working directory), as `git walrus` commands see it. */
-export function gitWorkspace(options: Pick<GitOptions, 'cwd' | 'env'> = {}): GitWorkspace {
+/**
+ * The git repository around `options.cwd` (default: the working directory), as `git walrus` commands see it; git runs
+ * with `options.env` (the composition root passes the process's).
+ */
+export function gitWorkspace(options: Pick<GitOptions, 'cwd'> & { env: NodeJS.ProcessEnv }): GitWorkspace {
   const getConfig = async (key: string): Promise<string | null> => {
     const result = await runGit(['config', '--get', key], options);
     return result.code === 0 ? result.stdout.trim() : null;
@@ -17,7 +20,7 @@ export function gitWorkspace(options: Pick<GitOptions, 'cwd' | 'env'> = {}): Git
     setConfig: async (key, value) => { await git(['config', key, value], options); },
     localRepository: async () => {
       const result = await runGit(['rev-parse', '--absolute-git-dir'], options);
-      return result.code === 0 ? new NativeGitRepository(result.stdout.trim(), options.env ?? process.env) : null;
+      return result.code === 0 ? new NativeGitRepository(result.stdout.trim(), options.env) : null;
     },
     // `symbolic-ref` names the branch even before its first commit; it fails (exit 1 with -q) on a detached HEAD.
     currentBranch: async () => {

@@ -11,6 +11,7 @@ import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
 import { needsAction } from './reconcile/outcome.ts';
 import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
+import type { ReadAccessCheck } from './reconcile/read-access.ts';
 import { LABELS, MANAGED_BY } from './templates/index.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
@@ -36,6 +37,8 @@ export interface ControllerOptions {
   pollMs?: number;
   /** How often every app is reconciled anyway (with up to 10 % jitter), the safety net under the event paths. */
   resyncMs?: number;
+  /** Whether this controller may read a private repository (reconcile/read-access.ts); none: not checked. */
+  readAccess?: ReadAccessCheck;
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
@@ -187,6 +190,7 @@ export class Controller {
           ownedJobs: (app) => this.#jobs.list().filter((job) =>
             job.metadata?.namespace === app.metadata.namespace && job.metadata?.ownerReferences?.some((reference) => reference.uid === app.metadata.uid)),
           readHead: (repository, ref) => this.#heads.read(repository, ref),
+          ...(this.#options.readAccess ? { readAccess: this.#options.readAccess } : {}),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,
           now: () => new Date(this.#clock.now()),

@@ -1,3 +1,6 @@
+import { systemClock } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
+
 /**
  * The controller's work queue, with client-go's workqueue semantics: keys, not objects (reconcile reads the current
  * state itself); a key added many times while waiting is queued once; a key being processed is never handed to a
@@ -9,6 +12,8 @@ export interface QueueOptions {
   baseDelayMs?: number;
   /** Longest retry delay. */
   maxDelayMs?: number;
+  /** Delayed adds wait on this clock (the system's by default). */
+  clock?: Clock;
 }
 
 export class WorkQueue {
@@ -21,13 +26,15 @@ export class WorkQueue {
   readonly #processing = new Set<string>();
   readonly #failures = new Map<string, number>();
   /** Delayed adds: the earliest wins. */
-  readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  readonly #timers = new Map<string, { at: number; cancel: AbortController }>();
+  readonly #clock: Clock;
   readonly #waiting: ((key: string | null) => void)[] = [];
   #shutDown = false;
 
   constructor(options: QueueOptions = {}) {
     this.#baseDelayMs = options.baseDelayMs ?? 100;
     this.#maxDelayMs = options.maxDelayMs ?? 300_000;
+    this.#clock = options.clock ?? systemClock;
   }
 
   add(key: string): void {
@@ -48,15 +55,17 @@ export class WorkQueue {
   addAfter(key: string, delayMs: number): void {
     if (this.#shutDown) return;
     if (delayMs <= 0) return this.add(key);
-    const at = Date.now() + delayMs;
+    const at = this.#clock.now() + delayMs;
     const pending = this.#timers.get(key);
     if (pending && pending.at <= at) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
+    pending?.cancel.abort();
+    const cancel = new AbortController();
+    this.#timers.set(key, { at, cancel });
+    void this.#clock.sleep(delayMs, cancel.signal).then(() => {
+      if (cancel.signal.aborted) return;
       this.#timers.delete(key);
       this.add(key);
-    }, delayMs);
-    this.#timers.set(key, { at, timer });
+    });
   }
 
   /** Adds `key` after its back-off: base · 2^(failures so far), capped. */
@@ -106,7 +115,7 @@ export class WorkQueue {
   /** Wakes every waiting `get` with null and refuses further adds. */
   shutDown(): void {
     this.#shutDown = true;
-    for (const { timer } of this.#timers.values()) clearTimeout(timer);
+    for (const { cancel } of this.#timers.values()) cancel.abort();
     this.#timers.clear();
     for (const waiter of this.#waiting.splice(0)) waiter(null);
   }

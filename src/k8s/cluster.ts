@@ -6,9 +6,9 @@
 import {
   ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
-import { ClusterAccessError, ClusterRequestError, ConflictError } from '../gitops/errors.ts';
+import { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
@@ -117,8 +117,25 @@ export class KubernetesCluster implements Cluster {
     }
   }
 
-  async apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T> {
-    const resource = `${object.kind!.toLowerCase()}s`;
+  async namespaceLabels(name: string): Promise<Record<string, string> | null> {
+    const namespace = await orNull(call('get', 'namespaces', null, () => this.#core.readNamespace({ name })));
+    return namespace ? namespace.metadata?.labels ?? {} : null;
+  }
+
+  async admitPod(pod: V1Pod): Promise<string | null> {
+    const namespace = pod.metadata!.namespace!;
+    try {
+      await this.#core.createNamespacedPod({ namespace, body: pod, dryRun: 'All' });
+      return null;
+    } catch (error) {
+      // The quota and limit range admission plugins answer 403 Forbidden, as RBAC does ("User … cannot create …").
+      if (error instanceof ApiException && error.code === 403 && !/\bcannot create\b/.test(serverMessage(error))) return serverMessage(error);
+      return call('create', 'pods', namespace, () => Promise.reject(error));
+    }
+  }
+
+  async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+    const resource = resourceOf(object.kind!);
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
       this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
   }
@@ -170,6 +187,12 @@ export async function call<T>(verb: string, resource: string, namespace: string 
     if (error.code === 401 || error.code === 403) throw new ClusterAccessError(verb, resource, namespace, detail);
     throw new ClusterRequestError(verb, resource, error.code, detail);
   }
+}
+
+/** The resource name of a kind, for messages (`NetworkPolicy` → `networkpolicies`). */
+export function resourceOf(kind: string): string {
+  const lower = kind.toLowerCase();
+  return lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
 }
 
 export async function orNull<T>(request: Promise<T>): Promise<T | null> {

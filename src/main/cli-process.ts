@@ -3,6 +3,7 @@
  * command table. The network's adapters and the pack reader (isomorphic-git) load when a command opens them, so
  * `--help`, a usage error or a command that needs no network does not pay for them.
  */
+import { readFileSync } from 'node:fs';
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
@@ -28,13 +29,15 @@ const app: CliApp = {
       close: opened.close,
     };
   },
-  workspace: gitWorkspace(),
+  workspace: gitWorkspace({ env: process.env }),
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,
   stderr: (text) => process.stderr.write(text),
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
+  serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
+  version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
 
-process.exit(await runCli(args.filter((a) => a !== '-v' && a !== '--verbose' && a !== '-q' && a !== '--quiet'), app, verbose));
+process.exit(await runCli(args, app));

@@ -15,7 +15,7 @@ import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import { SuiLedger } from '../sui/ledger.ts';
-import { computeBlobId } from '../walrus/blob-id.ts';
+import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
 import { lazyKeyService } from './key-service.ts';

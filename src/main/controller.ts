@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { V1NetworkPolicyPeer } from '@kubernetes/client-node';
 import type { ControllerRun, ControllerRunOptions } from '../cli/app.ts';
 import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
@@ -13,6 +14,7 @@ import { createTemplates, type ToolConfig } from '../gitops/templates/index.ts';
 import { KubernetesCluster } from '../k8s/cluster.ts';
 import { KubernetesTenants } from '../k8s/tenants.ts';
 import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
+import { chainReadAccess } from '../gitops/reconcile/read-access.ts';
 import type { PlanInput } from '../gitops/provider/plan.ts';
 import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gitops/provider/offer.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
@@ -40,6 +42,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const line = (text: string) => log.info(text);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
+  let offer: ProviderOffer | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, offerFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -49,8 +52,10 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       await network.close();
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
+    offer = providerOffer(offerFile);
     provider = new ProviderReconciler({
-      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer: providerOffer(offerFile), intervalMs, claimEveryMs,
+      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
+      ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
       log: line,
     });
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
@@ -58,7 +63,9 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const controller = new Controller({
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
-    templates: createTemplates(tools),
+    readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
+    // In provider mode an app in a tenant namespace is reachable from the offer's ingress controller only.
+    templates: createTemplates(tools, offer?.ingress ? { from: offer.ingress.from as V1NetworkPolicyPeer[] } : undefined),
     network: network.name,
     packageId: network.packageId,
     namespace: options.namespace ?? null,

@@ -14,7 +14,7 @@ import type { Log } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
 import type { RepositoryLocator } from '../ports/ledger.ts';
 import { runSession } from '../protocol/session.ts';
-import type { HelperBackend } from '../protocol/session.ts';
+import type { HelperBackend } from '../ports/helper-backend.ts';
 import { applyOption, defaultOptions } from '../remote/options.ts';
 import type { HelperOptions } from '../remote/options.ts';
 import { readWalrusGitConfig } from './git-config.ts';

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { blobIdWork } from '../walrus/blob-id.ts';
+import { blobIdWork } from '../walrus-protocol/blob-id.ts';
 import { marksSoFar } from './marks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';

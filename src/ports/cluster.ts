@@ -3,7 +3,7 @@
  * src/k8s/cluster.ts (the only importer of the client besides tests). Object types are the client's own, imported
  * as types only: the port names Kubernetes objects, it does not hide them.
  */
-import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { WalrusApp, WalrusAppStatus } from './walrus-app.ts';
 
 export interface ObjectRef {
@@ -50,7 +50,14 @@ export interface Cluster {
   /** The last `lines` lines of a container's log; null when the node does not serve logs. */
   podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null>;
   /** Server-side apply with the controller's field manager, forcing conflicts (the controller owns these objects). */
-  apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T>;
+  apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T>;
+  /** A namespace's labels; null when it does not exist. */
+  namespaceLabels(name: string): Promise<Record<string, string> | null>;
+  /**
+   * Whether the API server would admit this pod now (a dry-run create: the ResourceQuota and LimitRange admission
+   * plugins decide): null when it would, else the API server's refusal (which names the quota or the limit).
+   */
+  admitPod(pod: V1Pod): Promise<string | null>;
   readConfigMap(ref: ObjectRef): Promise<V1ConfigMap | null>;
 
   createEvent(event: CoreV1Event): Promise<void>;

@@ -1,8 +1,9 @@
 /**
- * Seal, for the data keys of a private repository's packs (DESIGN.md §6; the pack format is src/core/pack-cipher.ts).
- * A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to the network's key servers with
- * their threshold; opening it asks the key servers, which give their share of the key only to an address the
- * contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over `@mysten/seal` by src/seal/.
+ * Seal, for the data keys of a private repository's packs (docs/architecture.md, Private repositories (Seal); the pack
+ * format is src/core/pack-cipher.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to
+ * the network's key servers with their threshold; opening it asks the key servers, which give their share of the key
+ * only to an address the contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over
+ * `@mysten/seal` by src/seal/.
  */
 
 /** Seal's limit on `seal_approve` calls in one key request (the key servers refuse a PTB of more commands). */
@@ -13,6 +14,16 @@ export interface RepositoryName {
   id: string;
   name: string;
   owner: string;
+}
+
+/**
+ * A provider's claim to the keys of the repository it serves under a lease: the key servers run
+ * `lease_access::seal_approve_lease` instead of `repository::seal_approve`, with the signer's ProviderCap as proof.
+ */
+export interface LeaseGrant {
+  lease: string;
+  /** The signer's ProviderCap of the lease's provider (an owned object: only its holder can pass it). */
+  cap: string;
 }
 
 export interface KeyService {
@@ -39,6 +50,10 @@ export interface KeyService {
   prepare(): void;
   /** Keys one request to a key server can carry (Seal's limit: 100 `seal_approve` calls per transaction). */
   readonly maxKeysPerRequest: number;
+  /** The lease this service asks under; undefined when it asks as a member (owner, writer, reader). */
+  readonly lease?: LeaseGrant;
+  /** A key service asking as the provider of `grant.lease` (the same key servers and signer). */
+  forLease(grant: LeaseGrant): KeyService;
 }
 
 /**

@@ -29,7 +29,10 @@ export interface RepositoryInfo {
   name: string;
   owner: string;
   writers: string[];
-  /** Private repositories (DESIGN.md §6): packs are encrypted; the owner, the writers and `readers` may read them. */
+  /**
+   * Private repositories (docs/architecture.md, Private repositories (Seal)): packs are encrypted; the owner, the
+   * writers and `readers` may read them.
+   */
   private: boolean;
   /** Who besides the owner and the writers may read a private repository (always empty for a public one). */
   readers: string[];
@@ -40,7 +43,7 @@ export interface RepositoryInfo {
   hashLength: 0 | 20 | 32;
   /** Number of pushes (and repacks) so far. */
   seq: number;
-  /** Hash chain over every push, hex (DESIGN.md §5). */
+  /** Hash chain over every push, hex (docs/architecture.md, The push log). */
   logHead: string;
   packCount: number;
   /** First pack still needed after a repack. */

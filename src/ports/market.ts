@@ -77,6 +77,8 @@ export interface MarketLedger {
   listProviders(): Promise<ProviderInfo[]>;
   /** Providers whose ProviderCap the signer holds. */
   ownProviders(): Promise<string[]>;
+  /** The id of the signer's ProviderCap of `providerId`; throws MissingCapError when the signer holds none. */
+  providerCapId(providerId: string): Promise<string>;
   getLease(id: string): Promise<LeaseInfo>;
   /** Every lease ever opened with a provider (from `LeaseOpened` events), each read from its object: its state now. */
   listLeases(providerId: string): Promise<LeaseInfo[]>;

@@ -2,7 +2,7 @@
  * The objects the GitOps controller applies for an app, made by pure functions (src/gitops/templates/): a WalrusApp
  * in, Kubernetes objects out, the same objects for the same input.
  */
-import type { V1Deployment, V1Job, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Job, V1NetworkPolicy, V1Service } from '@kubernetes/client-node';
 import type { Artifact, WalrusApp } from './walrus-app.ts';
 
 /** A built commit ready to run: what a Deployment's pods fetch and start. */
@@ -15,5 +15,7 @@ export interface Templates {
   buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }): V1Job;
   runDeployment(app: WalrusApp, release: Release): V1Deployment;
   appService(app: WalrusApp): V1Service;
+  /** The app's ingress allowance in a tenant namespace; absent when the controller has no ingress to allow. */
+  appNetworkPolicy?(app: WalrusApp): V1NetworkPolicy;
   buildJobName(app: WalrusApp, commit: string, configHash: string, attempt?: number): string;
 }

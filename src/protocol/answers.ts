@@ -1,19 +1,6 @@
-import type { ObjectFormat } from '../core/object-id.ts';
+import type { OptionAnswer, PushResult, RefListing } from '../ports/helper-backend.ts';
 
 /** The lines a helper writes back to git, in git's own words (gitremote-helpers(7); transport-helper.c reads them). */
-
-export type OptionAnswer = 'ok' | 'unsupported' | { error: string };
-
-export interface RefListing {
-  /** Present when git asked for it (`option object-format`) and the repository has a format. */
-  objectFormat: ObjectFormat | null;
-  /** The branch HEAD points to, listed as `@<head> HEAD` so clones check it out; null when it does not exist. */
-  head: string | null;
-  refs: ReadonlyMap<string, string>;
-}
-
-/** One push result: `ok <dst>`, or `error <dst> <why>` with git's reason words (`fetch first`, `stale info`, ...). */
-export type PushResult = { dst: string; ok: true } | { dst: string; ok: false; reason: string };
 
 export function optionLine(answer: OptionAnswer): string {
   return typeof answer === 'string' ? `${answer}\n` : `error ${oneLine(answer.error)}\n`;

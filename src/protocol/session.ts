@@ -1,32 +1,8 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { listLines, optionLine, pushLines } from './answers.ts';
-import type { OptionAnswer, PushResult, RefListing } from './answers.ts';
 import { parseCommand } from './parse.ts';
-
-/** What the session asks of the helper's use-cases; it owns the protocol, they own the work. */
-export interface HelperBackend {
-  option(name: string, value: string | null): OptionAnswer;
-  list(forPush: boolean): Promise<RefListing>;
-  /**
-   * `connected`: the fetched objects' links were checked (answered `connectivity-ok`); `lock`: a pack file git
-   * should unlock once its refs are updated (answered `lock <file>`).
-   */
-  fetch(requests: FetchRequest[]): Promise<{ connected: boolean; lock: string | null } | void>;
-  push(requests: PushRequest[]): Promise<PushResult[]>;
-}
-
-export interface FetchRequest {
-  id: string;
-  name: string;
-}
-
-export interface PushRequest {
-  /** Local ref or object to push; null deletes `dst`. */
-  src: string | null;
-  dst: string;
-  force: boolean;
-}
+import type { FetchRequest, HelperBackend, PushRequest } from '../ports/helper-backend.ts';
 
 /** The capabilities this helper announces. `object-format` makes git send `option object-format` before `list`. */
 export const CAPABILITIES = ['fetch', 'check-connectivity', 'push', 'option', 'object-format'] as const;

@@ -1,32 +1,19 @@
 import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength, isObjectId } from '../core/object-id.ts';
-import type { ObjectFormat } from '../core/object-id.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { CommitNotFoundError, CommitNotReachableError } from './errors.ts';
 import { fetchObjects } from './fetch.ts';
-import type { LocalRepository } from './local-repository.ts';
 import { readRemote } from './remote-state.ts';
-
-/** A repository being cloned into a new directory: what a checkout needs beyond a fetch. */
-export interface NewClone extends LocalRepository {
-  /** Records the remote's branches as `refs/remotes/<remote>/<branch>` and its tags as `refs/tags/<tag>`. */
-  setRemoteRefs(refs: ReadonlyMap<string, string>): Promise<void>;
-  /** Whether `id` names a commit present here. */
-  isCommit(id: string): Promise<boolean>;
-  /** The refs set by setRemoteRefs from which `commit` is reachable. */
-  refsContaining(commit: string): Promise<string[]>;
-  /** Fills the work tree with `commit`, HEAD detached at it. */
-  checkoutDetached(commit: string): Promise<void>;
-}
-
-/** Creates the repository in `dir` (which the caller checked is new or empty), with `url` as its `origin`. */
-export type CreateClone = (dir: string, options: { objectFormat: ObjectFormat; url: string }) => Promise<NewClone>;
+import type { CreateClone } from '../ports/local-repository.ts';
 
 export interface CheckoutDeps {
   ledger: Ledger;
   blobStore: BlobStore;
+  /** Opens a private repository's packs: as a member, or as the provider of a lease (`KeyService.forLease`). */
+  keyService?: KeyService;
   log: Log;
   createClone: CreateClone;
 }
@@ -39,8 +26,8 @@ export interface CheckoutResult {
 
 /**
  * Clones repository `repositoryId` into `dir` with every pack verified against its on-chain sha256 (the fetch of
- * DESIGN.md §4), then checks `commit` out detached, refusing a commit no branch or tag reaches. Without `commit`, the
- * commit the repository's HEAD branch points to.
+ * docs/architecture.md, Fetch and clone), then checks `commit` out detached, refusing a commit no branch or tag
+ * reaches. Without `commit`, the commit the repository's HEAD branch points to.
  */
 export async function checkoutCommit(deps: CheckoutDeps, repositoryId: string, url: string, dir: string, commit: string | undefined, progress: boolean): Promise<CheckoutResult> {
   const { ledger, blobStore, log } = deps;
@@ -53,7 +40,7 @@ export async function checkoutCommit(deps: CheckoutDeps, repositoryId: string, u
     throw new UsageError(`'${commit}' is not a full ${objectFormat} commit id (${objectFormat === 'sha1' ? 40 : 64} hex digits)`, { commit });
   }
   const clone = await deps.createClone(dir, { objectFormat, url });
-  await fetchObjects({ ledger, blobStore, local: clone, log }, repositoryId, [...new Set(snapshot.refs.values())], progress, snapshot.info);
+  await fetchObjects({ ledger, blobStore, local: clone, log, ...(deps.keyService ? { keyService: deps.keyService } : {}) }, repositoryId, [...new Set(snapshot.refs.values())], progress, snapshot.info);
   await clone.setRemoteRefs(snapshot.refs);
   if (!(await clone.isCommit(wanted))) throw new CommitNotFoundError(repositoryId, wanted);
   const refs = await clone.refsContaining(wanted);

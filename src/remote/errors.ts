@@ -42,7 +42,7 @@ export class NoKeyServersError extends WalrusGitError {
   constructor(repository: string) {
     super(
       'NO_KEY_SERVERS',
-      `repository ${repository} is private, but this network has no Seal key servers configured; name them in the network configuration (README: Private repositories)`,
+      `repository ${repository} is private, and no Seal key servers are configured for this network (GIT_WALRUS_SEAL_KEY_SERVERS, or the network configuration): name them to read or push it (README: Private repositories)`,
       { repository },
     );
   }

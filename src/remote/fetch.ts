@@ -7,7 +7,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { CorruptPackError, MissingObjectsError, PackMissingError } from './errors.ts';
-import type { IncomingPack, LocalRepository } from './local-repository.ts';
+import type { IncomingPack, LocalRepository } from '../ports/local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { PackKeys, prepareKeys } from './sealed-packs.ts';
 
@@ -29,11 +29,12 @@ export const DOWNLOAD_CONCURRENCY = 8;
 export const DOWNLOAD_BUDGET = 24 * 1024 * 1024;
 
 /**
- * Makes the objects `wanted` present locally (DESIGN.md §4): downloads the packs this repository has not applied yet,
- * verifies each against its on-chain sha256 and applies them in push order. The record of applied packs makes a
- * fetch with nothing new read no blob. `known` is repository state just read (by `list`), saving a chain read.
- * When a pack is gone and `live_from` has moved past it since that state was read (a `git walrus gc` ran meanwhile
- * and deleted what it replaced), the fetch reads the state again and fetches from the consolidated pack, once.
+ * Makes the objects `wanted` present locally (docs/architecture.md, Fetch and clone): downloads the packs this
+ * repository has not applied yet, verifies each against its on-chain sha256 and applies them in push order. The record
+ * of applied packs makes a fetch with nothing new read no blob. `known` is repository state just read (by `list`),
+ * saving a chain read. When a pack is gone and `live_from` has moved past it since that state was read (a `git walrus
+ * gc` ran meanwhile and deleted what it replaced), the fetch reads the state again and fetches from the consolidated
+ * pack, once.
  */
 export async function fetchObjects(deps: FetchDeps, repositoryId: string, wanted: readonly string[], progress: boolean, known?: RepositoryInfo, checkLinks = false, prefetched?: PackPrefetch): Promise<FetchOutcome> {
   const info = known ?? (await deps.ledger.getRepository(repositoryId));

@@ -4,7 +4,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import { fetchObjects } from './fetch.ts';
-import type { LocalRepository } from './local-repository.ts';
+import type { LocalRepository } from '../ports/local-repository.ts';
 import { uploadPack } from './push.ts';
 
 export interface GcDeps {
@@ -36,9 +36,9 @@ export class GcRacedError extends WalrusGitError {
 }
 
 /**
- * `git walrus gc` (DESIGN.md §12): uploads one pack of everything the refs reach and appends it with `repack_at`,
- * which moves `live_from` to it, so a new clone reads that one pack. The local repository (a clone of the remote) is
- * brought up to date first, since the pack is built from its objects.
+ * `git walrus gc` (docs/architecture.md, Storage lifecycle): uploads one pack of everything the refs reach and appends
+ * it with `repack_at`, which moves `live_from` to it, so a new clone reads that one pack. The local repository (a clone
+ * of the remote) is brought up to date first, since the pack is built from its objects.
  *
  * Concurrent pushes are never lost, and the repository stays clonable at every moment: `repack_at` is a
  * compare-and-swap on the seq the pack was built from, so a push that lands at any time before the repack transaction

@@ -1,5 +1,5 @@
 import { formatOfHashLength } from '../core/object-id.ts';
-import type { RefListing } from '../protocol/answers.ts';
+import type { RefListing } from '../ports/helper-backend.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
 
 /** The `list` answer from chain state: every ref, HEAD as a symref, and the object format when git asked. */

@@ -1,6 +1,6 @@
 import type { ObjectFormat } from '../core/object-id.ts';
 import { isNullObjectId, isObjectFormat, isObjectId } from '../core/object-id.ts';
-import type { OptionAnswer } from '../protocol/answers.ts';
+import type { OptionAnswer } from '../ports/helper-backend.ts';
 
 /** The transport options git sets on the helper (gitremote-helpers(7) OPTIONS). */
 export interface HelperOptions {

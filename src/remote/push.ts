@@ -10,10 +10,10 @@ import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
-import type { PushResult } from '../protocol/answers.ts';
-import type { PushRequest } from '../protocol/session.ts';
+import type { PushResult } from '../ports/helper-backend.ts';
+import type { PushRequest } from '../ports/helper-backend.ts';
 import { NoKeyServersError, ObjectFormatMismatchError } from './errors.ts';
-import type { LocalRepository } from './local-repository.ts';
+import type { LocalRepository } from '../ports/local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
@@ -40,9 +40,9 @@ export interface PushSettings {
 const MAX_ATTEMPTS = 5;
 
 /**
- * One push (DESIGN.md §3): plan against chain state, stream a thin pack to the blob store, then commit the refs in
- * as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped by the
- * contract. Answers only after the transactions are final.
+ * One push (docs/architecture.md, Push): plan against chain state, stream a thin pack to the blob store, then commit
+ * the refs in as few transactions as Sui's limits allow (one, unless thousands of refs move), each compare-and-swapped
+ * by the contract. Answers only after the transactions are final.
  */
 export async function pushRefs(
   deps: PushDeps,
@@ -192,7 +192,7 @@ function resultOf(decision: RefDecision): PushResult {
 /**
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
  * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
- * blob-id worker reads in place (see src/walrus/blob-id.ts): a push of any size holds one chunk. Returns null for an
+ * blob-id worker reads in place (see src/walrus-protocol/blob-id.ts): a push of any size holds one chunk. Returns null for an
  * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.

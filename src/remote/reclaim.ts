@@ -19,10 +19,10 @@ export interface ReclaimResult {
 const DELETIONS_PER_TRANSACTION = 400;
 
 /**
- * After a gc (DESIGN.md §12): deletes the signer's deletable Blob objects of packs below `live_from`, which no fetch
- * reads any more (a clone applies packs from `live_from` on, src/remote/fetch.ts), to reclaim their storage. A blob
- * that is also a chunk of a live pack is never touched; permanent blobs and others' Blob objects cannot be deleted
- * and are only counted. Run it only after the repack has committed.
+ * After a gc (docs/architecture.md, Storage lifecycle): deletes the signer's deletable Blob objects of packs below
+ * `live_from`, which no fetch reads any more (a clone applies packs from `live_from` on, src/remote/fetch.ts), to
+ * reclaim their storage. A blob that is also a chunk of a live pack is never touched; permanent blobs and others' Blob
+ * objects cannot be deleted and are only counted. Run it only after the repack has committed.
  */
 export async function reclaimReplacedPacks(deps: { ledger: Ledger; blobStore: BlobStore; blobObjects: BlobObjects; log: Log }, repositoryId: string): Promise<ReclaimResult> {
   const { ledger, blobStore, blobObjects, log } = deps;

@@ -1,5 +1,5 @@
 import type { Ledger, RepositoryInfo } from '../ports/ledger.ts';
-import type { LocalRepository } from './local-repository.ts';
+import type { LocalRepository } from '../ports/local-repository.ts';
 
 export interface RemoteSnapshot {
   info: RepositoryInfo;

@@ -1,6 +1,7 @@
 /**
- * The private-repository side of push and fetch (DESIGN.md §6): a pack is encrypted while it streams to the blob
- * store, and decrypted while it streams into git, with keys the key service opens a window at a time.
+ * The private-repository side of push and fetch (docs/architecture.md, Private repositories (Seal)): a pack is
+ * encrypted while it streams to the blob store, and decrypted while it streams into git, with keys the key service
+ * opens a window at a time.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';
@@ -9,7 +10,7 @@ import { canRead, NotReaderError } from '../core/read-access.ts';
 import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { NoKeyServersError } from './errors.ts';
-import type { SpooledPack } from './local-repository.ts';
+import type { SpooledPack } from '../ports/local-repository.ts';
 
 /** A private repository's next pack: its encryptor, and the sealed key its entry records. */
 export interface PackSealing {
@@ -85,8 +86,8 @@ interface KeyWindow {
 /**
  * The data keys of packs `from`, `from + 1`, … of a private repository, opened from the key service a window of
  * `maxKeysPerRequest` packs at a time as a reader reaches them (a long fetch asks again later, with a renewed
- * session). Creating it checks that the signer may read at all, so a refused user gets one clear line before any
- * download and no key server is asked; it then asks for the first window at once, so the key servers answer while
+ * session). Creating it checks that the signer may read at all (unless it asks as the provider of a lease), so a
+ * refused user gets one clear line before any download and no key server is asked; it then asks for the first window at once, so the key servers answer while
  * the first chunks download.
  */
 export class PackKeys {
@@ -107,8 +108,11 @@ export class PackKeys {
   static async of(deps: { ledger: Ledger; keyService?: KeyService }, repository: RepositoryInfo, packs: readonly PackEntry[], from: number): Promise<PackKeys | null> {
     if (!repository.private) return null;
     if (deps.keyService === undefined) throw new NoKeyServersError(repository.id);
-    const address = await deps.ledger.signerAddress();
-    if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+    // The provider of a lease is no member: the key servers alone judge the lease.
+    if (deps.keyService.lease === undefined) {
+      const address = await deps.ledger.signerAddress();
+      if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+    }
     const keys = new PackKeys(deps.keyService, repository, packs, from);
     if (packs.length > 0) keys.#windowOf(0);
     return keys;
@@ -179,4 +183,27 @@ export class PackKeys {
   #label(offset: number): string {
     return `pack ${this.#from + offset} of repository ${this.#repository.id}`;
   }
+}
+
+/** The repository a data key was sealed for (the first 32 bytes of its identity), read locally. */
+export async function sealedRepositoryId(keyService: KeyService, sealedKey: string): Promise<string> {
+  return `0x${Buffer.from((await keyService.identityOf(sealedKey)).subarray(0, 32)).toString('hex')}`;
+}
+
+/**
+ * A decryptor for one stream sealed as a pack is, under `sealedKey` (a private repository's build artifact): the
+ * key's identity names the repository, whose members get the key, or the provider of a lease on it when the key
+ * service asks under that lease. A member check comes first, as for packs, so a refused user gets one clear line.
+ */
+export async function openSealedStream(deps: { ledger: Ledger; keyService: KeyService }, sealedKey: string, label: string): Promise<PackDecryptor> {
+  const { ledger, keyService } = deps;
+  const identity = await keyService.identityOf(sealedKey);
+  const repository = await ledger.getRepository(await sealedRepositoryId(keyService, sealedKey));
+  if (!isIdentityOf(identity, repository.id)) throw new PackDecryptionError(label, 'its key is not sealed for a repository');
+  if (keyService.lease === undefined) {
+    const address = await ledger.signerAddress();
+    if (!canRead(repository, address)) throw new NotReaderError(repository, address);
+  }
+  const [key] = await keyService.open(repository, [sealedKey]);
+  return new PackDecryptor(await key!(), identity, label);
 }

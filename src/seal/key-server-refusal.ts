@@ -2,8 +2,9 @@
  * What a Seal key server's refusal means for the user. A key server answers `{"error": <name>, "message": …}`
  * (MystenLabs/seal `crates/key-server/src/errors.rs`); @mysten/seal keeps only the name, as an error class, so the key
  * service records the bodies and this turns the one the SDK settled on into the line the user can act on. A `NoAccess`
- * carries the failed dry run of our `seal_approve`, whose abort constant says why: not a reader, a key sealed outside
- * the repository, or a repository of another package version.
+ * carries the failed dry run of our `seal_approve` (or, for the provider of a lease, `lease_access::seal_approve_lease`),
+ * whose abort constant says why: not a reader, a key sealed outside the repository, a repository of another package
+ * version; the lease closed, exhausted, on another repository, or not the signer's to serve.
  */
 import {
   ExpiredSessionKeyError, InvalidPackageError, InvalidParameterError, InvalidPTBError, InvalidUserSignatureError, NoAccessError,
@@ -12,7 +13,8 @@ import { normalizeSuiAddress } from '@mysten/sui/utils';
 import { abortName } from '../contract/abort-codes.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import { NotReaderError } from '../core/read-access.ts';
-import type { RepositoryName } from '../ports/key-service.ts';
+import { leaseAccessAbortName } from '../contract/lease-access-model.ts';
+import type { LeaseGrant, RepositoryName } from '../ports/key-service.ts';
 
 /** A key server's error body. */
 export interface KeyServerAnswer {
@@ -43,8 +45,15 @@ export function parseMoveAbort(message: string): { address: string; module: stri
  * The error to report for `error` (what @mysten/seal threw for a key request, after the session renewal the service
  * does itself) given the bodies the key servers answered; null when it is no refusal this module explains.
  */
-export function refusalError(error: unknown, answers: readonly KeyServerAnswer[], repository: RepositoryName, packageId: string, signer: string): WalrusGitError | null {
+export function refusalError(error: unknown, answers: readonly KeyServerAnswer[], repository: RepositoryName, packageId: string, signer: string, lease?: LeaseGrant): WalrusGitError | null {
   const answer = (name: string) => answers.find((a) => a.error === name);
+  if (lease !== undefined && error instanceof NoAccessError) {
+    const denied = answer('NoAccess');
+    const abort = denied ? parseMoveAbort(denied.message) : null;
+    const ours = abort !== null && abort.address === normalizeSuiAddress(packageId) && abort.module === 'lease_access';
+    const refused = leaseRefusal(ours ? leaseAccessAbortName(abort.code) : undefined, repository, signer, lease.lease);
+    if (refused !== null) return refused;
+  }
   if (error instanceof ExpiredSessionKeyError) {
     // A session signed a moment ago: only clocks apart by more than its lifetime (or set ahead of theirs) do that.
     return new KeyServerRefusalError('KEY_SERVER_CLOCK', repository, 'the Seal key servers found a session key signed just now expired or not yet valid (InvalidCertificate): this machine\'s clock and theirs differ; set the clock right (NTP) and retry');
@@ -80,6 +89,12 @@ export function refusalError(error: unknown, answers: readonly KeyServerAnswer[]
       `package ${packageId} has no repository::seal_approve on the key servers' network (InvalidPTB): the configured package is not the git-walrus package of that network`,
       { packageId });
   }
+  if (error instanceof InvalidParameterError && lease !== undefined) {
+    const detail = answer('InvalidParameter')?.message;
+    return new KeyServerRefusalError('SEAL_LEASE_UNREADABLE', repository,
+      `the Seal key servers could not run the lease's policy for ${signer} (InvalidParameter${detail ? `: ${detail}` : ''}): ProviderCap ${lease.cap} is not the signer's, or their full node does not know lease ${lease.lease} yet`,
+      { lease: lease.lease, cap: lease.cap, address: signer });
+  }
   if (error instanceof InvalidParameterError) {
     const detail = answer('InvalidParameter')?.message;
     return new KeyServerRefusalError('SEAL_REPOSITORY_UNREADABLE', repository,
@@ -89,6 +104,35 @@ export function refusalError(error: unknown, answers: readonly KeyServerAnswer[]
   if (error instanceof InvalidUserSignatureError) {
     return new KeyServerRefusalError('SEAL_SIGNATURE_REFUSED', repository,
       `the Seal key servers refused the session key's signature by ${signer} (InvalidSignature): they refuse a signature that does not verify, and any signature of an address that has aliases`);
+  }
+  return null;
+}
+
+/** Why the key servers refused the provider of `lease`, in the words the controller and the operator act on. */
+function leaseRefusal(abortName: string | undefined, repository: RepositoryName, signer: string, lease: string): WalrusGitError | null {
+  const of = `the Seal key servers give ${signer} no keys of ${repository.owner}'s repository under lease ${lease}`;
+  const data = { lease, address: signer, owner: repository.owner, abortName };
+  switch (abortName) {
+    case 'ELeaseClosed':
+      return new KeyServerRefusalError('LEASE_CLOSED', repository,
+        `lease closed: ${of}, which is closed (seal_approve_lease aborted with ELeaseClosed); what was decrypted before stays decrypted, nothing pushed since can be read: the tenant opens a new lease to have it served again`,
+        { ...data, reason: 'lease closed' });
+    case 'ELeaseExhausted':
+      return new KeyServerRefusalError('LEASE_EXHAUSTED', repository,
+        `lease exhausted: ${of}, whose funds ran out by the chain's clock (seal_approve_lease aborted with ELeaseExhausted): the tenant opens a new lease to have it served again`,
+        { ...data, reason: 'lease exhausted' });
+    case 'ENotProvider':
+      return new KeyServerRefusalError('NOT_LEASE_PROVIDER', repository,
+        `not the lease's provider: ${of}: ${signer} does not hold the ProviderCap of that lease's provider (seal_approve_lease aborted with ENotProvider); run with the provider's key`,
+        { ...data, reason: 'not the provider' });
+    case 'EWrongRepository':
+      return new KeyServerRefusalError('LEASE_OF_OTHER_REPOSITORY', repository,
+        `another repository's lease: ${of}: that lease serves another repository (seal_approve_lease aborted with EWrongRepository)`,
+        { ...data, reason: 'another repository' });
+    case 'EWrongKeyId':
+      return new KeyServerRefusalError('SEALED_KEY_OUTSIDE_REPOSITORY', repository,
+        `a data key is sealed under an id outside this repository, so the key servers give it to no one (seal_approve_lease aborted with EWrongKeyId): ask the owner ${repository.owner} to run \`git walrus gc\``,
+        { ...data, reason: 'key outside the repository' });
   }
   return null;
 }

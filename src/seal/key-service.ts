@@ -1,10 +1,10 @@
 /**
- * The KeyService port over the stock `@mysten/seal` client (DESIGN.md §6). Sealing is local IBE encryption to the
- * network's key servers. Opening makes one `SessionKey` signed with the user's key (no prompt), renewed when it
- * expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with a `seal_approve` call
- * per id; the SDK stops waiting once the threshold of key servers answered. The data keys then decrypt locally from
- * the cached key-server keys, with no further request, each when the reader asks for it (each costs the SDK a
- * pairing per share: a fetch does it while git indexes the pack before).
+ * The KeyService port over the stock `@mysten/seal` client (docs/architecture.md, Private repositories (Seal)). Sealing
+ * is local IBE encryption to the network's key servers. Opening makes one `SessionKey` signed with the user's key (no
+ * prompt), renewed when it expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with
+ * a `seal_approve` call per id; the SDK stops waiting once the threshold of key servers answered. The data keys then
+ * decrypt locally from the cached key-server keys, with no further request, each when the reader asks for it (each
+ * costs the SDK a pairing per share: a fetch does it while git indexes the pack before).
  */
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
@@ -18,7 +18,7 @@ import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
+import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
 export interface KeyServerConfig {
   /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
@@ -40,6 +40,8 @@ export interface SealKeyServiceOptions {
   signer: () => Promise<Signer>;
   /** For the key-server HTTP requests (the embedded network serves them in process). */
   fetch?: typeof fetch;
+  /** Ask as the provider of this lease (`lease_access::seal_approve_lease`); as a member otherwise. */
+  lease?: LeaseGrant;
   /** Per key-server request, ms (the SDK's default is 10 s). */
   timeoutMs?: number;
   /** Session key lifetime in minutes, 1 to 30 (the key servers' default maximum is 30). */
@@ -100,6 +102,8 @@ export class SealKeyService implements KeyService {
   readonly #clients = new Map<string, SealClient>();
   /** The key servers asked first, per threshold: picked once, so `prepare` reads the objects `open` uses. */
   readonly #quorums = new Map<number, KeyServerConfig[]>();
+  // Read by `??=` in prepare(), which the rule does not count as a read: the session is prepared once.
+  // eslint-disable-next-line no-unused-private-class-members
   #prepared: Promise<void> | null = null;
   /** Key-server URLs whose gateway answered 401 during the current key request, with its message. */
   #refusals: { url: string; answer: string }[] = [];
@@ -131,6 +135,14 @@ export class SealKeyService implements KeyService {
       }
       return response;
     }) as typeof fetch;
+  }
+
+  get lease(): LeaseGrant | undefined {
+    return this.#options.lease;
+  }
+
+  forLease(grant: LeaseGrant): KeyService {
+    return new SealKeyService({ ...this.#options, lease: grant });
   }
 
   /** Session keys signed so far (one unless a long fetch outlived one). */
@@ -234,7 +246,7 @@ export class SealKeyService implements KeyService {
 
   async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
     const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
-    const refused = refusalError(error, this.#answers, repository, this.#packageId, await this.#address());
+    const refused = refusalError(error, this.#answers, repository, this.#packageId, await this.#address(), this.#options.lease);
     if (refused !== null) return refused;
     const refusal = this.#refusals[0];
     if (refusal !== undefined) {
@@ -272,12 +284,24 @@ export class SealKeyService implements KeyService {
     return this.#creating;
   }
 
-  /** The PTB the key servers dry-run: `seal_approve(id, repository)` once per id (TransactionKind bytes). */
+  /**
+   * The PTB the key servers dry-run (TransactionKind bytes), one call per id: `seal_approve(id, repository)` for a
+   * member, `seal_approve_lease(id, repository, lease, cap, clock)` for the provider of a lease.
+   */
   async #approvals(repositoryId: string, ids: string[]): Promise<Uint8Array> {
     const { Transaction } = await import('@mysten/sui/transactions');
     const tx = new Transaction();
+    const lease = this.#options.lease;
     for (const id of ids) {
-      tx.moveCall({ target: `${this.#packageId}::repository::seal_approve`, arguments: [tx.pure.vector('u8', Buffer.from(id, 'hex')), tx.object(repositoryId)] });
+      const key = tx.pure.vector('u8', Buffer.from(id, 'hex'));
+      if (lease === undefined) {
+        tx.moveCall({ target: `${this.#packageId}::repository::seal_approve`, arguments: [key, tx.object(repositoryId)] });
+      } else {
+        tx.moveCall({
+          target: `${this.#packageId}::lease_access::seal_approve_lease`,
+          arguments: [key, tx.object(repositoryId), tx.object(lease.lease), tx.object(lease.cap), tx.object.clock()],
+        });
+      }
     }
     return tx.build({ client: this.#options.suiClient, onlyTransactionKind: true });
   }

@@ -1,13 +1,10 @@
 import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
-import { SimulationError } from '@mysten/sui/client';
-import type { Signer } from '@mysten/sui/cryptography';
 import type { Transaction } from '@mysten/sui/transactions';
 import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import type { Ledger, PackEntry, PushEvent, PushEventPage, RefUpdate, RepositoryInfo, RepositoryLocator, TxReceipt } from '../ports/ledger.ts';
-import { InternalError, messageOf } from '../core/errors.ts';
-import { ServiceUnreachableError } from '../core/service-unreachable.ts';
+import { messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { abortName } from '../contract/abort-codes.ts';
@@ -17,10 +14,12 @@ import {
 } from '../contract/bcs.ts';
 import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import {
-  ContractAbortError, HashLengthError, InsufficientGasError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
+  ContractAbortError, HashLengthError, InvalidNameError, InvalidUpdateError, LimitReachedError, NameTakenError, NoChangeError,
   NotOwnerError, NotPrivateError, NotWriterError, PackageVersionError, ProtectedRefError, RefConflictError, RepositoryNotFoundError, StaleRepackError, TransactionFailedError,
   type AbortDetails,
 } from './errors.ts';
+import { TransactionRunner } from './transactions.ts';
+import type { ExecutedTransaction, ModuleAbort, TransactionRunnerOptions, TransactionSubmitter } from './transactions.ts';
 
 /**
  * The repository ledger over `client.core` of `@mysten/sui`: the same code serves the embedded devnet, a devnet
@@ -30,28 +29,8 @@ import {
  * write (or `signerAddress()` when no lighter way to know the address is given), never for reads: a clone does not
  * pay for it.
  */
-export interface SuiLedgerOptions {
-  client: ClientWithCoreApi;
-  /** The key that signs, or how to load it (called at most once, on first need; its failure is every write's). */
-  signer: Signer | (() => Promise<Signer>);
-  /**
-   * The signer's address without loading the signer (called at most once): a push learns who it is before it
-   * uploads, and the key is only needed to sign at the end. The loaded signer must have this address, or no
-   * transaction is signed. Without it, `signerAddress()` loads the signer.
-   */
-  signerAddress?: () => Promise<string>;
-  packageId: string;
+export interface SuiLedgerOptions extends TransactionRunnerOptions {
   registryId: string;
-  log?: Log;
-  /**
-   * Runs one submission (build with gas selection, sign, execute, wait for finality) with no other submission of
-   * the same signer under way, across processes: transactions of one address spend the same gas coins, and two at
-   * once make the loser be refused (or, on a real network, risk equivocating the coin). The composition root passes
-   * a lock; without one, submissions are not serialized.
-   */
-  exclusive?: <T>(address: string, submit: () => Promise<T>) => Promise<T>;
-  /** Waits between attempts after a refusal for a busy input object (tests shorten them). */
-  retryDelaysMs?: readonly number[];
 }
 
 /** What a failed call was about, to name it in the typed error. */
@@ -59,12 +38,7 @@ interface Subject {
   what: string; refs?: string[]; names?: string[]; subject?: string; repositoryId?: string; name?: string;
   /** A repack's expected seq, for the error when the repository moved on. */
   expectedSeq?: number;
-  /** Typed errors for aborts of another module of the package (the market); undefined leaves the default. */
-  onAbort?: (abort: ModuleAbort) => Error | undefined;
 }
-
-/** A Move abort of our package, as `submit` callers see it. */
-export interface ModuleAbort { module: string; functionName: string; code: number; digest: string | null }
 
 const PAGE = 50;
 const CLOCK = '0x6';
@@ -73,20 +47,12 @@ function pushShapeKey(id: string, updates: RefUpdate[], pack: PackEntry | null):
   return JSON.stringify([normalizeSuiAddress(id), updates, pack && [pack.chunks.length, pack.size, pack.sealedKey ?? null]]);
 }
 
-/** After a refusal for a busy input object: a few retries, backing off, before the refusal reaches the user. */
-const RETRY_DELAYS_MS = [200, 500, 1000, 2000];
-
-export class SuiLedger implements Ledger {
+export class SuiLedger implements Ledger, TransactionSubmitter {
   readonly #client: ClientWithCoreApi;
-  readonly #loadSigner: () => Promise<Signer>;
-  readonly #loadAddress: (() => Promise<string>) | undefined;
-  #signing: Promise<{ signer: Signer; address: string }> | null = null;
-  #address: Promise<string> | null = null;
+  readonly #transactions: TransactionRunner;
   readonly #packageId: string;
   readonly #registryId: string;
   readonly #log: Log;
-  readonly #exclusive: NonNullable<SuiLedgerOptions['exclusive']>;
-  readonly #retryDelaysMs: readonly number[];
   /** The last push dry-run ahead of time (preparePush): its shape, and the budget it gives (null: none). */
   #pushEstimate: { key: string; budget: Promise<bigint | null> } | null = null;
   /** The refs table of each repository read so far: a repository's tables are made with it and never replaced. */
@@ -94,38 +60,18 @@ export class SuiLedger implements Ledger {
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
-    const signer = options.signer;
-    this.#loadSigner = typeof signer === 'function' ? signer : async () => signer;
-    this.#loadAddress = options.signerAddress;
+    this.#transactions = new TransactionRunner(options);
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#registryId = normalizeSuiAddress(options.registryId);
     this.#log = options.log ?? silentLog;
-    this.#exclusive = options.exclusive ?? ((_address, submit) => submit());
-    this.#retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   }
 
   signerAddress(): Promise<string> {
-    const load = this.#loadAddress;
-    return (this.#address ??= load ? load().then(normalizeSuiAddress) : this.#signer().then(({ address }) => address));
+    return this.#transactions.signerAddress();
   }
 
   prepareWrites(): void {
-    // Errors are left for the write to report (it awaits the same promises).
-    this.#signer().catch(() => {});
-    import('@mysten/sui/transactions').catch(() => {});
-  }
-
-  #signer(): Promise<{ signer: Signer; address: string }> {
-    return (this.#signing ??= (async () => {
-      const signer = await this.#loadSigner();
-      const address = normalizeSuiAddress(signer.toSuiAddress());
-      // Never sign as someone other than the address the caller planned with (the writer check, the gas lock).
-      if (this.#loadAddress) {
-        const expected = await this.signerAddress();
-        if (address !== expected) throw new InternalError(`the signing key's address ${address} differs from the signer address ${expected}`, { address, expected });
-      }
-      return { signer, address };
-    })());
+    this.#transactions.prepareWrites();
   }
 
   async resolve(locator: RepositoryLocator): Promise<string> {
@@ -326,11 +272,12 @@ export class SuiLedger implements Ledger {
 
   /**
    * Signs and executes one transaction for another module of the package (the market), with this ledger's signer,
-   * gas lock and retries: `compose` fills it, `onAbort` turns that module's aborts into typed errors (anything else
-   * becomes TransactionFailedError, InsufficientGasError…). Resolves when the transaction is final.
+   * gas lock and retries: `compose` fills it, `onAbort` turns that module's aborts into typed errors (an abort of the
+   * repository module it calls into gets the repository's, anything else becomes TransactionFailedError,
+   * InsufficientGasError…). Resolves when the transaction is final.
    */
-  submit(compose: (tx: Transaction) => void, what: string, onAbort: (abort: ModuleAbort) => Error | undefined) {
-    return this.#execute(compose, { what, onAbort });
+  submit(compose: (tx: Transaction) => void, what: string, onAbort: (abort: ModuleAbort) => Error | undefined): Promise<ExecutedTransaction> {
+    return this.#transactions.execute(compose, { what, onAbort: async (abort, sender) => onAbort(abort) ?? this.#repositoryAbort(abort, sender, { what }) });
   }
 
   async #ownerCall(id: string, fn: string, argument: (tx: Transaction) => ReturnType<Transaction['pure']['string']>, subject: Subject): Promise<TxReceipt> {
@@ -382,59 +329,26 @@ export class SuiLedger implements Ledger {
     });
   }
 
-  /**
-   * Builds (`compose` fills a fresh transaction, so each attempt selects gas anew), signs and executes one
-   * transaction and waits until it is final, exclusively for the signer. A refusal for a busy input object (the gas
-   * coin spent meanwhile by another transaction of this address) means nothing executed: it is retried a few times.
-   * An abort or an executed failure never is.
-   */
-  async #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>> {
-    const { signer, address } = await this.#signer();
-    const { Transaction } = await import('@mysten/sui/transactions');
-    return this.#exclusive(address, async () => {
-      for (let attempt = 0; ; attempt++) {
-        const tx = new Transaction();
-        compose(tx);
-        let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
-        try {
-          result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer, include: { effects: true, events: true, objectTypes: true } });
-        } catch (error) {
-          // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
-          if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, subject, address);
-          const delay = this.#retryDelaysMs[attempt];
-          if (!isBusyInput(error) || delay === undefined) throw await this.#refusal(error, subject, address);
-          this.#log.debug(`${subject.what}: refused while an input object is busy (${(error as Error).message}); retrying in ${delay} ms`);
-          await new Promise((resolve) => setTimeout(resolve, delay));
-          continue;
-        }
-        if (result.$kind === 'FailedTransaction') throw await this.#failure(result.FailedTransaction.status.error!, result.FailedTransaction.digest, subject, address);
-        await this.#client.core.waitForTransaction({ result });
-        return result.Transaction;
-      }
+  #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<ExecutedTransaction> {
+    return this.#transactions.execute(compose, {
+      what: subject.what,
+      onAbort: (abort, sender) => this.#repositoryAbort(abort, sender, subject),
+      ...(subject.repositoryId ? { notFound: () => new RepositoryNotFoundError(subject.repositoryId!, 'it does not exist on this network') } : {}),
     });
   }
 
-  /** `address`: the signer's, for the errors that name who was refused. */
-  async #failure(error: SuiClientTypes.ExecutionError, digest: string | null, subject: Subject, address: string): Promise<Error> {
-    const location = error.MoveAbort?.location;
-    const ours = error.$kind === 'MoveAbort' && location?.package !== undefined && normalizeSuiAddress(location.package) === this.#packageId;
-    if (ours && subject.onAbort) {
-      const mapped = subject.onAbort({ module: location!.module ?? '', functionName: location!.functionName ?? '', code: Number(error.MoveAbort!.abortCode), digest });
-      if (mapped) return mapped;
-    }
-    const name = ours && location!.module !== 'market' ? abortName(Number(error.MoveAbort!.abortCode)) : undefined;
-    if (!name) {
-      if (/InsufficientGas/.test(error.message)) return new InsufficientGasError(address, error.message);
-      return new TransactionFailedError(subject.what, error.message, { digest, kind: error.$kind });
-    }
-    const abort: AbortDetails = { abortName: name, abortCode: Number(error.MoveAbort!.abortCode), module: location!.module ?? '', functionName: location!.functionName ?? '', digest };
+  /** The typed error of an abort of the repository module (`sender`: who was refused); undefined for another module's. */
+  async #repositoryAbort(moduleAbort: ModuleAbort, sender: string, subject: Subject): Promise<Error | undefined> {
+    const name = moduleAbort.module !== 'market' ? abortName(moduleAbort.code) : undefined;
+    if (!name) return undefined;
+    const abort: AbortDetails = { abortName: name, abortCode: moduleAbort.code, module: moduleAbort.module, functionName: moduleAbort.functionName, digest: moduleAbort.digest };
     const owner = async () => (subject.repositoryId ? (await this.#repository(subject.repositoryId).catch(() => null))?.owner ?? 'unknown' : 'unknown');
     switch (name) {
       case 'ERefMismatch': case 'ERefExists': return new RefConflictError(abort, subject.refs ?? []);
-      case 'ENotWriter': return new NotWriterError(abort, address, await owner());
-      case 'ENotOwner': return new NotOwnerError(abort, address, await owner());
+      case 'ENotWriter': return new NotWriterError(abort, sender, await owner());
+      case 'ENotOwner': return new NotOwnerError(abort, sender, await owner());
       case 'EProtected': return new ProtectedRefError(abort, subject.refs ?? []);
-      case 'ENameTaken': return new NameTakenError(abort, address, subject.name ?? '');
+      case 'ENameTaken': return new NameTakenError(abort, sender, subject.name ?? '');
       case 'EInvalidName': case 'EInvalidRefName': case 'EInvalidHead': return new InvalidNameError(abort, subject.names ?? []);
       case 'EBadHashLen': case 'EHashLenMismatch': return new HashLengthError(abort);
       case 'ETooManyWriters': case 'ETooManyProtected': case 'ETooManyReaders': return new LimitReachedError(abort);
@@ -448,33 +362,6 @@ export class SuiLedger implements Ledger {
     }
     return new ContractAbortError('CONTRACT_ABORT', `${subject.what} failed`, abort);
   }
-
-  /** A transaction refused before execution (validator input checks) or that could not be built. */
-  async #refusal(error: unknown, subject: Subject, address: string): Promise<unknown> {
-    if (error instanceof ServiceUnreachableError) return error.during(subject.what);
-    const message = messageOf(error);
-    if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(address, message);
-    if (/Could not find the referenced object|does not exist|notExists/i.test(message) && subject.repositoryId) {
-      return new RepositoryNotFoundError(subject.repositoryId, 'it does not exist on this network');
-    }
-    // A fullnode's refusal (JSON-RPC error object, or gRPC status: protobuf-ts's RpcError, told by name so this
-    // module need not load the gRPC client): the user needs its message, not a stack trace.
-    // Imported on a refusal only: a session whose writes succeed (or that uses gRPC) never loads the JSON-RPC client.
-    const { JsonRpcError } = await import('@mysten/sui/jsonRpc');
-    if (error instanceof JsonRpcError) return new TransactionFailedError(subject.what, message, { rpcCode: error.code });
-    if (error instanceof Error && error.name === 'RpcError') return new TransactionFailedError(subject.what, message, { grpcStatus: (error as Error & { code: string }).code });
-    return error;
-  }
-}
-
-/**
- * A refusal before execution because an owned input object (in practice the gas coin) is not at the version the
- * transaction names, or is locked by another transaction in flight: Sui's ObjectVersionUnavailableForConsumption
- * and ObjectLockConflict, whatever the transport wraps them in.
- */
-function isBusyInput(error: unknown): boolean {
-  const message = messageOf(error);
-  return /not available for consumption|ObjectVersionUnavailableForConsumption|already locked by a different transaction|ObjectLockConflict/i.test(message);
 }
 
 function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {

@@ -2,7 +2,7 @@ import { WalrusGitError } from '../core/errors.ts';
 import { marketAbortName } from '../contract/market-abort-codes.ts';
 import type { MarketAbortName } from '../contract/market-abort-codes.ts';
 import { REF_NAME_RULE } from '../contract/ref-name.ts';
-import type { ModuleAbort } from './ledger.ts';
+import type { ModuleAbort } from './transactions.ts';
 
 /** Why the market refused, in words, per abort constant of market.move. */
 const REASONS: Record<MarketAbortName, string> = {

@@ -10,14 +10,14 @@ import {
 import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/market-bcs.ts';
 import type { TxReceipt } from '../ports/ledger.ts';
 import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo } from '../ports/market.ts';
-import type { SuiLedger } from './ledger.ts';
+import type { TransactionSubmitter } from './transactions.ts';
 import { MarketObjectNotFoundError, MissingCapError, NotLeasePartyError, marketError } from './market-errors.ts';
 import { TransactionFailedError } from './errors.ts';
 
 export interface SuiMarketOptions {
   client: ClientWithCoreApi;
   /** Signs and submits (its signer, gas lock and retries): the market's transactions are the ledger's. */
-  ledger: SuiLedger;
+  ledger: TransactionSubmitter;
   packageId: string;
   marketId: string;
   /** Runs before each write (the local networks' faucet tops the signer up). */
@@ -36,7 +36,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
  */
 export class SuiMarket implements MarketLedger {
   readonly #client: ClientWithCoreApi;
-  readonly #ledger: SuiLedger;
+  readonly #ledger: TransactionSubmitter;
   readonly #pkg: string;
   readonly #marketId: string;
   readonly #beforeWrite: () => Promise<void>;
@@ -290,6 +290,10 @@ export class SuiMarket implements MarketLedger {
 
   async #caps(): Promise<{ id: string; provider: string }[]> {
     return (await this.#owned(providerCapType(this.#pkg))).map(({ id, content }) => ({ id, provider: ProviderCap.parse(content).provider }));
+  }
+
+  providerCapId(providerId: string): Promise<string> {
+    return this.#capFor(providerId);
   }
 
   async #capFor(providerId: string): Promise<string> {

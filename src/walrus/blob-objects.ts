@@ -6,7 +6,7 @@ import { normalizeStructTag, normalizeSuiAddress, parseStructTag } from '@mysten
 import { WalrusGitError, messageOf } from '../core/errors.ts';
 import { u256ToBlobId } from '../core/blob-id-codec.ts';
 import type { BlobObjects, OwnedBlob } from '../ports/blob-objects.ts';
-import { BlobLayout, SystemLayout } from './blob-object-bcs.ts';
+import { BlobLayout, SystemLayout } from '../walrus-protocol/blob-object-bcs.ts';
 
 /** The user holds no WAL, which storage is paid in. */
 export class NoWalError extends WalrusGitError {

@@ -1,4 +1,4 @@
-import { computeBlobId } from './blob-id.ts';
+import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { BlobIdMismatchError } from './errors.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { releaseBlobIdWorkers, warmBlobIdEncoder } from './blob-id.ts';
-import { encodedBlobLength } from './encoding.ts';
+import { releaseBlobIdWorkers, warmBlobIdEncoder } from '../walrus-protocol/blob-id.ts';
+import { encodedBlobLength } from '../walrus-protocol/encoding.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import {
@@ -13,7 +13,7 @@ import {
   WalrusRequestError,
   WalrusUnavailableError,
 } from './errors.ts';
-import { errorReasonOf, storedBlobOf } from './publisher-api.ts';
+import { errorReasonOf, storedBlobOf } from '../walrus-protocol/publisher-api.ts';
 import { DEFAULT_RETRY, withRetry } from '../core/retry.ts';
 import type { RetryPolicy } from '../core/retry.ts';
 import { connectionProblem, DEFAULT_TIMEOUT_MS, describeUnreachable } from '../core/service-unreachable.ts';

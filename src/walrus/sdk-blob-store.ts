@@ -5,7 +5,7 @@ import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { releaseBlobIdWorkers, warmBlobIdEncoder } from './blob-id.ts';
+import { releaseBlobIdWorkers, warmBlobIdEncoder } from '../walrus-protocol/blob-id.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';

@@ -7,15 +7,16 @@ import { devnetCommand } from '../../src/cli/devnet.ts';
 import { silentLog } from '../../src/core/log.ts';
 import type { CliApp } from '../../src/cli/app.ts';
 import { UsageError } from '../../src/core/errors.ts';
+import { serveDevnet } from '../../src/main/devnet.ts';
 
 const devnet = suite('devnetCommand');
 
-/** Runs the devnet command's handler with `options`; `started` resolves with what it printed once it serves. */
+/** Runs the devnet command's handler, composed as src/main composes it, with `options`; `started` resolves with what it printed once it serves. */
 function runDevnet(dir: string, options: { host?: string } = {}): { running: Promise<void>; started: Promise<string> } {
   let printed = '';
   let announce: (text: string) => void = () => {};
   const started = new Promise<string>((resolve) => { announce = resolve; });
-  const app = { stdout: (text: string) => { printed += text; announce(printed); }, log: silentLog, stderr: () => {} } as unknown as CliApp;
+  const app = { stdout: (text: string) => { printed += text; announce(printed); }, log: silentLog, stderr: () => {}, serveDevnet } as unknown as CliApp;
   const running = (devnetCommand.handler as (argv: unknown) => Promise<void>)({ app, port: 0, dir, ...options, _: [], $0: 'git walrus' });
   return { running, started };
 }

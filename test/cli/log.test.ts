@@ -19,7 +19,7 @@ LogCommand('is `log <remote>`', () => {
 LogCommand('prints every push newest first, by remote name or URL, and closes the network', async () => {
   const run = await runReviewerCli(history, ['log', 'origin']);
   assert.is(run.code, 0);
-  assert.equal([...run.stdout.matchAll(/^push (\d+)  /gm)].map((m) => Number(m[1])), [3, 2, 1]);
+  assert.equal([...run.stdout.matchAll(/^push (\d+) {2}/gm)].map((m) => Number(m[1])), [3, 2, 1]);
   assert.ok(run.stdout.includes('[forced]'));
   assert.not.ok(run.stdout.includes('\x1b['));
   assert.equal([run.opened, run.closed], [1, 1]);

@@ -17,11 +17,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { WalrusGitError } from '../../src/core/errors.ts';
+import { signal, sleep, terminate } from './signals.ts';
 
 const run = promisify(execFile);
 const BUILD_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
-const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-type Component = (typeof COMPONENTS)[number];
+type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 const START_TIMEOUT_MS = 90_000;
 const PORT_RETRIES = 3;
 
@@ -165,6 +165,8 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
       `--service-account-key-file=${pki.serviceAccountPublic}`, `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--service-account-issuer=https://kubernetes.default.svc', '--api-audiences=https://kubernetes.default.svc',
       `--service-cluster-ip-range=${node?.serviceCidr ?? '10.0.0.0/24'}`, '--allow-privileged=true',
+      // On by default in 1.20; named so that a tenant namespace's ResourceQuota and LimitRange surely apply.
+      '--enable-admission-plugins=ResourceQuota,LimitRanger',
       // Endpoints may not hold a loopback address: without a node the `kubernetes` service gets none.
       ...(node ? [] : ['--endpoint-reconciler-type=none']), '--profiling=false', '--v=1',
     ]);
@@ -205,12 +207,7 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
  * on its command line), gracefully then by force, and removes the directory.
  */
 export async function stopControlPlane(dir: string): Promise<void> {
-  const pids = ownPids(dir);
-  for (const pid of pids) signal(pid, 'SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (pids.some(isRunning) && Date.now() < deadline) await sleep(100);
-  for (const pid of pids.filter(isRunning)) signal(pid, 'SIGKILL');
-  while (pids.some(isRunning)) await sleep(50);
+  await terminate(ownPids(dir), { pid: (pid) => pid, isRunning, graceMs: 10_000, pollMs: 100 });
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
@@ -267,14 +264,6 @@ function isRunning(pid: number): boolean {
   }
 }
 
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Already gone.
-  }
-}
-
 function spawnLogged(dir: string, name: Component, command: string, args: string[], dieWithParent: boolean): ChildProcess {
   const fd = openSync(logPath(dir, name), 'a');
   try {
@@ -324,7 +313,6 @@ function scratchRoot(): string {
 }
 
 const token = () => randomBytes(24).toString('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Pki {
   caCert: string;

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { sweepDeadRuns, teardownRun } from './node/cleanup.ts';
 import { startCluster } from './node/node.ts';
 import { REGISTRY_DIR, isAlive, readState } from './node/run-state.ts';
+import { signal, sleep } from './signals.ts';
 
 // The run `up` started last and the directory of its runner's log, for a `down` without arguments.
 const CURRENT = join(REGISTRY_DIR, 'current');
@@ -98,10 +99,10 @@ async function down(runArg: string | undefined): Promise<void> {
     if (!state) log(`k8s: run ${runId} is already gone`);
     else {
       if (isAlive(state)) {
-        process.kill(state.owner.pid, 'SIGTERM');
+        signal(state.owner.pid, 'SIGTERM');
         const deadline = Date.now() + 30_000;
-        while (readState(runId) && isAlive(state) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-        if (isAlive(state)) process.kill(state.owner.pid, 'SIGKILL');
+        while (readState(runId) && isAlive(state) && Date.now() < deadline) await sleep(100);
+        if (isAlive(state)) signal(state.owner.pid, 'SIGKILL');
       }
       // The runner removes its run when it stops; whatever is left (it was killed, or died before) goes here.
       const left = readState(runId);

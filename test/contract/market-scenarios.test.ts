@@ -11,10 +11,14 @@ import { Coin, Lease, LeaseState, Market, MarketEvents, Provider, SUI_COIN_TYPE 
 import type { AdminCapValue, LeaseValue, MarketValue, ProviderCapValue, ProviderValue } from '../../src/contract/market-bcs.ts';
 import * as market from '../../src/contract/market-model.ts';
 import * as repository from '../../src/contract/model.ts';
+import { sealApproveLease } from '../../src/contract/lease-access-model.ts';
+import { ID } from '../../src/contract/bcs.ts';
 import { LEASE_STATES, depositOf, parseMarketScenarios, stakeOf } from './vectors/market-scenarios.ts';
-import type { MarketStep } from './vectors/market-scenarios.ts';
+import type { MarketScenarioFile, MarketStep } from './vectors/market-scenarios.ts';
 
-const file = parseMarketScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/market_scenarios.json', import.meta.url), 'utf8')));
+const read = (source: string) => parseMarketScenarios(JSON.parse(readFileSync(new URL(`../../contracts/tests/${source}`, import.meta.url), 'utf8')), source);
+const file = read('market_scenarios.json');
+const leaseAccess = read('lease_access_scenarios.json');
 
 interface World {
   chain: MemoryChain;
@@ -40,6 +44,9 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       return market.setParams(ctx, w.market, w.admin, c.min_stake, c.unbonding_ms, c.min_lease_ms);
     case 'create_repository':
       w.repos.set(c.repo, repository.create(ctx, w.registry, c.name, 'refs/heads/main'));
+      return;
+    case 'create_private_repository':
+      w.repos.set(c.repo, repository.createPrivate(ctx, w.registry, c.name, 'refs/heads/main'));
       return;
     case 'push':
       return repository.push(ctx, w.repos.get(c.repo)!, [c.ref], [c.old], [c.new], [false], null, now);
@@ -72,6 +79,10 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       return market.providerClose(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, now);
     case 'record_deploy':
       return market.recordDeploy(ctx, w.leases.get(c.lease)!, w.caps.get(c.cap)!, w.repos.get(c.repo)!, c.commit, c.artifact, c.sha256, now);
+    case 'seal_approve_lease': {
+      const prefix = c.id.repo === null ? [] : [...ID.serialize(w.repos.get(c.id.repo)!.id).toBytes()];
+      return sealApproveLease(Uint8Array.from([...prefix, ...c.id.suffix]), w.repos.get(c.repo)!, w.leases.get(c.lease)!, w.caps.get(c.cap)!, now);
+    }
   }
 }
 
@@ -148,6 +159,11 @@ function checkState(where: string, w: World, step: MarketStep): void {
 
 const scenarios = suite('market_scenarios.json on the twin');
 
+scenarios('lease_access_scenarios.json covers the grant and every refusal of the policy', () => {
+  const outcomes = new Set(leaseAccess.scenarios.flatMap((s) => s.steps.filter((st) => st.call.call === 'seal_approve_lease').map((st) => st.expect)));
+  assert.equal([...outcomes].sort(), ['ELeaseClosed', 'ELeaseExhausted', 'ENotProvider', 'EWrongKeyId', 'EWrongRepository', 'ok']);
+});
+
 scenarios('cover every failure mode the issue names', () => {
   const expected = new Set(file.scenarios.map((s) => s.steps.at(-1)!.expect));
   for (const name of ['ELeaseClosed', 'ELeaseExhausted', 'EActiveLeases', 'ETooEarly', 'ENotAccepting', 'ESlashExceedsStake', 'ENotHead', 'ENotProvider', 'EDepositTooSmall', 'ENotTenant']) {
@@ -155,14 +171,14 @@ scenarios('cover every failure mode the issue names', () => {
   }
 });
 
-for (const [index, scenario] of file.scenarios.entries()) {
-  scenarios(`${index + 1}. ${scenario.name}`, () => {
+for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess]] as [string, MarketScenarioFile][]) for (const [index, scenario] of f.scenarios.entries()) {
+  scenarios(`${source} ${index + 1}. ${scenario.name}`, () => {
     const chain = new MemoryChain();
-    const boot = chain.context(file.actors.get(file.admin)!);
+    const boot = chain.context(f.actors.get(f.admin)!);
     const { market: m, admin } = market.init(boot);
     const w: World = { chain, registry: repository.init(boot), market: m, admin, repos: new Map(), providers: new Map(), caps: new Map(), leases: new Map() };
     const books = new Books();
-    const names = new Map([...file.actors].map(([name, address]) => [address, name]));
+    const names = new Map([...f.actors].map(([name, address]) => [address, name]));
 
     for (const [i, step] of scenario.steps.entries()) {
       const where = `step ${i + 1} (${step.call.call} by ${step.sender} at ${step.clockMs})`;
@@ -178,7 +194,7 @@ for (const [index, scenario] of file.scenarios.entries()) {
       }
       if (step.expect !== 'ok') {
         assert.ok(aborted, `${where}: expected ${step.expect}, the call succeeded`);
-        assert.is(aborted.module, 'market', where);
+        assert.is(aborted.module, step.call.call === 'seal_approve_lease' ? 'lease_access' : 'market', where);
         assert.is(aborted.abortName, step.expect, where);
         assert.is(snapshot(w), before, `${where}: an abort changed state`);
         continue;

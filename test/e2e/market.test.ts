@@ -49,7 +49,6 @@ test.before(async () => {
   engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
   t0 = (await engine.clockMs()) + 60_000n;
 });
-test.after(() => world.remove());
 
 test('a provider registers with a stake and a price, and is listed', async () => {
   await at(0n);
@@ -61,6 +60,11 @@ test('a provider registers with a stake and a price, and is listed', async () =>
   assert.match(list, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+0\\s+0\\s+bonded\\s+https://compute.example`));
   assert.match(list, /minimum stake 10 SUI, unbonding delay 7 days, minimum lease 1 h/);
   assert.match((await ok(['provider', 'show'], asProvider)).stdout, /attributes region=eu/);
+  const listed = JSON.parse((await ok(['providers', '--json'])).stdout);
+  assert.equal(listed.params, { minStake: '10000000000', unbondingMs: 7 * 86_400_000, minLeaseMs: 3_600_000 });
+  assert.equal(listed.providers.map((p: { id: string; stake: string; pricePerMs: string; status: string }) => [p.id, p.stake, p.pricePerMs, p.status]), [[providerId, '20000000000', '1', 'bonded']]);
+  const shown = JSON.parse((await ok(['provider', 'show', '--json'], asProvider)).stdout);
+  assert.equal([shown.id, shown.endpoint, shown.attributes, shown.activeLeases], [providerId, 'https://compute.example', { region: 'eu' }, 0]);
 });
 
 test('a deposit too small for the minimum lease is refused in words', async () => {
@@ -84,6 +88,9 @@ test('a tenant leases the provider for the pushed repository', async () => {
 test('the provider claims what accrued; a second claim pays nothing', async () => {
   await at(1000n + 600_000n);
   assert.match(await ok(['lease', 'show', leaseId]).then((r) => r.stdout), /0\.0006 SUI accrued to the provider/);
+  const lease = JSON.parse((await ok(['lease', 'show', leaseId, '--json'])).stdout);
+  assert.equal([lease.id, lease.state, lease.escrow, lease.accrued, lease.provider], [leaseId, 'open', '5000000000', '600000', providerId]);
+  assert.is(lease.fundedUntilMs, lease.settledUntilMs + 5_000_000_000);
   assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0.0006 SUI from 1 lease\n');
   assert.is((await ok(['provider', 'claim'], asProvider)).stdout, 'claimed 0 SUI from 1 lease\n');
 });
@@ -131,6 +138,8 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
 
   const listed = await ok(['deployments', 'walrus', '--verify']);
   assert.match(listed.stdout, new RegExp(`${head}  refs/heads/main\\n    provider ${second}  lease ${lease}\\n    artifact ${blobId}  sha256 ${sha256}\\n    verified`));
+  const records = JSON.parse((await ok(['deployments', 'walrus', '--verify', '--json'])).stdout);
+  assert.equal(records.map((r: { commit: string; lease: string; artifact: string; sha256: string; verified: boolean; problems: string[] }) => [r.commit, r.lease, r.artifact, r.sha256, r.verified, r.problems]), [[head, lease, blobId, sha256, true, []]]);
 
   await market.recordDeploy(lease, head, blobId, 'ab'.repeat(32));
   const failed = await walrus(['deployments', 'walrus', '--verify']);
@@ -139,3 +148,41 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
 });
 
 test.run();
+
+const lease = suite('a private repository read under a lease, by hand (git walrus checkout --lease)');
+lease.after(() => world.remove()); // the last suite of the file: the world is shared
+
+lease('the lease\'s provider checks out while the lease is open; refused as no reader without it, and for "lease closed" after close', async () => {
+  await at(DAY + 7n * DAY + 1000n);
+  const secret = 'secret';
+  await initWorkRepo(world, secret);
+  const commitId = await commit(world, secret, 'recipe.txt', 'the secret sauce\n', 'recipe');
+  const url = (await world.ok(secret, ['walrus', 'init', 'secret', '--private'])).split('\n').at(-1)!;
+  await world.ok(secret, ['push', '-q', 'walrus', 'main']);
+  const inSecret = (args: string[], env: NodeJS.ProcessEnv = {}) => world.run(secret, ['walrus', ...args], { env });
+  const provider = (await inSecret(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://private.example'], asProvider)).stdout.trim();
+  const opened = await inSecret(['lease', 'open', 'walrus', '--provider', provider, '--deposit', '5']);
+  assert.is(opened.code, 0, opened.stderr);
+  const privateLease = opened.stdout.trim();
+
+  const asMember = await inSecret(['checkout', url, world.path('as-member')], asProvider);
+  assert.is.not(asMember.code, 0);
+  assert.match(asMember.stderr, new RegExp(`fatal: repository 'secret' \\(0x[0-9a-f]{64}\\) is private and ${providerKey.toSuiAddress()} is not one of its readers: ask its owner 0x[0-9a-f]{64} to run`));
+
+  const underLease = await inSecret(['checkout', url, world.path('under-lease'), '--lease', privateLease], asProvider);
+  assert.is(underLease.code, 0, underLease.stderr);
+  assert.is(underLease.stdout.trim(), commitId);
+  assert.is(await world.ok('.', ['-C', world.path('under-lease'), 'show', 'HEAD:recipe.txt']), 'the secret sauce');
+
+  const otherRepository = await inSecret(['checkout', url, world.path('other-lease'), '--lease', leaseId], asProvider);
+  assert.is.not(otherRepository.code, 0);
+  assert.match(otherRepository.stderr, new RegExp(`fatal: lease ${leaseId} serves repository 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}`));
+
+  assert.is((await inSecret(['lease', 'close', privateLease])).code, 0);
+  const closed = await inSecret(['checkout', url, world.path('after-close'), '--lease', privateLease], asProvider);
+  assert.is.not(closed.code, 0);
+  assert.match(closed.stderr, new RegExp(`^fatal: cannot decrypt the packs of repository 'secret' \\(0x[0-9a-f]{64}\\): lease closed: the Seal key servers give ${providerKey.toSuiAddress()} no keys of 0x[0-9a-f]{64}'s repository under lease ${privateLease}, which is closed`, 'm'));
+  assert.not.match(closed.stderr, /no Seal key servers/);
+});
+
+lease.run();

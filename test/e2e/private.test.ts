@@ -208,6 +208,17 @@ for (const factory of NETWORK_FRONTS) {
       assert.not.match(refused.stderr, STACK_LINE);
       assert.not.ok(existsSync(w.path('as-stranger')), 'the failed clone leaves no directory');
 
+      // `git walrus checkout` (a build's first step) reads it as clone does: a reader by hand; a stranger is told whose
+      // repository it is and who may add them, never that the network has no key servers.
+      const checkedOut = await w.run('.', ['walrus', 'checkout', url, 'co-reader'], { env: reader.env });
+      assert.is(checkedOut.code, 0, checkedOut.stderr);
+      assert.is(checkedOut.stdout.trim(), fromWriter);
+      assert.is(readFileSync(w.path('co-reader', 'more.txt'), 'utf8'), 'from the writer\n');
+      const checkoutRefused = await w.run('.', ['walrus', 'checkout', url, 'co-stranger'], { env: stranger.env });
+      assert.is.not(checkoutRefused.code, 0);
+      assert.equal(fatalLines(checkoutRefused.stderr), fatalLines(refused.stderr));
+      assert.equal(readdirSync(w.path('co-stranger')), [], 'the refused checkout leaves the directory empty');
+
       // Anyone can check storage and the push log; only readers the history.
       const shallow = await w.run('.', ['walrus', 'verify', url], { env: stranger.env });
       assert.is(shallow.code, 0, shallow.stdout + shallow.stderr);

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { writeFileAtomic, withFileLock } from '../../src/fs/atomic.ts';
+import { createFileExclusive, writeFileAtomic, withFileLock } from '../../src/fs/atomic.ts';
 
 const atomic = suite('writeFileAtomic');
 
@@ -18,6 +18,23 @@ atomic('replaces content and leaves no temporary files', async () => {
 });
 
 atomic.run();
+
+const exclusive = suite('createFileExclusive');
+
+exclusive('of racing creators exactly one wins; the file is whole, with its mode, and no temporary file is left', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'walrus-exclusive-'));
+  const path = join(dir, 'keystore');
+  const contents = Array.from({ length: 8 }, (_, i) => `writer ${i} `.repeat(1000));
+  const created = await Promise.all(contents.map((text) => createFileExclusive(path, text, 0o600)));
+  assert.is(created.filter(Boolean).length, 1);
+  assert.is(await readFile(path, 'utf8'), contents[created.indexOf(true)]);
+  assert.is((await stat(path)).mode & 0o777, 0o600);
+  assert.equal(await readdir(dir), ['keystore']);
+  assert.is(await createFileExclusive(path, 'later'), false);
+  assert.is(await readFile(path, 'utf8'), contents[created.indexOf(true)]);
+});
+
+exclusive.run();
 
 const lock = suite('withFileLock');
 

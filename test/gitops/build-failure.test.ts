@@ -33,6 +33,19 @@ classify('checkout or pack exiting non-zero is the infrastructure\'s (the chain,
   const pack = classifyBuildFailure(failedJob(), [pod(exited(0), exited(0), exited(1, 'fatal: walrus store failed'))]);
   assert.equal([pack.kind, pack.reason], ['infrastructure', 'PackFailed']);
 });
+classify('a checkout the key servers refused is about access, named by its reason, and not retried', () => {
+  const words = (reason: string) => `fatal: cannot decrypt the packs of repository 'shop' (0x${'a'.repeat(64)}): ${reason}: the Seal key servers give 0x1 no keys`;
+  for (const [message, reason] of [
+    [words('lease closed'), 'LeaseClosed'],
+    [words('lease exhausted'), 'LeaseExhausted'],
+    [words('not the lease\'s provider'), 'NotLeaseProvider'],
+    [`fatal: repository 'shop' (0x${'a'.repeat(64)}) is private and 0x${'b'.repeat(64)} is not one of its readers: ask its owner`, 'NotAReader'],
+  ] as const) {
+    const failure = classifyBuildFailure(failedJob(), [pod(exited(1, message), waiting, waiting)]);
+    assert.equal([failure.kind, failure.reason], ['access', reason]);
+    assert.equal(decideBuildRetry(failure, 1, new Date(0)), { retry: false });
+  }
+});
 classify('a step whose command could not start says why, in the runtime\'s words, instead of an empty log tail', () => {
   const notFound = 'exec: "git-walrus": executable file not found in $PATH';
   const cannotRun: V1ContainerState = { terminated: { exitCode: 127, reason: 'ContainerCannotRun', message: notFound } };

@@ -1,4 +1,6 @@
+import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { DEFAULT_OFFER } from '../../src/gitops/provider/offer.ts';
+import { tenantIsolation } from '../../src/gitops/provider/isolation.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeaseInfo } from '../../src/ports/market.ts';
@@ -34,10 +36,14 @@ function released(commit: string, blobId = `blob-${commit.slice(0, 4)}`, head = 
   };
 }
 
+/** The plan; a namespace given exists and, unless `isolated` says otherwise, holds the isolation of the offer. */
 function run(fields: Partial<PlanInput>): Action[] {
+  const offer = fields.offer ?? DEFAULT_OFFER;
+  const isolated = new Map((fields.leases ?? []).filter((l) => fields.namespaces?.includes(tenantNamespace(l.tenant)))
+    .map((l) => [tenantNamespace(l.tenant), tenantIsolation(tenantNamespace(l.tenant), l.tenant, offer).hash]));
   return plan({
     providerId: PROVIDER, leases: [], apps: [], namespaces: [], nowMs: 2000, template: TEMPLATE, offer: DEFAULT_OFFER,
-    lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), ...fields,
+    lastClaimMs: new Map(), claimEveryMs: 60_000, recorded: new Map(), isolated, ...fields,
   });
 }
 const kinds = (actions: Action[]) => actions.map((action) => action.kind);
@@ -55,12 +61,14 @@ test('names: a namespace per tenant and an app per lease, valid DNS labels', () 
   assert.is(app.metadata.annotations![PROVIDER_ANNOTATIONS.tenant], l.tenant);
 });
 
-test('a new open lease: its tenant namespace, then its app', () => {
+test('a new open lease: its tenant namespace, its isolation, then its app', () => {
   const l = lease(1);
   const actions = run({ leases: [l] });
-  assert.equal(kinds(actions), ['apply-namespace', 'apply-app']);
+  assert.equal(kinds(actions), ['apply-namespace', 'isolate-namespace', 'apply-app']);
   assert.equal(actions[0], { kind: 'apply-namespace', namespace: tenantNamespace(l.tenant), tenant: l.tenant });
-  const apply = actions[1] as Extract<Action, { kind: 'apply-app' }>;
+  const isolate = actions[1] as Extract<Action, { kind: 'isolate-namespace' }>;
+  assert.equal(isolate, { kind: 'isolate-namespace', namespace: tenantNamespace(l.tenant), tenant: l.tenant, ...tenantIsolation(tenantNamespace(l.tenant), l.tenant, DEFAULT_OFFER) });
+  const apply = actions[2] as Extract<Action, { kind: 'apply-app' }>;
   assert.is(apply.app.metadata.namespace, tenantNamespace(l.tenant));
 });
 
@@ -71,12 +79,25 @@ test('an app already applied with the same spec is left alone; a changed templat
   assert.equal(kinds(run({ leases: [l], apps: [appOf(l)], namespaces: ns, template: { ...TEMPLATE, replicas: 3 } })), ['apply-app']);
 });
 
+test('a changed offer isolates the namespace again; an unchanged one writes nothing', () => {
+  const l = lease(1);
+  const ns = tenantNamespace(l.tenant);
+  assert.equal(run({ leases: [l], apps: [appOf(l)], namespaces: [ns] }), []);
+  const offer = { ...DEFAULT_OFFER, quota: { ...DEFAULT_OFFER.quota, memory: '2Gi' } };
+  const actions = run({ leases: [l], apps: [appOf(l)], namespaces: [ns], offer, isolated: new Map([[ns, tenantIsolation(ns, l.tenant, DEFAULT_OFFER).hash]]) });
+  assert.equal(kinds(actions), ['isolate-namespace']);
+  const quota = (actions[0] as Extract<Action, { kind: 'isolate-namespace' }>).objects.find((object) => object.kind === 'ResourceQuota') as V1ResourceQuota;
+  assert.is(quota.spec!.hard!['limits.memory'], '2Gi');
+  // A namespace whose isolation was never recorded in full (a pass interrupted) is isolated again.
+  assert.equal(kinds(run({ leases: [l], apps: [appOf(l)], namespaces: [ns], isolated: new Map() })), ['isolate-namespace']);
+});
+
 test('two leases of one tenant share its namespace; another provider\'s lease is not served', () => {
   const a = lease(1, { tenant: id(0x101) });
   const b = lease(2, { tenant: id(0x101) });
   const foreign = lease(3, { provider: id(0xbb) });
   const actions = run({ leases: [a, b, foreign] });
-  assert.equal(kinds(actions), ['apply-namespace', 'apply-app', 'apply-app']);
+  assert.equal(kinds(actions), ['apply-namespace', 'isolate-namespace', 'apply-app', 'apply-app']);
 });
 
 test('a closed lease: its app and, with no other open lease of the tenant, its namespace are removed', () => {

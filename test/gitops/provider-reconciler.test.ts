@@ -6,7 +6,8 @@ import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import type { TenantCluster } from '../../src/ports/tenant-cluster.ts';
 import type { WalrusApp } from '../../src/gitops/api/types.ts';
 import { ProviderReconciler } from '../../src/gitops/provider/provider-reconciler.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { leaseAppName, PROVIDER_ANNOTATIONS, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { tenantIsolation } from '../../src/gitops/provider/isolation.ts';
 
 const test = suite('provider mode: one pass reads chain and cluster, acts, and comes back to what failed');
 const id = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -31,6 +32,9 @@ function chain(lease: LeaseInfo) {
 function cluster() {
   const namespaces = new Map<string, V1Namespace>();
   const apps = new Map<string, WalrusApp>();
+  /** `namespace/name` of each Secret copied in, in order. */
+  const secrets: string[] = [];
+  const objects = new Map<string, unknown>();
   let failNamespace = 0;
   const tenants: TenantCluster = {
     listNamespaces: async () => [...namespaces.values()],
@@ -38,12 +42,17 @@ function cluster() {
       if (failNamespace-- > 0) throw new Error('the API server is unavailable');
       namespaces.set(namespace.metadata!.name!, namespace);
     },
-    deleteNamespace: async (name) => { namespaces.delete(name); },
+    deleteNamespace: async (name) => {
+      namespaces.delete(name);
+      for (const key of objects.keys()) if (key.startsWith(`${name}/`)) objects.delete(key);
+    },
+    applyObject: async (object) => { objects.set(`${object.metadata!.namespace}/${object.kind}/${object.metadata!.name}`, object); },
     listApps: async () => [...apps.values()],
     applyApp: async (app) => { apps.set(`${app.metadata.namespace}/${app.metadata.name}`, { ...app, status: apps.get(`${app.metadata.namespace}/${app.metadata.name}`)?.status }); },
     deleteApp: async (ref) => { apps.delete(`${ref.namespace}/${ref.name}`); },
+    copySecret: async (from, to) => { secrets.push(`${to}/${from.name}`); },
   };
-  return { tenants, namespaces, apps, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
+  return { tenants, namespaces, apps, secrets, objects, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
 }
 
 test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
@@ -56,17 +65,29 @@ test('a lease is served, its release recorded once (even when the chain read lag
   const logs: string[] = [];
   const reconciler = new ProviderReconciler({
     market: c.market, tenants: k.tenants, providerId: PROVIDER, template: { replicas: 1 }, offer: DEFAULT_OFFER, claimEveryMs: 60_000, log: (line) => logs.push(line),
+    keySecret: { namespace: 'walrus-gitops', name: 'walrus-provider-key' },
   });
   const key = `${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`;
 
-  // The namespace apply fails once: the app is still applied, the namespace comes in the next pass.
-  k.failNextNamespaceApplies(1);
+  // The namespace applies fail (its own and the isolation's record): the app is still applied, the namespace and
+  // its isolation come in the next pass.
+  k.failNextNamespaceApplies(2);
   await reconciler.pass();
   assert.ok(k.apps.has(key));
+  // The provider's key reaches the tenant namespace before its app (the app's tool steps read it there).
+  assert.equal(k.secrets, [`${tenantNamespace(lease.tenant)}/walrus-provider-key`]);
   assert.is(k.namespaces.size, 0);
   assert.ok(logs.some((line) => /apply-namespace .* failed: the API server is unavailable; again next pass/.test(line)));
+  assert.ok(logs.some((line) => /isolate-namespace .* failed: the API server is unavailable; again next pass/.test(line)));
   await reconciler.pass();
-  assert.ok(k.namespaces.has(tenantNamespace(lease.tenant)));
+  const ns = tenantNamespace(lease.tenant);
+  assert.ok(k.namespaces.has(ns));
+  const isolation = tenantIsolation(ns, lease.tenant, DEFAULT_OFFER);
+  assert.is(k.namespaces.get(ns)!.metadata!.annotations![PROVIDER_ANNOTATIONS.isolationHash], isolation.hash);
+  assert.equal([...k.objects.keys()].sort(), isolation.objects.map((object) => `${ns}/${object.kind}/${object.metadata!.name}`).sort());
+  const applied = logs.length;
+  await reconciler.pass();
+  assert.not.ok(logs.slice(applied).some((line) => /isolated/.test(line)), 'an isolation recorded is not written again');
 
   // Released and Ready at the head: recorded once, though the lease read back still shows no record.
   k.apps.get(key)!.status = {
@@ -88,6 +109,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
   await reconciler.pass();
   assert.is(k.apps.size, 0);
   assert.is(k.namespaces.size, 0);
+  assert.is(k.objects.size, 0, 'the isolation goes with the namespace');
   assert.is(c.calls.length, 2, 'a closed lease is not closed again nor claimed');
 });
 

@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WorkQueue } from '../../src/gitops/queue.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { ManualClock, settle } from '../support/manual-clock.ts';
 
 test('a key added many times while waiting is handed out once, in first-added order', async () => {
   const queue = new WorkQueue();
@@ -20,10 +19,10 @@ test('a key being processed is not handed to a second worker; added meanwhile, i
   queue.add('ns/app');
   let second: string | null | undefined;
   void queue.get().then((key) => (second = key));
-  await sleep(5);
+  await settle();
   assert.is(second, undefined, 'no second worker gets the key while the first holds it');
   queue.done(first!);
-  await sleep(0);
+  await settle();
   assert.is(second, 'ns/app', 'queued again once, after done');
   queue.done('ns/app');
   assert.is(queue.length, 0);
@@ -48,18 +47,35 @@ test('back-off doubles per failure up to the cap, and forget resets it', () => {
 });
 
 test('addAfter delivers after the delay, and the earliest of several delayed adds wins', async () => {
-  const queue = new WorkQueue();
+  const clock = new ManualClock();
+  const queue = new WorkQueue({ clock });
   queue.addAfter('ns/a', 200);
   queue.addAfter('ns/a', 20);
   queue.addAfter('ns/a', 300);
-  assert.is(queue.length, 0);
-  const started = Date.now();
+  assert.is(clock.sleeping, 1, 'one delayed add: the earliest');
+  await clock.advance(19);
+  assert.is(queue.length, 0, 'not before its delay');
+  await clock.advance(1);
+  assert.is(queue.length, 1, 'at its delay');
   assert.is(await queue.get(), 'ns/a');
-  const waited = Date.now() - started;
-  assert.ok(waited >= 15 && waited < 190, `delivered after ${waited} ms`);
   queue.done('ns/a');
-  await sleep(250);
+  await clock.advance(300);
   assert.is(queue.length, 0, 'the later delayed adds were dropped');
+});
+
+test('addRateLimited waits out the back-off on the clock; shutDown cancels what is still delayed', async () => {
+  const clock = new ManualClock();
+  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000, clock });
+  queue.addRateLimited('ns/bad');
+  await clock.advance(99);
+  assert.is(queue.length, 0);
+  await clock.advance(1);
+  assert.is(queue.length, 1);
+  queue.addAfter('ns/later', 50);
+  queue.shutDown();
+  assert.is(clock.sleeping, 0);
+  await clock.advance(100);
+  assert.is(queue.length, 1, 'nothing delayed arrives after shutDown');
 });
 
 test('shutDown wakes waiting workers with null and refuses adds', async () => {

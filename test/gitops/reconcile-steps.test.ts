@@ -11,8 +11,13 @@ import type { StepResult } from '../../src/gitops/reconcile/outcome.ts';
 import { STEPS, type Step } from '../../src/gitops/reconcile/reconcile.ts';
 import { BUILD_ATTEMPTS } from '../../src/gitops/reconcile/build-failure.ts';
 import { deadlineExceeded, progressing } from './support/fake-cluster.ts';
+import { createTemplates } from '../../src/gitops/templates/index.ts';
 import { addr, chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
 import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+import { chainReadAccess } from '../../src/gitops/reconcile/read-access.ts';
+import type { RepositoryInfo } from '../../src/ports/ledger.ts';
+import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
+import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
 
 interface Row {
   name: string;
@@ -126,6 +131,30 @@ table('policy', [
     },
     result: 'Stalling PushRefused',
   },
+]);
+
+/** The controller's read-access check over a chain where REPOSITORY_ID is private and `lease` names it. */
+function privateChain(f: Fixture, options: { readers?: string[]; lease?: Partial<LeaseInfo>; holdsCap?: boolean; nowMs?: number } = {}): void {
+  const repository = { id: REPOSITORY_ID, name: 'shop', owner: addr(1), writers: [], readers: options.readers ?? [], private: true } as unknown as RepositoryInfo;
+  const lease: LeaseInfo = {
+    id: addr(9), tenant: addr(1), provider: addr(8), repository: REPOSITORY_ID, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n, earned: 0n,
+    settledUntilMs: 0, state: 'open', lastDeploy: null, ...options.lease,
+  };
+  const market = {
+    getLease: async () => lease, clockMs: async () => options.nowMs ?? 500, ownProviders: async () => (options.holdsCap === false ? [] : [addr(8)]),
+  } as unknown as MarketLedger;
+  f.readAccess = chainReadAccess({ getRepository: async () => repository, signerAddress: async () => addr(5) }, async () => market);
+}
+const asLease = (f: Fixture) => { f.app!.metadata.annotations = { 'market.walrus-git.dev/lease': addr(9) }; };
+
+table('read-access', [
+  { name: 'a controller without the check → next step', given: () => {}, result: 'Next' },
+  { name: 'a private repository the controller\'s address reads → next step', given: (f) => privateChain(f, { readers: [addr(5)] }), result: 'Next' },
+  { name: 'a private repository it may not read → Stalling NotAReader', given: (f) => privateChain(f), result: 'Stalling NotAReader' },
+  { name: 'the app of an open, funded lease, the controller holding its cap → next step', given: (f) => { privateChain(f); asLease(f); }, result: 'Next' },
+  { name: 'the app of a closed lease → Stalling LeaseClosed', given: (f) => { privateChain(f, { lease: { state: 'closed' } }); asLease(f); }, result: 'Stalling LeaseClosed' },
+  { name: 'the app of a lease whose escrow ran out by the clock, unsettled → Stalling LeaseExhausted', given: (f) => { privateChain(f, { nowMs: 1000 }); asLease(f); }, result: 'Stalling LeaseExhausted' },
+  { name: 'a lease of a provider whose cap the controller does not hold → Stalling NotLeaseProvider', given: (f) => { privateChain(f, { holdsCap: false }); asLease(f); }, result: 'Stalling NotLeaseProvider' },
 ]);
 
 table('plan-build', [
@@ -266,6 +295,35 @@ table('build', [
     result: 'Stalling BuildFailed',
     then: (pass) => assert.match(pass.conditions.find((condition) => condition.type === 'Built')!.message, `CheckoutFailed (after ${BUILD_ATTEMPTS} attempts): `),
   },
+  {
+    name: 'the build asks more than the namespace\'s quota holds → no Job, Stalling QuotaExceeded; the commit failed, the quota named',
+    given: (f) => {
+      f.cluster.admission = (pod) => `pods "${pod.metadata!.generateName}x" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=16Gi, used: limits.memory=512Mi, limited: limits.memory=8Gi`;
+    },
+    result: 'Stalling QuotaExceeded', conditions: ['Built: False QuotaExceeded'],
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(1));
+      assert.match(pass.conditions[0]!.message, /was refused: pods "web-b-1{12}-[0-9a-f]{10}-x" is forbidden: exceeded quota: tenant-quota/);
+    },
+  },
+  {
+    name: 'the build fits the quota but not what is left now → no Job, Waiting QuotaExceeded, tried again in 30 s',
+    given: (f) => {
+      f.cluster.admission = () => 'pods "x" is forbidden: exceeded quota: tenant-quota, requested: limits.memory=1Gi, used: limits.memory=7Gi, limited: limits.memory=8Gi';
+    },
+    result: 'Waiting QuotaExceeded', conditions: ['Built: Unknown QuotaExceeded'],
+    then: (pass) => assert.is(pass.status.failedRevision, undefined),
+  },
+  {
+    name: 'over the limit range\'s maximum per container → Stalling LimitExceeded',
+    given: (f) => { f.cluster.admission = () => 'pods "x" is forbidden: maximum memory usage per Container is 4Gi, but limit is 16Gi'; },
+    result: 'Stalling LimitExceeded', conditions: ['Built: False LimitExceeded'],
+  },
+  {
+    name: 'refused for another reason (the namespace\'s service account not there yet) → the Job is made as before',
+    given: (f) => { f.cluster.admission = () => 'pods "x" is forbidden: error looking up service account shop/default: serviceaccount "default" not found'; },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`], conditions: ['Built: Unknown Building'],
+  },
 ]);
 
 /** oid(1)'s artifact is recorded; `released` says whether it also rolled out. */
@@ -324,6 +382,23 @@ table('rollout', [
       f.cluster.deploymentStatus = deadlineExceeded;
     },
     result: 'Stalling ProgressDeadlineExceeded', actions: applied,
+  },
+  {
+    name: 'in a tenant namespace, with the ingress controller known → its ingress allowance applied beside the Service',
+    given: (f) => {
+      built(f, false);
+      f.templates = createTemplates({}, { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] });
+      f.cluster.namespaces.set(NAMESPACE, { 'market.walrus-git.dev/tenant': 'ab'.repeat(31) });
+    },
+    result: 'Next', actions: (f) => [...applied(f), `apply networkpolicies ${NAMESPACE}/web`],
+  },
+  {
+    name: 'outside a tenant namespace → no policy (one would isolate the app\'s pods)',
+    given: (f) => {
+      built(f, false);
+      f.templates = createTemplates({}, { from: [{ namespaceSelector: {} }] });
+    },
+    result: 'Next', actions: applied,
   },
 ]);
 

@@ -46,16 +46,30 @@ job('three steps in order: checkout (tool) → build (untrusted) → pack (tool,
   assert.equal(build.command, ['sh', '-c', 'npm ci && npm run build --if-present && npm prune --omit=dev']);
   assert.is(build.image, 'node:22');
   assert.is(build.workingDir, WORKSPACE);
-  assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH]);
+  assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--repository', 'walrus://0x2a/hello', '--termination-message', TERMINATION_MESSAGE_PATH]);
   assert.is(pack.terminationMessagePath, TERMINATION_MESSAGE_PATH);
   assert.is(pack.image, PROJECT_IMAGE);
   // All three share the workspace.
   for (const container of [checkout, build, pack]) assert.ok(container.volumeMounts!.some((m) => m.mountPath === WORKSPACE && m.name === 'workspace'), container.name);
-  // The network reaches the tools; the key only the pack step.
+  // The network reaches the tools; the key only checkout (it reads a private repository) and pack, never the build.
   assert.is(envOf(checkout).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
   assert.is(envOf(pack).GIT_WALRUS_NETWORK, 'devnet');
   assert.equal(envOf(pack).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
-  assert.is(envOf(checkout).GIT_WALRUS_KEY, undefined);
+  assert.equal(envOf(checkout).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
+  assert.is(envOf(build).GIT_WALRUS_KEY, undefined);
+  assert.ok(JSON.stringify(build).indexOf('provider-key') < 0, 'the build step sees nothing of the key');
+});
+
+job('a lease\'s app: checkout and the run pods\' fetch ask the key servers as the lease\'s provider', () => {
+  const app = appOf();
+  app.metadata.annotations = { 'market.walrus-git.dev/lease': '0x' + 'c'.repeat(64) };
+  const pod = buildJob(app, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.equal(pod.initContainers![0]!.command, ['git-walrus', 'checkout', 'walrus://0x2a/hello', WORKSPACE, '--commit', COMMIT, '--lease', '0x' + 'c'.repeat(64)]);
+  const run = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.equal(run.initContainers![0]!.command, ['git-walrus', 'artifact', 'fetch', ARTIFACT.blobId, '--sha256', ARTIFACT.sha256, APP_DIR, '--lease', '0x' + 'c'.repeat(64)]);
+  assert.equal(envOf(run.initContainers![0]!).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
+  assert.is(envOf(run.containers[0]!).GIT_WALRUS_KEY, undefined, 'the app never gets the key');
+  assert.ok(JSON.stringify(run.containers).indexOf('provider-key') < 0);
 });
 
 job('the build step is isolated: non-root, no token, no service links, no secrets, limits, deadline, one try', () => {
@@ -152,7 +166,8 @@ run('fetch (tool, sha256-checked) → app with PORT, env, probe, resources; comm
   assert.equal(fetch.command, ['git-walrus', 'artifact', 'fetch', ARTIFACT.blobId, '--sha256', ARTIFACT.sha256, APP_DIR]);
   assert.is(fetch.image, PROJECT_IMAGE);
   assert.is(envOf(fetch).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
-  assert.is(envOf(fetch).GIT_WALRUS_KEY, undefined, 'run pods never get the provider key');
+  assert.equal(envOf(fetch).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } }, 'fetch decrypts a private artifact');
+  assert.is(envOf(pod.containers[0]!).GIT_WALRUS_KEY, undefined, 'the app never gets the provider key');
   const container = pod.containers[0];
   assert.equal(container.command, forwardingShell('npm start'));
   assert.is(container.workingDir, APP_DIR);

@@ -1,7 +1,7 @@
 /**
- * Issue 11 end to end on the real plane with the process kubelet: git pushes to a `git walrus devnet` server on the
- * node's host address, `git walrus controller` out of cluster, build Jobs running `npm ci` for real, Deployments
- * rolling out behind a Service that kube-proxy serves. The tests run in order and share one app.
+ * The GitOps controller end to end on the real plane with the process kubelet: git pushes to a `git walrus devnet`
+ * server on the node's host address, `git walrus controller` out of cluster, build Jobs running `npm ci` for real,
+ * Deployments rolling out behind a Service that kube-proxy serves. The tests run in order and share one app.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,7 +46,7 @@ let world: World;
 let devnetServer: Awaited<ReturnType<typeof startDevnetServer>>;
 /** Everyone reaches the devnet through this relay, so a test can cut the node off it. */
 let devnet: DevnetRelay;
-let controllers: ControllerProcess[] = [];
+const controllers: ControllerProcess[] = [];
 let kc: KubeConfig;
 let namespace: string;
 let diagnostics: GitopsDiagnostics | undefined;

@@ -1,9 +1,9 @@
 /**
- * Issue 14 part 4 end to end on the real plane with the process kubelet: a provider registers on a `git walrus
- * devnet` server on the node's host address and runs `git walrus controller --provider`; a tenant opens a lease for
- * the hello-npm repository → the controller makes the tenant's namespace and the lease's WalrusApp, which is built and
- * served → a `Deployed` record names the served commit and its artifact → `git walrus deployments --verify` passes →
- * the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
+ * The controller in provider mode end to end on the real plane with the process kubelet: a provider registers on a `git
+ * walrus devnet` server on the node's host address and runs `git walrus controller --provider`; a tenant opens a lease
+ * for the hello-npm repository → the controller makes the tenant's namespace and the lease's WalrusApp, which is built
+ * and served → a `Deployed` record names the served commit and its artifact → `git walrus deployments --verify` passes
+ * → the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
  * support (test/k8s/support/gitops.ts).
  */
 import { suite } from 'uvu';
@@ -17,7 +17,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -78,9 +78,10 @@ test('open a lease → served → Deployed record verified → close → removed
     health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 },
     build: { command: TEST_BUILD_COMMAND },
   }));
+  const offerFile = devnetOfferFile(world, node.network);
   controller = startControllerProcess(world, asProvider, 'provider-a', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
-    '--provider', providerId, '--provider-app-spec', specFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
   ]);
   await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
 
@@ -103,6 +104,7 @@ test('open a lease → served → Deployed record verified → close → removed
   assert.is(app.spec.ref, 'refs/heads/main');
   const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
   assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
+  await waitBounded('the tenant namespace isolated', async () => (await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs! })).metadata?.annotations?.['market.walrus-git.dev/isolation-hash'], 30_000);
 
   const ready = await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLog } from '../../src/core/log.ts';
 import { ProtocolError, runSession } from '../../src/protocol/session.ts';
-import type { FetchRequest, HelperBackend, PushRequest } from '../../src/protocol/session.ts';
+import type { FetchRequest, HelperBackend, PushRequest } from '../../src/ports/helper-backend.ts';
 
 const A = 'a'.repeat(40);
 

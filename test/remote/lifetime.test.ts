@@ -6,7 +6,7 @@ import { extendLivePacks, expiryWarnings, LifetimesUnknownError, liveLifetimes, 
 import { rejected } from '../support/rejected.ts';
 import { walrusOnDevnetChain as setup } from '../support/walrus-chain.ts';
 import { verifyRepository } from '../../src/remote/history/verify-repository.ts';
-import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { computeBlobId, releaseBlobIdWorkers } from '../../src/walrus-protocol/blob-id.ts';
 
 const BASE = 'http://walrus.devnet.invalid';
 
@@ -111,6 +111,11 @@ lifetime('extending without known lifetimes is refused, unless every pack is sto
     await t.pushPack('refs/heads/a', ['pack a']);
     const blind = new HttpBlobStore({ publisherUrl: BASE, aggregatorUrl: BASE, numShards: 50, fetch: t.walrusFetch });
     await rejected(extendLivePacks({ ledger: t.ledger, blobStore: blind, log: silentLog }, t.id, 10), (error) => error instanceof LifetimesUnknownError);
+    await t.pushPack('refs/heads/b', ['pack b, chunk 1', 'pack b, chunk 2']);
+    const restored = await extendLivePacks({ ledger: t.ledger, blobStore: blind, log: silentLog }, t.id, 10, { restore: true });
+    assert.equal([restored.extended, restored.kept, restored.restored, restored.notOwned, restored.endEpoch], [0, 0, 3, [], 11]);
+    // Every chunk of every live pack now lives until the epoch asked for, as the storage nodes report it.
+    assert.equal((await liveLifetimes(t.ledger, t.blobStore, t.id, 1))!.packs.map((p) => [p.index, p.endEpoch, p.verdict]), [[0, 11, 'ok'], [1, 11, 'ok']]);
   } finally { t.remove(); }
 });
 

@@ -68,7 +68,7 @@ function rewrite(t: Fixture, index: number, chunks: Uint8Array[]): void {
 
 const storedChunks = (t: Fixture, index: number) => t.packs()[index]!.chunks.map((blobId) => t.blobStore.blobs.get(blobId)!.slice());
 
-async function refused(t: Fixture, wanted: string, kind: Function, message: RegExp): Promise<void> {
+async function refused(t: Fixture, wanted: string, kind: abstract new (...args: never[]) => Error, message: RegExp): Promise<void> {
   try {
     await fetchObjects(t.fetchDeps, t.id, [wanted], false);
   } catch (error) {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { silentLog } from '../../src/core/log.ts';
 import { reclaimReplacedPacks } from '../../src/remote/reclaim.ts';
 import { BlobNotFoundError } from '../../src/walrus/errors.ts';
-import { releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { releaseBlobIdWorkers } from '../../src/walrus-protocol/blob-id.ts';
 import { rejected } from '../support/rejected.ts';
 import { walrusOnDevnetChain as setup } from '../support/walrus-chain.ts';
 

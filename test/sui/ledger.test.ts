@@ -78,7 +78,7 @@ for (const factory of FRONTS) {
     assert.is(pushes[0].packIndex, 0);
     assert.is(pushes[1].pack, null);
     assert.ok(pushes[1].timestampMs >= pushes[0].timestampMs && pushes[0].timestampMs > 1_700_000_000_000, 'clock time on the records');
-    // The chain's log head is the hash chain over the records the events describe (DESIGN.md §5).
+    // The chain's log head is the hash chain over the records the events describe (docs/architecture.md, The push log).
     let head = GENESIS_LOG_HEAD;
     for (const p of pushes) {
       head = nextLogHead(head, {

@@ -1,27 +1,11 @@
 /** Throw-away git repositories for tests, with hermetic identity and config. */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
-/** Environment that keeps git away from the user's and the system's config. */
-export function hermeticGitEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
-  return {
-    ...env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Ada',
-    GIT_AUTHOR_EMAIL: 'ada@example.com',
-    GIT_AUTHOR_DATE: '1700000000 +0000',
-    GIT_COMMITTER_NAME: 'Ada',
-    GIT_COMMITTER_EMAIL: 'ada@example.com',
-    GIT_COMMITTER_DATE: '1700000000 +0000',
-    ...extra,
-  };
-}
+// The hermetic environment and temporary directories are shared with the benchmarks and demos (scripts/harness/).
+export { hermeticGitEnv, tempDir };
 
 /**
  * A test body that builds its fixture with `make`, runs `test` on it, and removes the fixture's directory whether
@@ -36,11 +20,6 @@ export function withFixture<F extends { dir: { remove(): void } }>(make: () => P
       fixture.dir.remove();
     }
   };
-}
-
-export function tempDir(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
 /** Runs git in `cwd` and returns trimmed stdout. */

@@ -1,6 +1,7 @@
 /** Runs `git walrus <args>` over in-memory ports and a given git workspace, capturing what it prints (CLI tests). */
 import { streamLog } from '../../src/core/log.ts';
-import type { CliApp, GitWorkspace } from '../../src/cli/app.ts';
+import type { CliApp } from '../../src/cli/app.ts';
+import type { GitWorkspace } from '../../src/ports/git-workspace.ts';
 import { runCli } from '../../src/cli/index.ts';
 import { PackObjectReader } from '../../src/git/pack-reader.ts';
 import type { KeyService } from '../../src/ports/key-service.ts';

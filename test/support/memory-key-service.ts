@@ -41,6 +41,10 @@ export class MemoryKeyService implements KeyService {
     this.prepared += 1;
   }
 
+  forLease(): KeyService {
+    throw new Error('the memory key service answers members only: lease access runs on the devnet key servers (test/seal/)');
+  }
+
   async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const keys: Uint8Array[] = [];
     for (let start = 0; start < sealedKeys.length; start += this.maxKeysPerRequest) {
@@ -67,4 +71,5 @@ export const untouchableKeyService: KeyService = {
   identityOf: async () => { throw new Error('a public repository read a sealed key'); },
   open: async () => { throw new Error('a public repository asked the key servers'); },
   prepare: () => { throw new Error('a public repository prepared a key session'); },
+  forLease: () => { throw new Error('a public repository asked for lease access'); },
 };

@@ -11,7 +11,7 @@ import { startDevnetServer } from '../../src/devnet/server.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import { SuiBlobObjects } from '../../src/walrus/blob-objects.ts';
 import { BlobNotFoundError } from '../../src/walrus/errors.ts';
-import { releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { releaseBlobIdWorkers } from '../../src/walrus-protocol/blob-id.ts';
 import { rejected } from '../support/rejected.ts';
 
 const server = suite('Walrus Blob objects through `git walrus devnet` (gRPC, the faucet\'s WAL)');

@@ -12,7 +12,7 @@ import { createWalrusService, serviceFetch } from '../../src/devnet/walrus/servi
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import { BlobObjectTransactionError, NoWalError, SuiBlobObjects } from '../../src/walrus/blob-objects.ts';
 import { BlobNotFoundError } from '../../src/walrus/errors.ts';
-import { releaseBlobIdWorkers } from '../../src/walrus/blob-id.ts';
+import { releaseBlobIdWorkers } from '../../src/walrus-protocol/blob-id.ts';
 import { rejected } from '../support/rejected.ts';
 
 const BASE = 'http://walrus.devnet.invalid';

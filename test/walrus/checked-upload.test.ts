@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { uploadWithLocalId } from '../../src/walrus/checked-upload.ts';
-import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
 import { BlobIdMismatchError } from '../../src/walrus/errors.ts';
 
 const bytes = new TextEncoder().encode('a pack\n'.repeat(100));

@@ -10,7 +10,7 @@ import type { WalrusService } from '../../src/devnet/walrus/service.ts';
 import { nodeListener } from '../../src/devnet/walrus/node-listener.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import type { HttpBlobStoreOptions } from '../../src/walrus/http-blob-store.ts';
-import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
 import { InvalidBlobIdError } from '../../src/core/blob-id-codec.ts';
 import {
   BlobIdMismatchError,

@@ -4,7 +4,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NoBlobStatusReceivedError, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
 import { SdkBlobStore, mapSdkError } from '../../src/walrus/sdk-blob-store.ts';
 import type { SdkBlobStatus, WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
-import { computeBlobId } from '../../src/walrus/blob-id.ts';
+import { computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
 import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
 
 /**

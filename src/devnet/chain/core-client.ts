@@ -13,6 +13,8 @@ import { pureSchema } from './move-types.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
 import { fromStoredBase64 } from './stored-base64.ts';
 
+/* eslint-disable @typescript-eslint/no-empty-object-type -- the CoreClient methods' signatures as @mysten/sui declares them ({} = nothing extra included) */
+
 /**
  * The in-process front: a `CoreClient` over the chain engine, so product code talks to the embedded devnet through
  * the same `client.core` API it uses against a fullnode (signing, building and resolving transactions is the SDK's

@@ -1,43 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.ts';
 import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { Transaction, TransactionObjectArgument } from '@mysten/sui/transactions';
-import { bcs } from '@mysten/sui/bcs';
-import { toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
+import { normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
-import {
-  CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, coinBalance, deriveObjectId, hashTyped, objectDigest, storeObject,
-  type ChainObject,
-} from './objects.ts';
-import type { ExecutionResult } from './executor.ts';
-import { frameworkPackages, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
-import { walrusGitPackage, initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
-import { WorkingSet, tableStore } from './working-set.ts';
-import {
-  SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_RESERVE_COIN_ID, WAL_TYPE, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage,
-} from './walrus-system-package.ts';
+import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
+import type { ExecutionResult } from './execution.ts';
+import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
+import { walrusGitPackage } from './walrus-git-package.ts';
+import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_RESERVE_COIN_ID, WAL_TYPE, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
 import { ChainNotFoundError } from './errors.ts';
 import { UsageError } from '../../core/errors.ts';
-import { FAUCET_AMOUNT, MIST_PER_SUI, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
+import { FAUCET_AMOUNT, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
+import { DEVNET_PACKAGE_ID, EPOCH, GENESIS_VERSION, SYSTEM_UPDATE_DIGEST, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
+
+export { DEVNET_PACKAGE_ID, EPOCH } from './genesis.ts';
 
 /**
  * The devnet chain: one state directory, executing signed transactions and answering reads. Both fronts (the
  * in-process CoreClient and the JSON-RPC server) are thin translations over this class.
  */
 
-/** Digest of the (virtual) genesis transaction that publishes our package: fixed, so the package id is too. */
-const GENESIS_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet genesis')));
-/** `previousTransaction` of an object the network updated outside a user transaction. */
-const SYSTEM_UPDATE_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet system update')));
-/** Digest of the (virtual) transaction that runs the `market` module's `init`, after genesis on every devnet. */
-const MARKET_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet market')));
-/** Where our package is published on every devnet. */
-export const DEVNET_PACKAGE_ID = deriveObjectId(GENESIS_DIGEST, 0);
-const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
-const GENESIS_VERSION = 1n;
-export const EPOCH = 0;
 export const SUI_TYPE = '0x2::sui::SUI';
 
 /** An object the network itself writes outside any user transaction (a package, a key server's registration). */
@@ -92,7 +76,7 @@ export class ChainEngine {
       const Keypair = await keypairClass();
       const created = await engine.store.transact(async () => {
         if (engine.store.genesis) return { commit: null, result: false };
-        return { commit: genesis(Keypair.generate()), result: true };
+        return { commit: genesisCommit(Keypair.generate()), result: true };
       });
       // The ids, also for people and tools that look into the directory (the log stays the source of truth).
       if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
@@ -190,11 +174,15 @@ export class ChainEngine {
     return this.store.transact(() => this.#executeLocked(txBytes, signatures));
   }
 
-  /** Dry-runs a transaction (no signatures, nothing committed). */
-  async simulate(txBytes: Uint8Array): Promise<ExecutionResult> {
+  /**
+   * Dry-runs a transaction (no signatures, nothing committed). `checks: false` is Sui's simulation with transaction
+   * checks disabled (what an SDK resolving a transaction kind asks for, sender 0x0): owned inputs are not required to
+   * be the sender's. A Seal key server's dry run keeps them: passing an owned object is how a policy proves holding it.
+   */
+  async simulate(txBytes: Uint8Array, options: { checks?: boolean } = {}): Promise<ExecutionResult> {
     await this.refresh();
     const { executeTransaction } = await executor();
-    return executeTransaction(this.#request(txBytes, [], true, this.#tickClock(Date.now())));
+    return executeTransaction({ ...this.#request(txBytes, [], true, this.#tickClock(Date.now())), checks: options.checks ?? true });
   }
 
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
@@ -331,65 +319,4 @@ export class ChainEngine {
     if (!fn) throw new ChainNotFoundError(`Move function ${normalizeSuiAddress(packageId)}::${module}::${name}`, { packageId, module, name });
     return fn;
   }
-}
-
-/** The genesis commit: the Clock, the faucet's coin, and our package published with its `init` run (the Registry). */
-function genesis(faucet: Ed25519Keypair): CommitRecord {
-  const now = Date.now();
-  const working = new WorkingSet({ get: () => undefined });
-  let created = 1; // creation index 0 is the package itself
-  const ctx = publicationContext(GENESIS_DIGEST, '0x0', working, () => created++);
-  initWalrusGitPackage(DEVNET_PACKAGE_ID, ctx);
-  const registry = [...working.written.values()].find((object) => object.type.endsWith('::repository::Registry'));
-  if (!registry) throw new Error('package init created no Registry');
-  const faucetCoinId = deriveObjectId(GENESIS_DIGEST, created++);
-  const objects: ChainObject[] = [
-    ...[...working.written.values()].map((object) => ({ ...object, version: GENESIS_VERSION, storageRebate: storageCost(object.contents.length) })),
-    genesisObject(CLOCK_ID, CLOCK_TYPE, ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: BigInt(now) }).toBytes(), { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }),
-    { ...genesisObject(faucetCoinId, GAS_COIN_TYPE, CoinContents.serialize({ id: faucetCoinId, balance: FAUCET_RESERVE }).toBytes(), { $kind: 'AddressOwner', AddressOwner: faucet.toSuiAddress() }), hasPublicTransfer: true },
-  ];
-  return {
-    genesis: {
-      chainId: toBase58(randomBytes(32)),
-      packageId: DEVNET_PACKAGE_ID,
-      registryId: registry.id,
-      registryInitialVersion: GENESIS_VERSION.toString(),
-      faucetKey: faucet.getSecretKey(),
-      timestampMs: now,
-    },
-    writes: objects.map(storeObject),
-    deletes: [],
-  };
-}
-
-/** The `market` module's publication: its `init` run by the faucet's address, which receives the AdminCap. */
-function marketGenesis(admin: string): { writes: ReturnType<typeof storeObject>[]; marketId: string; adminCapId: string } {
-  const working = new WorkingSet({ get: () => undefined });
-  let created = 0;
-  const ctx = publicationContext(MARKET_DIGEST, admin, working, () => created++);
-  const { marketId, adminCapId } = initMarketModule(DEVNET_PACKAGE_ID, ctx);
-  return { writes: [...working.written.values()].map(storeObject), marketId, adminCapId };
-}
-
-/** The context a module's `init` runs in at publication: what it shares or sends is written at the genesis version. */
-function publicationContext(digest: string, sender: string, working: WorkingSet, nextIndex: () => number): CallContext {
-  const write = (type: string, contents: Uint8Array, owner: ChainObject['owner'], hasPublicTransfer: boolean) =>
-    working.write({ ...genesisObject(bcs.Address.parse(contents.slice(0, 32)), type, contents, owner), hasPublicTransfer });
-  return {
-    sender: normalizeSuiAddress(sender),
-    txDigest: digest,
-    epoch: EPOCH,
-    newId: () => deriveObjectId(digest, nextIndex()),
-    emit: () => {},
-    share: (type, contents) => write(type, contents, { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, false),
-    transfer: (type, contents, recipient) => write(type, contents, { $kind: 'AddressOwner', AddressOwner: normalizeSuiAddress(recipient) }, true),
-    tables: tableStore(working, digest),
-  };
-}
-
-function genesisObject(id: string, type: string, contents: Uint8Array, owner: ChainObject['owner']): ChainObject {
-  return {
-    id, version: GENESIS_VERSION, owner, type: type === PACKAGE_TYPE ? type : normalizeType(type), contents, hasPublicTransfer: false, previousTransaction: GENESIS_DIGEST,
-    storageRebate: storageCost(contents.length),
-  };
 }

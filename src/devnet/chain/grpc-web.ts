@@ -1,7 +1,8 @@
 import { GrpcTypes } from '@mysten/sui/grpc';
 import { fromBase64, toBase64 } from '@mysten/sui/utils';
 import type { ChainEngine } from './engine.ts';
-import { Code, GrpcStatusError, grpcMethods, statusOf } from './grpc-services.ts';
+import { Code, GrpcStatusError } from './grpc-messages.ts';
+import { grpcMethods, statusOf } from './grpc-services.ts';
 
 /**
  * The network front's Sui gRPC API, spoken as gRPC-web over HTTP/1.1 (what `SuiGrpcClient`'s fetch transport sends):

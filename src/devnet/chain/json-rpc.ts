@@ -66,6 +66,7 @@ export function jsonRpcHandler(engine: ChainEngine): (request: Request) => Promi
   };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC positional params: each method checks its own
 type Method = (...params: any[]) => unknown;
 
 /** A parameter's JSON type: string, number, boolean, object, array of strings; `?`: may be absent or null. */
@@ -221,7 +222,7 @@ function balanceView(engine: ChainEngine, owner: string, coinType: string) {
 
 /** An owner in the fullnode's JSON spelling. */
 function ownerJson(owner: Owner | SuiClientTypes.ObjectOwner | Record<string, unknown>): unknown {
-  const value = owner as Record<string, any>;
+  const value = owner as { AddressOwner?: string; ObjectOwner?: string; Shared?: { initialSharedVersion: string | number | bigint } };
   if ('AddressOwner' in value && value.AddressOwner) return { AddressOwner: value.AddressOwner };
   if ('ObjectOwner' in value && value.ObjectOwner) return { ObjectOwner: value.ObjectOwner };
   if ('Shared' in value && value.Shared) return { Shared: { initial_shared_version: Number(value.Shared.initialSharedVersion) } };

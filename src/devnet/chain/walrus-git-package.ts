@@ -3,8 +3,8 @@ import { initMarket } from '../../contract/market-abi.ts';
 import { marketObjectLayouts } from '../../contract/market-bcs.ts';
 import { MoveAbort } from '../../contract/abort-codes.ts';
 import { layoutOf, objectLayouts, Clock, CLOCK_TYPE } from '../../contract/bcs.ts';
+import type { AnyLayout } from '../../contract/bcs.ts';
 import type { MoveContext } from '../../contract/context.ts';
-import type { BcsType } from '@mysten/bcs';
 import { MoveAbortFailure, type CallContext, type MoveFunction, type MovePackage, type MoveValue } from './packages.ts';
 import { normalizeType } from './move-types.ts';
 
@@ -35,7 +35,7 @@ export function initMarketModule(packageId: string, ctx: CallContext): { marketI
 
 function toMoveFunction(packageId: string, abi: MoveFunctionAbi, indexOf: (module: string, name: string) => number): MoveFunction {
   const layouts = new Map([...objectLayouts(packageId), ...marketObjectLayouts(packageId)]);
-  const layout = (type: string, isObject: boolean): BcsType<any, any> => {
+  const layout = (type: string, isObject: boolean): AnyLayout => {
     const found = isObject ? (normalizeType(type) === normalizeType(CLOCK_TYPE) ? Clock : layouts.get(type)) : layoutOf(packageId, type);
     if (!found) throw new Error(`no BCS layout for ${type}`);
     return found;

@@ -2,7 +2,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { normalizeSuiAddress, toBase58 } from '@mysten/sui/utils';
 import { CoinContents, deriveObjectId, hashTyped, SUI_FRAMEWORK } from './objects.ts';
 import { MoveAbortFailure, type MoveFunction, type MovePackage } from './packages.ts';
-import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus/blob-object-bcs.ts';
+import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus-protocol/blob-object-bcs.ts';
 import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
 
 export { BlobLayout };

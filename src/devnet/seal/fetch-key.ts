@@ -19,7 +19,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { fromBase64, normalizeSuiAddress, toBase64 } from '@mysten/sui/utils';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { extract, encryptToKey, parseEncryptionKey, type G1Point } from './ibe.ts';
-import { BodyRejection, KeyServerError, forbidden, invalidPtb, noAccess } from './errors.ts';
+import { BodyRejection, forbidden, invalidPtb, noAccess } from './errors.ts';
 import type { PolicyOutcome, Ptb } from './policy.ts';
 
 /** Seal's limit on `seal_approve` calls per request (`MAX_COMMANDS`). */

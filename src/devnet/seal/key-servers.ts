@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase64 } from '@mysten/sui/utils';
 import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
-import { DEVNET_SEAL } from '../../config/networks.ts';
+import { DEVNET_SEAL } from '../../core/devnet-protocol.ts';
 import type { ChainEngine } from '../chain/engine.ts';
 import { PACKAGE_TYPE } from '../chain/objects.ts';
 import { KeyServerV2, keyServerObjects } from './objects.ts';

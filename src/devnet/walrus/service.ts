@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { toBase58 } from '@mysten/bcs';
-import { computeBlobIdOfFile } from '../../walrus/blob-id.ts';
-import { encodedBlobLength, maxBlobSizeForShards } from '../../walrus/encoding.ts';
+import { computeBlobIdOfFile } from '../../walrus-protocol/blob-id.ts';
+import { encodedBlobLength, maxBlobSizeForShards } from '../../walrus-protocol/encoding.ts';
 import { isBlobId } from '../../core/blob-id-codec.ts';
-import { DAEMON_ERROR_DOMAIN } from '../../walrus/publisher-api.ts';
-import type { AlreadyCertified, ApiErrorBody, NewlyCreated } from '../../walrus/publisher-api.ts';
+import { DAEMON_ERROR_DOMAIN } from '../../walrus-protocol/publisher-api.ts';
+import type { AlreadyCertified, ApiErrorBody, NewlyCreated } from '../../walrus-protocol/publisher-api.ts';
 import { UsageError } from '../../core/errors.ts';
 import { BlobDirectory, DevnetWalrusConfigError } from './blob-dir.ts';
 import type { BlobRecord, NetworkParams } from './blob-dir.ts';

@@ -1,7 +1,8 @@
 /**
- * The `WalrusApp` API (DESIGN.md §9): what a provider writes (spec), what the controller reports (status), and the
- * defaults. One source: the CRD's structural schema (src/gitops/api/crd.ts) is generated from the defaults here, so
- * `kubectl get -o yaml` shows exactly what the controller will use. Pure types and values, no I/O.
+ * The `WalrusApp` API (docs/architecture.md, The GitOps controller): what a provider writes (spec), what the controller
+ * reports (status), and the defaults. One source: the CRD's structural schema (src/gitops/api/crd.ts) is generated from
+ * the defaults here, so `kubectl get -o yaml` shows exactly what the controller will use. Pure types and values, no
+ * I/O.
  */
 
 import { GROUP } from '../../ports/walrus-app.ts';

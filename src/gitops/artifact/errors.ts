@@ -31,3 +31,14 @@ export class UnpackableTreeError extends WalrusGitError {
     super('ARTIFACT_UNPACKABLE', `cannot pack '${path}': ${why}`, { path, why });
   }
 }
+
+/** A sealed artifact (a private repository's build) was to be read without any way to ask for its key. */
+export class SealedArtifactError extends WalrusGitError {
+  constructor(blobId: string) {
+    super(
+      'ARTIFACT_SEALED',
+      `artifact ${blobId} is encrypted (the build of a private repository): only the repository's readers and the provider of a lease on it can open it, through the network's Seal key servers`,
+      { blobId },
+    );
+  }
+}

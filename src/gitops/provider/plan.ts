@@ -1,9 +1,9 @@
 /**
- * Provider mode's decisions (DESIGN.md §11), pure: from the leases that name this provider (their state on chain now)
- * and the WalrusApps and namespaces the controller made for them, what to do this pass. The reconciler
- * (provider-reconciler.ts) does the I/O and runs the plan; every pass recomputes it from both states, so a missed
- * event or a crash between two steps only delays a step to the next pass (the Akash support#515 lesson: never from
- * events alone).
+ * Provider mode's decisions (docs/architecture.md, The market), pure: from the leases that name this provider (their
+ * state on chain now) and the WalrusApps and namespaces the controller made for them, what to do this pass. The
+ * reconciler (provider-reconciler.ts) does the I/O and runs the plan; every pass recomputes it from both states, so a
+ * missed event or a crash between two steps only delays a step to the next pass (the Akash support#515 lesson: never
+ * from events alone).
  */
 import { createHash } from 'node:crypto';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';
@@ -12,21 +12,10 @@ import type { ProviderOffer } from './offer.ts';
 import { canonical } from '../api/build-config.ts';
 import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../api/types.ts';
 
-export const PROVIDER_MANAGED_BY = 'walrus-provider';
-export const PROVIDER_LABELS = {
-  managedBy: 'app.kubernetes.io/managed-by',
-  /** On a tenant namespace: the first 62 hex digits of the tenant's address (a label value holds 63 characters). */
-  tenant: 'market.walrus-git.dev/tenant',
-  /** On an app: the first 62 hex digits of its lease id. */
-  lease: 'market.walrus-git.dev/lease',
-} as const;
-export const PROVIDER_ANNOTATIONS = {
-  tenant: 'market.walrus-git.dev/tenant',
-  lease: 'market.walrus-git.dev/lease',
-  provider: 'market.walrus-git.dev/provider',
-  /** A hash of the spec the controller wrote: a different one (the template changed) is applied again. */
-  specHash: 'market.walrus-git.dev/spec-hash',
-} as const;
+import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from './labels.ts';
+import { tenantIsolation, type TenantObject } from './isolation.ts';
+
+export { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY };
 
 /** What the controller made for a lease, as read back from the cluster. */
 export interface LeaseApp {
@@ -45,6 +34,8 @@ export interface PlanInput {
   apps: LeaseApp[];
   /** Namespaces the controller made (label managed-by). */
   namespaces: string[];
+  /** The isolation hash recorded on each of those namespaces (annotation isolationHash), where there is one. */
+  isolated: ReadonlyMap<string, string>;
   /** The chain's Clock now (ms): whether a lease has run out is decided on its time, as settlement would. */
   nowMs: number;
   /** The spec every lease's app starts from (replicas, port, build and run settings of this provider). */
@@ -60,6 +51,8 @@ export interface PlanInput {
 
 export type Action =
   | { kind: 'apply-namespace'; namespace: string; tenant: string }
+  /** Write the namespace's policies, quota and limits from the offer, then record their hash on it. */
+  | { kind: 'isolate-namespace'; namespace: string; tenant: string; objects: TenantObject[]; hash: string }
   | { kind: 'apply-app'; app: WalrusApp; lease: string }
   | { kind: 'delete-app'; namespace: string; name: string; lease: string; reason: string }
   | { kind: 'delete-namespace'; namespace: string }
@@ -160,6 +153,8 @@ export function plan(input: PlanInput): Action[] {
   const existing = new Set(input.namespaces);
   for (const [namespace, tenant] of wantedNamespaces) {
     if (!existing.has(namespace)) actions.push({ kind: 'apply-namespace', namespace, tenant });
+    const isolation = tenantIsolation(namespace, tenant, input.offer);
+    if (input.isolated.get(namespace) !== isolation.hash) actions.push({ kind: 'isolate-namespace', namespace, tenant, ...isolation });
   }
   for (const namespace of input.namespaces) {
     if (!wantedNamespaces.has(namespace)) actions.push({ kind: 'delete-namespace', namespace });

@@ -1,12 +1,14 @@
 /**
- * The controller in provider mode (DESIGN.md §11), a second reconciler beside the WalrusApp one: every pass reads
- * the leases that name this provider from chain state and the lease apps from the cluster, plans (plan.ts), and runs
- * the plan. Each action stands alone: one that fails is logged and comes back in the next pass's plan. The
- * controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
+ * The controller in provider mode (docs/architecture.md, The market), a second reconciler beside the WalrusApp one:
+ * every pass reads the leases that name this provider from chain state and the lease apps from the cluster, plans
+ * (plan.ts), and runs the plan. Each action stands alone: one that fails is logged and comes back in the next pass's
+ * plan. The controller starts it only while it leads (its `companion`), so two replicas never both send a transaction.
  */
+import type { V1Namespace } from '@kubernetes/client-node';
 import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
+import type { ObjectRef } from '../../ports/cluster.ts';
 import type { ProviderOffer } from './offer.ts';
 import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
 import { messageOf } from '../../core/errors.ts';
@@ -16,6 +18,11 @@ export interface ProviderReconcilerOptions {
   tenants: TenantCluster;
   /** The provider served; the controller's key holds its ProviderCap. */
   providerId: string;
+  /**
+   * The Secret holding the provider's key (`--provider-key-secret`, in the controller's namespace): copied into each
+   * tenant namespace before its app, for the build's checkout and pack steps and the run pods' fetch step.
+   */
+  keySecret?: ObjectRef;
   template: PlanInput['template'];
   offer: ProviderOffer;
   /** Time between passes. */
@@ -81,6 +88,10 @@ export class ProviderReconciler implements Companion {
       }),
       // A terminating namespace is gone already: not deleted again, and applied again (refused until it is gone).
       namespaces: namespaces.filter((namespace) => !namespace.metadata?.deletionTimestamp).map((namespace) => namespace.metadata!.name!),
+      isolated: new Map(namespaces.flatMap((namespace) => {
+        const hash = namespace.metadata?.annotations?.[PROVIDER_ANNOTATIONS.isolationHash];
+        return hash ? [[namespace.metadata!.name!, hash]] : [];
+      })),
       lastClaimMs: this.#lastClaimMs,
       claimEveryMs: this.#options.claimEveryMs ?? 3_600_000,
       recorded: this.#recorded,
@@ -99,16 +110,17 @@ export class ProviderReconciler implements Companion {
     const { market, tenants, log } = this.#options;
     switch (action.kind) {
       case 'apply-namespace':
-        await tenants.applyNamespace({
-          metadata: {
-            name: action.namespace,
-            labels: { [PROVIDER_LABELS.managedBy]: PROVIDER_MANAGED_BY, [PROVIDER_LABELS.tenant]: action.tenant.replace(/^0x/, '').slice(0, 62) },
-            annotations: { [PROVIDER_ANNOTATIONS.tenant]: action.tenant },
-          },
-        });
+        await tenants.applyNamespace(namespaceObject(action.namespace, action.tenant));
         log(`provider: namespace ${action.namespace} for tenant ${action.tenant}`);
         return;
+      case 'isolate-namespace':
+        for (const object of action.objects) await tenants.applyObject(object);
+        // Recorded last: a pass interrupted before this writes them all again.
+        await tenants.applyNamespace(namespaceObject(action.namespace, action.tenant, action.hash));
+        log(`provider: namespace ${action.namespace} isolated (${action.objects.map((object) => `${object.kind} ${object.metadata!.name}`).join(', ')}; offer ${action.hash})`);
+        return;
       case 'apply-app':
+        if (this.#options.keySecret) await tenants.copySecret(this.#options.keySecret, action.app.metadata.namespace!);
         await tenants.applyApp(action.app);
         log(`provider: lease ${action.lease} served by WalrusApp ${action.app.metadata.namespace}/${action.app.metadata.name} (${action.app.spec.repository} ${action.app.spec.ref})`);
         return;
@@ -141,9 +153,20 @@ export class ProviderReconciler implements Companion {
   }
 }
 
+/** A tenant namespace's metadata, with the hash of its isolation objects once they are all written. */
+function namespaceObject(name: string, tenant: string, isolationHash?: string): V1Namespace {
+  return {
+    metadata: {
+      name,
+      labels: { [PROVIDER_LABELS.managedBy]: PROVIDER_MANAGED_BY, [PROVIDER_LABELS.tenant]: tenant.replace(/^0x/, '').toLowerCase().slice(0, 62) },
+      annotations: { [PROVIDER_ANNOTATIONS.tenant]: tenant, ...(isolationHash ? { [PROVIDER_ANNOTATIONS.isolationHash]: isolationHash } : {}) },
+    },
+  };
+}
+
 function describe(action: Action): string {
   switch (action.kind) {
-    case 'apply-namespace': case 'delete-namespace': return `${action.kind} ${action.namespace}`;
+    case 'apply-namespace': case 'isolate-namespace': case 'delete-namespace': return `${action.kind} ${action.namespace}`;
     case 'apply-app': return `apply-app ${action.app.metadata.namespace}/${action.app.metadata.name}`;
     case 'delete-app': return `delete-app ${action.namespace}/${action.name}`;
     default: return `${action.kind} ${action.lease}`;

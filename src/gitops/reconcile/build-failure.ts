@@ -6,10 +6,11 @@ import { BUILD_STEP, CHECKOUT_STEP, PACK_STEP } from '../templates/build-job.ts'
  * storage) is the app's: retrying gives the same result, so the commit is marked failed at once. Anything else is the
  * infrastructure's: the tool steps (checkout and pack reach the chain and Walrus), a pod that was evicted, deleted or
  * never got to run, a deadline the build step never reached. Those are transient as a rule, so the build is retried
- * with back-off in a new Job, a bounded number of times.
+ * with back-off in a new Job, a bounded number of times. A checkout the key servers refused (the lease closed or ran
+ * out, the controller's key no reader) is about access: retrying gives the same answer until someone changes it.
  */
 export interface BuildFailure {
-  kind: 'app' | 'infrastructure';
+  kind: 'app' | 'infrastructure' | 'access';
   /** CamelCase, for conditions and events: BuildFailed, BuildTimedOut, CheckoutFailed, PackFailed, PodEvicted, PodLost, ... */
   reason: string;
   /** One line saying what happened. */
@@ -32,7 +33,7 @@ export type BuildRetryDecision = { retry: true; attempt: number; retryAt: Date }
 
 /** After attempt `attempt` failed with `failure`: another attempt (when, and its number), or none. */
 export function decideBuildRetry(failure: Pick<BuildFailure, 'kind'>, attempt: number, now: Date, attempts = BUILD_ATTEMPTS): BuildRetryDecision {
-  if (failure.kind === 'app' || attempt >= attempts) return { retry: false };
+  if (failure.kind !== 'infrastructure' || attempt >= attempts) return { retry: false };
   return { retry: true, attempt: attempt + 1, retryAt: new Date(now.getTime() + retryDelayMs(attempt)) };
 }
 
@@ -73,6 +74,8 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     const container = { pod: name, name: failed.name, exitCode: terminated.exitCode, ...(message ? { message } : {}) };
     const summary = why ? `container ${failed.name} could not start (exit code ${terminated.exitCode}): ${why}` : `container ${failed.name} exited with code ${terminated.exitCode}`;
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
+    const refused = failed.name === CHECKOUT_STEP ? accessRefusal(terminated.message) : undefined;
+    if (refused) return { kind: 'access', reason: refused, summary: `the key servers refused the checkout (${summary})`, container };
     const reason = failed.name === CHECKOUT_STEP ? 'CheckoutFailed' : failed.name === PACK_STEP ? 'PackFailed' : 'ToolFailed';
     return { kind: 'infrastructure', reason, summary, container };
   }
@@ -89,6 +92,16 @@ function notStarted(container: V1ContainerStatus | undefined): string | undefine
   const state = container?.state?.terminated ?? container?.state?.waiting;
   if (!state?.reason || !NOT_STARTED.has(state.reason)) return undefined;
   return `${state.reason}: ${state.message?.trim() || 'no reason given'}`;
+}
+
+/** The key servers' refusal a checkout's last words carry (the wording of src/seal/key-server-refusal.ts and NotReaderError). */
+function accessRefusal(message: string | undefined): string | undefined {
+  if (message === undefined) return undefined;
+  if (/: lease closed: /.test(message)) return 'LeaseClosed';
+  if (/: lease exhausted: /.test(message)) return 'LeaseExhausted';
+  if (/: not the lease's provider: /.test(message)) return 'NotLeaseProvider';
+  if (/ is private and 0x[0-9a-f]+ is not one of its readers/.test(message)) return 'NotAReader';
+  return undefined;
 }
 
 function exitedZero(container: V1ContainerStatus | undefined): boolean {

@@ -6,17 +6,20 @@ import type { Release, Templates } from '../../ports/templates.ts';
 import { appKey, resolveSpec, type Artifact, type Condition, type HeadStatus, type ResolvedSpec, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
 import type { EventRecorder } from '../events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
+import type { ReadAccessCheck } from './read-access.ts';
 import { removeCondition, setCondition, type ConditionUpdate } from './conditions.ts';
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */
 export interface ReconcileDeps {
-  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply'>;
+  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'namespaceLabels' | 'admitPod'>;
   templates: Templates;
   /** The app as the informer holds it now. */
   app(key: string): WalrusApp | undefined;
   /** Jobs whose controller owner is the app. */
   ownedJobs(app: WalrusApp): V1Job[];
   readHead(repository: string, ref: string | null): Promise<ChainHead>;
+  /** Whether the controller may read a private repository (absent: every repository is taken for readable). */
+  readAccess?: ReadAccessCheck;
   /** The app now follows this repository (or nothing, when deleted): the chain watcher's index. */
   follow(key: string, repositoryId: string | null): void;
   events: Pick<EventRecorder, 'record'>;
@@ -39,6 +42,8 @@ export interface PlannedBuild {
  * earlier one knows reads it here, and one that finds something out adds a field.
  */
 export interface Facts {
+  /** read-head: the repository's object id. */
+  repositoryId: string;
   /** read-head: the ref's commit on chain. */
   head: HeadStatus;
   /** read-head: the push that set the ref (from the push log), null when the log has none. */

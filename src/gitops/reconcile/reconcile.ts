@@ -7,6 +7,7 @@ import { cleanUpJobs } from './steps/clean-up-jobs.ts';
 import { holdFailedRevision } from './steps/hold-failed-revision.ts';
 import { checkNetwork } from './steps/network.ts';
 import { planBuild } from './steps/plan-build.ts';
+import { checkReadAccess } from './steps/read-access.ts';
 import { readHead } from './steps/read-head.ts';
 import { markReady } from './steps/ready.ts';
 import { rollout } from './steps/rollout.ts';
@@ -31,6 +32,7 @@ export const STEPS: readonly Step[] = [
   { name: 'network', run: checkNetwork }, // the app names another network: Stalling
   { name: 'read-head', run: readHead }, // the ref's commit on chain and the push that set it
   { name: 'policy', run: checkPolicy }, // pushed by an address the spec does not allow: Stalling
+  { name: 'read-access', run: checkReadAccess }, // a private repository this controller may not read: Stalling
   { name: 'plan-build', run: planBuild }, // which build (commit, settings, attempt) the head needs
   { name: 'clean-up-jobs', run: cleanUpJobs }, // build Jobs no longer wanted go
   { name: 'hold-failed-revision', run: holdFailedRevision }, // a head that failed keeps the last good release: Stalling

@@ -2,7 +2,7 @@ import type { V1Container, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/cl
 import { resolveSpec } from '../api/types.ts';
 import type { WalrusApp } from '../api/types.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
-import { containerSecurityContext, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
+import { containerSecurityContext, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';
 
 /** Where the tree is checked out, built and packed from (an emptyDir shared by the three steps). */
@@ -17,14 +17,16 @@ export const PACK_STEP = 'pack';
 const BUILD_HOME = '/build-home';
 
 /**
- * The build Job of (app, commit, build config), issue 11 part 5. Three steps in order: `checkout` (init container,
- * the project's tool: a clone with every pack verified against the chain, at the commit), `build` (init container,
- * the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool again: the tree as a
- * deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init containers run one at
- * a time and each must succeed, so pack never sees a half-built tree.
+ * The build Job of (app, commit, build config) (docs/architecture.md, The GitOps controller). Three steps in order:
+ * `checkout` (init container, the project's tool: a clone with every pack verified against the chain, at the commit),
+ * `build` (init container, the untrusted `npm ci` and build, in spec.build.image), `pack` (the main container, the tool
+ * again: the tree as a deterministic tarball on Walrus, `{blobId, sha256, size}` as its termination message). Init
+ * containers run one at a time and each must succeed, so pack never sees a half-built tree.
  *
- * The build step gets nothing it could abuse: no service-account token (for the whole pod), no service links, no
- * env or envFrom from the app spec (they may hold secrets), no provider key (only pack has it), a non-root user
+ * The checkout step reads a private repository with the provider's key (as a reader, or as the provider of the app's
+ * lease), and the pack step seals a private repository's artifact. The build step gets nothing it could abuse: no
+ * service-account token (for the whole pod), no service links, no env or envFrom from the app spec (they may hold
+ * secrets), no provider key (only checkout and pack have it, in their own containers), a non-root user
  * without capabilities on a read-only root, and cpu/memory/ephemeral-storage limits. The Job runs once
  * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout; the controller
  * decides itself whether a failure deserves another attempt (a new Job, `attempt` > 1: reconcile/build-failure.ts).
@@ -60,7 +62,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
     securityContext: containerSecurityContext,
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
-  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
+  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--repository', spec.repository, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
   pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   return {
     apiVersion: 'batch/v1',
@@ -85,7 +87,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
           enableServiceLinks: false,
           securityContext: podSecurityContext,
           initContainers: [
-            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit], config, [atWorkspace]),
+            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...leaseArgs(app)], config, [atWorkspace], { withKey: true }),
             buildContainer,
           ],
           containers: [pack],

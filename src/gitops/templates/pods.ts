@@ -1,4 +1,6 @@
 import type { V1Container, V1EnvVar, V1PodSecurityContext, V1ResourceRequirements, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { WalrusApp } from '../api/types.ts';
+import { PROVIDER_ANNOTATIONS } from '../provider/plan.ts';
 import { PROJECT_IMAGE } from './names.ts';
 
 /**
@@ -10,7 +12,10 @@ import { PROJECT_IMAGE } from './names.ts';
 export interface ToolConfig {
   /** GIT_WALRUS_NETWORK, GIT_WALRUS_DEVNET_URL and the like, as the controller was configured. */
   env?: Record<string, string>;
-  /** A Secret key holding the provider's `suiprivkey1…` key (GIT_WALRUS_KEY): given to the pack container only. */
+  /**
+   * A Secret key holding the provider's `suiprivkey1…` key (GIT_WALRUS_KEY): given only to the steps that read or
+   * store the repository's data (checkout, pack, and the run pods' fetch), never to the build or the app.
+   */
   providerKey?: { secretName: string; key: string };
   /** The project's image; default PROJECT_IMAGE. */
   image?: string;
@@ -47,6 +52,15 @@ const TOOL_RESOURCES: V1ResourceRequirements = {
 
 export const TOOL_HOME_VOLUME: V1Volume = { name: 'walrus-home', emptyDir: {} };
 export const TMP_VOLUME: V1Volume = { name: 'tmp', emptyDir: {} };
+
+/**
+ * `--lease <id>` for the app the controller made for a lease: its tool steps then ask the key servers as that
+ * lease's provider (a private repository's provider is no reader of it).
+ */
+export function leaseArgs(app: WalrusApp): string[] {
+  const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
+  return lease ? ['--lease', lease] : [];
+}
 
 /** A container running `git-walrus <args>` from the project's image. */
 export function toolContainer(name: string, args: string[], config: ToolConfig, mounts: V1VolumeMount[], options: { withKey?: boolean } = {}): V1Container {

@@ -2,7 +2,7 @@ import type { V1Deployment, V1EnvVar, V1Service, V1Volume, V1VolumeMount } from 
 import { resolveSpec } from '../api/types.ts';
 import type { Artifact, WalrusApp } from '../api/types.ts';
 import { ANNOTATIONS, appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
-import { containerSecurityContext, forwardingShell, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
+import { containerSecurityContext, forwardingShell, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';
 
 /** Where the artifact is unpacked and the app runs. */
@@ -13,12 +13,12 @@ export const PORT_NAME = 'http';
 export const SERVICE_PORT = 80;
 
 /**
- * The app's Deployment for one release (issue 11 part 5): an init container fetches the artifact by blob id and
- * unpacks it only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes
- * SIGTERM on, so the app can drain) with PORT, the spec's
- * env/envFrom/resources and a readiness probe on health.path. The pod template names the commit and artifact, so a
- * new release changes the template and the Deployment rolls out (maxSurge/maxUnavailable, progressDeadlineSeconds),
- * and re-applying the same release changes nothing.
+ * The app's Deployment for one release (docs/architecture.md, The GitOps controller): an init container fetches the
+ * artifact by blob id (decrypting a private repository's with the provider's key, which only it holds) and unpacks it
+ * only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes SIGTERM on, so the
+ * app can drain) with PORT, the spec's env/envFrom/resources and a readiness probe on health.path. The pod template
+ * names the commit and artifact, so a new release changes the template and the Deployment rolls out
+ * (maxSurge/maxUnavailable, progressDeadlineSeconds), and re-applying the same release changes nothing.
  */
 export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact }, config: ToolConfig = {}): V1Deployment {
   const spec = resolveSpec(app.spec);
@@ -48,7 +48,7 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext,
-          initContainers: [toolContainer('fetch', ['artifact', 'fetch', release.artifact.blobId, '--sha256', release.artifact.sha256, APP_DIR], config, [atApp])],
+          initContainers: [toolContainer('fetch', ['artifact', 'fetch', release.artifact.blobId, '--sha256', release.artifact.sha256, APP_DIR, ...leaseArgs(app)], config, [atApp], { withKey: true })],
           containers: [
             {
               name: 'app',

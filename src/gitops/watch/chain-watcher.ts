@@ -13,11 +13,12 @@ export interface PollResult {
 }
 
 /**
- * Follows every repository at once through one cursor over the package's `Pushed` events (DESIGN.md §9): a poll reads
- * the events after the cursor, page by page, hands each to `onPush`, and persists the new cursor, so watching N
- * repositories costs one read per poll when nothing moved, not N. A first run with no stored cursor starts at the
- * newest event instead of replaying history (the initial list of apps reconciles each one anyway). The cursor is
- * saved only after every event before it was handed over: a crash re-delivers, never skips (reconcile is idempotent).
+ * Follows every repository at once through one cursor over the package's `Pushed` events (docs/architecture.md, The
+ * GitOps controller): a poll reads the events after the cursor, page by page, hands each to `onPush`, and persists the
+ * new cursor, so watching N repositories costs one read per poll when nothing moved, not N. A first run with no stored
+ * cursor starts at the newest event instead of replaying history (the initial list of apps reconciles each one anyway).
+ * The cursor is saved only after every event before it was handed over: a crash re-delivers, never skips (reconcile is
+ * idempotent).
  */
 export class ChainWatcher {
   readonly #feed: Pick<Ledger, 'listPushesAfter' | 'latestPushCursor'>;

@@ -1,6 +1,6 @@
 /**
- * Replays the push log (DESIGN.md §5) from the `Pushed` events and compares it with the repository's on-chain
- * `log_head`, the one value the chain itself vouches for. Two checks run side by side:
+ * Replays the push log (docs/architecture.md, The push log) from the `Pushed` events and compares it with the
+ * repository's on-chain `log_head`, the one value the chain itself vouches for. Two checks run side by side:
  * - the full replay from genesis, which must end at the on-chain `log_head` (any altered, dropped, added or
  *   reordered event breaks it);
  * - each event against its predecessor's claimed head, which pinpoints the first push whose record does not hash

@@ -10,7 +10,7 @@ import type { PackEntry, PushEvent } from '../../ports/ledger.ts';
 import type { Finding } from './finding.ts';
 import { bytesToHex } from './push-record.ts';
 
-/** The Walrus blob id of `bytes` for the network's shard count (src/walrus/blob-id.ts, injected by the caller). */
+/** The Walrus blob id of `bytes` for the network's shard count (src/walrus-protocol/blob-id.ts, injected by the caller). */
 export type BlobIdOf = (bytes: Uint8Array) => string | Promise<string>;
 
 /** Which pack, and the push that stored it (null when no event announces it). */

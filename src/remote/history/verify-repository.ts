@@ -1,8 +1,8 @@
 /**
- * `git walrus verify`: proves a repository's history from chain state and Walrus alone (DESIGN.md §5).
- * 1. the push log replays to the on-chain `log_head`, and the ref and pack tables agree with the events;
- * 2. every live pack is served by Walrus under its blob ids, with the recorded size and sha256;
- * 3. with `deep`, the packs applied in push order hold every commit any ref ever pointed to, with its whole history;
+ * `git walrus verify`: proves a repository's history from chain state and Walrus alone (docs/architecture.md, The push
+ * log). 1. the push log replays to the on-chain `log_head`, and the ref and pack tables agree with the events; 2. every
+ * live pack is served by Walrus under its blob ids, with the recorded size and sha256; 3. with `deep`, the packs
+ * applied in push order hold every commit any ref ever pointed to, with its whole history;
  *    and every history rewrite (forced update, deletion) is listed.
  * A private repository's packs are checked as stored (ciphertext), which anyone can do; `deep` decrypts them, which
  * only its readers can (anyone else is told so before any pack is read).

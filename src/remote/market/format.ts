@@ -94,15 +94,44 @@ export interface DeploymentLine {
   record: DeployedRecord;
   /** Problems found by --verify; empty = verified; undefined = not verified. */
   problems?: string[];
+  /** Why --verify could not check the artifact (encrypted, and the signer may not read it): the rest was checked. */
+  unchecked?: string;
 }
 
 export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
-    .map(({ record: r, problems }) => {
+    .map(({ record: r, problems, unchecked }) => {
       const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}`;
       if (problems === undefined) return head;
-      return problems.length === 0 ? `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}` : `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+      if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+      if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;
+      return `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}`;
     })
     .join('\n') + '\n';
+}
+
+/**
+ * `--json` of the market commands: the port's records as they are, amounts as strings of MIST (JSON has no 64-bit
+ * integers), times as Clock milliseconds, plus what the text output derives (status, accrued, funded until).
+ */
+export function marketJson(value: unknown): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
+}
+
+export function providersJson(providers: ProviderInfo[], params: MarketParams, nowMs: number): string {
+  return marketJson({ params, providers: providers.map((p) => ({ ...p, status: providerStatus(p, nowMs) })) });
+}
+
+export function providerJson(p: ProviderInfo, nowMs: number): string {
+  return marketJson({ ...p, status: providerStatus(p, nowMs) });
+}
+
+export function leaseJson(lease: LeaseInfo, nowMs: number): string {
+  return marketJson({ ...lease, accrued: accruedAt(lease, nowMs), fundedUntilMs: lease.state === 'open' ? fundedUntilMs(lease) : null });
+}
+
+/** `verified` is absent without --verify; with it, `problems` lists what did not hold. */
+export function deploymentsJson(lines: DeploymentLine[]): string {
+  return marketJson(lines.map(({ record, problems }) => ({ ...record, ...(problems === undefined ? {} : { verified: problems.length === 0, problems }) })));
 }

@@ -7,6 +7,7 @@ import { statfsSync } from 'node:fs';
 import { cpus, hostname, release, totalmem } from 'node:os';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { sleep } from '../signals.ts';
 
 const LEASE_NAMESPACE = 'kube-node-lease';
 const LEASE_SECONDS = 40;
@@ -109,7 +110,7 @@ export class NodeStatus {
       const taints = (node.spec?.taints ?? []).filter((t) => t.key.startsWith('node.kubernetes.io/'));
       if (taints.length === 0) return;
       if (Date.now() > deadline) throw new Error(`node ${this.options.nodeName} still tainted after ${timeoutMs / 1000}s: ${JSON.stringify(taints)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
   }
 

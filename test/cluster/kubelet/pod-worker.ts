@@ -7,7 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { CrashBackoff } from './backoff.ts';
 import { containerConfig, containerIdentity } from './container-config.ts';
@@ -27,8 +27,9 @@ import type { ContainerFacts, PodFacts } from './status.ts';
 import { wireTime } from './status.ts';
 import { PodStatusWriter } from './status-writer.ts';
 import { FALLBACK_LOG_LINES, terminatedState } from './termination.ts';
-import { emptyDirOverLimit, prepareVolumes, VolumeError } from './volumes.ts';
+import { emptyDirOverLimit, prepareVolumes, quantityBytes, VolumeError } from './volumes.ts';
 import type { VolumeSources } from './volumes.ts';
+import { sleep } from '../signals.ts';
 
 const EMPTYDIR_POLL_MS = 2000;
 const RETRY_MS = 2000;
@@ -60,11 +61,6 @@ interface Slot {
   /** Set while a liveness failure is killing the container (it is then restarted whatever the exit code). */
   killedByProbe: boolean;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
 
 export class PodWorker {
   readonly #uid: string;
@@ -386,9 +382,12 @@ export class PodWorker {
     slot.killedByProbe = false;
     this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
     this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
+    const memoryLimit = spec.resources?.limits?.memory;
     const process = startContainerProcess({
       dir: files.dir, netnsPath: this.#netnsPath, hostname,
       argv: config.argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts: files.mounts,
+      // Named after the pod's netns (`grw-<run>-<pod>`), so the run's cleanup finds it.
+      ...(memoryLimit === undefined ? {} : { memory: { cgroupName: `${basename(this.#netnsPath)}-${spec.name}`, limitBytes: quantityBytes(String(memoryLimit)) } }),
       onLine: (line) => {
         this.#podLog?.write(`${spec.name} ${line}\n`);
         slot.tail.push(line);

@@ -16,6 +16,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants } from 'node:os';
+import { memoryCgroup } from './cgroup.ts';
+import { signal as signalProcess } from '../signals.ts';
 
 export interface Mount {
   source: string;
@@ -34,6 +36,11 @@ export interface ContainerProcessSpec {
   uid?: number;
   gid?: number;
   mounts: Mount[];
+  /**
+   * `resources.limits.memory`: the container's processes start in their own memory cgroup (cgroup.ts, named
+   * `cgroupName`) with this limit, and an OOM kill in it is reported on the exit.
+   */
+  memory?: { cgroupName: string; limitBytes: number };
   /** Each line the process writes to stdout or stderr. */
   onLine: (line: string) => void;
 }
@@ -43,6 +50,8 @@ export interface Exit {
   signal?: number;
   /** The command never ran: why, in the words runc uses (not found, permission denied, no working directory). */
   cannotRun?: string;
+  /** The kernel's OOM killer killed in the container's memory cgroup (its memory limit was reached). */
+  oomKilled?: boolean;
 }
 
 export interface ContainerProcess {
@@ -115,7 +124,11 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
     ...spec.mounts.flatMap((m) => [m.source, m.target, m.readOnly ? 'ro' : 'rw']),
     'setpriv', ...credentials, '--pdeathsig', 'KILL', '--', 'env', '-i', '-C', spec.workingDir, ...envArgs, ...spec.argv,
   ];
-  const child: ChildProcess = spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Into the cgroup before anything of the container is forked: a shell that moves itself there, then becomes setpriv.
+  const cgroup = spec.memory ? memoryCgroup(spec.memory.cgroupName, spec.memory.limitBytes) : null;
+  const child: ChildProcess = cgroup
+    ? spawn('sh', ['-c', 'echo $$ > "$0" && exec setpriv "$@"', cgroup.procsFile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('setpriv', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let sigkilled = false;
   let unshareSigkillSeen = false;
   // env's complaint, held back: it is the runtime's error, not the container's output, when env then exits with it.
@@ -134,7 +147,7 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
   const streams = [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine).on('close', resolve);
   }));
-  const exited = new Promise<Exit>((resolve) => {
+  const ended = new Promise<Exit>((resolve) => {
     child.on('error', (err) => {
       spec.onLine(`kubelet: could not start the container process: ${err.message}`);
       resolve({ exitCode: 128 });
@@ -151,6 +164,11 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
         resolve({ exitCode: code ?? 128 });
       }
     });
+  });
+  const exited = ended.then((exit) => {
+    const oomKilled = cgroup?.oomKilled() ?? false;
+    cgroup?.remove();
+    return oomKilled ? { ...exit, oomKilled } : exit;
   });
   const pid = child.pid ?? -1;
   const containerPid = () => {
@@ -169,12 +187,7 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
       if (name === 'SIGKILL') sigkilled = true;
       const target = containerPid();
       for (const p of name === 'SIGKILL' ? [target, pid] : [target ?? pid]) {
-        if (p === undefined || p <= 0) continue;
-        try {
-          process.kill(p, name);
-        } catch {
-          // Already gone.
-        }
+        if (p !== undefined && p > 0) signalProcess(p, name);
       }
     },
   };

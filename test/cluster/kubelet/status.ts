@@ -80,8 +80,12 @@ export interface WirePodStatus {
 /** RFC 3339 at second precision, as the API server stores metav1.Time. */
 export const wireTime = (at: Date | number): string => new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The terminated state's reason: Completed (0), ContainerCannotRun (the command never ran: why), else Error. */
-export function exitReason(exitCode: number, cannotRun?: string): { reason: string; message?: string } {
+/**
+ * The terminated state's reason: OOMKilled (its memory limit was reached), Completed (0), ContainerCannotRun (the
+ * command never ran: why), else Error.
+ */
+export function exitReason(exitCode: number, cannotRun?: string, oomKilled = false): { reason: string; message?: string } {
+  if (oomKilled) return { reason: 'OOMKilled' };
   if (cannotRun) return { reason: 'ContainerCannotRun', message: cannotRun };
   return { reason: exitCode === 0 ? 'Completed' : 'Error' };
 }

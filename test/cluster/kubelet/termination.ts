@@ -24,7 +24,7 @@ export interface Run {
 }
 
 export async function terminatedState(run: Run, exit: Exit): Promise<Terminated> {
-  const ended = exitReason(exit.exitCode, exit.cannotRun);
+  const ended = exitReason(exit.exitCode, exit.cannotRun, exit.oomKilled);
   return {
     exitCode: exit.exitCode,
     ...(exit.signal ? { signal: exit.signal } : {}),

@@ -10,8 +10,10 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { stopControlPlane } from '../control-plane.ts';
 import { RUN_ID, runNames, runOfName, taggedRules } from './addressing.ts';
 import { netnsList, sh, shQuiet } from './exec.ts';
+import { removeMemoryCgroups } from '../kubelet/cgroup.ts';
 import type { ProcessRef, RunState } from './run-state.ts';
 import { isAlive, isOwnProcess, listStates, removeState, restoreIpForwardIfLast, statePath, withRegistryLock } from './run-state.ts';
+import { signal, sleep, terminate } from '../signals.ts';
 
 type Log = (line: string) => void;
 
@@ -23,6 +25,8 @@ export async function teardownRun(state: RunState, log: Log): Promise<void> {
   const namespaces = (await netnsList()).filter((name) => name.startsWith(`${tag}-`));
   namespaces.sort((a, b) => Number(a === state.nodeNetns) - Number(b === state.nodeNetns));
   for (const netns of namespaces) await removeNetns(netns);
+  // The containers' memory cgroups (kubelet/cgroup.ts): empty once their processes are gone.
+  removeMemoryCgroups((name) => name.startsWith(`${tag}-`));
   await shQuiet('ip', ['link', 'del', state.hostLink]);
   for (const route of state.routes) await shQuiet('ip', ['route', 'del', route]);
   await removeTaggedRules((runId) => runId === state.runId);
@@ -53,6 +57,7 @@ export async function sweepDeadRuns(log: Log): Promise<void> {
     log(`k8s: removing orphaned network namespace ${netns}`);
     await removeNetns(netns);
   }
+  removeMemoryCgroups(orphan);
   const links = JSON.parse((await sh('ip', ['-j', 'link', 'show'])) || '[]') as { ifname: string }[];
   for (const { ifname } of links.filter((l) => RUN_ID.test(l.ifname.slice(4)) && orphan(l.ifname))) {
     log(`k8s: removing orphaned link ${ifname}`);
@@ -63,12 +68,7 @@ export async function sweepDeadRuns(log: Log): Promise<void> {
 
 /** SIGTERM, a grace period, then SIGKILL: only processes that still are the ones recorded. */
 export async function stopProcesses(refs: readonly ProcessRef[], graceMs = 5000): Promise<void> {
-  const live = refs.filter(isOwnProcess);
-  for (const ref of live) signal(ref.pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (live.some(isOwnProcess) && Date.now() < deadline) await sleep(50);
-  for (const ref of live.filter(isOwnProcess)) signal(ref.pid, 'SIGKILL');
-  while (live.some(isOwnProcess)) await sleep(20);
+  await terminate(refs, { pid: (ref) => ref.pid, isRunning: isOwnProcess, graceMs });
 }
 
 /** Kills whatever still runs in the namespace (a process would keep it alive after `del`), then deletes it. */
@@ -114,15 +114,6 @@ function removeStateDir(dir: string, log: Log): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Already gone.
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The names of our leftovers that a check (or the node test) can look for. */
 export async function leftoversOf(runId: string): Promise<string[]> {

@@ -26,6 +26,8 @@ export interface NodeNetwork {
   readonly hostIp: string;
   /** Node-namespace end of the link: the Node's InternalIP. */
   readonly nodeIp: string;
+  /** The bridge's address (podCidr .1): the pods' default gateway. */
+  readonly bridgeIp: string;
   /** The node's network namespace (`grw-<run>-node`). */
   readonly nodeNetns: string;
   /** The `kubernetes` Service's ClusterIP (first address of serviceCidr). */
@@ -102,6 +104,8 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
       await ipBatch([
         `link add ${port} type veth peer name eth0 netns ${netns}`,
         `link set ${port} master cbr0 up`,
+        // Hairpin, as the kubelet sets it on a bridge CNI: a pod reaching its own Service may be sent to itself.
+        `link set ${port} type bridge_slave hairpin on`,
       ], nodeNetns);
       await ipBatch([
         'link set lo up',
@@ -119,7 +123,7 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
 
   return {
     runId, nodeNetns,
-    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp,
+    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp, bridgeIp: subnets.bridgeIp,
     apiServiceIp: subnets.apiServiceIp,
     attachPod(podUid) {
       let attached = pods.get(podUid);
@@ -178,7 +182,9 @@ async function build(state: RunState): Promise<void> {
   ], nodeNetns);
   // Per-namespace sysctls: the node routes between its link and the bridge, and bridged pod-to-pod
   // traffic passes iptables (so kube-proxy's DNAT of a Service is undone on the reply).
-  await sh('ip', ['netns', 'exec', nodeNetns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.bridge.bridge-nf-call-iptables=1']);
+  // No rate limit on the ICMP errors the NetworkPolicy enforcer answers refused connections with (by default one a
+  // second, so a refused connect would wait for a SYN retransmission).
+  await sh('ip', ['netns', 'exec', nodeNetns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.bridge.bridge-nf-call-iptables=1', 'net.ipv4.icmp_ratelimit=0']);
   await ipBatch(state.routes.map((cidr) => `route add ${cidr} via ${subnets.nodeIp} dev ${hostLink}`));
   for (const rule of state.rules) await sh('iptables', ['-w', '-t', rule.table, '-I', rule.chain, '1', ...rule.spec]);
 }

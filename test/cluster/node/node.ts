@@ -4,6 +4,7 @@
  * in the run's state file, so `k8s:down` or the next run's sweep removes it even after a crash.
  */
 import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,10 @@ import { startApiRelay } from './api-relay.ts';
 import type { KubeProxy } from './kube-proxy.ts';
 import { startKubeProxy } from './kube-proxy.ts';
 import type { NodeNetwork } from './network.ts';
+import type { NetworkPolicyEnforcer } from './netpol/enforcer.ts';
+import { startNetworkPolicyEnforcer } from './netpol/enforcer.ts';
 import { createNodeNetwork } from './network.ts';
+import { sleep } from '../signals.ts';
 
 export interface Cluster {
   readonly network: NodeNetwork;
@@ -54,7 +58,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let relay: ApiRelay | undefined;
   let kubelet: Kubelet | undefined;
   let proxy: KubeProxy | undefined;
+  let netpol: NetworkPolicyEnforcer | undefined;
   const stop = async () => {
+    await netpol?.stop();
     await proxy?.stop();
     await kubelet?.stop();
     await relay?.close();
@@ -81,7 +87,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     network.record((state) => { state.processes.push(kubeProxy.process); });
     await waitForServiceRoute(network, plane, kubeProxy, kubeProxyLog);
     lap('kube-proxy');
-    log(`k8s: cluster up in ${timings['kube-proxy'].toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
+    // After kube-proxy's first sync, so its jumps are in FORWARD and ours goes before them.
+    const kc = new KubeConfig();
+    kc.loadFromFile(plane.kubeconfigPath);
+    netpol = await startNetworkPolicyEnforcer({ kc, network, log });
+    lap('netpol');
+    log(`k8s: cluster up in ${timings.netpol.toFixed(1)}s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})`);
     return {
       network, plane, nodeName, kubectl: join(binDir, 'kubectl'), stateDir, kubelet: started,
       logs: { plane: plane.dir, kubeProxy: kubeProxyLog }, timings, stop,
@@ -112,6 +123,6 @@ async function waitForServiceRoute(network: NodeNetwork, plane: ControlPlane, pr
     });
     if (reached) return;
     if (Date.now() > deadline) throw new Error(`the kubernetes Service ${network.apiServiceIp}:443 is unreachable from the host after 60s (last: ${last}); see ${proxyLog} and \`ip netns exec ${network.nodeNetns} iptables-save\``);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }

@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, 
 import { join } from 'node:path';
 import type { HostRule } from './addressing.ts';
 import { RUN_ID } from './addressing.ts';
+import { sleep } from '../signals.ts';
 
 export const REGISTRY_DIR = '/run/git-remote-walrus/k8s';
 const LOCK = join(REGISTRY_DIR, 'lock');
@@ -126,7 +127,7 @@ export async function withRegistryLock<T>(critical: () => Promise<T> | T): Promi
       // An empty file is a holder between open and write; only a dead holder's lock is broken.
       if (pid && processStartTime(Number(pid)) !== start) rmSync(LOCK, { force: true });
       else if (Date.now() > deadline) throw new Error(`the node registry lock ${LOCK} is held by PID ${pid} for over 30s`);
-      else await new Promise((resolve) => setTimeout(resolve, 50));
+      else await sleep(50);
     }
   }
   try {

@@ -5,12 +5,13 @@
  */
 import { sweepDeadRuns } from './cleanup.ts';
 import { processStartTime } from './run-state.ts';
+import { sleep } from '../signals.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const [flag, pidText] = process.argv.slice(2);
 if (flag === '--after') {
   const pid = Number(pidText);
   const deadline = Date.now() + 60_000;
-  while (processStartTime(pid) !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (processStartTime(pid) !== undefined && Date.now() < deadline) await sleep(100);
 }
 await sweepDeadRuns(log);

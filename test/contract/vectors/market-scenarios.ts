@@ -1,5 +1,7 @@
 /**
- * Scenario vectors of the compute market (contracts/tests/market_scenarios.json): calls with their sender, the clock
+ * Scenario vectors of the compute market (contracts/tests/market_scenarios.json) and of the lease's Seal policy
+ * (contracts/tests/lease_access_scenarios.json, same format; its `seal_approve_lease` steps expect `lease_access`
+ * aborts): calls with their sender, the clock
  * time of their transaction, the expected result (`ok` or a market abort name), the coins the call pays to whom, and
  * the expected state of providers and leases afterwards; the `setup` steps begin every scenario. The same file drives the twin (test/contract/), the signed
  * transactions on the devnet (test/sui/) and the generated Move tests (scripts/gen-move-tests.ts); so it names actors
@@ -10,10 +12,13 @@ import { fromHex } from '@mysten/bcs';
 import { normalizeAddress } from '../../../src/contract/bcs.ts';
 import { MarketAbortCode } from '../../../src/contract/market-abort-codes.ts';
 import type { MarketAbortName } from '../../../src/contract/market-abort-codes.ts';
+import { LeaseAccessAbortCode } from '../../../src/contract/lease-access-model.ts';
+import type { LeaseAccessAbortName } from '../../../src/contract/lease-access-model.ts';
+import type { KeyId } from './scenarios.ts';
 
 export type MarketCall =
   | { call: 'set_params'; min_stake: bigint; unbonding_ms: bigint; min_lease_ms: bigint }
-  | { call: 'create_repository'; repo: string; name: string }
+  | { call: 'create_repository' | 'create_private_repository'; repo: string; name: string }
   | { call: 'push'; repo: string; ref: string; old: Uint8Array | null; new: Uint8Array }
   | { call: 'register'; provider: string; stake: bigint; price_per_ms: bigint; endpoint: string; keys: string[]; values: string[] }
   | { call: 'add_stake'; provider: string; cap: string; amount: bigint }
@@ -24,7 +29,8 @@ export type MarketCall =
   | { call: 'settle'; lease: string }
   | { call: 'claim' | 'provider_close'; lease: string; provider: string; cap: string }
   | { call: 'close'; lease: string; provider: string }
-  | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array };
+  | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array }
+  | { call: 'seal_approve_lease'; id: KeyId; repo: string; lease: string; cap: string };
 
 export const LEASE_STATES = ['open', 'exhausted', 'closed'] as const;
 
@@ -53,7 +59,8 @@ export interface MarketStep {
   /** Clock time of the transaction (non-decreasing through a scenario). */
   clockMs: bigint;
   call: MarketCall;
-  expect: 'ok' | MarketAbortName;
+  /** A `lease_access` abort for `seal_approve_lease`, a `market` one for every other call. */
+  expect: 'ok' | MarketAbortName | LeaseAccessAbortName;
   /** Coins the call sends, by actor name (each actor gets at most one coin per call); absent actors get nothing. */
   pays: Map<string, bigint>;
   providers: Map<string, ExpectedProvider>;
@@ -73,7 +80,7 @@ export interface MarketScenarioFile {
 }
 
 function fail(where: string, message: string): never {
-  throw new TypeError(`market_scenarios.json: ${where}: ${message}`);
+  throw new TypeError(`${where}: ${message}`);
 }
 
 const amount = (v: unknown, where: string): bigint => {
@@ -99,6 +106,7 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
     case 'set_params':
       return { call: name, min_stake: amount(a.min_stake, where), unbonding_ms: amount(a.unbonding_ms, where), min_lease_ms: amount(a.min_lease_ms, where) };
     case 'create_repository':
+    case 'create_private_repository':
       return { call: name, repo: a.repo, name: a.name };
     case 'push':
       return { call: name, repo: repo(), ref: a.ref, old: a.old === null ? null : hex(a.old, where), new: hex(a.new, where) };
@@ -144,6 +152,16 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
         artifact: amount(a.artifact, where),
         sha256: hex(a.sha256, where),
       };
+    case 'seal_approve_lease': {
+      const l = lease();
+      return {
+        call: name,
+        id: { repo: a.id?.repo === undefined ? null : known(labels.repos, a.id.repo, 'repository'), suffix: hex(a.id?.suffix ?? '', where) },
+        repo: repo(),
+        lease: l,
+        cap: provider(a.cap ?? labels.leases.get(l)),
+      };
+    }
     default:
       return fail(where, `unknown call ${name}`);
   }
@@ -171,26 +189,27 @@ function expectedLease(l: any, where: string): ExpectedLease {
  * Validates and decodes the parsed market_scenarios.json. An expected abort must be its scenario's last step (a Move
  * test ends at its abort); clock times never go back; labels are defined before use.
  */
-export function parseMarketScenarios(json: any): MarketScenarioFile {
+export function parseMarketScenarios(json: any, source = 'market_scenarios.json'): MarketScenarioFile {
   const actors = new Map<string, string>(Object.entries(json.actors ?? {}).map(([n, a]) => [n, normalizeAddress(a as string)]));
   const actor = (n: string, where: string): string => actors.get(n) ?? fail(where, `unknown actor ${n}`);
   const admin = json.admin as string;
-  actor(admin, 'admin');
+  actor(admin, `${source}: admin`);
   const setup: unknown[] = json.setup ?? [];
   const scenarios = (json.scenarios ?? []).map((sc: any, si: number): MarketScenario => {
     const labels = { repos: new Set<string>(), providers: new Set<string>(), leases: new Map<string, string>() };
     let clock = 0n;
     const all = [...setup, ...sc.steps];
     const steps = all.map((st: any, i: number): MarketStep => {
-      const where = `scenario ${si + 1} (${sc.name}) step ${i + 1}`;
-      if (st.expect !== 'ok' && !(st.expect in MarketAbortCode)) fail(where, `unknown expectation ${st.expect}`);
+      const where = `${source}: scenario ${si + 1} (${sc.name}) step ${i + 1}`;
+      const aborts = st.call === 'seal_approve_lease' ? LeaseAccessAbortCode : MarketAbortCode;
+      if (st.expect !== 'ok' && !(st.expect in aborts)) fail(where, `unknown expectation ${st.expect}`);
       if (st.expect !== 'ok' && i !== all.length - 1) fail(where, 'an expected abort must be the last step');
       const clockMs = amount(st.clock_ms ?? 0, where);
       if (clockMs < clock) fail(where, 'the clock goes back');
       clock = clockMs;
       const c = call(st.call, st.args ?? {}, where, labels);
       if (st.expect === 'ok') {
-        if (c.call === 'create_repository') labels.repos.add(c.repo);
+        if (c.call === 'create_repository' || c.call === 'create_private_repository') labels.repos.add(c.repo);
         if (c.call === 'register') labels.providers.add(c.provider);
         if (c.call === 'open_lease') labels.leases.set(c.lease, c.provider);
       }

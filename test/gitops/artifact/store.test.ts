@@ -4,10 +4,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLog } from '../../../src/core/log.ts';
-import { artifactSha256, fetchArtifact, publishArtifact } from '../../../src/gitops/artifact/store.ts';
-import { ArtifactDigestMismatchError, MalformedArchiveError } from '../../../src/gitops/artifact/errors.ts';
+import { artifactSha256, fetchArtifact, isSealedArtifactStart, publishArtifact } from '../../../src/gitops/artifact/store.ts';
+import { ArtifactDigestMismatchError, MalformedArchiveError, SealedArtifactError } from '../../../src/gitops/artifact/errors.ts';
+import { NotReaderError } from '../../../src/core/read-access.ts';
+import { newPackSealing, openSealedStream } from '../../../src/remote/sealed-packs.ts';
 import { tempDir } from '../../support/git-fixture.ts';
-import { MemoryBlobStore } from '../../support/memory-ports.ts';
+import { MemoryKeyService } from '../../support/memory-key-service.ts';
+import { MemoryBlobStore, MemoryLedger } from '../../support/memory-ports.ts';
 
 const store = suite('artifact store');
 
@@ -86,6 +89,48 @@ store('artifactSha256: the tar stream\'s sha256 of a one-blob or chunked artifac
     const junk = await blobStore.write(Buffer.from('not an artifact'));
     const error = await artifactSha256(blobStore, junk.blobId).then(() => null, (e: unknown) => e);
     assert.instance(error, MalformedArchiveError);
+  } finally {
+    dir.remove();
+  }
+});
+
+store('a private repository\'s artifact is sealed: no gzip, no plaintext on Walrus; its readers open it, chunked or not, and nobody else', async () => {
+  const dir = tempDir('walrus-artifact-store-');
+  try {
+    const src = join(dir.path, 'src');
+    mkdirSync(src);
+    const secret = 'const recipe = "the secret sauce";\n';
+    writeFileSync(join(src, 'index.js'), secret);
+    writeFileSync(join(src, 'noise.bin'), randomBytes(150_000)); // several 64 KiB frames
+    const owner = `0x${'1'.repeat(64)}`;
+    const ledger = new MemoryLedger(owner);
+    const keyService = new MemoryKeyService(ledger);
+    const { id } = await ledger.createRepository('secret', 'refs/heads/main', { private: true });
+    const unseal = (sealedKey: string) => openSealedStream({ ledger, keyService }, sealedKey, 'the artifact');
+    for (const blobStore of [new MemoryBlobStore(), new MemoryBlobStore(16 * 1024)]) {
+      const sealing = await newPackSealing(keyService, id);
+      const artifact = await publishArtifact({ blobStore, log: silentLog, sealing }, src, false);
+      const plain = await publishArtifact({ blobStore: new MemoryBlobStore(), log: silentLog }, src, false);
+      assert.is(artifact.sha256, plain.sha256, 'the recorded sha256 is the plaintext tar\'s, sealed or not');
+      const stored = Buffer.concat(await Promise.all([...blobStore.blobs.keys()].map((blobId) => blobStore.read(blobId))));
+      assert.not.ok(stored.includes('secret sauce'));
+      const first = await blobStore.read(artifact.blobId);
+      if (blobStore.maxBlobSize > 16 * 1024) assert.ok(isSealedArtifactStart(first), 'one sealed blob');
+      else assert.ok(isSealedArtifactStart(await blobStore.read(JSON.parse(Buffer.from(first).toString()).chunks[0])), 'an index of sealed chunks');
+      assert.not.ok(first[0] === 0x1f && first[1] === 0x8b, 'not a readable tarball');
+
+      const out = join(dir.path, `out-${blobStore.maxBlobSize}`);
+      await fetchArtifact({ blobStore, log: silentLog, unseal }, artifact, out, false);
+      assert.is(readFileSync(join(out, 'index.js'), 'utf8'), secret);
+      assert.is(await artifactSha256(blobStore, artifact.blobId, unseal), artifact.sha256);
+
+      const noSeal = await fetchArtifact({ blobStore, log: silentLog }, artifact, join(dir.path, `no-seal-${blobStore.maxBlobSize}`), false).then(() => null, (e: unknown) => e);
+      assert.instance(noSeal, SealedArtifactError);
+      ledger.address = `0x${'3'.repeat(64)}`;
+      const stranger = await artifactSha256(blobStore, artifact.blobId, unseal).then(() => null, (e: unknown) => e);
+      assert.instance(stranger, NotReaderError);
+      ledger.address = owner;
+    }
   } finally {
     dir.remove();
   }

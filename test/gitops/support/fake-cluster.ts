@@ -3,12 +3,13 @@
  * expected-actions tests: every write is recorded as `verb resource namespace/name`, reads answer from what the test
  * put in, and any call can be made to fail (`failOn`) to inject a fault.
  */
-import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ConflictError } from '../../../src/gitops/errors.ts';
+import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 
-type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
+type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
 
 /** An informer over objects the test holds: `start` lists them as adds, `emit` plays a watch event, `restart` a restart. */
 export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
@@ -73,6 +74,10 @@ export class FakeCluster implements Cluster {
   readonly pods = new Map<string, V1Pod[]>();
   /** What `podLogTail` answers, per pod name. */
   readonly logs = new Map<string, string>();
+  /** Namespaces' labels (a namespace not here has none). */
+  readonly namespaces = new Map<string, Record<string, string>>();
+  /** What the admission plugins say of a pod (a dry-run create): null admits it. */
+  admission: (pod: V1Pod) => string | null = () => null;
   /** The status an applied Deployment comes back with (as the deployment controller would have it). */
   deploymentStatus: (deployment: V1Deployment) => V1Deployment['status'] = complete;
   lease: V1Lease | null = null;
@@ -118,8 +123,18 @@ export class FakeCluster implements Cluster {
     return this.logs.get(pod.name) ?? null;
   }
 
-  async apply<T extends V1Deployment | V1Service | V1ConfigMap>(object: T): Promise<T> {
-    this.#call('apply', `apply ${object.kind!.toLowerCase()}s ${object.metadata!.namespace}/${object.metadata!.name}`);
+  async namespaceLabels(name: string): Promise<Record<string, string> | null> {
+    this.#call('namespaceLabels', `get namespaces ${name}`, false);
+    return this.namespaces.get(name) ?? {};
+  }
+
+  async admitPod(pod: V1Pod): Promise<string | null> {
+    this.#call('admitPod', `create pods ${pod.metadata!.namespace}/${pod.metadata!.generateName} (dry run)`, false);
+    return this.admission(pod);
+  }
+
+  async apply<T extends V1Deployment | V1Service | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+    this.#call('apply', `apply ${resourceOf(object.kind!)} ${object.metadata!.namespace}/${object.metadata!.name}`);
     if (object.kind !== 'Deployment') return object;
     const deployment = { ...object, metadata: { ...object.metadata, generation: 1 } } as V1Deployment;
     return { ...deployment, status: this.deploymentStatus(deployment) } as T;

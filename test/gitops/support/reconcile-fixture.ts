@@ -9,6 +9,7 @@ import { API_VERSION, KIND, resolveSpec, type WalrusApp, type WalrusAppSpec, typ
 import { Pass, type ReconcileDeps } from '../../../src/gitops/reconcile/pass.ts';
 import { createTemplates } from '../../../src/gitops/templates/index.ts';
 import type { ChainHead } from '../../../src/gitops/watch/head-reader.ts';
+import type { ReadAccessCheck } from '../../../src/gitops/reconcile/read-access.ts';
 import type { PushEvent } from '../../../src/ports/ledger.ts';
 import { FakeCluster } from './fake-cluster.ts';
 
@@ -41,7 +42,7 @@ export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
 
 export class Fixture {
   readonly cluster = new FakeCluster();
-  readonly templates = createTemplates({});
+  templates = createTemplates({});
   readonly follows: string[] = [];
   readonly logs: string[] = [];
   /** `Type Reason: message`, as recorded. */
@@ -50,6 +51,8 @@ export class Fixture {
   head: ChainHead | Error = chainHead(oid(1));
   now = new Date(Date.UTC(2026, 0, 1, 12));
   app: WalrusApp | undefined;
+  /** The read-access check of a controller that has one (none: every repository is readable). */
+  readAccess: ReadAccessCheck | undefined;
 
   constructor(app?: WalrusApp) {
     this.app = app;
@@ -66,6 +69,7 @@ export class Fixture {
         return this.head;
       },
       follow: (key, repositoryId) => { this.follows.push(`${key} → ${repositoryId}`); },
+      ...(this.readAccess ? { readAccess: this.readAccess } : {}),
       events: { record: async (_app, type, reason, message) => { this.events.push(`${type} ${reason}: ${message.split('\n')[0]}`); } },
       network: 'devnet',
       now: () => this.now,

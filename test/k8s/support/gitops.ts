@@ -1,17 +1,21 @@
-/** Shared by the GitOps tests on the real plane: the WalrusApp CRD installed once per run, and kubectl. */
-import { execFile } from 'node:child_process';
-import { appendFileSync, copyFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { promisify } from 'node:util';
+/**
+ * Shared by the GitOps tests on the real plane: the WalrusApp CRD installed once per run, kubectl on the shared plane,
+ * a devnet relay that can cut the node off, and waiting for a release. What the demo and the benchmark use too lives
+ * in scripts/harness/gitops.ts, re-exported here under the same names.
+ */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
-import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
-import { initWorkRepo, REPO_ROOT, startDevnet, type World } from '../../support/e2e.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
+import { kubectl as runKubectl, within } from '../../../scripts/harness/gitops.ts';
+import type { World } from '../../../scripts/harness/world.ts';
 import { startApiRelay } from '../../cluster/node/api-relay.ts';
-import { spawnReaped } from '../../support/reaper.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
+
+export { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within } from '../../../scripts/harness/gitops.ts';
+export type { ControllerProcess } from '../../../scripts/harness/gitops.ts';
 
 let installed: Promise<void> | undefined;
 
@@ -34,15 +38,7 @@ export function installWalrusAppCrd(kc: KubeConfig): Promise<void> {
 /** Runs the plane's own kubectl with the admin kubeconfig (or `kubeconfig`); resolves with stdout, rejects with stderr. */
 export async function kubectl(args: string[], options: { kubeconfig?: string; cwd?: string; kubectlPath?: string } = {}): Promise<string> {
   const cluster = options.kubeconfig && options.kubectlPath ? undefined : await sharedCluster();
-  const kubeconfig = options.kubeconfig ?? cluster!.plane.kubeconfigPath;
-  const { stdout } = await promisify(execFile)(options.kubectlPath ?? cluster!.kubectl, ['--kubeconfig', kubeconfig, ...args], { cwd: options.cwd, maxBuffer: 16 << 20 });
-  return stdout;
-}
-
-/** `git walrus devnet --host <host>` in the world (state in `<root>/devnet-state`): pods reach it on the node's hostIp. */
-export async function startDevnetServer(world: World, host: string): Promise<{ url: string; env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
-  const server = await startDevnet(world, host ? ['--host', host] : []);
-  return { ...server, env: { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url } };
+  return runKubectl(args, { kubeconfig: options.kubeconfig ?? cluster!.plane.kubeconfigPath, kubectlPath: options.kubectlPath ?? cluster!.kubectl, cwd: options.cwd });
 }
 
 export interface DevnetRelay {
@@ -81,38 +77,6 @@ export async function startDevnetRelay(devnetUrl: string, host: string): Promise
   };
 }
 
-export interface ControllerProcess {
-  identity: string;
-  /** Everything it printed so far. */
-  output(): string;
-  /** Resolves with the exit code once the process is gone. */
-  exited: Promise<number | null>;
-  kill(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-/** `git walrus controller` as a provider runs it out of cluster, with `identity` as its leader-election name. */
-export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
-  // bin/git-walrus execs node: the child is the controller itself, so a kill reaches it (through `git walrus` it
-  // would reach git only, leaving the controller running). It never outlives the test process (support/reaper.ts).
-  const child = spawnReaped(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  // GITOPS_TEST_LOGS=<dir> keeps each controller's output in <dir>/<identity>.log, as it happens.
-  const file = process.env.GITOPS_TEST_LOGS ? `${process.env.GITOPS_TEST_LOGS}/${identity}.log` : undefined;
-  const collect = (d: string) => { output += d; if (file) appendFileSync(file, d); };
-  child.stdout.setEncoding('utf8').on('data', collect);
-  child.stderr.setEncoding('utf8').on('data', collect);
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-  return {
-    identity,
-    output: () => output,
-    exited,
-    kill: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-}
-
 /**
  * Waits until the app is Ready at `commit`, and returns it. Fails at once, with the status's words, when the commit is
  * the app's failedRevision: it will not deploy (a build that failed, also after its retries, or a rolled-back rollout).
@@ -131,34 +95,13 @@ export async function readyAt(readApp: () => Promise<WalrusApp>, commit: string,
   return app;
 }
 
-/** `probe` with a time limit: a wait that polls never hangs on one request (the API client has no timeout of its own). */
-export function within<T>(ms: number, probe: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([probe, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); })]).finally(() => clearTimeout(timer));
-}
-
-/** GET http://<host>:<port><path>: status and body, or the error's message as status 0. */
-export function httpGet(host: string, port: number, path = '/', timeoutMs = 3000): Promise<{ status: number; body: string }> {
-  return new Promise((resolve) => {
-    const req = request({ host, port, path, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out'))).on('error', (error) => resolve({ status: 0, body: error.message })).end();
-  });
-}
-
-/** A work repository `app` holding examples/hello-npm, on the devnet as repository `name`; returns its walrus:// URL. */
-export async function helloRepository(world: World, env: NodeJS.ProcessEnv, name = 'hello'): Promise<string> {
-  await initWorkRepo(world, 'app');
-  for (const file of ['package.json', 'package-lock.json', 'server.js']) copyFileSync(`${REPO_ROOT}/examples/hello-npm/${file}`, world.path('app', file));
-  await world.ok('app', ['add', '-A']);
-  return (await world.ok('app', ['walrus', 'init', name], { env })).split('\n').at(-1)!;
-}
-
 /**
- * The build command of the test apps: this machine reaches the npm registry through a TLS-intercepting proxy whose CA
- * only the system bundle holds (test/k8s/README.md), so the build trusts that bundle, as a provider behind such a
- * proxy would configure it.
+ * A provider offer file for tests whose tenants build and run against the devnet: the devnet stands for the internet
+ * and listens on the node's host address, in a private range the default offer keeps tenants out of; this offer keeps
+ * them out of the cluster's pods and Services only. Returns the file's path (for `--provider-offer`).
  */
-export const TEST_BUILD_COMMAND = `export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt && ${DEFAULTS.build.command}`;
+export function devnetOfferFile(world: World, network: { podCidr: string; serviceCidr: string }, extra: Record<string, unknown> = {}): string {
+  const file = world.path('provider-offer.json');
+  writeFileSync(file, JSON.stringify({ ...extra, egress: { except: [network.podCidr, network.serviceCidr] } }));
+  return file;
+}

@@ -107,7 +107,12 @@ export function buildHistory(pushes: PushSpec[]): History {
       };
     });
   const refs = new Map<string, string>();
-  for (const event of events) for (const x of event.updates) (x.new === null ? refs.delete(x.name) : refs.set(x.name, x.new));
+  for (const event of events) {
+    for (const x of event.updates) {
+      if (x.new === null) refs.delete(x.name);
+      else refs.set(x.name, x.new);
+    }
+  }
   const repository: RepositoryInfo = {
     id: repo.id,
     name: repo.name,

@@ -126,11 +126,6 @@ FormatGitDate('the author’s wall time and zone', () => {
   assert.is(formatGitDate(1_700_000_000, 330), '2023-11-14 16:43:20 -0530');
   assert.is(formatGitDate(1_700_000_000, 0), '2023-11-14 22:13:20 +0000');
 });
+// uvu runs a file's suites in order: the last one removes the scratch repository every suite above shares.
+FormatGitDate.after(() => repo.remove());
 FormatGitDate.run();
-
-const Cleanup = suite('cleanup');
-Cleanup('removes the scratch repository', () => {
-  repo.remove();
-  assert.ok(true);
-});
-Cleanup.run();

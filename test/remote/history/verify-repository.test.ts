@@ -153,11 +153,6 @@ RequiredTargets('every ref target, first setter wins; a repack keeps only what t
   ]);
 });
 
+// uvu runs a file's suites in order: the last one removes the scratch repository every suite above shares.
+RequiredTargets.after(() => repo.remove());
 RequiredTargets.run();
-
-const Cleanup = suite('cleanup');
-Cleanup('removes the scratch repository', () => {
-  repo.remove();
-  assert.ok(true);
-});
-Cleanup.run();

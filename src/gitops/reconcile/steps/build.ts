@@ -4,9 +4,12 @@ import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailu
 import { jobOutcome, parseArtifact } from '../build-result.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass, PlannedBuild } from '../pass.ts';
+import { buildRefusal, type BuildRefusal } from '../isolation.ts';
 
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
+/** A build that does not fit in what the quota has left now is tried again after this long. */
+const QUOTA_RETRY_MS = 30_000;
 
 /**
  * The head's artifact: the one the status records for (commit, build settings), or the result of the build Job,
@@ -31,7 +34,10 @@ export async function build(pass: Pass): Promise<StepResult> {
     if (waitMs > 0) {
       return waiting('BuildRetrying', `retrying the build of ${short}${ofAttempts} in ${Math.ceil(waitMs / 1000)} s after ${record!.lastFailure?.reason ?? 'a failure'}`, waitMs);
     }
-    await deps.cluster.createJob(deps.templates.buildJob(app, { commit, configHash, attempt }));
+    const buildJob = deps.templates.buildJob(app, { commit, configHash, attempt });
+    const refusal = await buildRefusal(deps.cluster, buildJob);
+    if (refusal) return refused(pass, commit, refusal);
+    await deps.cluster.createJob(buildJob);
     status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}) };
     deps.log(`${pass.key}: build job ${jobName} created for ${commit}${ofAttempts}`);
     await deps.events.record(app, 'Normal', 'BuildStarted', `building ${short} in job ${jobName}${ofAttempts}`);
@@ -73,12 +79,31 @@ async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFa
     return waiting('BuildRetrying', `attempt ${attempt} to build ${short} failed (${failure.reason}); retrying in ${waitMs / 1000} s`, waitMs);
   }
   status.build = { commit, configHash, attempt, lastFailure };
-  const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : '';
+  const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : failure.kind === 'access' ? `${failure.reason}: ` : '';
   status.failedRevision = commit;
   status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: now.toISOString(), message: `${after}${message}` });
   pass.set('Built', 'False', 'BuildFailed', `${after}${message}`);
   const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
   return stalling('BuildFailed', `the build of ${short} failed${serving}`);
+}
+
+/**
+ * The namespace's quota or limits refuse the build's pod: a build that can never fit fails its commit (as the app's
+ * own failure: the build asks too much), one that only does not fit now waits for room.
+ */
+function refused(pass: Pass, commit: string, refusal: BuildRefusal): StepResult {
+  const { status, now } = pass;
+  const short = commit.slice(0, 12);
+  const message = `the build of ${short} was refused: ${refusal.message}`;
+  if (!refusal.permanent) {
+    pass.set('Built', 'Unknown', refusal.reason, `${message}; waiting for room`);
+    return waiting(refusal.reason, `${message}; waiting for room`, QUOTA_RETRY_MS);
+  }
+  status.failedRevision = commit;
+  status.history = recordHistory(status.history, { commit, result: 'BuildFailed', time: now.toISOString(), message });
+  pass.set('Built', 'False', refusal.reason, message);
+  const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
+  return stalling(refusal.reason, `the build of ${short} was refused by the namespace's ${refusal.reason === 'QuotaExceeded' ? 'quota' : 'limits'}${serving}`);
 }
 
 /** The failure in the build's own words: the failed container's last log lines, else its termination message. */

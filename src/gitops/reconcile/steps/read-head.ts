@@ -18,6 +18,7 @@ export async function readHead(pass: Pass): Promise<StepResult> {
   deps.follow(pass.key, chain.repositoryId);
   if (!chain.head) return stalling('RefNotFound', `${chain.ref} does not exist in ${spec.repository}`);
   pass.status.head = chain.head;
+  pass.learn('repositoryId', chain.repositoryId);
   pass.learn('head', chain.head);
   pass.learn('push', chain.push);
   return NEXT;

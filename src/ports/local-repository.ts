@@ -70,3 +70,18 @@ export interface IncomingPack {
   /** Stops indexing and removes the quarantine without touching the object database. */
   discard(): Promise<void>;
 }
+
+/** A repository being cloned into a new directory: what a checkout needs beyond a fetch. */
+export interface NewClone extends LocalRepository {
+  /** Records the remote's branches as `refs/remotes/<remote>/<branch>` and its tags as `refs/tags/<tag>`. */
+  setRemoteRefs(refs: ReadonlyMap<string, string>): Promise<void>;
+  /** Whether `id` names a commit present here. */
+  isCommit(id: string): Promise<boolean>;
+  /** The refs set by setRemoteRefs from which `commit` is reachable. */
+  refsContaining(commit: string): Promise<string[]>;
+  /** Fills the work tree with `commit`, HEAD detached at it. */
+  checkoutDetached(commit: string): Promise<void>;
+}
+
+/** Creates the repository in `dir` (which the caller checked is new or empty), with `url` as its `origin`. */
+export type CreateClone = (dir: string, options: { objectFormat: ObjectFormat; url: string }) => Promise<NewClone>;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
-import { encodedBlobLength, maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
+import { encodedBlobLength, maxBlobSizeForShards } from '../../src/walrus-protocol/encoding.ts';
 
 const encoded = suite('encodedBlobLength');
 

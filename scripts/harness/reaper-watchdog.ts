@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { processStartTime } from '../cluster/node/run-state.ts';
+import { processStartTime } from '../../test/cluster/node/run-state.ts';
 
 const GRACE_MS = 5000;
 const groups: { pgid: number; start: string }[] = [];

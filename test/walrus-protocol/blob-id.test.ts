@@ -5,9 +5,9 @@ import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus/blob-id.ts';
+import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus-protocol/blob-id.ts';
 import { tempDir } from '../support/git-fixture.ts';
-import { maxBlobSizeForShards } from '../../src/walrus/encoding.ts';
+import { maxBlobSizeForShards } from '../../src/walrus-protocol/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
 
 const blobId = suite('computeBlobId');

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { storedBlobOf, errorReasonOf } from '../../src/walrus/publisher-api.ts';
+import { storedBlobOf, errorReasonOf } from '../../src/walrus-protocol/publisher-api.ts';
 
 const stored = suite('storedBlobOf');
 

@@ -1,0 +1,113 @@
+/**
+ * The dependency direction of docs/architecture.md ("Layers and dependency direction"), checked by `npm run lint`
+ * (depcruise src). Inner ring: core, ports, contract. Use-cases: remote. Fronts: cli, web, protocol, gitops.
+ * Adapters: sui, walrus, seal, k8s, git, devnet, config, fs (walrus-protocol is what the Walrus adapter and the
+ * devnet's Walrus service share). Composition roots: main.
+ */
+const INNER = '^src/(core|ports|contract)/';
+const ADAPTERS = '(sui|walrus|seal|k8s|git|devnet|config|fs|walrus-protocol)';
+const FRONTS = '(cli|web|protocol|gitops)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'inner-ring-is-inner',
+      comment: 'core, ports and contract are pure: they import only each other',
+      severity: 'error',
+      from: { path: INNER },
+      to: { path: '^src/', pathNot: INNER },
+    },
+    {
+      name: 'remote-sees-ports-only',
+      comment: 'the use-cases reach the world through ports: never a front, an adapter or a composition root',
+      severity: 'error',
+      from: { path: '^src/remote/' },
+      to: { path: '^src/', pathNot: ['^src/remote/', INNER] },
+    },
+    {
+      name: 'fronts-not-adapters',
+      comment: 'fronts call remote, core and ports; the composition root gives them adapters',
+      severity: 'error',
+      from: { path: `^src/${FRONTS}/` },
+      to: { path: `^src/(main|sui|walrus|seal|k8s|git|devnet|config|walrus-protocol)/` },
+    },
+    {
+      name: 'fronts-apart',
+      comment: 'no front imports another, except the CLI and the web front end fronting the controller\'s build steps (gitops)',
+      severity: 'error',
+      from: { path: `^src/${FRONTS}/` },
+      to: { path: `^src/${FRONTS}/`, pathNot: ['^src/$1/', '^src/gitops/'] },
+    },
+    {
+      name: 'protocol-and-gitops-apart',
+      comment: 'the helper protocol and the controller share nothing but remote, core and ports',
+      severity: 'error',
+      from: { path: '^src/(protocol|gitops)/' },
+      to: { path: '^src/(protocol|gitops)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'adapters-inward',
+      comment: 'an adapter implements ports: it imports the inner ring, crash-safe files (fs) and walrus-protocol, never a use-case, a front or another adapter',
+      severity: 'error',
+      from: { path: `^src/${ADAPTERS}/` },
+      to: { path: '^src/', pathNot: ['^src/$1/', INNER, '^src/fs/', '^src/walrus-protocol/'] },
+    },
+    {
+      name: 'sdks-in-adapters-only',
+      comment: 'only adapters (and the composition roots that build them) import the Mysten SDKs; the twin and the shared Walrus pieces use its pure BCS codec',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(sui|walrus|seal|devnet|config|main)/', '^src/gitops/reconcile/policy\\.ts$'] },
+      to: { path: '^@mysten/|node_modules/@mysten/', pathNot: ['node_modules/@mysten/(sui/dist/bcs|bcs|walrus-wasm)/'] },
+    },
+    {
+      name: 'bcs-in-codecs-only',
+      comment: 'the pure BCS codec is for the twin, the shared Walrus pieces and the adapters',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(sui|walrus|seal|devnet|config|main|contract|walrus-protocol)/'] },
+      to: { path: 'node_modules/@mysten/(sui/dist/bcs|bcs|walrus-wasm)/' },
+    },
+    {
+      name: 'kubernetes-client-in-k8s-only',
+      comment: 'the Kubernetes adapter and the composition root call @kubernetes/client-node; the controller and its ports name its object types (type-only)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(k8s|main)/' },
+      to: { path: 'node_modules/@kubernetes/client-node/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'kubernetes-types-in-controller-only',
+      comment: 'Kubernetes object types belong to the controller, its cluster ports and the Kubernetes adapter',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(k8s|main|gitops)/', '^src/ports/(cluster|tenant-cluster|templates)\\.ts$'] },
+      to: { path: 'node_modules/@kubernetes/client-node/' },
+    },
+    {
+      name: 'main-is-the-root',
+      comment: 'nothing imports a composition root',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/main/' },
+      to: { path: '^src/main/' },
+    },
+    {
+      name: 'product-not-tooling',
+      comment: 'the product never imports its tests, benchmarks or scripts',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'an import that resolves to nothing is a typo or a missing dependency',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types'] },
+    skipAnalysisNotInRules: true,
+  },
+};

@@ -1,0 +1,47 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CliApp } from '../../src/cli/app.ts';
+import { runCli } from '../../src/cli/index.ts';
+import { InternalError, UsageError } from '../../src/core/errors.ts';
+import { streamLog } from '../../src/core/log.ts';
+
+/** `git walrus whoami` with an app whose network fails with `error`, at a log verbosity (-q 0, default 1, -v 2). */
+async function failing(error: Error, verbosity: number): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const app: CliApp = {
+    open: () => Promise.reject(error),
+    workspace: { isRepository: async () => false, remoteUrl: async () => null, addRemote: async () => {} },
+    stdout: () => {},
+    stdoutColor: false,
+    log: streamLog((text) => { stderr += text; }, verbosity),
+    stderr: (text) => { stderr += text; },
+  };
+  return { code: await runCli(['whoami'], app), stderr };
+}
+
+const errors = suite('runCli: how a failure is reported');
+
+errors('an InternalError is a bug: one line, and its stack under -v', async () => {
+  const bug = new InternalError('the plan lost a ref');
+  const quiet = await failing(bug, 1);
+  assert.is(quiet.code, 1);
+  assert.is(quiet.stderr, `fatal: ${bug.message}\n`);
+  const verbose = await failing(bug, 2);
+  assert.is(verbose.code, 1);
+  assert.ok(verbose.stderr.startsWith(`fatal: ${bug.message}\n`));
+  assert.match(verbose.stderr, /\n {4}at .*run-cli\.test\.ts/);
+});
+
+errors('anything untyped is reported as an internal error, with its stack under -v', async () => {
+  const verbose = await failing(new TypeError('x is undefined'), 2);
+  assert.match(verbose.stderr, /^fatal: internal error: x is undefined \(please report this\)\nTypeError: x is undefined\n {4}at /);
+  assert.is((await failing(new TypeError('x is undefined'), 1)).stderr, 'fatal: internal error: x is undefined (please report this)\n');
+});
+
+errors('an expected error is one line even under -v', async () => {
+  const verbose = await failing(new UsageError('unknown network'), 2);
+  assert.is(verbose.code, 129);
+  assert.is(verbose.stderr, 'fatal: unknown network\n');
+});
+
+errors.run();

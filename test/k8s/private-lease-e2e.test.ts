@@ -1,0 +1,214 @@
+/**
+ * A private repository deployed under a lease, end to end on the real plane with the process kubelet and the devnet
+ * server's Seal key servers: a tenant pushes a private npm app → opens a lease → the provider's controller builds it
+ * (checkout with the provider's key, under the lease) and serves it; Walrus holds no readable pack and no readable
+ * tarball → a second push rolls out → the tenant closes the lease → a third push is not deployed and the provider's key
+ * request is refused for "lease closed" → a stranger's controller given the same WalrusApp is refused from the start,
+ * naming the address the owner would have to add; once the owner adds it as a reader, that app is built and served.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { createWorld, type World } from '../support/e2e.ts';
+import { testCluster, waitFor } from './support/control-plane.ts';
+import { explained, GitopsDiagnostics } from './support/diagnose.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+
+const BUILD_MS = 300_000;
+const ROLLOUT_MS = 120_000;
+const KEY_SECRET = 'walrus-provider-key';
+
+const cluster = testCluster('private-lease-e2e');
+const test = suite('a private repository under a lease (process kubelet, devnet key servers, a real npm build)');
+const step = (text: string) => process.stderr.write(`private-lease-e2e: ${text}\n`);
+const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+const providerKey = Ed25519Keypair.generate();
+const strangerKey = Ed25519Keypair.generate();
+let world: World;
+let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
+const controllers: ControllerProcess[] = [];
+let kc: KubeConfig;
+let tenantNs: string | undefined;
+let strangerNs: string | undefined;
+let appName: string | undefined;
+let diagnostics: GitopsDiagnostics | undefined;
+
+/** Every blob file the devnet's Walrus stores, by blob id. */
+function storedBlobs(): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (dir.endsWith('/blobs')) found.set(entry, path);
+    }
+  };
+  walk(world.path('devnet-state'));
+  return found;
+}
+
+test.after(async () => {
+  await diagnostics?.stop();
+  for (const controller of controllers) {
+    await controller.kill('SIGKILL');
+    if (process.env.PROVIDER_TEST_VERBOSE) process.stderr.write(controller.output());
+  }
+  const core = kc?.makeApiClient(CoreV1Api);
+  for (const ns of [tenantNs, strangerNs]) if (ns) await core?.deleteNamespace({ name: ns }).catch(() => {});
+  await devnet?.stop();
+  world?.remove();
+  await cluster.stop();
+});
+
+test('lease → private build served (nothing readable on Walrus) → rollout → close revokes → a stranger is refused', () => explained(() => diagnostics, async () => {
+  const { namespace, cluster: node } = await cluster.get();
+  ({ kc } = await cluster.get());
+  diagnostics = new GitopsDiagnostics({
+    kc, cluster: node,
+    apps: () => [...(tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), ...(strangerNs ? [{ namespace: strangerNs, name: 'copy' }] : [])],
+    controllers: () => controllers,
+  });
+  diagnostics.start();
+  await installWalrusAppCrd(kc);
+  world = createWorld('walrus-private-lease-e2e-');
+  devnet = await startDevnetServer(world, node.network.hostIp);
+  const asTenant = devnet.env;
+  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
+  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
+    const result = await world.run('app', ['walrus', ...args], { env });
+    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const core = kc.makeApiClient(CoreV1Api);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+
+  const url = await helloRepository(world, asTenant, 'secret-hello', { private: true });
+  await world.ok('app', ['commit', '-qm', 'hello v1']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const first = await world.ok('app', ['rev-parse', 'HEAD']);
+
+  // The provider: registered, its key in a Secret beside the controller (copied into each tenant namespace).
+  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: KEY_SECRET }, stringData: { key: providerKey.getSecretKey() } } });
+  const specFile = world.path('lease-app.json');
+  writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
+  // The devnet serves on the host link, inside the ranges the default offer closes to tenant pods.
+  const offerFile = devnetOfferFile(world, node.network);
+  const provider = startControllerProcess(world, asProvider, 'private-provider', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
+  ]);
+  controllers.push(provider);
+  await waitFor('the controller in provider mode', async () => provider.output().includes('provider mode for'), 60_000);
+
+  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  const opened = Date.now();
+  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
+  tenantNs = tenantNamespace(tenant);
+  appName = leaseAppName(leaseId);
+  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name: appName! }) as Promise<WalrusApp>;
+
+  const ready = await readyAt(readApp, first, BUILD_MS + ROLLOUT_MS);
+  const service = await core.readNamespacedService({ name: appName, namespace: tenantNs });
+  await waitBounded('served through the Service', async () => (await httpGet(service.spec!.clusterIP!, 80)).status === 200);
+  step(`private: lease opened → built and served in ${seconds(opened)}`);
+  const artifact = ready.status!.artifact!;
+
+  // Walrus holds the private repository's packs and its build only encrypted.
+  const blobs = storedBlobs();
+  const artifactBytes = readFileSync(blobs.get(artifact.blobId)!);
+  assert.is(artifactBytes.subarray(0, 4).toString(), 'wgsa', 'the artifact is sealed');
+  assert.not.ok(artifactBytes[0] === 0x1f && artifactBytes[1] === 0x8b, 'the stored artifact is not a readable tarball');
+  for (const [blobId, path] of blobs) {
+    const head = readFileSync(path).subarray(0, 4).toString();
+    assert.ok(head === 'wgpe' || head === 'wgsa', `blob ${blobId} starts with ${JSON.stringify(head)}: neither an encrypted pack nor a sealed artifact`);
+    assert.not.ok(readFileSync(path).includes('hello-npm'), `blob ${blobId} holds plaintext`);
+  }
+  // The tool steps had the provider's key; the build and the app did not.
+  const pods = (await core.listNamespacedPod({ namespace: tenantNs })).items;
+  const keyed = (containers: { name: string; env?: { name: string }[] }[] | undefined) => (containers ?? []).filter((c) => c.env?.some((e) => e.name === 'GIT_WALRUS_KEY')).map((c) => c.name);
+  for (const pod of pods) {
+    const names = [...keyed(pod.spec!.initContainers), ...keyed(pod.spec!.containers)];
+    assert.ok(names.every((name) => ['checkout', 'pack', 'fetch'].includes(name)), `${pod.metadata!.name}: the key reached ${names.join(', ')}`);
+  }
+
+  // The provider reads it by hand too, under the lease: one key request per key server of the quorum.
+  world.takeStats();
+  await walrus(['checkout', url, world.path('by-hand'), '--lease', leaseId], asProvider);
+  const checkoutRequests = world.takeStats().reduce((n, s) => n + s.keyServerRequests, 0);
+  await walrus(['artifact', 'fetch', artifact.blobId, '--sha256', artifact.sha256, world.path('unpacked'), '--lease', leaseId], asProvider);
+  const fetchRequests = world.takeStats().reduce((n, s) => n + s.keyServerRequests, 0);
+  step(`key-server requests: ${checkoutRequests} for a checkout of ${first.slice(0, 8)} (1 pack), ${fetchRequests} for an artifact fetch`);
+  assert.ok(readFileSync(world.path('unpacked', 'server.js'), 'utf8').includes('listening'));
+
+  // deployments --verify: the tenant checks the encrypted artifact; a stranger is told what was not checked.
+  await waitBounded('the Deployed record', async () => (await walrus(['deployments', 'walrus'], asTenant)).includes(first), 30_000);
+  assert.match(await walrus(['deployments', 'walrus', '--verify'], asTenant), /verified: the artifact matches its sha256 and the commit was pushed/);
+  const asStranger = { ...devnet.env, GIT_WALRUS_KEY: strangerKey.getSecretKey() };
+  const unchecked = await walrus(['deployments', url, '--verify'], asStranger);
+  assert.match(unchecked, new RegExp(`NOT CHECKED: the artifact is encrypted \\(a private repository's build\\) and ${strangerKey.toSuiAddress()} may not read it`));
+
+  // A second push rolls out.
+  writeFileSync(world.path('app', 'NOTES.md'), 'v2\n');
+  await world.ok('app', ['add', '-A']);
+  await world.ok('app', ['commit', '-qm', 'hello v2']);
+  const pushed = Date.now();
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const second = await world.ok('app', ['rev-parse', 'HEAD']);
+  await readyAt(readApp, second, BUILD_MS + ROLLOUT_MS);
+  step(`private: second push → rolled out in ${seconds(pushed)}`);
+  const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName, namespace: tenantNs });
+  assert.is(deployment.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/commit'], second);
+
+  // Closed: the app goes, a third push is deployed nowhere, and the provider gets no key for it.
+  await walrus(['lease', 'close', leaseId], asTenant);
+  await waitBounded('the WalrusApp removed', () => readApp().then(() => false, () => true), 30_000);
+  writeFileSync(world.path('app', 'NOTES.md'), 'v3\n');
+  await world.ok('app', ['commit', '-qam', 'hello v3']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const third = await world.ok('app', ['rev-parse', 'HEAD']);
+  const refused = await world.run('app', ['walrus', 'checkout', url, world.path('after-close'), '--lease', leaseId], { env: asProvider });
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stderr, new RegExp(`fatal: cannot decrypt the packs of repository 'secret-hello' \\(0x[0-9a-f]{64}\\): lease closed: the Seal key servers give ${providerKey.toSuiAddress()} no keys of ${tenant}'s repository under lease ${leaseId}, which is closed`));
+  await waitFor('a few provider passes after the push', async () => true, 5_000);
+  assert.not.match(await walrus(['deployments', 'walrus'], asTenant), new RegExp(third));
+  assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: tenantNs }).catch(() => ({ items: [] }))).items
+    .filter((job) => job.metadata?.annotations?.['gitops.walrus-git.dev/commit'] === third).length, 0, 'no build of the third push');
+
+  // A stranger's controller with the same WalrusApp: refused from the start, naming the address to add.
+  await provider.kill('SIGTERM'); // it serves every namespace: the stranger's app is the stranger's controller's alone
+  strangerNs = `${namespace}-stranger`;
+  await core.createNamespace({ body: { metadata: { name: strangerNs } } });
+  await core.createNamespacedSecret({ namespace: strangerNs, body: { metadata: { name: KEY_SECRET }, stringData: { key: strangerKey.getSecretKey() } } });
+  const stranger = startControllerProcess(world, asStranger, 'stranger', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--namespace', strangerNs, '--controller-namespace', strangerNs, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
+  ]);
+  controllers.push(stranger);
+  const copy: WalrusApp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: 'copy', namespace: strangerNs }, spec: { repository: url, replicas: 1, port: 8080, build: { command: TEST_BUILD_COMMAND } } };
+  await objects.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, body: copy });
+  const stalled = await waitBounded('the stranger\'s app Stalled', async () => {
+    const app = await objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as WalrusApp;
+    return app.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+  }, 60_000);
+  assert.is(stalled.reason, 'NotAReader');
+  assert.match(stalled.message, new RegExp(`this controller's address ${strangerKey.toSuiAddress()}: its owner adds it with \`git walrus readers add ${url.replace(/[/.]/g, '\\$&')} ${strangerKey.toSuiAddress()}\``));
+  assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: strangerNs })).items.length, 0, 'no build was tried');
+
+  // The owner makes that address a reader: the same app, now the controller's own, is built and served.
+  await walrus(['readers', 'add', 'walrus', strangerKey.toSuiAddress()], asTenant);
+  // A readers change moves no ref: the controller sees it at its next resync, or at once when the app is touched.
+  await objects.patchNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy', body: { metadata: { annotations: { touched: '1' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const readCopy = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as Promise<WalrusApp>;
+  await readyAt(readCopy, third, BUILD_MS + ROLLOUT_MS);
+  step('a reader\'s own app from the private repository: built and served once its address was added');
+}));
+
+test.run();
