@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import type { Argv, CommandModule } from 'yargs';
-import { InternalError, UsageError, WalrusGitError } from '../core/errors.ts';
+import { fileAccessErrorOf, InternalError, UsageError, WalrusGitError } from '../core/errors.ts';
 import { NETWORK_NAMES } from '../core/network-names.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
@@ -49,7 +49,8 @@ export async function runCli(args: readonly string[], app: CliApp): Promise<numb
   try {
     await cliParser(args, app).parseAsync();
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = fileAccessErrorOf(thrown);
     if (error instanceof ExitError) {
       if (error.message) app.log.warn(error.message);
       return error.exitCode;

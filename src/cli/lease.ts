@@ -14,6 +14,7 @@ interface LeaseArgs extends CliArgs {
   deposit?: string;
   amount?: string;
   ref?: string;
+  'allow-missing-ref'?: boolean;
   network?: string;
   json: boolean;
 }
@@ -35,6 +36,7 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       .option('provider', { type: 'string', describe: 'open: the provider object id (see `git walrus providers`)' })
       .option('deposit', { type: 'string', describe: 'open: the escrow, in SUI (e.g. 5 or 5SUI) or MIST' })
       .option('ref', { type: 'string', describe: "open: the ref to serve (default: the repository's HEAD)" })
+      .option('allow-missing-ref', { type: 'boolean', describe: 'open: lease a ref that does not exist yet (it runs once it is pushed)' })
       .option('json', { type: 'boolean', default: false, describe: 'show: machine-readable output' })
       .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' }) as never,
   handler: async (argv) => {
@@ -46,6 +48,9 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         const provider = await market.getProvider(normalizeSuiId(argv.provider));
         const { id } = await resolveRemoteArg(argv.target, services.ledger, app.workspace);
         const ref = argv.ref ?? (await services.ledger.getRepository(id)).head;
+        if (!argv['allow-missing-ref'] && !(await services.ledger.listRefs(id)).has(ref)) {
+          throw new UsageError(`${ref} does not exist in ${argv.target}: push it first, name another with --ref, or pass --allow-missing-ref to pay for it before it exists`, { ref });
+        }
         const { leaseId, digest } = await market.openLease(provider.id, id, ref, deposit);
         const lasts = Number(deposit / provider.pricePerMs);
         app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for about ${formatApproxDuration(lasts)} (transaction ${digest}).`);

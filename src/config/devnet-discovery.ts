@@ -1,4 +1,5 @@
-import { WalrusGitError, messageOf } from '../core/errors.ts';
+import { UsageError, WalrusGitError, messageOf } from '../core/errors.ts';
+import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
 import type { SealConfig } from './networks.ts';
 import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 
@@ -38,19 +39,23 @@ export class DevnetInfoError extends WalrusGitError {
 }
 
 /**
- * How long a devnet server may take to answer. A server that is down refuses at once; one that is up answers in
- * milliseconds, but on a loaded 2-core node (a build Job's tool step beside other builds) its event loop was seen to
- * fall 10 s behind, failing the step for nothing.
+ * `timeoutMs`: how long the devnet server may take to answer (the network deadline, 30 s by default). A server that is
+ * down refuses at once; one that is up answers in milliseconds, but on a loaded 2-core node (a build Job's tool step
+ * beside other builds) its event loop was seen to fall 10 s behind, failing the step for nothing.
  */
-const DISCOVERY_TIMEOUT_MS = 30_000;
-
-export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = globalThis.fetch): Promise<DevnetInfo> {
-  const url = new URL(DEVNET_INFO_PATH, devnetUrl);
-  let response: Response;
+export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = globalThis.fetch, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<DevnetInfo> {
+  let url: URL;
   try {
-    response = await fetchFn(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+    url = new URL(DEVNET_INFO_PATH, devnetUrl);
+  } catch {
+    throw new UsageError(`the devnet URL '${devnetUrl}' is not a URL: set GIT_WALRUS_DEVNET_URL (or git config walrus.devnetUrl) to the URL \`git walrus devnet\` prints, e.g. http://127.0.0.1:9000`, { url: devnetUrl });
+  }
+  let response: Response;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    response = await fetchFn(url, { signal: deadline });
   } catch (error) {
-    throw new DevnetUnreachableError(devnetUrl, messageOf(error), error);
+    throw new DevnetUnreachableError(devnetUrl, deadline.aborted ? `no answer within ${timeoutMs / 1000} s` : messageOf(error), error);
   }
   if (!response.ok) throw new DevnetUnreachableError(devnetUrl, `HTTP ${response.status}`);
   const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;

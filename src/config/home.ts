@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { WalrusGitError } from '../core/errors.ts';
+import { messageOf, WalrusGitError } from '../core/errors.ts';
+import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -42,6 +43,13 @@ export class ConfigFileError extends WalrusGitError {
   }
 }
 
+/** GIT_WALRUS_HOME (or its default) cannot be used as git walrus's directory. */
+export class WalrusHomeError extends WalrusGitError {
+  constructor(home: string, problem: string) {
+    super('WALRUS_HOME', `${home} cannot hold git walrus's keystore and settings: ${problem}; set GIT_WALRUS_HOME to a directory you can write (default ~/.git-walrus)`, { home });
+  }
+}
+
 /** Where git-walrus keeps its keystore, config file and the embedded network's state. */
 export function walrusHome(env: Env): string {
   return env.GIT_WALRUS_HOME || join(env.HOME || homedir(), '.git-walrus');
@@ -57,14 +65,17 @@ export function readConfigFile(home: string): WalrusConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    if (code === 'EISDIR') throw new ConfigFileError(path, 'is a directory, not a file');
+    if (code === 'ENOTDIR') throw new WalrusHomeError(home, 'a part of its path is a file, not a directory');
+    throw new ConfigFileError(path, `cannot be read (${code ?? messageOf(error)})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigFileError(path, `not valid JSON (${(error as Error).message})`);
+    throw new ConfigFileError(path, jsonSyntaxProblem(error, text));
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigFileError(path, 'expected a JSON object');
   const file = parsed as WalrusConfigFile;

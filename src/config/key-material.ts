@@ -77,15 +77,34 @@ function withFlag(scheme: KeyScheme, bytes: Uint8Array): Uint8Array {
 
 /** A `suiprivkey1…` string (Bech32, as `sui keytool export` prints). */
 export function parseSuiPrivateKey(text: string, source: string): KeyMaterial {
+  const key = text.trim();
   let bytes: Uint8Array;
   try {
-    const { prefix, words } = bech32.decode(text.trim() as `${string}1${string}`);
+    const { prefix, words } = bech32.decode(key as `${string}1${string}`);
     if (prefix !== SUI_PRIVATE_KEY_PREFIX) throw new Error('invalid private key prefix');
     bytes = bech32.fromWords(words);
-  } catch (error) {
-    throw new KeyFormatError(source, `not a Sui private key (expected suiprivkey1…: ${(error as Error).message})`);
+  } catch {
+    // The library's message quotes the input: the key, less a character. Say what is wrong without any of it.
+    throw new KeyFormatError(source, `not a Sui private key: ${bech32Problem(key)}`);
   }
   const material = decodeFlaggedKey(bytes);
   if (material === undefined) throw new KeyFormatError(source, `unsupported key scheme or malformed key (flag ${bytes[0]}, ${bytes.length - 1}-byte secret)`);
   return material;
+}
+
+/** Bech32's alphabet, after the `1` that ends the prefix. */
+const BECH32_DATA = /^[qpzry9x8gf2tvdw0s3jn54khce6mua7l]*$/;
+/** `suiprivkey1`, 52 data characters (flag ‖ 32 bytes as 5-bit words) and 6 of checksum. */
+const SUI_PRIVATE_KEY_LENGTH = SUI_PRIVATE_KEY_PREFIX.length + 1 + 53 + 6;
+
+/** Why `key` is no `suiprivkey1…`, in words that quote none of it (lengths and positions only). */
+function bech32Problem(key: string): string {
+  const export_ = 'copy it again from `sui keytool export --key-identity <address>`';
+  if (!key.toLowerCase().startsWith(`${SUI_PRIVATE_KEY_PREFIX}1`)) return `it does not start with suiprivkey1; ${export_}`;
+  if (key !== key.toLowerCase() && key !== key.toUpperCase()) return `it mixes upper- and lower-case letters; ${export_}`;
+  const data = key.slice(SUI_PRIVATE_KEY_PREFIX.length + 1).toLowerCase();
+  const bad = [...data].findIndex((character) => !BECH32_DATA.test(character));
+  if (bad >= 0) return `character ${SUI_PRIVATE_KEY_PREFIX.length + 2 + bad} is not one Bech32 uses; ${export_}`;
+  if (key.length !== SUI_PRIVATE_KEY_LENGTH) return `it is ${key.length} characters long, not ${SUI_PRIVATE_KEY_LENGTH}; ${export_}`;
+  return `its checksum does not match (a character is mistyped or two are swapped); ${export_}`;
 }

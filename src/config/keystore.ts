@@ -1,3 +1,4 @@
+import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 import { decodeFlaggedKey, encodeFlaggedKey, KeyFormatError } from './key-material.ts';
 import type { KeyMaterial } from './key-material.ts';
 
@@ -10,7 +11,7 @@ export function parseKeystore(text: string, source: string): KeyMaterial[] {
   try {
     entries = JSON.parse(text);
   } catch (error) {
-    throw new KeyFormatError(source, `not a Sui keystore (invalid JSON: ${(error as Error).message})`);
+    throw new KeyFormatError(source, `not a Sui keystore: ${jsonSyntaxProblem(error, text)}; expected a JSON array of base64 keys`);
   }
   if (!Array.isArray(entries)) throw new KeyFormatError(source, 'not a Sui keystore (expected a JSON array of base64 keys)');
   return entries.map((entry, index) => {

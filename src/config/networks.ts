@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
 import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
+import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
 import { NETWORK_NAMES } from '../core/network-names.ts';
 import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
 import type { SealConfig } from '../core/devnet-protocol.ts';
@@ -46,6 +47,12 @@ export interface NetworkConfig {
   walrusSystemObjectId?: string;
   /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */
   stateDir?: string;
+  /**
+   * How long a Sui node, a Walrus aggregator or storage node, or a devnet server has to answer one request before it
+   * is tried again and, after a few tries, reported unreachable (GIT_WALRUS_TIMEOUT / walrus.timeout, in seconds;
+   * default 30). A publisher storing a blob gets ten times as long, at least 5 minutes.
+   */
+  timeoutMs: number;
 }
 
 /**
@@ -133,9 +140,10 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const deletablePacks = booleanSetting('deletable packs', 'GIT_WALRUS_DELETABLE_PACKS, git config walrus.deletablePacks, or "deletablePacks" in config.json',
     input.env.GIT_WALRUS_DELETABLE_PACKS || input.gitConfig('walrus.deletablePacks') || file.deletablePacks);
 
+  const timeoutMs = timeoutSetting(input.env.GIT_WALRUS_TIMEOUT || input.gitConfig('walrus.timeout'));
   const apiKeys = setting('sealApiKeys', 'GIT_WALRUS_SEAL_API_KEYS');
   if (name === 'local') {
-    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
+    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, timeoutMs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
   }
 
   if (name === 'devnet') {
@@ -143,7 +151,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     if (url === undefined) {
       throw new UsageError('network devnet needs the URL that `git walrus devnet` prints: set GIT_WALRUS_DEVNET_URL or `git config walrus.devnetUrl <url>`');
     }
-    const info = await discoverDevnet(url, input.fetch);
+    const info = await discoverDevnet(url, input.fetch, timeoutMs);
     return {
       name,
       // gRPC, the production client's protocol, wherever the server speaks it; JSON-RPC for servers that predate it.
@@ -155,6 +163,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       faucetUrl: info.faucetUrl,
       storageEpochs,
       deletablePacks,
+      timeoutMs,
       ...(info.walrusSystemObjectId ? { walrusSystemObjectId: info.walrusSystemObjectId } : {}),
       ...(info.seal === undefined ? {} : { seal: withSealApiKeys(info.seal, apiKeys) }),
     };
@@ -180,6 +189,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
     deletablePacks,
+    timeoutMs,
     walrusSystemObjectId: WALRUS_SYSTEM_OBJECTS[name],
     ...(seal === undefined ? {} : { seal: withSealApiKeys(seal, apiKeys) }),
   };
@@ -253,6 +263,15 @@ function epochsSetting(value: string | number | undefined): number {
     throw new UsageError(`storage epochs must be an integer from 1 to ${MAX_STORAGE_EPOCHS}, got '${value}' (GIT_WALRUS_EPOCHS, git config walrus.epochs, or "epochs" in config.json)`, { epochs: value });
   }
   return epochs;
+}
+
+function timeoutSetting(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`GIT_WALRUS_TIMEOUT must be a number of seconds greater than 0, got '${value}' (or git config walrus.timeout)`, { timeout: value });
+  }
+  return Math.round(seconds * 1000);
 }
 
 function booleanSetting(what: string, where: string, value: string | boolean | undefined): boolean {

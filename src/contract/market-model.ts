@@ -12,7 +12,8 @@ import { MarketAbort } from './market-abort-codes.ts';
 import type { MarketAbortName } from './market-abort-codes.ts';
 import type { MoveContext } from './context.ts';
 import type { RepositoryValue } from './bcs.ts';
-import { isValidRefName, refValue } from './model.ts';
+import { refValue } from './model.ts';
+import { isValidRefName } from './ref-name.ts';
 
 export const MARKET_VERSION = 1n;
 export const MAX_TEXT_LENGTH = 256;

@@ -30,6 +30,29 @@ export class UsageError extends WalrusGitError {
   }
 }
 
+/** What a file-system error code means for the user, for the codes a user's setup causes. */
+const FILE_PROBLEMS: Record<string, string> = {
+  EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'the file system is read-only',
+  ENOTDIR: 'a part of the path is a file, not a directory', EISDIR: 'it is a directory', ENOSPC: 'no space left on the device',
+};
+
+/**
+ * A file or directory the user's setup makes unusable (permissions, a file where a directory belongs, a full disk):
+ * the user's to fix, never a defect of ours.
+ */
+export class FileAccessError extends WalrusGitError {
+  constructor(path: string, problem: string, code: string) {
+    super('FILE_ACCESS', `cannot use ${path}: ${problem} (${code}); fix its permissions or type, or point GIT_WALRUS_HOME (default ~/.git-walrus) at a directory you can write`, { path, code });
+  }
+}
+
+/** A Node file-system error the user's setup caused, as a FileAccessError; anything else as it is. */
+export function fileAccessErrorOf(error: unknown): unknown {
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code !== 'string' || typeof path !== 'string' || FILE_PROBLEMS[code] === undefined) return error;
+  return new FileAccessError(path, FILE_PROBLEMS[code], code);
+}
+
 /** The message of anything thrown: an Error's message, else its string form. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

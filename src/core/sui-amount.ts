@@ -7,6 +7,8 @@ import { UsageError } from './errors.ts';
 
 export const MIST_PER_SUI = 1_000_000_000n;
 const DECIMALS = 9;
+/** Amounts are u64 on chain. */
+const MAX_MIST = 2n ** 64n - 1n;
 
 /**
  * `1`, `1.5`, `0.000000001 SUI`, `1.5sui`, `250 MIST` → MIST. The unit defaults to SUI; SUI takes at most 9
@@ -18,8 +20,9 @@ export function parseSuiAmount(text: string, what = 'amount'): bigint {
   if (!match || (unit === 'mist' && match[2] !== undefined) || (match[2] !== undefined && match[2].length > DECIMALS)) {
     throw new UsageError(`${what} '${text}' is not an amount: write SUI with at most ${DECIMALS} decimals (e.g. 1.5 or 1.5SUI) or whole MIST (e.g. 250MIST)`, { text });
   }
-  if (unit === 'mist') return BigInt(match[1]!);
-  return BigInt(match[1]!) * MIST_PER_SUI + BigInt((match[2] ?? '').padEnd(DECIMALS, '0'));
+  const mist = unit === 'mist' ? BigInt(match[1]!) : BigInt(match[1]!) * MIST_PER_SUI + BigInt((match[2] ?? '').padEnd(DECIMALS, '0'));
+  if (mist > MAX_MIST) throw new UsageError(`${what} '${text}' is more than the chain counts: at most ${formatSui(MAX_MIST)} (${MAX_MIST} MIST, a u64)`, { text });
+  return mist;
 }
 
 /** MIST → `1.5 SUI`, `0 SUI`, `0.000000001 SUI`: exact, no trailing zeros. */

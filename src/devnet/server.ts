@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normalizeSuiAddress, isValidSuiAddress } from '@mysten/sui/utils';
 import { ChainEngine } from './chain/engine.ts';
@@ -14,6 +15,9 @@ import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
+import { WalrusGitError } from '../core/errors.ts';
+import { holdPidLock } from '../fs/pid-lock.ts';
+import type { HeldLock, LockHolder } from '../fs/pid-lock.ts';
 
 /**
  * The network front (`git walrus devnet`): one HTTP port on 127.0.0.1 serving the Sui gRPC API as gRPC-web
@@ -48,7 +52,30 @@ export interface DevnetServer {
   close(): Promise<void>;
 }
 
-export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions): Promise<DevnetServer> {
+/** A state directory another live server serves: a second server would re-register the Seal key servers at its URL. */
+export class DevnetDirInUseError extends WalrusGitError {
+  constructor(dir: string, holder: LockHolder) {
+    const who = holder.pid > 0 ? ` (process ${holder.pid}${typeof holder.url === 'string' ? `, at ${holder.url}` : ''})` : '';
+    super('DEVNET_DIR_IN_USE', `${dir} is already served by git walrus devnet${who}: point clients at that server, or give this one another --dir`, { dir, ...holder });
+  }
+}
+
+export async function startDevnetServer(options: DevnetServerOptions): Promise<DevnetServer> {
+  await mkdir(options.dir, { recursive: true });
+  const lock = await holdPidLock(join(options.dir, SERVER_LOCK));
+  if ('holder' in lock) throw new DevnetDirInUseError(options.dir, lock.holder);
+  try {
+    return await serve(options, lock.held);
+  } catch (error) {
+    await lock.held.release();
+    throw error;
+  }
+}
+
+/** Held by the one server of a state directory while it runs (pid and URL); in-process networks do not take it. */
+const SERVER_LOCK = 'server.lock';
+
+async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions, lock: HeldLock): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
   await engine.attachWalrus(await walrus.epochClock());
@@ -84,6 +111,7 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
   });
   const address = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  await lock.describe({ url });
   await keyServers.register(url);
   return {
     url,
@@ -95,10 +123,13 @@ export async function startDevnetServer({ dir, port = 0, host = '127.0.0.1', key
     registryId,
     keyServers,
     marketId,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      await lock.release();
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { link, open, rename, unlink, mkdir, readFile, stat } from 'node:fs/promises';
+import { processExists } from './process-alive.ts';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { WalrusGitError } from '../core/errors.ts';
@@ -100,10 +101,5 @@ async function isStale(path: string, holder: string): Promise<boolean> {
     const info = await stat(path).catch(() => undefined);
     return info !== undefined && Date.now() - info.mtimeMs > 5_000;
   }
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !processExists(pid);
 }

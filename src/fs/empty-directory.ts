@@ -7,7 +7,13 @@ import { UsageError } from '../core/errors.ts';
  * unless empty, so undoing a failed fill is emptying it again.
  */
 export async function claimEmptyDirectory(dir: string, what: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new UsageError(`'${dir}' is a file, not a directory: ${what} writes only into an empty or new directory; name another`, { dir });
+    throw error;
+  }
   if ((await readdir(dir)).length > 0) throw new UsageError(`'${dir}' is not empty: ${what} writes only into an empty or new directory`, { dir });
 }
 

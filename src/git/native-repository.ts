@@ -8,6 +8,7 @@ import { isAncestorInWalk, parseHistoryWalk } from '../core/ancestry-walk.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { Ancestry } from '../core/push-plan.ts';
 import { writeFileAtomic } from '../fs/atomic.ts';
+import { processExists } from '../fs/process-alive.ts';
 import type { IncomingPack, ListedRefs, LocalRepository, SpooledPack } from '../ports/local-repository.ts';
 import { git, gitExit, runGit, spawnGit } from './run-git.ts';
 
@@ -18,6 +19,13 @@ const UNDECIDED_PAIRS_IN_FLIGHT = 4;
  * The local repository through the native git binary, as git hands it to the helper (GIT_DIR in the environment).
  * Packs stream through pipes: neither direction holds a whole pack in memory.
  */
+/**
+ * Our quarantine directories under objects/: `incoming-walrus-<pid>-XXXXXX`, told apart from git's own (receive-pack's
+ * `incoming-XXXXXX`). git's gc removes neither, so a fetch killed mid-download would leave its partial pack for good:
+ * `removeAbandonedFetches` removes those of processes that are gone.
+ */
+const QUARANTINE_PREFIX = 'incoming-walrus-';
+
 export class NativeGitRepository implements LocalRepository {
   readonly gitDir: string;
   readonly #env: NodeJS.ProcessEnv;
@@ -111,8 +119,8 @@ export class NativeGitRepository implements LocalRepository {
   async receivePack(progress: boolean, checkLinks = false): Promise<IncomingPack> {
     // git's own receive-pack quarantine: a fresh object directory for the new pack, with the repository's objects as
     // an alternate so --fix-thin finds the bases of a thin pack.
-    const objects = await (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
-    const quarantine = await mkdtemp(join(objects, 'incoming-'));
+    const objects = await this.#objectsDir();
+    const quarantine = await mkdtemp(join(objects, `${QUARANTINE_PREFIX}${process.pid}-`));
     await mkdir(join(quarantine, 'pack'));
     // --check-self-contained-and-connected dies on a missing link and exits 1 for a pack that links to objects
     // outside it (a thin pack, or one after the first of a clone): both 0 and 1 are an indexed, linked pack.
@@ -149,6 +157,20 @@ export class NativeGitRepository implements LocalRepository {
         await remove();
       },
     };
+  }
+
+  async removeAbandonedFetches(): Promise<void> {
+    const objects = await this.#objectsDir();
+    const names = await readdir(objects).catch(() => [] as string[]);
+    await Promise.all(names.map(async (name) => {
+      if (!name.startsWith(QUARANTINE_PREFIX)) return;
+      const pid = Number.parseInt(name.slice(QUARANTINE_PREFIX.length), 10);
+      if (Number.isInteger(pid) && pid > 0 && !processExists(pid)) await rm(join(objects, name), { recursive: true, force: true });
+    }));
+  }
+
+  #objectsDir(): Promise<string> {
+    return (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
   }
 
   async hasRefs(): Promise<boolean> {

@@ -21,6 +21,8 @@ import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { readWalrusGitConfig } from './git-config.ts';
 import { lazyKeyService } from './key-service.ts';
 import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats, timed } from './instrumented.ts';
+import type { LedgerMethod } from './instrumented.ts';
+import { ServiceUnreachableError } from '../core/service-unreachable.ts';
 
 /**
  * The composition root: the only code that reads the environment and picks the network and adapters. Everything
@@ -82,7 +84,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
   const base = new SuiLedger({ client, signer: loadSigner, signerAddress, packageId, registryId, log: options.log, exclusive });
-  let ledger: Ledger = base;
+  let ledger: Ledger = describingLedger(base);
   let store: BlobStore = blobStore;
   // On the local networks a faucet pays for transactions; reads never need gas, so they never wait for it.
   let funded: Promise<void> | null = null;
@@ -178,9 +180,11 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     };
   }
   if (config.walrus.kind === 'embedded') throw new InternalError(`network ${config.name}: an embedded Walrus needs the embedded chain`);
-  const client: ClientWithCoreApi = config.sui.kind === 'jsonrpc'
-    ? new (await import('@mysten/sui/jsonRpc')).SuiJsonRpcClient({ url: config.sui.url, network: config.name })
-    : new (await import('@mysten/sui/grpc')).SuiGrpcClient({ baseUrl: config.sui.url, network: config.name });
+  const { suiDeadlineFetch, withDeadlines } = await import('../sui/deadlines.ts');
+  const deadlines = suiDeadlineFetch({ url: config.sui.url, timeoutMs: config.timeoutMs, help: unreachableHelp(config, 'the node\'s URL', 'GIT_WALRUS_SUI_URL, git config walrus.suiUrl') });
+  const client: ClientWithCoreApi = withDeadlines(config.sui.kind === 'jsonrpc'
+    ? await jsonRpcClient(config.sui.url, config.name, deadlines.fetch)
+    : new (await import('@mysten/sui/grpc')).SuiGrpcClient({ baseUrl: config.sui.url, network: config.name, fetch: deadlines.fetch }), deadlines);
   if (config.walrus.kind === 'sdk') {
     // No publisher (mainnet): the SDK encodes and stores with the user's key, through the upload relay when set.
     // Building it makes no call: the first one happens at the first read or write.
@@ -201,7 +205,11 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
   const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
   return {
     client,
-    blobStore: new HttpBlobStore({ publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, permanent, sendObjectTo: signerAddress, log }),
+    blobStore: new HttpBlobStore({
+      publisherUrl, aggregatorUrl, storageNodeUrl, numShards, epochs: config.storageEpochs, permanent, sendObjectTo: signerAddress, log,
+      answerTimeoutMs: config.timeoutMs, timeoutMs: Math.max(PUBLISHER_TIMEOUT_MS, 10 * config.timeoutMs),
+      unreachableHelp: (service) => unreachableHelp(config, `the ${service}'s URL`, WALRUS_URL_SETTINGS[service]),
+    }),
     close: async () => {},
     faucet: faucetUrl
       ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }
@@ -210,6 +218,42 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     walrusSystemObjectId: config.walrusSystemObjectId,
     numShards,
   };
+}
+
+/** What the ledger's reads were doing, for the error that says a node did not answer them. */
+const LEDGER_READING: Partial<Record<LedgerMethod, string>> = {
+  resolve: 'reading the repository', getRepository: 'reading the repository', listRefs: 'reading the repository', listPacks: 'reading the repository',
+  listPushes: 'reading the push log', listPushesAfter: 'reading the push log', latestPushCursor: 'reading the push log',
+};
+
+/** The ledger, whose reads that find a node unreachable say what they were reading (writes say it themselves). */
+function describingLedger(ledger: Ledger): Ledger {
+  return forwardingLedger(ledger, () => undefined, (name, error) => {
+    const reading = LEDGER_READING[name];
+    return reading && error instanceof ServiceUnreachableError ? error.during(reading) : error;
+  });
+}
+
+/** A publisher stores a blob on every storage node before it answers: at least 5 minutes, whatever the deadline. */
+const PUBLISHER_TIMEOUT_MS = 300_000;
+
+const WALRUS_URL_SETTINGS = {
+  'Walrus aggregator': 'GIT_WALRUS_AGGREGATOR_URL, git config walrus.aggregatorUrl',
+  'Walrus publisher': 'GIT_WALRUS_PUBLISHER_URL, git config walrus.publisherUrl',
+  'Walrus storage node': 'GIT_WALRUS_AGGREGATOR_URL, git config walrus.aggregatorUrl',
+} as const;
+
+/** What to check when a service of `config` does not answer: the devnet server, or the setting that names its URL. */
+function unreachableHelp(config: NetworkConfig, what: string, settings: string): string {
+  const more = 'GIT_WALRUS_TIMEOUT=<seconds> allows it more time';
+  if (config.name === 'devnet') return `is \`git walrus devnet\` still running (GIT_WALRUS_DEVNET_URL)? ${more}`;
+  return `check ${what} (${settings}, or the network's section of config.json) and that this machine reaches it; ${more}`;
+}
+
+/** A JSON-RPC client (devnet servers that predate gRPC) whose requests go through `fetchFn`. */
+async function jsonRpcClient(url: string, network: string, fetchFn: typeof fetch): Promise<ClientWithCoreApi> {
+  const { JsonRpcHTTPTransport, SuiJsonRpcClient } = await import('@mysten/sui/jsonRpc');
+  return new SuiJsonRpcClient({ transport: new JsonRpcHTTPTransport({ url, fetch: fetchFn }), network });
 }
 
 /** WAL from a `git walrus devnet` faucet (POST /v2/wal, the body of the Sui faucet's /v2/gas). */

@@ -8,7 +8,7 @@
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { WalrusGitError } from '../core/errors.ts';
+import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
 import type { Log } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
@@ -83,7 +83,8 @@ async function main(args: string[]): Promise<number> {
     });
     await runSession(lines, write, backend, log);
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = fileAccessErrorOf(thrown);
     // One clear line for what the user can act on; a stack only for bugs at -v.
     const message = error instanceof WalrusGitError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)} (please report this)`;
     process.stderr.write(`fatal: ${message}\n`);

@@ -68,14 +68,15 @@ export type LedgerMethod = (typeof LEDGER_READS)[number] | (typeof LEDGER_WRITES
 
 /**
  * A Ledger that forwards every call to `ledger` (methods stay bound to it), running `before(name)` first; when
- * `before` returns a promise, the call waits for it.
+ * `before` returns a promise, the call waits for it. `failed` may tell a failure in other words (what it throws).
  */
-export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) => void | Promise<void>): Ledger {
+export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) => void | Promise<void>, failed?: (name: LedgerMethod, error: unknown) => unknown): Ledger {
   const forward = <N extends LedgerMethod>(name: N) =>
     ((...args: unknown[]) => {
       const call = () => (ledger[name] as (...a: unknown[]) => unknown).apply(ledger, args);
       const ready = before(name);
-      return ready ? ready.then(call) : call();
+      const result = ready ? ready.then(call) : call();
+      return failed && result instanceof Promise ? result.catch((error: unknown) => { throw failed(name, error); }) : result;
     }) as Ledger[N];
   const present = [...LEDGER_READS, ...LEDGER_WRITES].filter((name) => typeof ledger[name] === 'function');
   const methods = Object.fromEntries(present.map((name) => [name, forward(name)]));

@@ -32,6 +32,8 @@ export interface LocalRepository {
    * file, whose path `apply` returns) until git has updated its refs and unlocks it.
    */
   receivePack(progress: boolean, checkLinks?: boolean): Promise<IncomingPack>;
+  /** Removes what fetches that were killed left in quarantine (only theirs: never a live process's, nor git's own). */
+  removeAbandonedFetches(): Promise<void>;
   /** Whether any ref exists: a repository that git is cloning into has none yet. */
   hasRefs(): Promise<boolean>;
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */

@@ -1,4 +1,4 @@
-import { InternalError } from '../core/errors.ts';
+import { InternalError, messageOf } from '../core/errors.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
@@ -63,9 +63,13 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     prefetch = prefetchPacks({ ledger, blobStore, keyService, local: deps.local, log }, info, progress());
     return prefetch.feeding;
   };
+  // What fetches killed earlier left in quarantine goes while this session works: whether or not git then asks for a
+  // fetch (a killed fetch may have applied its pack, so git finds nothing missing).
+  let leftovers: Promise<void> | null = null;
   return {
     option: (name, value) => applyOption(options, name, value),
     list: async (forPush) => {
+      if (!forPush && deps.local !== null) leftovers ??= deps.local.removeAbandonedFetches().catch((error: unknown) => log.debug(`leftovers of killed fetches stay: ${messageOf(error)}`));
       const id = await repository();
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
       // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the
@@ -95,6 +99,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     },
     close: async () => {
       await takePrefetch()?.cancel();
+      await leftovers;
     },
   };
 }

@@ -3,6 +3,7 @@ import { blobIdFromBytes } from '../core/blob-id-codec.ts';
 import { WalrusGitError, messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
+import { isValidRefName, REF_NAME_RULE } from '../contract/ref-name.ts';
 import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
@@ -65,6 +66,11 @@ export async function pushRefs(
     const next = request.src === null ? null : resolved[resolvedIndex++];
     if (request.src !== null && next === null) {
       unresolved.push({ dst: request.dst, ok: false, reason: `src refspec ${request.src} does not match any object` });
+      continue;
+    }
+    // The contract's rule is narrower than git's (printable ASCII): refused here, before a pack is paid for.
+    if (!isValidRefName(request.dst)) {
+      unresolved.push({ dst: request.dst, ok: false, reason: `invalid ref name: ${REF_NAME_RULE}` });
       continue;
     }
     const lease = settings.leases.has(request.dst) ? { lease: settings.leases.get(request.dst)! } : {};

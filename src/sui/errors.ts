@@ -1,5 +1,6 @@
 import { WalrusGitError } from '../core/errors.ts';
 import type { AbortName } from '../contract/abort-codes.ts';
+import { REF_NAME_RULE } from '../contract/ref-name.ts';
 
 /**
  * Typed errors of the repository ledger. A transaction our package aborts becomes one class per group of abort
@@ -77,7 +78,7 @@ export class InvalidNameError extends ContractAbortError {
   constructor(abort: AbortDetails, names: string[]) {
     const rule = abort.abortName === 'EInvalidName'
       ? 'repository names are 1-100 characters of A-Z a-z 0-9 . _ - and do not start with a dot'
-      : 'ref names must be valid git ref names under refs/';
+      : `ref names: ${REF_NAME_RULE}`;
     super('INVALID_NAME', `invalid name among ${names.join(', ')}: ${rule}`, abort, { names });
   }
 }

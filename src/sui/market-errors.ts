@@ -1,6 +1,7 @@
 import { WalrusGitError } from '../core/errors.ts';
 import { marketAbortName } from '../contract/market-abort-codes.ts';
 import type { MarketAbortName } from '../contract/market-abort-codes.ts';
+import { REF_NAME_RULE } from '../contract/ref-name.ts';
 import type { ModuleAbort } from './transactions.ts';
 
 /** Why the market refused, in words, per abort constant of market.move. */
@@ -13,7 +14,7 @@ const REASONS: Record<MarketAbortName, string> = {
   EWrongProvider: 'the lease belongs to another provider',
   ENotAccepting: 'the provider is unbonding and takes no new lease',
   EDepositTooSmall: "the deposit pays for less than the market's minimum lease duration at the provider's price",
-  EInvalidRefName: 'the ref must be a valid git ref name under refs/ (e.g. refs/heads/main)',
+  EInvalidRefName: `the ref name is refused (e.g. refs/heads/main is fine): ${REF_NAME_RULE}`,
   ENotTenant: "only the lease's tenant or its provider may close it",
   ELeaseClosed: 'the lease is closed',
   ELeaseExhausted: "the lease's funds ran out: close it and open a new lease",
@@ -49,6 +50,17 @@ export function marketError(what: string, abort: ModuleAbort): Error | undefined
 export class MarketObjectNotFoundError extends WalrusGitError {
   constructor(kind: string, id: string) {
     super('MARKET_OBJECT_NOT_FOUND', `${kind} ${id} does not exist on this network`, { kind, id });
+  }
+}
+
+/** Closing a lease is for its tenant or its provider only. */
+export class NotLeasePartyError extends WalrusGitError {
+  constructor(leaseId: string, signer: string, tenant: string, provider: string) {
+    super(
+      'NOT_LEASE_PARTY',
+      `only the tenant (${tenant}) or the provider (${provider}, with its ProviderCap) may close lease ${leaseId}; ${signer} is neither: sign with one of their keys`,
+      { leaseId, signer, tenant, provider },
+    );
   }
 }
 

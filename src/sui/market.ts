@@ -11,7 +11,7 @@ import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/mar
 import type { TxReceipt } from '../ports/ledger.ts';
 import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo } from '../ports/market.ts';
 import type { TransactionSubmitter } from './transactions.ts';
-import { MarketObjectNotFoundError, MissingCapError, marketError } from './market-errors.ts';
+import { MarketObjectNotFoundError, MissingCapError, NotLeasePartyError, marketError } from './market-errors.ts';
 import { TransactionFailedError } from './errors.ts';
 
 export interface SuiMarketOptions {
@@ -166,6 +166,7 @@ export class SuiMarket implements MarketLedger {
   }
 
   async topUp(leaseId: string, amount: bigint): Promise<TxReceipt> {
+    await this.getLease(leaseId); // one that does not exist is told as such, not as the transaction's refusal
     const result = await this.#submit(`topping up lease ${leaseId}`, (tx) => {
       const [coin] = tx.splitCoins(tx.gas, [tx.pure.u64(amount)]);
       tx.moveCall({ target: this.#target('top_up'), arguments: [tx.object(leaseId), coin!, tx.object(CLOCK)] });
@@ -191,8 +192,10 @@ export class SuiMarket implements MarketLedger {
 
   async close(leaseId: string): Promise<Payout> {
     const lease = await this.getLease(leaseId);
-    const asTenant = lease.tenant === normalizeSuiAddress(await this.signerAddress());
-    const cap = asTenant ? null : await this.#capFor(lease.provider);
+    const signer = normalizeSuiAddress(await this.signerAddress());
+    const asTenant = lease.tenant === signer;
+    const cap = asTenant ? null : (await this.#caps()).find((c) => c.provider === normalizeSuiAddress(lease.provider))?.id;
+    if (!asTenant && cap === undefined) throw new NotLeasePartyError(leaseId, signer, lease.tenant, lease.provider);
     const result = await this.#submit(`closing lease ${leaseId}`, (tx) => {
       const args = [tx.object(leaseId), tx.object(lease.provider), ...(cap ? [tx.object(cap)] : []), tx.object(CLOCK)];
       tx.moveCall({ target: this.#target(cap ? 'provider_close' : 'close'), arguments: args });

@@ -1,3 +1,4 @@
+import { ServiceUnreachableError } from '../core/service-unreachable.ts';
 import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import { SimulationError } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
@@ -159,6 +160,7 @@ export class TransactionRunner {
 
   /** A transaction refused before execution (validator input checks) or that could not be built. */
   async #refusal(error: unknown, submission: Submission, address: string): Promise<unknown> {
+    if (error instanceof ServiceUnreachableError) return error.during(submission.what);
     const message = messageOf(error);
     if (/lower than the needed amount|GasBalanceTooLow|No valid gas coins found|InsufficientGas/i.test(message)) return new InsufficientGasError(address, message);
     if (/Could not find the referenced object|does not exist|notExists/i.test(message) && submission.notFound) return submission.notFound();

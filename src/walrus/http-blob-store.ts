@@ -14,8 +14,12 @@ import {
   WalrusUnavailableError,
 } from './errors.ts';
 import { errorReasonOf, storedBlobOf } from '../walrus-protocol/publisher-api.ts';
-import { DEFAULT_RETRY, withRetry } from './retry.ts';
-import type { RetryPolicy } from './retry.ts';
+import { DEFAULT_RETRY, withRetry } from '../core/retry.ts';
+import type { RetryPolicy } from '../core/retry.ts';
+import { connectionProblem, DEFAULT_TIMEOUT_MS, describeUnreachable } from '../core/service-unreachable.ts';
+
+/** The Walrus services this store talks to, as its errors name them. */
+export type WalrusService = 'Walrus publisher' | 'Walrus aggregator' | 'Walrus storage node';
 
 export const DEFAULT_MAX_BLOB_SIZE = 10 * 1024 * 1024;
 /** The most a Walrus network stores ahead: git history should outlive the default of one epoch by far. */
@@ -42,6 +46,10 @@ export interface HttpBlobStoreOptions {
   retry?: RetryPolicy;
   /** Per-request timeout; a real publisher takes seconds per blob (it encodes and stores on every node). */
   timeoutMs?: number;
+  /** How long an aggregator or storage node has to start answering (the publisher gets `timeoutMs`). */
+  answerTimeoutMs?: number;
+  /** What to check when a service does not answer (the settings that name its URL). */
+  unreachableHelp?: (service: WalrusService) => string;
   /**
    * A storage node's base URL (`/v1/blobs/{id}/status`, `/v1/health`), for blob lifetimes; without one they are
    * unknown. The devnet serves both APIs on one origin.
@@ -66,6 +74,8 @@ export class HttpBlobStore implements BlobStore {
   private readonly log: Log;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly answerTimeoutMs: number;
+  private readonly unreachableHelp: (service: WalrusService) => string;
   private readonly storageNodeUrl: string | undefined;
 
   constructor(options: HttpBlobStoreOptions) {
@@ -80,6 +90,8 @@ export class HttpBlobStore implements BlobStore {
     this.log = options.log ?? silentLog;
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.answerTimeoutMs = Math.min(options.answerTimeoutMs ?? DEFAULT_TIMEOUT_MS, this.timeoutMs);
+    this.unreachableHelp = options.unreachableHelp ?? (() => 'check its URL and that this machine reaches it');
     this.storageNodeUrl = options.storageNodeUrl;
   }
 
@@ -92,8 +104,9 @@ export class HttpBlobStore implements BlobStore {
     const sendTo = typeof this.sendObjectTo === 'function' ? await this.sendObjectTo() : this.sendObjectTo;
     if (sendTo !== undefined) url.searchParams.set('send_object_to', sendTo);
 
-    const stored = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
-      const response = await this.request(url, { method: 'PUT', body: streamOf(bytes), duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) } }, options.signal);
+    const stored = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async (attempt) => {
+      const init: RequestInit = { method: 'PUT', body: streamOf(bytes), duplex: 'half', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) } };
+      const response = await this.request(url, init, options.signal, { service: 'Walrus publisher', attempt });
       if (!response.ok) throw await failure(response, { size: bytes.byteLength, maxBlobSize: this.maxBlobSize });
       const answer = await readJson(response);
       const blob = storedBlobOf(answer);
@@ -121,8 +134,8 @@ export class HttpBlobStore implements BlobStore {
   async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
     if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
     const url = endpoint(this.aggregatorUrl, `v1/blobs/${blobId}`);
-    return withRetry(async () => {
-      const response = await this.request(url, { method: 'GET' }, options.signal);
+    return withRetry(async (attempt) => {
+      const response = await this.request(url, { method: 'GET' }, options.signal, { service: 'Walrus aggregator', attempt });
       if (!response.ok) throw await failure(response, { blobId });
       try {
         return await bodyBytes(response);
@@ -135,9 +148,9 @@ export class HttpBlobStore implements BlobStore {
   async lifetimes(blobIds: readonly string[], options: { signal?: AbortSignal } = {}): Promise<BlobLifetimes | null> {
     const node = this.storageNodeUrl;
     if (node === undefined) return null;
-    const ask = (path: string) => withRetry(async () => {
+    const ask = (path: string) => withRetry(async (attempt) => {
       const url = endpoint(node, path);
-      const response = await this.request(url, { method: 'GET' }, options.signal);
+      const response = await this.request(url, { method: 'GET' }, options.signal, { service: 'Walrus storage node', attempt });
       if (!response.ok) throw await failure(response, {});
       return ((await readJson(response)) as { success?: { data?: unknown } }).success?.data;
     }, this.retryOptions('status', options.signal));
@@ -160,15 +173,25 @@ export class HttpBlobStore implements BlobStore {
     };
   }
 
-  /** One HTTP exchange; network failures and timeouts become retryable errors, the caller's abort stays an abort. */
-  private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+  /**
+   * One HTTP exchange; network failures and timeouts become retryable errors, the caller's abort stays an abort. The
+   * answer must start within the service's deadline (a publisher's, `timeoutMs`, is long: it stores before it
+   * answers); the whole exchange, body included, within `timeoutMs`.
+   */
+  private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined, { service, attempt }: { service: WalrusService; attempt: number }): Promise<Response> {
+    const answerMs = service === 'Walrus publisher' ? this.timeoutMs : this.answerTimeoutMs;
+    const answer = new AbortController();
+    const timer = setTimeout(() => answer.abort(), answerMs);
+    const signals = [answer.signal, AbortSignal.timeout(this.timeoutMs), ...(signal ? [signal] : [])];
     try {
-      return await this.fetch(url, { ...init, signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]) });
+      return await this.fetch(url, { ...init, signal: AbortSignal.any(signals) });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const what = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : `failed: ${messageOf(error)}`;
-      throw new WalrusUnavailableError(`the Walrus service at ${url.origin} is unreachable (${init.method} ${url.pathname} ${what})`, { url: url.href }, error);
+      const problem = answer.signal.aborted ? { problem: 'timeout' as const } : connectionProblem(error);
+      const unreachable = { service: `the ${service}`, url: url.origin, timeoutMs: answerMs, attempts: attempt, help: this.unreachableHelp(service), ...problem };
+      throw new WalrusUnavailableError(`${describeUnreachable(unreachable, `${init.method === 'PUT' ? 'storing' : 'reading'} ${url.pathname}`)}`, { ...unreachable, url: url.href }, error);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

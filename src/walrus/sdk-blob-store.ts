@@ -10,8 +10,8 @@ import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
 import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
-import { withRetry, DEFAULT_RETRY } from './retry.ts';
-import type { RetryPolicy } from './retry.ts';
+import { withRetry, DEFAULT_RETRY } from '../core/retry.ts';
+import type { RetryPolicy } from '../core/retry.ts';
 import { messageOf } from '../core/errors.ts';
 
 /** The part of `WalrusClient` this store uses: the seam where tests put a fake. */

@@ -46,9 +46,9 @@ parse('a corrupt, foreign or unsupported key is a KeyFormatError naming its sour
   const valid = Ed25519Keypair.generate().getSecretKey();
   const flipped = valid.slice(0, -1) + (valid.endsWith('q') ? 'p' : 'q');
   const cases: [string, RegExp][] = [
-    ['0xdeadbeef', /^GIT_WALRUS_KEY: not a Sui private key \(expected suiprivkey1…: /],
-    [flipped, /^GIT_WALRUS_KEY: not a Sui private key .*checksum/i],
-    [suiprivkey(encodeFlaggedKey(generateEd25519Key()), 'suipubkey'), /invalid private key prefix/],
+    ['0xdeadbeef', /^GIT_WALRUS_KEY: not a Sui private key: it does not start with suiprivkey1; copy it again from `sui keytool export/],
+    [flipped, /^GIT_WALRUS_KEY: not a Sui private key: its checksum does not match/],
+    [suiprivkey(encodeFlaggedKey(generateEd25519Key()), 'suipubkey'), /does not start with suiprivkey1/],
     [suiprivkey(Uint8Array.of(5, ...new Uint8Array(32).fill(7))), /^GIT_WALRUS_KEY: unsupported key scheme .*flag 5/],
     [suiprivkey(Uint8Array.of(0, ...new Uint8Array(31).fill(7))), /31-byte secret/],
     [suiprivkey(Uint8Array.of(1, ...SECP256K1_N)), /flag 1/],

@@ -33,7 +33,7 @@ keystore('an entry is base64(flag ‖ the 32-byte secret key), as the Sui CLI wr
 keystore('refuses what is not a keystore, naming the file and the entry', () => {
   const cases: [string, RegExp][] = [
     ['{}', /^bad: not a Sui keystore \(expected a JSON array/],
-    ['not json', /^bad: not a Sui keystore \(invalid JSON/],
+    ['not json', /^bad: not a Sui keystore: not valid JSON/],
     ['[1]', /^bad: entry 0 is not a base64 string/],
     [`["${Buffer.alloc(33, 9).toString('base64')}"]`, /^bad: entry 0 is not flag ‖ 32-byte key/],
     [JSON.stringify([Buffer.alloc(33, 0).toString('base64'), Buffer.alloc(33, 0).fill(1, 0, 1).toString('base64')]), /^bad: entry 1 /],

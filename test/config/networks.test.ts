@@ -17,7 +17,7 @@ const resolve = suite('resolveNetwork');
 resolve('defaults to the embedded local network, kept under GIT_WALRUS_HOME', async () => {
   const home = emptyHome();
   const config = await resolveNetwork(input({ home }));
-  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, stateDir: join(home, 'local'), seal: DEVNET_SEAL });
+  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, timeoutMs: 30_000, stateDir: join(home, 'local'), seal: DEVNET_SEAL });
 });
 
 resolve('Seal key servers: the devnet\'s 2 of 3 on local, the configured ones on testnet and mainnet', async () => {
@@ -115,6 +115,7 @@ resolve('devnet asks the server for its ids and endpoints', async () => {
     faucetUrl: 'http://127.0.0.1:8/faucet',
     storageEpochs: 53,
     deletablePacks: false,
+    timeoutMs: 30_000,
   });
   await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' } })).then(() => assert.unreachable(), (e) => assert.match(e.message, /GIT_WALRUS_DEVNET_URL/));
 });

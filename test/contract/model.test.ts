@@ -5,6 +5,7 @@ import { MoveAbort } from '../../src/contract/abort-codes.ts';
 import { Events, Repository } from '../../src/contract/bcs.ts';
 import { MemoryChain } from './vectors/memory-context.ts';
 import * as model from '../../src/contract/model.ts';
+import { isValidRefName } from '../../src/contract/ref-name.ts';
 
 const names: { repository_names: { valid: string[]; invalid: string[] }; ref_names: { valid: string[]; invalid: string[] } } = JSON.parse(
   readFileSync(new URL('../../contracts/tests/name_vectors.json', import.meta.url), 'utf8'),
@@ -36,8 +37,8 @@ const rules = suite('isValidName / isValidRefName');
 rules('follow the shared name vectors', () => {
   for (const n of names.repository_names.valid) assert.ok(model.isValidName(n), n);
   for (const n of names.repository_names.invalid) assert.not.ok(model.isValidName(n), n);
-  for (const n of names.ref_names.valid) assert.ok(model.isValidRefName(n), n);
-  for (const n of names.ref_names.invalid) assert.not.ok(model.isValidRefName(n), n);
+  for (const n of names.ref_names.valid) assert.ok(isValidRefName(n), n);
+  for (const n of names.ref_names.invalid) assert.not.ok(isValidRefName(n), n);
 });
 
 rules.run();

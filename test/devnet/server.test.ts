@@ -59,6 +59,30 @@ server('JSON-RPC errors use the protocol\'s codes', async ({ server: s }) => {
   assert.is(rejected.error?.code, -32002);
 });
 
+server('a client\'s malformed request is answered as the client\'s error, saying what is wrong', async ({ server: s }) => {
+  const post = async (body: string) => {
+    const response = await fetch(s.suiRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return { status: response.status, body: (await response.json()) as { id: unknown; error?: { code: number; message: string } } };
+  };
+  for (const body of ['null', '42', '"sui_getObject"', '{"jsonrpc":"2.0","id":1}']) {
+    const answer = await post(body);
+    assert.is(answer.status, 200, body);
+    assert.is(answer.body.error?.code, -32600, body);
+  }
+  const wrongTypes = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'sui_getObject', params: [123, 'x'] }));
+  assert.equal([wrongTypes.body.id, wrongTypes.body.error?.code], [3, -32602]);
+  assert.match(wrongTypes.body.error!.message, 'parameter 1 (object_id) must be a string, got 123');
+  assert.not.match(wrongTypes.body.error!.message, /TypeError|Cannot read/);
+  const wrongOptions = await post(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'sui_getObject', params: [s.packageId, 'x'] }));
+  assert.match(wrongOptions.body.error!.message, 'parameter 2 (options) must be an object, got "x"');
+  const notAnArray = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'sui_multiGetObjects', params: ['0x1'] }));
+  assert.equal([notAnArray.body.error?.code, notAnArray.body.error?.message], [-32602, 'Invalid params: parameter 1 (object_ids) must be an array of strings, got "0x1"']);
+  // A blob id whose %-escapes are no UTF-8 is a bad request, not a server fault.
+  const malformed = await fetch(`${s.walrusUrl}/v1/blobs/%E0%A4%A`);
+  assert.is(malformed.status, 400);
+  assert.match(await malformed.text(), 'Cannot parse `%E0%A4%A` as a blob id');
+});
+
 server('serves the Walrus API over the same state directory as the embedded network', async ({ server: s, dir }) => {
   const body = new TextEncoder().encode('a pack, more or less');
   const stored = await fetch(`${s.walrusUrl}/v1/blobs?epochs=2`, { method: 'PUT', body });

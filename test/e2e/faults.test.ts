@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../support/e2e.ts';
 import type { World } from '../support/e2e.ts';
@@ -34,6 +36,41 @@ for (const fault of ['during-upload', 'after-upload']) {
     } finally { w.remove(); }
   });
 }
+
+interrupted('a fetch killed mid-download leaves its partial pack only until the next fetch, which removes it', async () => {
+  const w = createWorld();
+  try {
+    const src = await initWorkRepo(w, 'src');
+    await commit(w, src, 'a.txt', 'one\n');
+    const url = await walrusInit(w, src, 'killed-fetch');
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    await w.ok('.', ['clone', '-q', url, 'clone']);
+    // Incompressible content, so the download and index-pack take long enough to be caught in the middle.
+    writeFileSync(w.path(src, 'big.bin'), randomBytes(6 * 1024 * 1024));
+    await w.ok(src, ['add', 'big.bin']);
+    await w.ok(src, ['commit', '-q', '-m', 'big']);
+    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+
+    const objects = w.path('clone', '.git', 'objects');
+    const incoming = () => readdirSync(objects).filter((name) => name.startsWith('incoming-'));
+    const fetch = spawn('git', ['fetch', '-q'], { cwd: w.path('clone'), env: w.env, stdio: 'ignore', detached: true });
+    const exited = new Promise<void>((done) => fetch.once('close', () => done()));
+    let caught = false;
+    for (let waited = 0; waited < 60_000 && fetch.exitCode === null; waited += 5) {
+      if (incoming().length > 0) { process.kill(-fetch.pid!, 'SIGKILL'); caught = true; break; }
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    await exited;
+    assert.ok(caught, 'the fetch was killed while its pack was arriving');
+    assert.ok(incoming().length > 0, 'the killed fetch left its partial pack behind');
+
+    const again = await w.run('clone', ['fetch', '-q']);
+    assert.is(again.code, 0, again.stderr);
+    assert.equal(incoming(), [], 'the next fetch removed what the killed one left');
+    assert.is(await w.ok('clone', ['rev-parse', 'origin/main']), await w.ok(src, ['rev-parse', 'HEAD']));
+    await w.ok('clone', ['fsck', '--strict']);
+  } finally { w.remove(); }
+});
 
 const tampered = suite('tampered packs');
 

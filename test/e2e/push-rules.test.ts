@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { readdirSync } from 'node:fs';
 import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
 
 const rules = suite('push rules');
@@ -98,6 +99,33 @@ rules('writers and protected refs: a stranger is refused naming the owner; a wri
     const removed = await w.run('b', ['push', 'origin', 'main'], asStranger);
     assert.is.not(removed.code, 0);
     assert.match(removed.stderr, /is not a writer/);
+  } finally { w.remove(); }
+});
+
+rules('a ref name git accepts and the contract does not is refused before the pack is uploaded, with the contract\'s rule', async () => {
+  const w = createWorld();
+  try {
+    const a = await initWorkRepo(w, 'a');
+    await commit(w, a, 'f.txt', '1\n');
+    await walrusInit(w, a, 'names');
+    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+    const blobs = () => readdirSync(w.path('walrus-home', 'local', 'walrus', 'blobs')).length;
+    const before = blobs();
+    await w.ok(a, ['checkout', '-q', '-b', 'feat']);
+    await commit(w, a, 'g.txt', 'new content that needs a pack\n');
+    for (const dst of ['refs/heads/ñ', 'refs/heads/café']) {
+      const refused = await w.run(a, ['push', 'walrus', `feat:${dst}`]);
+      assert.is.not(refused.code, 0);
+      assert.match(refused.stderr, `feat -> ${dst.slice('refs/heads/'.length)} (invalid ref name: the contract takes printable ASCII only`);
+      assert.not.match(refused.stderr, 'must be valid git ref names');
+      assert.is(blobs(), before, `no pack was stored for ${dst}`);
+    }
+    // With --atomic the valid ref is refused with it, and nothing is stored either.
+    const atomic = await w.run(a, ['push', '--atomic', 'walrus', 'feat', 'feat:refs/heads/ñ']);
+    assert.is.not(atomic.code, 0);
+    assert.match(atomic.stderr, /atomic push failed/);
+    assert.is(blobs(), before);
+    assert.is(await w.ok(a, ['ls-remote', 'walrus', 'refs/heads/feat']), '');
   } finally { w.remove(); }
 });
 

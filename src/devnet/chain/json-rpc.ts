@@ -23,6 +23,7 @@ interface RpcRequest { jsonrpc: '2.0'; id: number | string | null; method: strin
 
 /** Sui's digest of a deleted object (`ObjectDigest::OBJECT_DIGEST_DELETED`: 32 bytes of 99). */
 const DELETED_DIGEST = toBase58(new Uint8Array(32).fill(99));
+const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 /** What fullnodes answer for a transaction refused by validators (input errors, bad signature). */
@@ -45,11 +46,18 @@ export function jsonRpcHandler(engine: ChainEngine): (request: Request) => Promi
     } catch {
       return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
+    // JSON that is no request object (`null`, a number, no method name) is the client's error, as JSON-RPC 2.0 says.
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.method !== 'string') {
+      return Response.json({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid request: expected an object with "jsonrpc", "id", "method" and "params"' } });
+    }
     const method = methods[body.method];
     if (!method) return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${body.method}` } });
+    const params = body.params ?? [];
+    const wrong = Array.isArray(params) ? wrongParam(PARAMS[body.method] ?? [], params) : 'params must be an array';
+    if (wrong !== undefined) return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: INVALID_PARAMS, message: `Invalid params: ${wrong}` } });
     try {
       await engine.refresh();
-      const result = await method(...(body.params ?? []));
+      const result = await method(...(params as unknown[]));
       return Response.json({ jsonrpc: '2.0', id: body.id, result });
     } catch (error) {
       const code = error instanceof RpcError ? error.code : error instanceof TransactionRejectedError ? TRANSACTION_REJECTED : error instanceof WalrusGitError ? INVALID_PARAMS : -32603;
@@ -60,6 +68,44 @@ export function jsonRpcHandler(engine: ChainEngine): (request: Request) => Promi
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC positional params: each method checks its own
 type Method = (...params: any[]) => unknown;
+
+/** A parameter's JSON type: string, number, boolean, object, array of strings; `?`: may be absent or null. */
+type ParamKind = 'string' | 'number' | 'boolean' | 'object' | 'string[]';
+type ParamSpec = [name: string, kind: ParamKind, optional?: 'optional'];
+
+/** The parameters each method takes, checked before it runs: a wrong one is the client's error (-32602), as a fullnode answers. */
+const PARAMS: Record<string, ParamSpec[]> = {
+  sui_getCheckpoint: [['id', 'string']],
+  suix_getBalance: [['owner', 'string'], ['coin_type', 'string', 'optional']],
+  suix_getAllBalances: [['owner', 'string']],
+  suix_getCoins: [['owner', 'string'], ['coin_type', 'string', 'optional'], ['cursor', 'string', 'optional'], ['limit', 'number', 'optional']],
+  sui_getObject: [['object_id', 'string'], ['options', 'object', 'optional']],
+  sui_multiGetObjects: [['object_ids', 'string[]'], ['options', 'object', 'optional']],
+  suix_getOwnedObjects: [['address', 'string'], ['query', 'object', 'optional'], ['cursor', 'string', 'optional'], ['limit', 'number', 'optional']],
+  suix_getDynamicFields: [['parent_object_id', 'string'], ['cursor', 'string', 'optional'], ['limit', 'number', 'optional']],
+  sui_getNormalizedMoveFunction: [['package', 'string'], ['module_name', 'string'], ['function_name', 'string']],
+  suix_queryEvents: [['query', 'object'], ['cursor', 'object', 'optional'], ['limit', 'number', 'optional'], ['descending_order', 'boolean', 'optional']],
+  sui_dryRunTransactionBlock: [['tx_bytes', 'string']],
+  sui_executeTransactionBlock: [['tx_bytes', 'string'], ['signatures', 'string[]'], ['options', 'object', 'optional'], ['request_type', 'string', 'optional']],
+  sui_getTransactionBlock: [['digest', 'string'], ['options', 'object', 'optional']],
+  sui_multiGetTransactionBlocks: [['digests', 'string[]'], ['options', 'object', 'optional']],
+};
+
+/** What is wrong with `params` for `spec`, in words, or undefined. */
+function wrongParam(spec: ParamSpec[], params: unknown[]): string | undefined {
+  for (const [index, [name, kind, optional]] of spec.entries()) {
+    const value = params[index];
+    if (value === undefined || value === null) {
+      if (optional) continue;
+      return `parameter ${index + 1} (${name}) is missing`;
+    }
+    const ok = kind === 'string[]' ? Array.isArray(value) && value.every((item) => typeof item === 'string')
+      : kind === 'object' ? typeof value === 'object' && !Array.isArray(value)
+        : typeof value === kind;
+    if (!ok) return `parameter ${index + 1} (${name}) must be ${kind === 'string[]' ? 'an array of strings' : `a${kind === 'object' ? 'n' : ''} ${kind}`}, got ${JSON.stringify(value).slice(0, 60)}`;
+  }
+  return undefined;
+}
 
 function rpcMethods(engine: ChainEngine): Record<string, Method> {
   return {

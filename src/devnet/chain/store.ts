@@ -1,7 +1,7 @@
 import { open, mkdir, truncate, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { withFileLock } from '../../fs/atomic.ts';
-import { InternalError } from '../../core/errors.ts';
+import { InternalError, WalrusGitError } from '../../core/errors.ts';
 import { loadObject, ownerAddress, type ChainObject, type StoredObject } from './objects.ts';
 
 /**
@@ -58,6 +58,18 @@ export interface CommitRecord {
 
 export interface EventPosition { txDigest: string; eventSeq: number; checkpoint: number; event: StoredEvent }
 
+/** A line of chain.log that is no commit: the file was changed by something else than this store. */
+export class ChainLogDamagedError extends WalrusGitError {
+  constructor(path: string, line: number) {
+    super(
+      'CHAIN_LOG_DAMAGED',
+      `the chain log ${path} is damaged at line ${line} (not a commit this network wrote): its chain cannot be read. ` +
+        `Restore the file from a backup, or move the network's state (${dirname(dirname(path))}) away to start a new network (its repositories are then gone)`,
+      { path, line },
+    );
+  }
+}
+
 export class ChainStore {
   readonly dir: string;
   readonly objects = new Map<string, ChainObject>();
@@ -72,6 +84,8 @@ export class ChainStore {
   clock: ClockControl = { offsetMs: 0, frozen: false };
   checkpoint = 0;
   #offset = 0;
+  /** Lines of the log read so far, to say where a damaged one is. */
+  #lines = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #logPath: string;
   #lockPath: string;
@@ -131,7 +145,8 @@ export class ChainStore {
       const end = buffer.lastIndexOf(0x0a);
       if (end < 0) return;
       for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) {
-        if (line.length > 0) this.#apply(JSON.parse(line) as CommitRecord);
+        this.#lines++;
+        if (line.length > 0) this.#apply(this.#record(line));
       }
       this.#offset += end + 1;
     } finally {
@@ -155,6 +170,18 @@ export class ChainStore {
       await handle.close();
     }
     await truncate(this.#logPath, this.#offset);
+  }
+
+  /** One line of the log as a commit, or the error that says the log is damaged there. */
+  #record(line: string): CommitRecord {
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      throw new ChainLogDamagedError(this.#logPath, this.#lines);
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new ChainLogDamagedError(this.#logPath, this.#lines);
+    return record as CommitRecord;
   }
 
   #apply(commit: CommitRecord): void {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { WalrusGitError } from '../../core/errors.ts';
 import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
+import { processExists } from '../../fs/process-alive.ts';
 import type { EpochClock } from './epochs.ts';
 
 /**
@@ -193,14 +194,5 @@ export class BlobDirectory {
 
   private metaPath(blobId: string): string {
     return join(this.dir, 'meta', `${blobId}.json`);
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }

@@ -230,8 +230,8 @@ export function createWalrusService(dir: string, options: WalrusServiceOptions =
     const match = /^\/v1\/blobs\/([^/]+)(\/byte-range|\/status)?$/.exec(path);
     if (match === null) return new Response(null, { status: 404 });
     if (request.method !== 'GET') return methodNotAllowed('GET');
-    const blobId = decodeURIComponent(match[1]!);
-    if (!isBlobId(blobId)) return new Response(`Invalid URL: Cannot parse \`${blobId}\` as a blob id`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    const blobId = decodedSegment(match[1]!);
+    if (blobId === undefined || !isBlobId(blobId)) return new Response(`Invalid URL: Cannot parse \`${blobId ?? match[1]}\` as a blob id`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     if (match[2] === undefined) return get(blobId, 'whole', request, params);
     if (match[2] === '/status') return blobStatus(blobId, params);
     const start = url.searchParams.get('start');
@@ -327,4 +327,13 @@ function openApi(maxBodyBytes: number, maxEpochsAhead: number): unknown {
       '/v1/blobs/{blob_id}/byte-range': { get: { summary: 'Read a byte range of a blob', parameters: [{ name: 'start', in: 'query' }, { name: 'length', in: 'query' }] } },
     },
   };
+}
+
+/** A path segment with its %-escapes decoded, or undefined where they are no UTF-8 (the client's error). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { withRetry } from '../../src/walrus/retry.ts';
+import { withRetry } from '../../src/core/retry.ts';
 import { WalrusGitError } from '../../src/core/errors.ts';
 
 const policy = { attempts: 4, baseDelayMs: 1, maxDelayMs: 4 };
