@@ -13,10 +13,11 @@ import { htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../routes.ts';
 import { marketOf } from './shared.ts';
 
-/** The URL a provider stated on a lease, where the chain's lease has that field. */
+/** The URL the provider stated on a lease (`state_url`), when it is one a browser may follow. */
 export function leaseUrl(lease: LeaseInfo | undefined): string | null {
-  const url = (lease as { url?: unknown } | undefined)?.url;
-  return typeof url === 'string' && /^https?:\/\//.test(url) ? url : null;
+  // The provider writes it: only an http(s) URL becomes a link, never a javascript: or data: one.
+  const url = lease?.url;
+  return url && /^https?:\/\//.test(url) ? url : null;
 }
 
 export async function deploymentsPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
