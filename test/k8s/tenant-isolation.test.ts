@@ -3,8 +3,9 @@
  * tenants open leases on a provider (a `git walrus devnet` server on the node's host address); `git walrus controller
  * --provider` makes their namespaces with the isolation its offer gives (its app template suspended: no build is
  * needed here), and each tenant's app pods run as the controller's templates make them (labels, Service, ingress
- * allowance). Connections are opened from inside the pods' network namespaces and counted: across tenants nothing
- * gets through, within a tenant and from the ingress controller everything does; the API server and the provider
+ * allowance, B's Ingress). Connections are opened from inside the pods' network namespaces and counted: across tenants
+ * nothing gets through, within a tenant and from the ingress controller everything does, B's app answers through its
+ * URL (the cluster's ingress stand-in) once its allowance admits the ingress's address; the API server and the provider
  * controller's pods are out of reach; a build over the quota is refused naming it; a changed offer reaches the
  * namespaces; a policy removed opens its path again; a lease closed takes its namespace and policies with it.
  */
@@ -19,13 +20,13 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
 import { parseOffer } from '../../src/gitops/provider/offer.ts';
 import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { appNetworkPolicy, appService, buildJob, selectorLabels } from '../../src/gitops/templates/index.ts';
+import { appHost, appIngress, appNetworkPolicy, appService, buildJob, selectorLabels } from '../../src/gitops/templates/index.ts';
 import { buildRefusal } from '../../src/gitops/reconcile/isolation.ts';
 import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { podNetnsName } from '../cluster/node/addressing.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { helloRepository, installWalrusAppCrd, startControllerProcess, startDevnetServer, type ControllerProcess } from './support/gitops.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, type ControllerProcess } from './support/gitops.ts';
 import { pod, shell } from './support/pods.ts';
 
 const cluster = testCluster('isolation');
@@ -84,12 +85,15 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const networking = kc.makeApiClient(NetworkingV1Api);
   await installWalrusAppCrd(kc);
 
-  // The provider's side: its controller's pod and the ingress controller stand-in (both in its namespace).
-  // Room for the release and one default build (1 cpu, 1Gi); a container may ask up to 4Gi, more than the quota holds.
+  // The provider's side: its controller's pod and an ingress controller pod (both in its namespace), and the cluster's
+  // ingress stand-in (nginx, from an address of its own). Room for the release and one default build (1 cpu, 1Gi); a container may ask up to 4Gi, more than the quota holds.
   const offerJson = {
     quota: { cpu: '2', memory: '2Gi', pods: 10 },
     limits: { default: { cpu: '100m', memory: '128Mi' }, max: { memory: '4Gi' } },
-    ingress: { domain: 'apps.test', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': providerNs } }, podSelector: { matchLabels: { role: 'ingress' } } }] },
+    ingress: {
+      domain: 'apps.test', className: node.ingress.className,
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': providerNs } }, podSelector: { matchLabels: { role: 'ingress' } } }, { ipBlock: { cidr: `${node.ingress.address}/32` } }],
+    },
   };
   const offer = parseOffer(offerJson);
 
@@ -135,7 +139,8 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
     assert.is((await core.listNamespacedLimitRange({ namespace: ns })).items.length, 1);
   }
 
-  // Each tenant's app: two pods as the Deployment's, its Service and its ingress allowance, from the templates.
+  // Each tenant's app: two pods as the Deployment's, its Service and its ingress allowance, from the templates; B's
+  // Ingress too. The allowance first without the stand-in's address, to see B's URL closed before it opens.
   const objects = kc.makeApiClient(CustomObjectsApi);
   const appOf = (i: 0 | 1) => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNamespaces[i]!, name: leaseAppName(leases[i]!) }) as Promise<WalrusApp>;
   const apps = [await waitFor('tenant A\'s app', () => appOf(0)), await waitFor('tenant B\'s app', () => appOf(1))];
@@ -143,8 +148,9 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const apiObjects = new KubernetesCluster(kc, { log: step });
   for (const app of apps) {
     await apiObjects.apply(appService(app));
-    await apiObjects.apply(appNetworkPolicy(app, offer.ingress!.from));
+    await apiObjects.apply(appNetworkPolicy(app, offer.ingress!.from.filter((peer) => !peer.ipBlock)));
   }
+  await apiObjects.apply(appIngress(apps[1]!, offer.ingress!));
   const [a0, a1, b0, b1, ingress, controllerPod] = await Promise.all([
     serve(apps[0]!, 'web-0'), serve(apps[0]!, 'web-1'), serve(apps[1]!, 'web-0'), serve(apps[1]!, 'web-1'),
     podIn(kc, providerNs, { ...pod('ingress', { containers: [shell('nginx', `exec node -e "${SERVER}"`)] }), metadata: { name: 'ingress', labels: { role: 'ingress' } } }),
@@ -158,6 +164,18 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   // after it runs) once each allowed path answers.
   const answers = async (from: V1Pod, to: V1Pod[]) => (await probe(from, to.map((p) => ({ host: ip(p), port: PORT, http: true })))).every(([attempt]) => attempt!.outcome === 'answered');
   await waitFor('the allowed paths answer', async () => await answers(b0, [b1, b0]) && await answers(b1, [b0]) && await answers(a0, [a1]) && await answers(ingress, [b0, b1, controllerPod]), 30_000);
+
+  // B's URL through the ingress stand-in: no answer from B's app while its allowance leaves out the stand-in's address
+  // (nginx's 502, or 504 if dropped), 200 from B's pods once it names it.
+  const viaUrl = () => httpGet(node.ingress.address, 80, '/', 8000, { Host: appHost(apps[1]!, offer.ingress!.domain) });
+  const closed = await waitFor('B\'s URL served by the ingress', async () => { const { status } = await viaUrl(); return status !== 404 && status !== 503 && status; }, 30_000);
+  assert.ok(closed === 502 || closed === 504, `B's URL without the allowance: ${closed}`);
+  await apiObjects.apply(appNetworkPolicy(apps[1]!, offer.ingress!.from));
+  await waitFor('B\'s URL answering', async () => (await viaUrl()).status === 200, 30_000);
+  const urlAnswers = await Promise.all(Array.from({ length: ATTEMPTS }, viaUrl));
+  const fromB = urlAnswers.filter(({ status, body }) => status === 200 && /^web-[01]$/.test(body.trim()));
+  step(`B's URL through the ingress: ${closed} from nginx without the allowance; with it ${urlAnswers.length} requests, ${fromB.length} answered 200 by B's pods, ${urlAnswers.length - fromB.length} failed`);
+  assert.is(fromB.length, urlAnswers.length, JSON.stringify(urlAnswers.filter((answer) => !fromB.includes(answer))));
 
   const started = Date.now();
   const [toPodB, toServiceB, toOwn] = await probe(a0, [
