@@ -306,6 +306,12 @@ ingress('class, a wildcard TLS secret, or a cert-manager issuer (a secret of the
   // A LoadBalancer Service too, when the offer asks for it.
   assert.is(createTemplates({}, { ingress: INGRESS }).appService(app).spec!.type, 'ClusterIP');
   assert.is(createTemplates({}, { ingress: { ...INGRESS, loadBalancer: true } }).appService(app).spec!.type, 'LoadBalancer');
+  // The app's allowance admits the ingress controller; with a LoadBalancer also clients outside the cluster's ranges.
+  const controller = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+  const peers = (loadBalancer: boolean) => createTemplates({}, { ingress: { ...INGRESS, from: [controller], loadBalancer }, egress: { except: ['10.0.0.0/8'] } })
+    .appNetworkPolicy!(app).spec!.ingress![0]!._from;
+  assert.equal(peers(false), [controller]);
+  assert.equal(peers(true), [controller, { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }]);
 });
 
 job.run();

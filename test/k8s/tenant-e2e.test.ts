@@ -20,7 +20,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { httpGet, installWalrusAppCrd, kubectl, readyAt, startControllerProcess, startDevnetServer, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, httpGet, installWalrusAppCrd, kubectl, readyAt, startControllerProcess, startDevnetServer, within, type ControllerProcess } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -94,12 +94,12 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // The provider: an offer with an ingress domain served by the cluster's ingress (class nginx), a replica cap of 3,
   // and the build environment this machine's npm needs (its proxy's CA bundle).
   const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
-  const offerFile = world.path('offer.json');
-  writeFileSync(offerFile, JSON.stringify({
+  // Its tenants reach the devnet on the host link (devnetOfferFile), and the ingress stand-in's address reaches apps.
+  const offerFile = devnetOfferFile(world, node.network, {
     maxReplicas: 3,
     buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }],
     ingress: { domain: DOMAIN, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer: true },
-  }));
+  });
   controller = startControllerProcess(world, asProvider, 'provider-t', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
     '--provider', providerId, '--offer', offerFile, '--provider-interval-ms', '1000',

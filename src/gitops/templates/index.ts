@@ -16,14 +16,20 @@ import { appService, runDeployment } from './run.ts';
  * where the ingress controller's traffic comes from); the functions alone
  * give the tool containers no network settings (the tools then use their own default).
  */
-export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress'] } = {}): Templates {
+export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress']; egress?: Pick<ProviderOffer['egress'], 'except'> } = {}): Templates {
   const ingress = offer.ingress;
+  // A LoadBalancer Service's clients come from outside the cluster: anything but the cluster's own ranges (the
+  // egress carve-outs) may reach the app's port then, as well as the ingress controller.
+  const allowed = ingress && [
+    ...(ingress.from as V1NetworkPolicyPeer[]),
+    ...(ingress.loadBalancer ? [{ ipBlock: { cidr: '0.0.0.0/0', except: [...(offer.egress?.except ?? [])] } }] : []),
+  ];
   return {
     buildJob: (app, build) => buildJob(app, build, config, offer.buildEnv),
     runDeployment: (app, release) => runDeployment(app, release, config),
     appService: (app) => appService(app, { loadBalancer: ingress?.loadBalancer === true }),
     appIngress: (app) => (ingress ? { ingress: appIngress(app, ingress), url: appUrl(app, ingress) } : null),
-    ...(ingress ? { appNetworkPolicy: (app: WalrusApp) => appNetworkPolicy(app, ingress.from as V1NetworkPolicyPeer[]) } : {}),
+    ...(allowed ? { appNetworkPolicy: (app: WalrusApp) => appNetworkPolicy(app, allowed) } : {}),
     buildJobName,
   };
 }
