@@ -18,7 +18,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, walrusIn } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -82,11 +82,7 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   devnet = await startDevnetServer(world, node.network.hostIp);
   const asTenant = devnet.env;
   const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
-    const result = await world.run('app', ['walrus', ...args], { env });
-    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const walrus = walrusIn(world);
   const core = kc.makeApiClient(CoreV1Api);
   const objects = kc.makeApiClient(CustomObjectsApi);
 

@@ -17,7 +17,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, walrusIn } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -59,11 +59,7 @@ test('open a lease → served → Deployed record verified → close → removed
   devnet = await startDevnetServer(world, node.network.hostIp);
   const asTenant = devnet.env;
   const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
-    const result = await world.run('app', ['walrus', ...args], { env });
-    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const walrus = walrusIn(world);
 
   await helloRepository(world, asTenant);
   await world.ok('app', ['commit', '-qm', 'hello v1']);

@@ -20,7 +20,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, httpGet, installWalrusAppCrd, kubectl, readyAt, startControllerProcess, startDevnetServer, within, type ControllerProcess } from './support/gitops.ts';
+import { devnetOfferFile, httpGet, installWalrusAppCrd, kubectl, readyAt, startControllerProcess, startDevnetServer, within, type ControllerProcess, walrusIn } from './support/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -65,11 +65,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   devnet = await startDevnetServer(world, node.network.hostIp);
   const asTenant = devnet.env;
   const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
-    const result = await world.run('app', ['walrus', ...args], { env });
-    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const walrus = walrusIn(world);
   const ingress = node.ingress.address;
 
   // The tenant's repository: the example app, as committed.

@@ -26,7 +26,7 @@ import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { podNetnsName } from '../cluster/node/addressing.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, type ControllerProcess } from './support/gitops.ts';
+import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, type ControllerProcess, walrusIn } from './support/gitops.ts';
 import { pod, shell } from './support/pods.ts';
 
 const cluster = testCluster('isolation');
@@ -102,11 +102,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   devnet = await startDevnetServer(world, node.network.hostIp);
   const keys = { provider: Ed25519Keypair.generate(), a: Ed25519Keypair.generate(), b: Ed25519Keypair.generate() };
   const as = (key: Ed25519Keypair) => ({ ...devnet!.env, GIT_WALRUS_KEY: key.getSecretKey() });
-  const walrus = async (args: string[], env: NodeJS.ProcessEnv) => {
-    const result = await world!.run('app', ['walrus', ...args], { env });
-    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const walrus = walrusIn(world);
   await helloRepository(world, as(keys.a));
   await world.ok('app', ['commit', '-qm', 'hello']);
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: as(keys.a) });

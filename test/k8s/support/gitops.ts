@@ -4,6 +4,7 @@
  * in scripts/harness/gitops.ts, re-exported here under the same names.
  */
 import { writeFileSync } from 'node:fs';
+import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -104,4 +105,13 @@ export function devnetOfferFile(world: World, network: { podCidr: string; servic
   const file = world.path('provider-offer.json');
   writeFileSync(file, JSON.stringify({ ...extra, egress: { except: [network.podCidr, network.serviceCidr] } }));
   return file;
+}
+
+/** `git walrus <args>` in the world's `app` repository with `env`: its trimmed output; a failure fails the test with its stderr. */
+export function walrusIn(world: World): (args: string[], env: NodeJS.ProcessEnv) => Promise<string> {
+  return async (args, env) => {
+    const result = await world.run('app', ['walrus', ...args], { env });
+    assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
 }
