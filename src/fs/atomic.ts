@@ -12,14 +12,7 @@ import { WalrusGitError } from '../core/errors.ts';
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await open(tmp, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  const tmp = await writeSyncedTemp(path, data, 'w');
   try {
     await rename(tmp, path);
   } catch (error) {
@@ -34,14 +27,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
  * first). Resolves true when this call created it, false when someone else's file was there.
  */
 export async function createFileExclusive(path: string, data: Uint8Array | string, mode = 0o666): Promise<boolean> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await open(tmp, 'wx', mode);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  const tmp = await writeSyncedTemp(path, data, 'wx', mode);
   try {
     await link(tmp, path);
     return true;
@@ -51,6 +37,19 @@ export async function createFileExclusive(path: string, data: Uint8Array | strin
   } finally {
     await unlink(tmp).catch(() => {});
   }
+}
+
+/** Writes `data` to a fresh temporary file beside `path` and fsyncs it; returns the temporary file's path. */
+async function writeSyncedTemp(path: string, data: Uint8Array | string, flags: 'w' | 'wx', mode?: number): Promise<string> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await open(tmp, flags, mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return tmp;
 }
 
 export class LockTimeoutError extends WalrusGitError {
