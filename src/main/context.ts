@@ -132,7 +132,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
     directory: async () => new (await import('../sui/directory.ts')).SuiDirectory({ client, packageId }),
-    timed: (target, name, nested) => (statsFile ? timed(target, stats.ms, name, nested) : target),
+    timed: (target, name, nested) => (statsFile ? timed(target, stats, name, nested) : target),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
       await close();

@@ -27,6 +27,8 @@ export interface PortStats {
   cpuMs?: number;
   /** Wall time spent in each method of the ledger, the blob store and the local repository, ms (calls may overlap). */
   ms: Record<string, number>;
+  /** When each of those methods was first called and last settled, ms since the process started: the timeline. */
+  spans: Record<string, [number, number]>;
   /** Time the blob-id encoder worked (ids computed locally), ms, and the ids it computed. */
   encodeMs?: number;
   encodes?: number;
@@ -38,7 +40,7 @@ export interface PortStats {
  * `target` with each of its methods timed into `into` as `<prefix>.<method>` (the time until the returned promise
  * settles); the objects `nested` methods return (a pack being received) are timed the same way.
  */
-export function timed<T extends object>(target: T, into: Record<string, number>, prefix: string, nested: readonly string[] = []): T {
+export function timed<T extends object>(target: T, into: Pick<PortStats, 'ms' | 'spans'>, prefix: string, nested: readonly string[] = []): T {
   return new Proxy(target, {
     get(object, name) {
       // Read on the object itself, so getters and methods that use private fields work through the proxy.
@@ -46,7 +48,12 @@ export function timed<T extends object>(target: T, into: Record<string, number>,
       if (typeof value !== 'function' || typeof name !== 'string') return value;
       return (...args: unknown[]) => {
         const start = performance.now();
-        const add = () => { into[`${prefix}.${name}`] = (into[`${prefix}.${name}`] ?? 0) + performance.now() - start; };
+        const key = `${prefix}.${name}`;
+        const add = () => {
+          const end = performance.now();
+          into.ms[key] = (into.ms[key] ?? 0) + end - start;
+          into.spans[key] = [into.spans[key]?.[0] ?? start, end];
+        };
         const result = (value as (...a: unknown[]) => unknown).apply(object, args);
         if (!(result instanceof Promise)) return result;
         return result.then((settled: unknown) => {
@@ -89,8 +96,8 @@ export function forwardingLedger(ledger: Ledger, before: (name: LedgerMethod) =>
 }
 
 export function countingPorts(ledger: Ledger, blobStore: BlobStore, stats: PortStats): { ledger: Ledger; blobStore: BlobStore } {
-  const timedLedger = timed(ledger, stats.ms, 'ledger');
-  const timedStore = timed(blobStore, stats.ms, 'blobStore');
+  const timedLedger = timed(ledger, stats, 'ledger');
+  const timedStore = timed(blobStore, stats, 'blobStore');
   return {
     ledger: forwardingLedger(timedLedger, (name) => {
       if ((LEDGER_READS as readonly string[]).includes(name)) stats.chainReads++;
@@ -112,15 +119,16 @@ function writeSetup(blobStore: BlobStore): Pick<BlobStore, 'maxBlobSize' | 'prep
 }
 
 export function newStats(): PortStats {
-  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0, ms: {} };
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0, ms: {}, spans: {} };
 }
 
 /** Appends the stats of this process as one JSON line. */
 export function reportStats(file: string, role: string, stats: PortStats): void {
   const usage = process.resourceUsage();
   const ms = Object.fromEntries(Object.entries(stats.ms).map(([name, value]) => [name, Math.round(value)]));
+  const spans = Object.fromEntries(Object.entries(stats.spans).map(([name, [from, to]]) => [name, [Math.round(from), Math.round(to)]]));
   const line = {
-    role, pid: process.pid, ...stats, ms, encodeMs: Math.round(blobIdWork.ms), encodes: blobIdWork.count, marks: { ...marksSoFar(), exit: Math.round(performance.now()) },
+    role, pid: process.pid, ...stats, ms, spans, encodeMs: Math.round(blobIdWork.ms), encodes: blobIdWork.count, marks: { ...marksSoFar(), exit: Math.round(performance.now()) },
     maxRssKb: usage.maxRSS, cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
