@@ -30,8 +30,9 @@ function makePackage(): string {
   writeFileSync(join(dir, 'src', 'main', 'other.ts'), 'export {};\n');
   writeFileSync(join(dir, 'dist', 'main', 'x.js'), BUILT);
   writeFileSync(join(dir, 'dist', '.built'), '');
-  // Sources written an hour ago, built ten seconds later: a current build.
-  for (const path of ['src', 'src/main', 'src/main/x.ts', 'src/main/other.ts']) touch(dir, path, HOUR_AGO);
+  writeFileSync(join(dir, 'node_modules', '.package-lock.json'), '{}\n');
+  // Sources and dependencies installed an hour ago, built ten seconds later: a current build.
+  for (const path of ['src', 'src/main', 'src/main/x.ts', 'src/main/other.ts', 'node_modules/.package-lock.json']) touch(dir, path, HOUR_AGO);
   touch(dir, 'dist/.built', HOUR_AGO + 10);
   return dir;
 }
@@ -70,6 +71,13 @@ runNodeSuite('runs the source when a file under src/ is newer than the stamp', w
   const run = runNode(join(dir, 'bin', 'run-node'), ['src/main/x.ts', '4', 'two words']);
   assert.is(run.stdout, `source ${JSON.stringify(['4', 'two words'])}\n`);
   assert.is(run.status, 4);
+}));
+
+runNodeSuite('runs the source when the dependencies were installed after the build (the bundle holds their old code)', withPackage((dir) => {
+  touch(dir, 'node_modules/.package-lock.json', HOUR_AGO + 20);
+  const run = runNode(join(dir, 'bin', 'run-node'), ['src/main/x.ts', '5']);
+  assert.is(run.stdout, 'source ["5"]\n');
+  assert.is(run.status, 5);
 }));
 
 runNodeSuite('runs the source when a file was deleted from src/ after the build', withPackage((dir) => {

@@ -1,0 +1,39 @@
+/**
+ * `npm run build` (npm ci runs it through `prepare`): bundles the executables' entries with esbuild into dist/main/,
+ * which bin/run-node runs while the build is current (docs/architecture.md, "How the executables start").
+ *
+ * One bundle instead of ~150 separately resolved ES modules: a helper's start spends a sixth of its time resolving
+ * and linking modules, and tree-shaking drops what a start never runs (@mysten/sui's zkLogin, poseidon's constants).
+ * Each dynamic import() stays a split point (its own chunk), so what the sources load lazily still loads lazily.
+ *
+ * Layout: every output file lies in dist/main/, two levels below the package root as src/<dir>/*.ts are, so the
+ * paths the sources compute from import.meta.url hold in the bundle too: the blob-id worker is the sibling of the
+ * code that starts it (an entry of its own here), package.json and src/web/static are `../../`.
+ */
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/main/remote-helper.ts', 'src/main/cli.ts', 'src/walrus-protocol/blob-id-worker.ts'],
+  outdir: 'dist/main',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  // ES module builds over CommonJS ones where a package without an `exports` map ships both: they tree-shake.
+  mainFields: ['module', 'main'],
+  // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, yargs' locales, the
+  // Kubernetes client's many files (only the controller loads it).
+  external: ['@mysten/walrus-wasm', 'yargs', '@kubernetes/client-node'],
+  // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  // Stack traces name src/ lines under NODE_OPTIONS=--enable-source-maps; without it the maps cost nothing.
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
