@@ -32,7 +32,7 @@ await build({
   // Kubernetes client's many files (only the controller loads it).
   external: ['@mysten/walrus-wasm', 'yargs', '@kubernetes/client-node'],
   // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   // Stack traces name src/ lines under NODE_OPTIONS=--enable-source-maps; without it the maps cost nothing.
   sourcemap: 'linked',
   logLevel: 'warning',
