@@ -140,7 +140,7 @@ pass('npm could not resolve the registry in the build step → retried after 10 
   assert.match(built.message, 'using token $NPM_TOKEN\nnpm error code EAI_AGAIN', 'the log tail is quoted, the token written as its name');
   assert.not.match(JSON.stringify(status), token);
   assert.equal(f.events, [
-    'Warning BuildRetrying: attempt 1 of 3 to build 111111111111 failed (RegistryUnreachable, not the app\'s build); attempt 2 in 10 s: the build step could not reach the package registry at registry.npmjs.org: npm EAI_AGAIN, its name did not resolve (a temporary DNS failure) (the network or the registry failed, not the app; exit code 1):',
+    'Warning BuildRetrying: attempt 1 of 3 to build 111111111111 failed (RegistryUnreachable, not the app\'s build); attempt 2 in 10 s: the build step could not reach the package registry at registry.npmjs.org: npm EAI_AGAIN, its name did not resolve (a temporary DNS failure); the network or the registry failed, not the app (exit code 1):',
   ]);
 
   // 10 s later the first attempt's Job goes and the second's is made.

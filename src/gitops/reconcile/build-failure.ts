@@ -82,7 +82,7 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     const registry = (failed.name === BUILD_STEP || failed.name === TEST_STEP) && !why ? registryFailure(terminated.message) : undefined;
     if (registry) {
       const where = registry.host ? ` at ${registry.host}` : '';
-      return { kind: 'infrastructure', reason: 'RegistryUnreachable', summary: `the ${failed.name} step could not reach the package registry${where}: npm ${registry.code}, ${registry.what} (the network or the registry failed, not the app; exit code ${terminated.exitCode})`, container };
+      return { kind: 'infrastructure', reason: 'RegistryUnreachable', summary: `the ${failed.name} step could not reach the package registry${where}: npm ${registry.code}, ${registry.what}; the network or the registry failed, not the app (exit code ${terminated.exitCode})`, container };
     }
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
     const refused = failed.name === CHECKOUT_STEP ? accessRefusal(terminated.message) : undefined;

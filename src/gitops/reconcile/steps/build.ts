@@ -7,6 +7,7 @@ import { parseManifestReport } from '../manifest-report.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
+import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
 
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
@@ -119,16 +120,17 @@ function refused(pass: Pass, commit: string, refusal: BuildRefusal): StepResult 
 }
 
 /**
- * The failure in the build's own words: the failed container's last log lines, else its termination message, with
- * the values of its environment taken out (the offer's buildEnv may hold a registry token; a script may echo it).
+ * The failure in the build's own words: the failed container's last log lines, else its termination message. An app
+ * step's environment values are taken out (the offer's buildEnv may hold a registry token; a script may echo it); the
+ * tool steps' environment is the controller's own settings, which say where the chain is.
  */
 async function failureMessage(pass: Pass, failure: BuildFailure, job: V1Job): Promise<string> {
   const container = failure.container;
   if (!container) return failure.summary;
   const logs = await pass.deps.cluster.podLogTail(pass.ref(container.pod), container.name, LOG_LINES).catch(() => null);
   const text = (logs ?? container.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
-  const pod = job.spec?.template.spec;
-  const env = [...pod?.initContainers ?? [], ...pod?.containers ?? []].find((candidate) => candidate.name === container.name)?.env ?? [];
+  const appStep = container.name === BUILD_STEP || container.name === TEST_STEP;
+  const env = appStep ? job.spec?.template.spec?.initContainers?.find((candidate) => candidate.name === container.name)?.env ?? [] : [];
   return `${failure.summary}${text ? `:\n${withoutEnvValues(text, env)}` : ''}`;
 }
 
