@@ -126,6 +126,7 @@ const npmFailed = (output: string, step: 'build' | 'test' = 'build'): V1Pod => (
 registry('npm\'s own network and registry errors, as npm 10 prints them: the code, the host, no credentials', () => {
   for (const [output, code, host, words] of [
     [NPM_CI_FAILED.EAI_AGAIN, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
+    [NPM_CI_FAILED.EAI_AGAIN_VERBOSE, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
     [NPM_CI_FAILED.ENOTFOUND, 'ENOTFOUND', 'registry.npmjs.org', 'its name did not resolve'],
     [NPM_CI_FAILED.ECONNREFUSED, 'ECONNREFUSED', '127.0.0.1:1', 'the connection was refused'],
     [NPM_CI_FAILED.ECONNRESET, 'ECONNRESET', '127.0.0.1:8081', 'the connection was reset'],

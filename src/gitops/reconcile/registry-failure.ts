@@ -36,10 +36,12 @@ const UNREACHABLE: Record<string, string> = {
   ENETUNREACH: 'the network is unreachable',
 };
 
+/** A line of npm's log on the terminal, at any level (npm 10+ and older spellings). */
+const NPM_LOG = /^npm (?:error|ERR!|warn|WARN|notice|http|timing|info|verbose|verb|silly|sill)(?: |$)/;
 const NPM_ERROR = /^npm (?:error|ERR!)(?: |$)/;
 
 export function registryFailure(output: string | undefined): RegistryFailure | undefined {
-  const block = lastNpmErrorBlock(output ?? '');
+  const block = lastNpmLines(output ?? '').filter((line) => NPM_ERROR.test(line));
   if (block.length === 0) return undefined;
   // npm's own code line only: a script that failed is `code 1`, whatever the error it printed says (`code: 'EAI_AGAIN'`).
   const code = block.map((line) => /^npm (?:error|ERR!) code (\S+)$/.exec(line)?.[1]).find(Boolean);
@@ -50,12 +52,15 @@ export function registryFailure(output: string | undefined): RegistryFailure | u
   return { code, ...(host ? { host } : {}), what };
 }
 
-/** The `npm error` lines that end the output (blank lines after them aside), or none when something else ends it. */
-function lastNpmErrorBlock(output: string): string[] {
+/**
+ * npm's log lines that end the output (blank lines after them aside), or none when something else ends it. With a
+ * verbose loglevel (an offer's `npm_config_loglevel`), `npm verbose …` lines come between and after the error lines.
+ */
+function lastNpmLines(output: string): string[] {
   const lines = output.split('\n').map((line) => line.trimEnd());
   while (lines.length > 0 && lines.at(-1) === '') lines.pop();
   let start = lines.length;
-  while (start > 0 && NPM_ERROR.test(lines[start - 1]!)) start -= 1;
+  while (start > 0 && NPM_LOG.test(lines[start - 1]!)) start -= 1;
   return lines.slice(start);
 }
 

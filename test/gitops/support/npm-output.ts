@@ -99,6 +99,25 @@ export const NPM_CI_FAILED = {
     'npm error network \'proxy\' config is set properly.  See: \'npm help config\'',
     'npm error A complete log of this run can be found in: /build-home/.npm/_logs/2026-11-25T16_38_05_401Z-debug-0.log',
   ].join('\n'),
+  /** EAI_AGAIN again, with --loglevel=verbose: npm's verbose lines before, between and after its error lines (its stack shortened). */
+  EAI_AGAIN_VERBOSE: [
+    'npm http fetch GET https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz attempt 1 failed with EAI_AGAIN',
+    'npm verbose type system',
+    'npm verbose stack FetchError: request to https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+    'npm verbose stack     at ClientRequest.<anonymous> (/usr/local/lib/node_modules/npm/node_modules/minipass-fetch/lib/index.js:130:14)',
+    'npm verbose stack     at process.processTicksAndRejections (node:internal/process/task_queues:90:21)',
+    'npm error code EAI_AGAIN',
+    'npm error syscall getaddrinfo',
+    'npm error errno EAI_AGAIN',
+    'npm error request to https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+    'npm verbose cwd /workspace',
+    'npm verbose os Linux 6.18.44-fc-v669',
+    'npm verbose node v22.23.3',
+    'npm verbose npm  v10.9.9',
+    'npm verbose exit 1',
+    'npm verbose code 1',
+    'npm error A complete log of this run can be found in: /build-home/.npm/_logs/2026-11-25T16_56_31_081Z-debug-0.log',
+  ].join('\n'),
 } as const;
 
 /**
