@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, retryDelayMs } from '../../src/gitops/reconcile/build-failure.ts';
-import { NPM_CI_FAILED, NPM_INSTALL_SCRIPT_FAILED } from './support/npm-output.ts';
+import { NPM_11_CI_FAILED, NPM_CI_FAILED, NPM_INSTALL_SCRIPT_FAILED } from './support/npm-output.ts';
 
 const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
 const exited = (exitCode: number, message?: string): V1ContainerState => ({ terminated: { exitCode, ...(message ? { message } : {}) } });
@@ -123,7 +123,7 @@ const npmFailed = (output: string, step: 'build' | 'test' = 'build'): V1Pod => (
     containerStatuses: [container('pack', waiting)],
   },
 });
-registry('npm\'s own network and registry errors, as npm 10 prints them: the code, the host, no credentials', () => {
+registry('npm\'s own network and registry errors, as npm 10 and 11 print them: the code, the host, no credentials', () => {
   for (const [output, code, host, words] of [
     [NPM_CI_FAILED.EAI_AGAIN, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
     [NPM_CI_FAILED.EAI_AGAIN_VERBOSE, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
@@ -136,6 +136,9 @@ registry('npm\'s own network and registry errors, as npm 10 prints them: the cod
     [NPM_CI_FAILED.E502, 'E502', '127.0.0.1:8083', 'the registry answered HTTP 502 Bad Gateway'],
     [NPM_CI_FAILED.E500, 'E500', '127.0.0.1:8084', 'the registry answered HTTP 500 Internal Server Error'],
     [NPM_CI_FAILED.E429, 'E429', '127.0.0.1:8085', 'the registry answered HTTP 429 Too Many Requests'],
+    [NPM_11_CI_FAILED.ENOTFOUND, 'ENOTFOUND', 'registry.npmjs.org', 'its name did not resolve'],
+    [NPM_11_CI_FAILED.ECONNREFUSED, 'ECONNREFUSED', '127.0.0.1:1', 'the connection was refused'],
+    [NPM_11_CI_FAILED.ECONNRESET, 'ECONNRESET', '127.0.0.1:8081', 'the connection was reset'],
     // npm 9 and older (and early 10) say `npm ERR!`; a reset mid-body names the URL differently.
     [[
       'npm ERR! code ECONNRESET', 'npm ERR! errno ECONNRESET',

@@ -120,6 +120,54 @@ export const NPM_CI_FAILED = {
   ].join('\n'),
 } as const;
 
+/** npm 11 (11.21.2), captured the same way: the same block, some lines joined or worded otherwise. */
+export const NPM_11_CI_FAILED = {
+  ENOTFOUND: [
+    'npm error code ENOTFOUND',
+    'npm error syscall getaddrinfo',
+    'npm error errno ENOTFOUND',
+    'npm error network request to https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org',
+    'npm error network This is a problem related to network connectivity.',
+    'npm error network In most cases you are behind a proxy or have bad network settings.',
+    'npm error network',
+    'npm error network If you are behind a proxy, please make sure that the \'proxy\' config is set properly.  See: \'npm help config\'',
+    'npm error A complete log of this run can be found in: /build-home/.npm/_logs/2026-11-25T16_57_13_798Z-debug-0.log',
+  ].join('\n'),
+  ECONNREFUSED: [
+    'npm error code ECONNREFUSED',
+    'npm error syscall connect',
+    'npm error errno ECONNREFUSED',
+    'npm error FetchError: request to http://127.0.0.1:1/left-pad/-/left-pad-1.3.0.tgz failed, reason: connect ECONNREFUSED 127.0.0.1:1',
+    'npm error     at ClientRequest.<anonymous> (/usr/local/lib/node_modules/npm/node_modules/minipass-fetch/lib/index.js:130:14)',
+    'npm error     at ClientRequest.emit (node:events:519:28)',
+    'npm error     at emitErrorEvent (node:_http_client:108:11)',
+    'npm error     at _destroy (node:_http_client:967:9)',
+    'npm error     at onSocketNT (node:_http_client:987:5)',
+    'npm error     at process.processTicksAndRejections (node:internal/process/task_queues:90:21) {',
+    'npm error   code: \'ECONNREFUSED\',',
+    'npm error   errno: \'ECONNREFUSED\',',
+    'npm error   syscall: \'connect\',',
+    'npm error   address: \'127.0.0.1\',',
+    'npm error   port: 1,',
+    'npm error   type: \'system\'',
+    'npm error }',
+    'npm error',
+    'npm error If you are behind a proxy, please make sure that the \'proxy\' config is set properly.  See: \'npm help config\'',
+    'npm error A complete log of this run can be found in: /build-home/.npm/_logs/2026-11-25T16_57_14_197Z-debug-0.log',
+  ].join('\n'),
+  ECONNRESET: [
+    'npm error code ECONNRESET',
+    'npm error syscall write',
+    'npm error errno ECONNRESET',
+    'npm error network request to http://127.0.0.1:8081/left-pad/-/left-pad-1.3.0.tgz failed, reason: write ECONNRESET',
+    'npm error network This is a problem related to network connectivity.',
+    'npm error network In most cases you are behind a proxy or have bad network settings.',
+    'npm error network',
+    'npm error network If you are behind a proxy, please make sure that the \'proxy\' config is set properly.  See: \'npm help config\'',
+    'npm error A complete log of this run can be found in: /build-home/.npm/_logs/2026-11-25T16_57_15_333Z-debug-0.log',
+  ].join('\n'),
+} as const;
+
 /**
  * `npm install` of an app whose dependency's install script fails to download (DNS unreachable, as above): npm
  * reports the script's exit (`code 1`) and quotes its error, whose own code is EAI_AGAIN. Captured as above, with the
