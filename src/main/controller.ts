@@ -25,8 +25,9 @@ const TOOL_ENV = ['GIT_WALRUS_NETWORK', 'GIT_WALRUS_DEVNET_URL', 'GIT_WALRUS_PAC
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export async function startController(options: ControllerRunOptions, env: NodeJS.ProcessEnv, log: Log): Promise<ControllerRun> {
-  // Before the network opens: a kubeconfig that cannot be used stops the command with nothing to close.
+  // Before the network opens: a kubeconfig or offer that cannot be used stops the command with nothing to close.
   const kc = loadKubeConfig(options.kubeconfig ? { file: options.kubeconfig } : env.KUBERNETES_SERVICE_HOST ? 'in-cluster' : 'default');
+  const offer = providerOffer(options.offerFile);
   const network = await openNetwork({ env, log, network: options.network, role: 'controller' });
   const toolEnv = Object.fromEntries(TOOL_ENV.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
   if (options.network) toolEnv.GIT_WALRUS_NETWORK = options.network;
@@ -37,7 +38,6 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   };
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
-  const offer = providerOffer(options.offerFile);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
   if (options.provider) {
