@@ -175,7 +175,7 @@ registry('network words that are not npm\'s own report stay the app\'s', () => {
     [NPM_INSTALL_SCRIPT_FAILED, 'build', 'BuildFailed'],
     // npm's error, then the build went on and failed otherwise (`npm ci || true; npm run build`).
     [`${NPM_CI_FAILED.EAI_AGAIN}\n$ npm run build\nsh: 1: tsc: not found\n`, 'build', 'BuildFailed'],
-    // A package that does not exist, or a network-ish word in a 404.
+    // A package that does not exist: npm's E404 is about the app's dependencies.
     ['npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/no-such-package - Not found\nnpm error 404  \'no-such-package@^1.0.0\' is not in this registry.\n', 'build', 'BuildFailed'],
     // The words without npm's code line.
     ['npm error network request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org\n', 'build', 'BuildFailed'],
