@@ -1,16 +1,15 @@
 import { bech32 } from '@scure/base';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { p256 } from '@noble/curves/nist.js';
+import { createECDH, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { WalrusGitError } from '../core/errors.ts';
 
 /**
- * A Sui private key as bytes, and its address, with @noble/curves and @noble/hashes alone: knowing who signs must not
- * load @mysten/sui's keypairs, whose cryptography pulls in zklogin and poseidon (~15 MB, ~0.1 s per process). Only
- * signing needs the SDK's keypair (src/config/keys.ts). The formats are the SDK's and the Sui CLI's: flag ‖ 32-byte
- * secret, as Bech32 `suiprivkey1…` or in a keystore; flag 0 = Ed25519, 1 = Secp256k1, 2 = Secp256r1. Pure.
+ * A Sui private key as bytes, and its address, with Node's own crypto (OpenSSL) and @noble/hashes: knowing who signs
+ * must not load @mysten/sui's keypairs, whose cryptography pulls in zklogin and poseidon (~15 MB, ~0.1 s per process),
+ * nor a curve library (~60 ms to load and derive one public key in JavaScript, against ~2 ms natively). Only signing
+ * needs the SDK's keypair (src/config/keys.ts). The formats are the SDK's and the Sui CLI's: flag ‖ 32-byte secret, as
+ * Bech32 `suiprivkey1…` or in a keystore; flag 0 = Ed25519, 1 = Secp256k1, 2 = Secp256r1. Pure.
  */
 export class KeyFormatError extends WalrusGitError {
   constructor(source: string, problem: string) {
@@ -30,27 +29,43 @@ const SECRET_KEY_SIZE = 32;
 const SCHEMES: readonly KeyScheme[] = ['ED25519', 'Secp256k1', 'Secp256r1'];
 const SUI_PRIVATE_KEY_PREFIX = 'suiprivkey';
 
-/** The public key as the address hashes it: Ed25519 32 bytes, the ECDSA curves 33 bytes compressed. */
-const PUBLIC_KEY: Record<KeyScheme, (secretKey: Uint8Array) => Uint8Array> = {
-  ED25519: (secretKey) => ed25519.getPublicKey(secretKey),
-  Secp256k1: (secretKey) => secp256k1.getPublicKey(secretKey, true),
-  Secp256r1: (secretKey) => p256.getPublicKey(secretKey, true),
-};
+/** PKCS#8 for an Ed25519 private key, up to its 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+/** OpenSSL's names of the ECDSA curves. */
+const EC_CURVE = { Secp256k1: 'secp256k1', Secp256r1: 'prime256v1' } as const;
 
-const VALID_SECRET: Record<KeyScheme, (secretKey: Uint8Array) => boolean> = {
-  ED25519: (secretKey) => secretKey.length === SECRET_KEY_SIZE,
-  Secp256k1: (secretKey) => secp256k1.utils.isValidSecretKey(secretKey),
-  Secp256r1: (secretKey) => p256.utils.isValidSecretKey(secretKey),
-};
+/** The public key as the address hashes it: Ed25519 32 bytes, the ECDSA curves 33 bytes compressed. */
+function publicKeyOf({ scheme, secretKey }: KeyMaterial): Uint8Array {
+  if (scheme === 'ED25519') {
+    const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, secretKey]), format: 'der', type: 'pkcs8' });
+    // SubjectPublicKeyInfo ends with the 32-byte key.
+    return Uint8Array.from(createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(-32));
+  }
+  const curve = createECDH(EC_CURVE[scheme]);
+  curve.setPrivateKey(secretKey);
+  return Uint8Array.from(curve.getPublicKey(undefined, 'compressed'));
+}
+
+/** Ed25519 takes any 32 bytes; an ECDSA secret must be a scalar in [1, n), which OpenSSL checks. */
+function isValidSecret(scheme: KeyScheme, secretKey: Uint8Array): boolean {
+  if (secretKey.length !== SECRET_KEY_SIZE) return false;
+  if (scheme === 'ED25519') return true;
+  try {
+    createECDH(EC_CURVE[scheme]).setPrivateKey(secretKey);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The Sui address of a key: blake2b-256 of flag ‖ public key, as 0x-prefixed lowercase hex (normalized). */
-export function addressOfKey({ scheme, secretKey }: KeyMaterial): string {
-  return `0x${bytesToHex(blake2b(withFlag(scheme, PUBLIC_KEY[scheme](secretKey)), { dkLen: 32 }))}`;
+export function addressOfKey(key: KeyMaterial): string {
+  return `0x${bytesToHex(blake2b(withFlag(key.scheme, publicKeyOf(key)), { dkLen: 32 }))}`;
 }
 
 /** A new random Ed25519 key, what a first use of git-walrus creates. */
 export function generateEd25519Key(): KeyMaterial {
-  return { scheme: 'ED25519', secretKey: ed25519.utils.randomSecretKey() };
+  return { scheme: 'ED25519', secretKey: Uint8Array.from(randomBytes(SECRET_KEY_SIZE)) };
 }
 
 /**
@@ -61,7 +76,7 @@ export function decodeFlaggedKey(bytes: Uint8Array): KeyMaterial | undefined {
   const scheme = SCHEMES[bytes[0] ?? -1];
   if (bytes.length !== 1 + SECRET_KEY_SIZE || scheme === undefined) return undefined;
   const secretKey = Uint8Array.from(bytes.subarray(1)); // a copy, and never a Buffer
-  return VALID_SECRET[scheme](secretKey) ? { scheme, secretKey } : undefined;
+  return isValidSecret(scheme, secretKey) ? { scheme, secretKey } : undefined;
 }
 
 export function encodeFlaggedKey({ scheme, secretKey }: KeyMaterial): Uint8Array {

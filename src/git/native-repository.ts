@@ -75,8 +75,9 @@ export class NativeGitRepository implements LocalRepository {
   async packObjects(include: readonly string[], exclude: readonly string[], progress: boolean): Promise<SpooledPack> {
     const args = ['pack-objects', '--thin', '--stdout', '--revs', '--delta-base-offset', progress ? '--progress' : '-q'];
     // Named as git names its own temporary packs, so `git gc` removes one a killed helper left behind.
-    const path = join(resolve(this.gitDir, (await git(['rev-parse', '--git-path', 'objects/pack'], { env: this.#env })).trim()), `tmp_walrus_${randomBytes(6).toString('hex')}.pack`);
+    const path = join(await this.#objectsDir(), 'pack', `tmp_walrus_${randomBytes(6).toString('hex')}.pack`);
     const file = await open(path, 'w+', 0o600);
+    // The reader attaches at once: a child's output nobody listens to is dropped when it exits.
     const child = spawnGit(args, { env: this.#env, inheritStderr: true });
     const exited = gitExit(child, args);
     exited.catch(() => {});

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { ControllerRun, ControllerRunOptions } from '../cli/app.ts';
 import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
 import { createTemplates, type ToolConfig } from '../gitops/templates/index.ts';
 import { KubernetesCluster } from '../k8s/cluster.ts';
+import { loadKubeConfig } from '../k8s/kubeconfig.ts';
 import { KubernetesTenants } from '../k8s/tenants.ts';
 import { ProviderReconciler } from '../gitops/provider/provider-reconciler.ts';
 import { chainReadAccess } from '../gitops/reconcile/read-access.ts';
@@ -25,11 +25,10 @@ const TOOL_ENV = ['GIT_WALRUS_NETWORK', 'GIT_WALRUS_DEVNET_URL', 'GIT_WALRUS_PAC
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export async function startController(options: ControllerRunOptions, env: NodeJS.ProcessEnv, log: Log): Promise<ControllerRun> {
+  // Before the network opens: a kubeconfig or offer that cannot be used stops the command with nothing to close.
+  const kc = loadKubeConfig(options.kubeconfig ? { file: options.kubeconfig } : env.KUBERNETES_SERVICE_HOST ? 'in-cluster' : 'default');
+  const offer = providerOffer(options.offerFile);
   const network = await openNetwork({ env, log, network: options.network, role: 'controller' });
-  const kc = new KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
-  else kc.loadFromDefault();
   const toolEnv = Object.fromEntries(TOOL_ENV.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
   if (options.network) toolEnv.GIT_WALRUS_NETWORK = options.network;
   const tools: ToolConfig = {
@@ -39,7 +38,6 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   };
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
-  const offer = providerOffer(options.offerFile);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
   if (options.provider) {

@@ -70,6 +70,9 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     option: (name, value) => applyOption(options, name, value),
     list: async (forPush) => {
       if (!forPush && deps.local !== null) leftovers ??= deps.local.removeAbandonedFetches().catch((error: unknown) => log.debug(`leftovers of killed fetches stay: ${messageOf(error)}`));
+      // A push plans with the signer's address: its key loads while the chain is read (a missing key is reported by
+      // the push, which awaits the same promise).
+      if (forPush) ledger.signerAddress().catch(() => {});
       const id = await repository();
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
       // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the

@@ -77,9 +77,12 @@ export async function pushRefs(
     refRequests.push({ dst: request.dst, new: next, force: request.force, ...lease });
   }
   const questions = ancestryQuestions(refRequests, snapshot.refs);
+  // The signer's address (its key file) is read while git answers the ancestry questions.
+  const signer = ledger.signerAddress();
+  signer.catch(() => {});
   const answers = await local.ancestry(questions);
   const ancestry = new Map<string, Ancestry>(questions.map((q, i) => [q.dst, answers[i]!]));
-  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
+  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await signer, ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
   const { batches, limit } = batchUpdates(decisions.flatMap((d) => (d.kind === 'update' ? [d] : [])));
@@ -90,15 +93,19 @@ export async function pushRefs(
   }
 
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
-    ledger.prepareWrites?.(); // the key and signing code load while git packs and the chunks upload
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    // The blob-id encoder starts meanwhile too (a thread, WebAssembly and tables: ~0.1-0.2 s before the first id).
-    if (include.length > 0) deps.blobStore.prepareWrites?.();
     const present = await local.presentObjects([...snapshot.refs.values()]);
     // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
     const first = updatesOf(batches[0] ?? []);
     const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, prepare);
+    if (include.length === 0) ledger.prepareWrites?.();
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, {
+      // Each preparation starts when it no longer delays git: the blob-id encoder (a thread, WebAssembly) once git
+      // packs, the key and signing code (~0.1-0.2 s of this thread's time) once the first chunk is encoding.
+      packing: () => deps.blobStore.prepareWrites?.(),
+      writing: () => ledger.prepareWrites?.(),
+      ...(prepare ? { shaped: prepare } : {}),
+    });
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
     const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
@@ -189,6 +196,16 @@ function resultOf(decision: RefDecision): PushResult {
   return { dst: decision.dst, ok: false, reason: decision.kind === 'up-to-date' ? 'up to date' : decision.reason };
 }
 
+/** What a caller of `uploadPack` starts along the way, each called once. */
+export interface UploadHooks {
+  /** git is packing. */
+  packing?: () => void;
+  /** The first chunk is on its way to the blob store. */
+  writing?: () => void;
+  /** The pack's size is known: an entry of its shape (stand-in blob ids and digest). */
+  shaped?: (standIn: PackEntry) => void;
+}
+
 /**
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
  * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
@@ -203,8 +220,7 @@ export async function uploadPack(
   exclude: string[],
   progress: boolean,
   privateTo: string | null,
-  /** Called once, as soon as the pack's size is known, with an entry of its shape (stand-in blob ids and digest). */
-  onShape?: (standIn: PackEntry) => void,
+  hooks: UploadHooks = {},
 ): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
   const hash = createHash('sha256');
@@ -213,6 +229,7 @@ export async function uploadPack(
   const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
   const spooled = await local.packObjects(include, exclude, progress);
+  hooks.packing?.();
   let pack = spooled;
   let sealedKey: string | undefined;
   let shaped = false;
@@ -230,7 +247,7 @@ export async function uploadPack(
     const shape = (total: number) => {
       if (shaped) return;
       shaped = true;
-      onShape?.(packShape(Math.max(1, Math.ceil(total / blobStore.maxBlobSize)), total, sealedKey));
+      hooks.shaped?.(packShape(Math.max(1, Math.ceil(total / blobStore.maxBlobSize)), total, sealedKey));
     };
     pack.size?.().then(shape, () => {});
     const buffer = new Uint8Array(new SharedArrayBuffer(blobStore.maxBlobSize));
@@ -240,6 +257,7 @@ export async function uploadPack(
       if (length < buffer.length) shape(size);
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
+      if (chunks.length === 0) hooks.writing?.();
       hash.update(chunk); // while the upload runs
       const blob = await stored;
       chunks.push(blob.blobId);

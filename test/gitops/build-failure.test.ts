@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, retryDelayMs } from '../../src/gitops/reconcile/build-failure.ts';
+import { NPM_11_CI_FAILED, NPM_CI_FAILED, NPM_INSTALL_SCRIPT_FAILED } from './support/npm-output.ts';
 
 const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
 const exited = (exitCode: number, message?: string): V1ContainerState => ({ terminated: { exitCode, ...(message ? { message } : {}) } });
@@ -108,6 +109,90 @@ classify('the newest pod tells (a replaced pod\'s older failure does not)', () =
   assert.is(classifyBuildFailure(failedJob(), [older, newer]).container?.pod, 'new');
 });
 classify.run();
+
+const registry = suite('a build or test step that could not reach the package registry: the infrastructure\'s, RegistryUnreachable');
+/** A pod whose build step (or, with `step` test, its test step) exited 1 with `output` as its termination message (its log tail). */
+const npmFailed = (output: string, step: 'build' | 'test' = 'build'): V1Pod => ({
+  metadata: { name: 'hello-b-1', creationTimestamp: new Date('2026-11-23T03:00:00Z') },
+  status: {
+    phase: 'Failed',
+    initContainerStatuses: [
+      container('checkout', exited(0)), container('manifest', exited(0)),
+      container('build', step === 'build' ? exited(1, output) : exited(0)), container('test', step === 'test' ? exited(1, output) : waiting),
+    ],
+    containerStatuses: [container('pack', waiting)],
+  },
+});
+registry('npm\'s own network and registry errors, as npm 10 and 11 print them: the code, the host, no credentials', () => {
+  for (const [output, code, host, words] of [
+    [NPM_CI_FAILED.EAI_AGAIN, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
+    [NPM_CI_FAILED.EAI_AGAIN_VERBOSE, 'EAI_AGAIN', 'registry.npmjs.org', 'a temporary DNS failure'],
+    [NPM_CI_FAILED.ENOTFOUND, 'ENOTFOUND', 'registry.npmjs.org', 'its name did not resolve'],
+    [NPM_CI_FAILED.ECONNREFUSED, 'ECONNREFUSED', '127.0.0.1:1', 'the connection was refused'],
+    [NPM_CI_FAILED.ECONNRESET, 'ECONNRESET', '127.0.0.1:8081', 'the connection was reset'],
+    [NPM_CI_FAILED.ETIMEDOUT, 'ETIMEDOUT', '127.0.0.1:8087', 'the connection timed out'],
+    [NPM_CI_FAILED.FETCH_TIMEOUT, 'FETCH_ERROR', '127.0.0.1:8086', 'did not answer in time'],
+    [NPM_CI_FAILED.E503, 'E503', '127.0.0.1:8082', 'the registry answered HTTP 503 Service Unavailable'],
+    [NPM_CI_FAILED.E502, 'E502', '127.0.0.1:8083', 'the registry answered HTTP 502 Bad Gateway'],
+    [NPM_CI_FAILED.E500, 'E500', '127.0.0.1:8084', 'the registry answered HTTP 500 Internal Server Error'],
+    [NPM_CI_FAILED.E429, 'E429', '127.0.0.1:8085', 'the registry answered HTTP 429 Too Many Requests'],
+    [NPM_11_CI_FAILED.ENOTFOUND, 'ENOTFOUND', 'registry.npmjs.org', 'its name did not resolve'],
+    [NPM_11_CI_FAILED.ECONNREFUSED, 'ECONNREFUSED', '127.0.0.1:1', 'the connection was refused'],
+    [NPM_11_CI_FAILED.ECONNRESET, 'ECONNRESET', '127.0.0.1:8081', 'the connection was reset'],
+    // npm 9 and older (and early 10) say `npm ERR!`; a reset mid-body names the URL differently.
+    [[
+      'npm ERR! code ECONNRESET', 'npm ERR! errno ECONNRESET',
+      'npm ERR! network Invalid response body while trying to fetch https://registry.npmjs.org/@types%2fnode: aborted',
+      'npm ERR! network This is a problem related to network connectivity.', '',
+    ].join('\n'), 'ECONNRESET', 'registry.npmjs.org', 'the connection was reset'],
+  ] as const) {
+    const failure = classifyBuildFailure(failedJob(), [npmFailed(`$ npm ci\n${output}\n`)]);
+    assert.equal([failure.kind, failure.reason, failure.container?.name], ['infrastructure', 'RegistryUnreachable', 'build'], code);
+    assert.match(failure.summary, `the build step could not reach the package registry at ${host}: npm ${code}, `, code);
+    assert.match(failure.summary, words, code);
+    assert.match(failure.summary, 'not the app', code);
+    assert.not.match(failure.summary, 's3cret', 'the URL\'s credentials stay out');
+    assert.not.match(failure.summary, 'left-pad', 'the host, not the path');
+    assert.equal(decideBuildRetry(failure, 1, new Date(0)), { retry: true, attempt: 2, retryAt: new Date(10_000) });
+  }
+});
+registry('a URL npm did not redact still gives only its host', () => {
+  const output = 'npm ERR! code ECONNREFUSED\nnpm ERR! request to https://ci:s3cret@mirror.example:8443/left-pad failed, reason: connect ECONNREFUSED 10.0.0.9:8443\n';
+  const failure = classifyBuildFailure(failedJob(), [npmFailed(output)]);
+  assert.match(failure.summary, 'at mirror.example:8443: npm ECONNREFUSED');
+  assert.not.match(failure.summary, 's3cret');
+});
+registry('the test step\'s own npm (npx fetching a tool) failing the same way is the registry\'s too', () => {
+  const failure = classifyBuildFailure(failedJob(), [npmFailed(NPM_CI_FAILED.EAI_AGAIN, 'test')]);
+  assert.equal([failure.kind, failure.reason, failure.container?.name], ['infrastructure', 'RegistryUnreachable', 'test']);
+  assert.match(failure.summary, 'the test step could not reach the package registry at registry.npmjs.org: npm EAI_AGAIN');
+});
+registry('network words that are not npm\'s own report stay the app\'s', () => {
+  for (const [output, step, reason] of [
+    // A test that cannot reach its database, run by `npm test` (which prints nothing of its own when a script fails).
+    ['> shop@1.0.0 test\n> node --test\n\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1611:16) {\n  code: \'ECONNREFUSED\'\n}\n', 'test', 'TestsFailed'],
+    // A dependency's install script that cannot download: npm's code is the script's exit.
+    [NPM_INSTALL_SCRIPT_FAILED, 'build', 'BuildFailed'],
+    // npm's error, then the build went on and failed otherwise (`npm ci || true; npm run build`).
+    [`${NPM_CI_FAILED.EAI_AGAIN}\n$ npm run build\nsh: 1: tsc: not found\n`, 'build', 'BuildFailed'],
+    // A package that does not exist: npm's E404 is about the app's dependencies.
+    ['npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/no-such-package - Not found\nnpm error 404  \'no-such-package@^1.0.0\' is not in this registry.\n', 'build', 'BuildFailed'],
+    // The words without npm's code line.
+    ['npm error network request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org\n', 'build', 'BuildFailed'],
+  ] as const) {
+    const failure = classifyBuildFailure(failedJob(), [npmFailed(output, step)]);
+    assert.equal([failure.kind, failure.reason], ['app', reason], output.split('\n')[0]);
+    assert.is(decideBuildRetry(failure, 1, new Date(0)).retry, false);
+  }
+});
+registry('only the app\'s steps are read for it: the checkout\'s failure stays CheckoutFailed, a step that never ran says why', () => {
+  const checkout = classifyBuildFailure(failedJob(), [pod(exited(1, NPM_CI_FAILED.EAI_AGAIN), waiting, waiting)]);
+  assert.equal([checkout.kind, checkout.reason], ['infrastructure', 'CheckoutFailed']);
+  const cannotRun: V1ContainerState = { terminated: { exitCode: 127, reason: 'StartError', message: NPM_CI_FAILED.EAI_AGAIN } };
+  const build = classifyBuildFailure(failedJob(), [pod(exited(0), cannotRun, waiting)]);
+  assert.equal([build.kind, build.reason], ['app', 'BuildFailed']);
+});
+registry.run();
 
 const retry = suite('build retries: bounded, with exponential back-off, never for the app\'s own failure');
 retry('the app\'s failure is never retried', () => {

@@ -17,6 +17,7 @@ import { chainReadAccess } from '../../src/gitops/reconcile/read-access.ts';
 import type { RepositoryInfo } from '../../src/ports/ledger.ts';
 import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
+import { NPM_CI_FAILED } from './support/npm-output.ts';
 
 interface Row {
   name: string;
@@ -328,6 +329,19 @@ table('build', [
     },
     result: 'Stalling BuildFailed',
     then: (pass) => assert.match(pass.conditions.find((condition) => condition.type === 'Built')!.message, `CheckoutFailed (after ${BUILD_ATTEMPTS} attempts): `),
+  },
+  {
+    name: 'npm still cannot reach the registry on the last attempt → Stalling BuildFailed: RegistryUnreachable after 3 attempts, the host and code',
+    given: (f) => {
+      setStatus(f, { build: { commit: oid(1), configHash: f.configHash(), attempt: BUILD_ATTEMPTS } });
+      f.jobs.push(f.job(oid(1), 'failed', BUILD_ATTEMPTS));
+      f.cluster.pods.set(jobName(f, oid(1), BUILD_ATTEMPTS), [failedPod('p3', 'build', 1, NPM_CI_FAILED.E503)]);
+    },
+    result: 'Stalling BuildFailed', conditions: ['Built: False BuildFailed'],
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(1));
+      assert.match(pass.conditions[0]!.message, `RegistryUnreachable (after ${BUILD_ATTEMPTS} attempts): the build step could not reach the package registry at 127.0.0.1:8082: npm E503, the registry answered HTTP 503 Service Unavailable`);
+    },
   },
   {
     name: 'the build asks more than the namespace\'s quota holds → no Job, Stalling QuotaExceeded; the commit failed, the quota named',

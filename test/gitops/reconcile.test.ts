@@ -8,11 +8,12 @@ import * as assert from 'uvu/assert';
 import { ClusterAccessError, ClusterRequestError } from '../../src/gitops/errors.ts';
 import { reconcile, STEPS } from '../../src/gitops/reconcile/reconcile.ts';
 import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
-import { chainHead, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
+import { chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
+import { NPM_CI_FAILED } from './support/npm-output.ts';
 
 const KEY = `${NAMESPACE}/web`;
 const conditions = (status: WalrusAppStatus | undefined) => (status?.conditions ?? []).map((condition) => `${condition.type}: ${condition.status} ${condition.reason}`);
-const jobName = (f: Fixture, commit = oid(1)) => f.templates.buildJobName(f.app!, commit, f.configHash(), 1);
+const jobName = (f: Fixture, commit = oid(1), attempt = 1) => f.templates.buildJobName(f.app!, commit, f.configHash(), attempt);
 const refused = (call: string) => new ClusterAccessError('create', 'jobs', NAMESPACE, `jobs.batch is forbidden (${call})`);
 
 const pass = suite('reconcile: one pass, its outcome and what it writes');
@@ -115,6 +116,40 @@ pass('a changed spec → a commit that failed is tried again (the failure counte
   const { outcome } = await reconcile(KEY, f.deps());
   assert.is(outcome.kind === 'Waiting' && outcome.reason, 'Building');
   assert.is(f.cluster.statuses[0].failedRevision, undefined);
+});
+
+pass('npm could not resolve the registry in the build step → retried after 10 s, not Stalled; the event names the host and code, never the buildEnv token', async () => {
+  const token = 'npm_a1B2c3D4e5F6g7H8i9J0';
+  const f = new Fixture(walrusApp());
+  f.offer.buildEnv = [{ name: 'NPM_TOKEN', value: token }, { name: 'npm_config_strict_ssl', value: 'true' }];
+  f.jobs.push(f.job(oid(1), 'failed'));
+  // The build step's last words: the install echoing the token (as a careless script may), then npm's error.
+  const output = `$ npm ci\nusing token ${token}\n${NPM_CI_FAILED.EAI_AGAIN}\n`;
+  f.cluster.pods.set(jobName(f), [failedPod('p1', 'build', 1, output)]);
+  f.cluster.logs.set('p1', output);
+
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.equal([outcome.kind, 'reason' in outcome && outcome.reason, 'afterMs' in outcome && outcome.afterMs], ['Waiting', 'BuildRetrying', 10_000]);
+  const status = f.cluster.statuses[0];
+  assert.equal(conditions(status), ['Built: Unknown BuildRetrying', 'Ready: Unknown BuildRetrying', 'Reconciling: True BuildRetrying']);
+  assert.is(status.failedRevision, undefined, 'the commit is not marked failed');
+  assert.equal([status.build?.attempt, status.build?.retryAt, status.build?.lastFailure?.reason], [2, new Date(f.now.getTime() + 10_000).toISOString(), 'RegistryUnreachable']);
+  const built = status.conditions!.find((condition) => condition.type === 'Built')!;
+  assert.match(built.message, 'attempt 1 of 3 to build 111111111111 failed (RegistryUnreachable, not the app\'s build); attempt 2 in 10 s: ');
+  assert.match(built.message, 'the build step could not reach the package registry at registry.npmjs.org: npm EAI_AGAIN, its name did not resolve (a temporary DNS failure)');
+  assert.match(built.message, 'using token $NPM_TOKEN\nnpm error code EAI_AGAIN', 'the log tail is quoted, the token written as its name');
+  assert.not.match(JSON.stringify(status), token);
+  assert.equal(f.events, [
+    'Warning BuildRetrying: attempt 1 of 3 to build 111111111111 failed (RegistryUnreachable, not the app\'s build); attempt 2 in 10 s: the build step could not reach the package registry at registry.npmjs.org: npm EAI_AGAIN, its name did not resolve (a temporary DNS failure); the network or the registry failed, not the app (exit code 1):',
+  ]);
+
+  // 10 s later the first attempt's Job goes and the second's is made.
+  f.app!.status = status;
+  f.now = new Date(f.now.getTime() + 10_000);
+  f.cluster.actions.length = 0;
+  const next = await reconcile(KEY, f.deps());
+  assert.equal([next.outcome.kind, 'reason' in next.outcome && next.outcome.reason], ['Waiting', 'Building']);
+  assert.equal(f.cluster.actions, [`delete jobs ${NAMESPACE}/${jobName(f)}`, `create jobs ${NAMESPACE}/${jobName(f, oid(1), 2)}`, `patch walrusapps/status ${KEY}`]);
 });
 
 pass('a step list out of order → Stalling ReconcileFailed naming the missing fact (a bug, not retried)', async () => {

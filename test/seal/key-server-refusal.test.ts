@@ -11,14 +11,11 @@ import {
   ExpiredSessionKeyError, InvalidPackageError, InvalidParameterError, InvalidPTBError, InvalidUserSignatureError, NoAccessError,
 } from '@mysten/seal';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
 import { AbortCode } from '../../src/contract/abort-codes.ts';
-import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
 import { KeyServerRefusalError, parseMoveAbort, refusalError } from '../../src/seal/key-server-refusal.ts';
-import { SealKeyService } from '../../src/seal/key-service.ts';
-import { closePrivateVault, openPrivateVault, type PrivateVault } from '../support/private-vault.ts';
+import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
 
 type Context = PrivateVault;
 
@@ -26,12 +23,7 @@ type Context = PrivateVault;
 let serverSkewMs = 0;
 
 const service = (context: Context, key: Ed25519Keypair) =>
-  new SealKeyService({
-    suiClient: context.network.client,
-    packageId: context.network.packageId,
-    keyServers: DEVNET_SEAL.keyServers,
-    threshold: DEVNET_SEAL.threshold,
-    signer: async () => key,
+  vaultKeyService(context, key, {
     fetch: async (input, init) => {
       // The process's clock as the other suites of this run left it (one sets its own), moved only for the servers.
       const ours = Date.now;
@@ -42,7 +34,6 @@ const service = (context: Context, key: Ed25519Keypair) =>
         Date.now = ours;
       }
     },
-    log: silentLog,
   });
 
 async function refusal(promise: Promise<unknown>): Promise<Error> {

@@ -15,9 +15,9 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import type { BlobStore } from '../../src/ports/blob-store.ts';
 import { fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
-import { KeyServerApiKeyError, KeyServersUnavailableError, quorumOf, SealKeyService } from '../../src/seal/key-service.ts';
+import { KeyServerApiKeyError, KeyServersUnavailableError, quorumOf } from '../../src/seal/key-service.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { closePrivateVault, openPrivateVault, type PrivateVault } from '../support/private-vault.ts';
+import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
 import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
 
 // The process clock, movable: installed before the network opens, so the key servers read it too.
@@ -27,17 +27,8 @@ Date.now = () => realNow() + skewMs;
 
 type Context = PrivateVault;
 
-const service = (context: Context, key: Ed25519Keypair, options: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string } = {}) =>
-  new SealKeyService({
-    suiClient: context.network.client,
-    packageId: context.network.packageId,
-    keyServers: withSealApiKeys(DEVNET_SEAL, options.apiKeys).keyServers,
-    threshold: DEVNET_SEAL.threshold,
-    signer: async () => key,
-    fetch: context.network.keyServerFetch,
-    log: silentLog,
-    ...options,
-  });
+const service = (context: Context, key: Ed25519Keypair, { apiKeys, ...options }: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string } = {}) =>
+  vaultKeyService(context, key, { keyServers: withSealApiKeys(DEVNET_SEAL, apiKeys).keyServers, ...options });
 
 const requests = (context: Context) => context.network.keyServers.served.reduce((a, b) => a + b, 0);
 

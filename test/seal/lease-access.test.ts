@@ -7,15 +7,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
-import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
 import type { LeaseGrant } from '../../src/ports/key-service.ts';
-import { SealKeyService } from '../../src/seal/key-service.ts';
+import type { SealKeyService } from '../../src/seal/key-service.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
-import { closePrivateVault, openPrivateVault, type PrivateVault } from '../support/private-vault.ts';
+import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
 
 // The process clock, movable: installed before the network opens, so the chain's Clock and the key servers read it.
 const realNow = Date.now;
@@ -33,17 +31,7 @@ interface Context extends PrivateVault {
   provider: string;
 }
 
-const service = (context: Context, key: Ed25519Keypair, lease?: LeaseGrant) =>
-  new SealKeyService({
-    suiClient: context.network.client,
-    packageId: context.network.packageId,
-    keyServers: DEVNET_SEAL.keyServers,
-    threshold: DEVNET_SEAL.threshold,
-    signer: async () => key,
-    fetch: context.network.keyServerFetch,
-    log: silentLog,
-    ...(lease ? { lease } : {}),
-  });
+const service = (context: Context, key: Ed25519Keypair, lease?: LeaseGrant) => vaultKeyService(context, key, lease ? { lease } : {});
 
 /** The code, message and data of what opening `sealed` under `keys` threw. */
 async function refusal(keys: SealKeyService, context: Context, sealed: string) {

@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { silentLog } from '../../src/core/log.ts';
 import { openLocalNetwork, type LocalNetwork } from '../../src/devnet/local-network.ts';
+import { SealKeyService, type SealKeyServiceOptions } from '../../src/seal/key-service.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 
 export interface PrivateVault {
@@ -31,4 +34,18 @@ export async function openPrivateVault(context: PrivateVault, prefix: string): P
 export async function closePrivateVault(context: PrivateVault): Promise<void> {
   await context.network.close();
   rmSync(context.dir, { recursive: true, force: true });
+}
+
+/** The Seal adapter as `key` against the vault's network and its key servers (2 of 3); `options` override. */
+export function vaultKeyService(context: PrivateVault, key: Ed25519Keypair, options: Partial<SealKeyServiceOptions> = {}): SealKeyService {
+  return new SealKeyService({
+    suiClient: context.network.client,
+    packageId: context.network.packageId,
+    keyServers: DEVNET_SEAL.keyServers,
+    threshold: DEVNET_SEAL.threshold,
+    signer: async () => key,
+    fetch: context.network.keyServerFetch,
+    log: silentLog,
+    ...options,
+  });
 }

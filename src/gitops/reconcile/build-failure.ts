@@ -1,17 +1,21 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { BUILD_STEP, CHECKOUT_STEP, MANIFEST_STEP, PACK_STEP, TEST_STEP } from '../templates/build-job.ts';
+import { registryFailure } from './registry-failure.ts';
 
 /**
  * Why a build Job failed, and whose fault it was. The app's own build or test step exiting non-zero (or outgrowing its
  * time or storage), or its manifest being invalid, is the app's: retrying gives the same result, so the commit is marked failed at once. Anything else is the
  * infrastructure's: the tool steps (checkout and pack reach the chain and Walrus), a pod that was evicted, deleted or
  * never got to run, a deadline the build step never reached. Those are transient as a rule, so the build is retried
- * with back-off in a new Job, a bounded number of times. A checkout the key servers refused (the lease closed or ran
- * out, the controller's key no reader) is about access: retrying gives the same answer until someone changes it.
+ * with back-off in a new Job, a bounded number of times. So is a build or test step that ended on npm's report that
+ * it could not reach the package registry (a DNS lookup that failed, a connection refused or reset, a registry's 5xx:
+ * RegistryUnreachable, registry-failure.ts): the provider's network or the registry, not the app's code. A checkout
+ * the key servers refused (the lease closed or ran out, the controller's key no reader) is about access: retrying
+ * gives the same answer until someone changes it.
  */
 export interface BuildFailure {
   kind: 'app' | 'infrastructure' | 'access';
-  /** CamelCase, for conditions and events: BuildFailed, BuildTimedOut, CheckoutFailed, PackFailed, PodEvicted, PodLost, ... */
+  /** CamelCase, for conditions and events: BuildFailed, BuildTimedOut, RegistryUnreachable, CheckoutFailed, PackFailed, PodEvicted, PodLost, ... */
   reason: string;
   /** One line saying what happened. */
   summary: string;
@@ -73,6 +77,13 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     const message = why ? undefined : terminated.message;
     const container = { pod: name, name: failed.name, exitCode: terminated.exitCode, ...(message ? { message } : {}) };
     const summary = why ? `container ${failed.name} could not start (exit code ${terminated.exitCode}): ${why}` : `container ${failed.name} exited with code ${terminated.exitCode}`;
+    // The termination message is the step's last output (FallbackToLogsOnError in templates/build-job.ts). An app
+    // whose own output ends the way npm's does is retried for nothing, BUILD_ATTEMPTS times at most, then failed.
+    const registry = (failed.name === BUILD_STEP || failed.name === TEST_STEP) && !why ? registryFailure(terminated.message) : undefined;
+    if (registry) {
+      const where = registry.host ? ` at ${registry.host}` : '';
+      return { kind: 'infrastructure', reason: 'RegistryUnreachable', summary: `the ${failed.name} step could not reach the package registry${where}: npm ${registry.code}, ${registry.what}; the network or the registry failed, not the app (exit code ${terminated.exitCode})`, container };
+    }
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
     const refused = failed.name === CHECKOUT_STEP ? accessRefusal(terminated.message) : undefined;
     if (refused) return { kind: 'access', reason: refused, summary: `the key servers refused the checkout (${summary})`, container };

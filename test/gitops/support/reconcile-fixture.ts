@@ -44,8 +44,8 @@ export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
 
 export class Fixture {
   readonly cluster = new FakeCluster();
-  /** The provider's offer: the replica cap manifests get, and (set it before the first pass) the ingress. */
-  offer: { maxReplicas: number; ingress?: ProviderOffer['ingress'] } = { maxReplicas: 5 };
+  /** The provider's offer: the replica cap manifests get, and (set them before the first pass) the ingress and buildEnv. */
+  offer: { maxReplicas: number; ingress?: ProviderOffer['ingress']; buildEnv?: ProviderOffer['buildEnv'] } = { maxReplicas: 5 };
   #templates: Templates | undefined;
   readonly follows: string[] = [];
   readonly logs: string[] = [];
@@ -127,11 +127,11 @@ export function packedPod(name: string, message: string | undefined, manifest: s
   };
 }
 
-/** A build pod whose `step` exited with `exitCode` (the steps before it exited 0). */
-export function failedPod(name: string, step: 'checkout' | 'build', exitCode: number): V1Pod {
+/** A build pod whose `step` exited with `exitCode` and the termination message given (the steps before it exited 0). */
+export function failedPod(name: string, step: 'checkout' | 'build', exitCode: number, message?: string): V1Pod {
   const waiting: V1ContainerState = { waiting: { reason: 'PodInitializing' } };
-  const checkout = step === 'checkout' ? exited(exitCode) : exited(0);
-  const build = step === 'build' ? exited(exitCode) : waiting;
+  const checkout = step === 'checkout' ? exited(exitCode, message) : exited(0);
+  const build = step === 'build' ? exited(exitCode, message) : waiting;
   return {
     metadata: { name, creationTimestamp: new Date(Date.UTC(2026, 0, 1, 11)) },
     status: { phase: 'Failed', initContainerStatuses: [container('checkout', checkout), container('build', build)], containerStatuses: [container('pack', waiting)] },

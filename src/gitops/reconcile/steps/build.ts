@@ -1,3 +1,4 @@
+import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { BuildResultError } from '../../errors.ts';
 import { recordHistory } from '../conditions.ts';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
@@ -6,6 +7,7 @@ import { parseManifestReport } from '../manifest-report.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
+import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
 
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
@@ -68,7 +70,7 @@ export async function build(pass: Pass): Promise<StepResult> {
     }
   }
   const failure = classifyBuildFailure(job, await deps.cluster.jobPods(pass.ref(jobName)));
-  return attemptFailed(pass, planned, failure, await failureMessage(pass, failure));
+  return attemptFailed(pass, planned, failure, await failureMessage(pass, failure, job));
 }
 
 /** An attempt failed: another one after a back-off when the infrastructure failed it and attempts remain, else BuildFailed. */
@@ -117,11 +119,26 @@ function refused(pass: Pass, commit: string, refusal: BuildRefusal): StepResult 
   return stalling(refusal.reason, `the build of ${short} was refused by the namespace's ${refusal.reason === 'QuotaExceeded' ? 'quota' : 'limits'}${serving}`);
 }
 
-/** The failure in the build's own words: the failed container's last log lines, else its termination message. */
-async function failureMessage(pass: Pass, failure: BuildFailure): Promise<string> {
+/**
+ * The failure in the build's own words: the failed container's last log lines, else its termination message. An app
+ * step's environment values are taken out (the offer's buildEnv may hold a registry token; a script may echo it); the
+ * tool steps' environment is the controller's own settings, which say where the chain is.
+ */
+async function failureMessage(pass: Pass, failure: BuildFailure, job: V1Job): Promise<string> {
   const container = failure.container;
   if (!container) return failure.summary;
   const logs = await pass.deps.cluster.podLogTail(pass.ref(container.pod), container.name, LOG_LINES).catch(() => null);
   const text = (logs ?? container.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
-  return `${failure.summary}${text ? `:\n${text}` : ''}`;
+  const appStep = container.name === BUILD_STEP || container.name === TEST_STEP;
+  const env = appStep ? job.spec?.template.spec?.initContainers?.find((candidate) => candidate.name === container.name)?.env ?? [] : [];
+  return `${failure.summary}${text ? `:\n${withoutEnvValues(text, env)}` : ''}`;
+}
+
+/** Shorter values are settings (true, 1, a port), not secrets, and would blank out ordinary words. */
+const SECRET_MIN_LENGTH = 8;
+
+/** `text` with each environment value of SECRET_MIN_LENGTH characters or more written as `$NAME`, longest first. */
+function withoutEnvValues(text: string, env: readonly V1EnvVar[]): string {
+  const values = env.filter((variable) => (variable.value?.length ?? 0) >= SECRET_MIN_LENGTH).sort((a, b) => b.value!.length - a.value!.length);
+  return values.reduce((result, variable) => result.split(variable.value!).join(`$${variable.name}`), text);
 }
