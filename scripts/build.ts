@@ -28,9 +28,11 @@ await build({
   target: 'node22',
   // ES module builds over CommonJS ones where a package without an `exports` map ships both: they tree-shake.
   mainFields: ['module', 'main'],
-  // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, yargs' locales, the
-  // Kubernetes client's many files (only the controller loads it).
-  external: ['@mysten/walrus-wasm', 'yargs', '@kubernetes/client-node'],
+  // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, the Kubernetes
+  // client's many files (only the controller loads it).
+  external: ['@mysten/walrus-wasm', '@kubernetes/client-node'],
+  // yargs measures its help text, which every command renders, with string-width (src/cli/string-width.ts says why).
+  alias: { 'string-width': './src/cli/string-width.ts' },
   // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   // Stack traces name src/ lines under NODE_OPTIONS=--enable-source-maps; without it the maps cost nothing.
