@@ -58,7 +58,7 @@ cache('both executables start through it: `git walrus` and git-remote-walrus eac
       const result = spawnSync(bin(name), [...args], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', input });
       assert.is(result.status, 0, result.stderr);
       const entries = filesUnder(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache'));
-      // Each loads dozens of files (~150 modules from the sources, ~60 chunks of the bundle); the entry alone would
+      // Each loads dozens of files (~150 modules from the sources, ~55 chunks of the bundle); the entry alone would
       // be a handful.
       assert.ok(entries.length > 20, `${name}: ${entries.length} cache entries`);
     } finally {
