@@ -80,6 +80,20 @@ runNodeSuite('runs the source when the dependencies were installed after the bui
   assert.is(run.status, 5);
 }));
 
+runNodeSuite('starts Node from the snapshot of it the build makes through run-node, until an install is newer', withPackage((dir) => {
+  const blob = join(realpathSync(dir), 'dist', 'node.blob');
+  const made = spawnSync(join(dir, 'bin', 'run-node'), [], { env: { ...process.env, RUN_NODE_BUILD_SNAPSHOT: blob }, encoding: 'utf8' });
+  assert.is(made.status, 0, made.stderr);
+  const printFlags = 'console.log(JSON.stringify(process.execArgv));\n';
+  writeFileSync(join(dir, 'src', 'main', 'flags.ts'), printFlags);
+  writeFileSync(join(dir, 'dist', 'main', 'flags.js'), printFlags);
+  const flags = () => JSON.parse(runNode(join(dir, 'bin', 'run-node'), ['src/main/flags.ts']).stdout) as string[];
+  assert.equal(flags(), ['--max-semi-space-size=1', '--snapshot-blob', blob]);
+  // npm may have replaced Node: a snapshot of another Node would not load.
+  touch(dir, 'node_modules/.package-lock.json', Date.now() / 1000 + 60);
+  assert.equal(flags(), ['--max-semi-space-size=1']);
+}));
+
 runNodeSuite('runs the source when a file was deleted from src/ after the build', withPackage((dir) => {
   unlinkSync(join(dir, 'src', 'main', 'other.ts'));
   assert.is(runNode(join(dir, 'bin', 'run-node'), ['src/main/x.ts', '0']).stdout, 'source ["0"]\n');
