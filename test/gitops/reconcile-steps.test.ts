@@ -59,6 +59,9 @@ function table(name: string, rows: Row[]): void {
 
 const ready = (reason = 'Succeeded'): WalrusAppStatus['conditions'] => [{ type: 'Ready', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }];
 const artifact = { blobId: 'blob-1', sha256: SHA, size: 10 };
+/** The offer's buildEnv: a registry mirror, and a token no name, status, event or log may show. */
+const MIRROR = { name: 'npm_config_registry', value: 'http://npm-mirror.infra:4873' };
+const TOKEN = { name: 'NPM_TOKEN', value: 'npm_s3cr3t-token-value' };
 const noManifest = JSON.parse(NO_MANIFEST) as { source: 'defaults'; lockfile: boolean };
 /** The status after oid(1) was built and released. */
 const released = (f: Fixture): WalrusAppStatus => ({
@@ -163,7 +166,7 @@ table('plan-build', [
   {
     name: 'first build of the head → attempt 1',
     given: () => {}, result: 'Next',
-    then: (pass, f) => assert.equal(pass.fact('build'), { commit: oid(1), configHash: f.configHash(), attempt: 1, jobName: jobName(f, oid(1)) }),
+    then: (pass, f) => assert.equal(pass.fact('build'), { commit: oid(1), configHash: f.configHash(), specConfigHash: f.configHash(), attempt: 1, jobName: jobName(f, oid(1)) }),
   },
   {
     name: 'the status records attempt 2 of this build → attempt 2',
@@ -197,6 +200,15 @@ table('clean-up-jobs', [
     result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
   },
   { name: 'the wanted Job finished but not yet recorded → kept (the build step reads it)', given: (f) => { f.jobs.push(f.job(oid(1), 'succeeded')); }, result: 'Next' },
+  {
+    name: 'a Job of an earlier controller (its hash without the offer\'s buildEnv), whose artifact is recorded → deleted',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.jobs.push(f.job(oid(1), 'succeeded'));
+      f.offer.buildEnv = [MIRROR];
+    },
+    result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${f.templates.buildJobName(f.app!, oid(1), f.app!.status!.artifact!.configHash!)}`],
+  },
 ]);
 
 const applied = (f: Fixture) => {
@@ -228,6 +240,38 @@ table('build', [
     then: (pass) => assert.equal(pass.fact('artifact'), artifact),
   },
   {
+    name: 'the offer\'s buildEnv changed since the running commit was built → built again, in a Job of the new config; no value in its name, annotations or the status',
+    given: (f) => {
+      f.offer.buildEnv = [MIRROR, TOKEN];
+      setStatus(f, { ...released(f), artifact: { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact } });
+      f.offer.buildEnv = [{ ...MIRROR, value: 'http://npm-mirror-2.infra:4873' }, TOKEN];
+    },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`], conditions: ['Built: Unknown Building', 'Ready: True Succeeded'],
+    then: (pass, f) => {
+      assert.is.not(pass.fact('build').configHash, pass.app.status!.artifact!.configHash);
+      const { metadata } = f.templates.buildJob(f.app!, { commit: oid(1), configHash: pass.fact('build').configHash });
+      const written = JSON.stringify([metadata, pass.status, f.events, f.logs]);
+      for (const value of ['npm-mirror', TOKEN.value]) assert.not.match(written, value);
+    },
+  },
+  {
+    name: 'the offer gained a buildEnv since this controller built the running commit → built again',
+    given: (f) => {
+      setStatus(f, { ...released(f), artifact: { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact } });
+      f.offer.buildEnv = [MIRROR];
+    },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
+  },
+  {
+    name: 'an artifact of an earlier controller (its hash without buildEnv), the offer unchanged → reused, nothing built',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.offer.buildEnv = [MIRROR, TOKEN];
+    },
+    result: 'Next',
+    then: (pass) => assert.equal(pass.fact('artifact'), artifact),
+  },
+  {
     name: 'no Job yet → the Job is created, BuildStarted, Waiting Building',
     given: () => {}, result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
     conditions: ['Built: Unknown Building'],
@@ -252,7 +296,7 @@ table('build', [
     result: 'Next', conditions: ['Built: True BuildSucceeded'],
     then: (pass, f) => {
       assert.equal(pass.fact('artifact'), artifact);
-      assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), ...artifact });
+      assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact });
       assert.equal(pass.fact('manifest'), noManifest);
       assert.equal(pass.status.manifest, { commit: oid(1), ...noManifest });
     },

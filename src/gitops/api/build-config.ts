@@ -20,10 +20,13 @@ export function buildConfigHash(spec: Pick<ResolvedSpec, 'build'>, buildEnv: rea
   return createHash('sha256').update(JSON.stringify(canonical(settings))).digest('hex').slice(0, 10);
 }
 
-/** sha256 over the sorted `name=value` lines: the same for the same variables in any order, and no value readable. */
+/**
+ * sha256 over the sorted (name, value) pairs, each as JSON so that a value holding a newline (a CA bundle) cannot
+ * read as two variables: the same for the same variables in any order, another for any other, and no value readable.
+ */
 export function buildEnvDigest(buildEnv: readonly BuildEnvVar[]): string {
-  const lines = buildEnv.map(({ name, value }) => `${name}=${value ?? ''}`).sort();
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
+  const pairs = buildEnv.map(({ name, value }) => JSON.stringify([name, value ?? ''])).sort();
+  return createHash('sha256').update(pairs.join('\n')).digest('hex');
 }
 
 /** The config a build is planned with: its hash, and the one a controller before buildEnv counted gave it. */
