@@ -82,6 +82,7 @@ const status: Schema = obj({
   }),
   manifest: obj({ commit, ...manifest }),
   url: str(),
+  exposure: str(),
 });
 
 export const CRD_NAME = `${PLURAL}.${GROUP}`;

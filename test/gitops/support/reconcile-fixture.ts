@@ -67,6 +67,12 @@ export class Fixture {
     return this.#templates;
   }
 
+  /** The controller restarted with another offer: the templates are made from it from now on. */
+  restartWith(offer: Fixture['offer']): void {
+    this.offer = offer;
+    this.#templates = undefined;
+  }
+
   deps(): ReconcileDeps {
     return {
       cluster: this.cluster,
