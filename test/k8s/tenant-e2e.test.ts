@@ -212,8 +212,9 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   assert.is(condition(refused, 'Ready')?.reason, 'ManifestRefused');
   // Released says which field and why (Ready says what keeps serving, once the next pass holds the failed head).
   assert.match(condition(refused, 'Released')!.message, /^package\.json walrus\.replicas asks for 5 replicas; the provider's offer allows at most 3$/);
-  const events = await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs });
-  assert.ok(events.items.some((event) => event.reason === 'ManifestRefused' && event.type === 'Warning' && /walrus\.replicas/.test(event.message ?? '')), 'a Warning event names the field');
+  // The event follows the status write that the wait above saw.
+  await waitBounded('a Warning event naming the field', async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs! })).items
+    .some((event) => event.reason === 'ManifestRefused' && event.type === 'Warning' && /walrus\.replicas/.test(event.message ?? '')), 15_000);
   assert.is(JSON.parse((await get()).body).version, '1.1.0');
 
   // No manifest: the npm defaults (npm ci, npm start with PORT, health on /, one replica).
