@@ -170,6 +170,19 @@ table('exposure', [
     },
   },
   {
+    name: 'the domain changed and a pass already moved the Ingress (the app\'s copy lags behind that pass\'s status) → the new URL, no second event',
+    given: (f) => {
+      exposedBy(f, { ingress: { ...INGRESS, loadBalancer: false } });
+      f.offer.ingress = { ...INGRESS, loadBalancer: false, domain: 'apps.example.org' };
+      f.cluster.put(f.templates.appIngress(f.app!)!.ingress);
+    },
+    result: 'Next', actions: () => [`apply ingresses ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      assert.is(pass.status.url, f.templates.appIngress(f.app!)!.url);
+      assert.equal(f.events, []);
+    },
+  },
+  {
     name: 'the offer dropped its LoadBalancer only → the Service becomes ClusterIP; the Ingress and URL stay',
     given: (f) => { f.offer.ingress = { ...INGRESS, loadBalancer: false }; exposedBy(f, { ingress: INGRESS }); },
     result: 'Next', actions: () => [`apply ingresses ${NAMESPACE}/web`, `apply services ${NAMESPACE}/web`],

@@ -50,16 +50,18 @@ export async function alignExposure(pass: Pass): Promise<string[]> {
   const ingress = await cluster.readObject('Ingress', ref);
   const ours = ownedBy(ingress, app);
   if (ingress && !ours) pass.deps.log(`${pass.key}: Ingress ${name} is not this app's (no owner reference to it): left as it is`);
+  // What changed is told from the objects read, not from the status: the informer's copy of the app may not show yet
+  // what the previous pass wrote, and a second pass must not announce the same change again.
   if (!wanted) {
     if (ours) {
       await cluster.deleteObject(ingress!);
-      changes.push(`Ingress ${name} removed`);
+      changes.push(`Ingress ${name} removed${status.url ? `; ${status.url} is no longer served` : ''}`);
     }
-    if (status.url) changes.push(`${status.url} is no longer served`);
     delete status.url;
   } else if (ours) {
+    const host = ingress!.spec?.rules?.[0]?.host;
     await cluster.apply(wanted.ingress);
-    if (status.url !== wanted.url) changes.push(`the app answers at ${wanted.url}${status.url ? ` (no longer at ${status.url})` : ''}`);
+    if (host !== wanted.ingress.spec?.rules?.[0]?.host) changes.push(`the app answers at ${wanted.url}${status.url && status.url !== wanted.url ? ` (no longer at ${status.url})` : ''}`);
     status.url = wanted.url;
   }
 
