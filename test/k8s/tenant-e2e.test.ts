@@ -8,7 +8,8 @@
  * a manifest asking more replicas than the offer is refused (ManifestRefused) and the URL keeps serving → the app
  * without a manifest deploys on the npm defaults → the provider restarts its controller with another domain and no
  * LoadBalancer: the app answers at the new URL (stated on chain), the old one 404s, the Service is a ClusterIP one,
- * nothing is rebuilt → and with no ingress at all: the Ingress goes, the URL with it → `lease close` → the app gone.
+ * nothing is rebuilt → and with no ingress at all and another buildEnv: the Ingress goes, the URL with it, the running
+ * commit is built again → `lease close` → the app gone.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -94,10 +95,11 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // and the build environment this machine's npm needs (its proxy's CA bundle).
   const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
   // Its tenants reach the devnet on the host link (devnetOfferFile), and the ingress stand-in's address reaches apps.
-  const offerOf = (exposure: { ingress?: Record<string, unknown> }) => devnetOfferFile(world, node.network, {
+  const caBundle = { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' };
+  const offerOf = (changes: { ingress?: Record<string, unknown>; buildEnv?: Record<string, string>[] }) => devnetOfferFile(world, node.network, {
     maxReplicas: 3,
-    buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }],
-    ...exposure,
+    buildEnv: [caBundle],
+    ...changes,
   });
   const exposedAt = (domain: string, loadBalancer: boolean) => ({ ingress: { domain, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer } });
   const startProvider = (identity: string, offerFile: string) => startControllerProcess(world, asProvider, identity, [
@@ -252,14 +254,21 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   assert.equal([moved.status?.artifact?.blobId, moved.status?.lastAppliedRevision], [artifact?.blobId, plain], 'not built again');
 
   // No ingress in the offer any more: the Ingress goes, the URL leaves the status, the new host 404s too. The lease
-  // keeps stating the last URL: the market's state_url takes a URL only, it cannot clear one.
+  // keeps stating the last URL: the market's state_url takes a URL only, it cannot clear one. The buildEnv changed
+  // too (npm's funding message turned off): the running commit is built again with it, in a Job of a new name.
   await controller.kill('SIGTERM');
-  controller = startProvider('provider-t3', offerOf({}));
+  controller = startProvider('provider-t3', offerOf({ buildEnv: [caBundle, { name: 'npm_config_fund', value: 'false' }] }));
   await waitBounded('its Ingress removed', () => kc.makeApiClient(NetworkingV1Api).readNamespacedIngress({ namespace: tenantNs!, name }).then(() => false, () => true), 60_000);
   await waitBounded('the URL gone from the status', async () => (await readApp()).status?.url === undefined, 30_000);
   await waitBounded('the moved URL answering 404', async () => (await httpGet(ingress, 80, '/', 3000, { Host: movedHost })).status === 404, 30_000);
   assert.ok((await changed()).some((message) => message.includes(`Ingress ${name} removed`) && message.includes(`${movedUrl} is no longer served`)), (await changed()).join('\n'));
   assert.match(await walrus(['lease', 'show', leaseId], asTenant), new RegExp(`^url\\s+${movedUrl.replace(/[.]/g, '\\.')}$`, 'm'));
+  const rebuilt = await waitBounded('the running commit built again with the new buildEnv, and serving', async () => {
+    const app = await readApp();
+    return app.status?.artifact?.commit === plain && app.status.artifact.configHash !== artifact?.configHash && condition(app, 'Ready')?.status === 'True' && app;
+  }, BUILD_MS + ROLLOUT_MS);
+  assert.is(rebuilt.status?.lastAppliedRevision, plain);
+  assert.match(controller.output(), new RegExp(`build job ${name}-b-${plain.slice(0, 12)}-${rebuilt.status!.artifact!.configHash!.slice(0, 10)} created`));
 
   // Closed: the app goes, and the URL answers 404 from the ingress.
   await walrus(['lease', 'close', leaseId], asTenant);
