@@ -49,13 +49,14 @@ export async function alignExposure(pass: Pass): Promise<string[]> {
   const wanted = templates.appIngress(app);
   const ingress = await cluster.readObject('Ingress', ref);
   const ours = ownedBy(ingress, app);
-  if (ingress && !ours) pass.deps.log(`${pass.key}: Ingress ${name} is not this app's (no owner reference to it): left as it is`);
   // What changed is told from the objects read, not from the status: the informer's copy of the app may not show yet
   // what the previous pass wrote, and a second pass must not announce the same change again.
   if (!wanted) {
     if (ours) {
       await cluster.deleteObject(ingress!);
       changes.push(`Ingress ${name} removed${status.url ? `; ${status.url} is no longer served` : ''}`);
+    } else if (ingress) {
+      pass.deps.log(`${pass.key}: Ingress ${name} is not this app's (no owner reference to it): left as it is`);
     }
     delete status.url;
   } else if (ours) {
