@@ -23,8 +23,8 @@ export interface ControllerOptions {
   /** The chain: the heads of the apps' repositories and the push events that move them. */
   ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter' | 'latestPushCursor'>;
   templates: Templates;
-  /** What the provider allows an app's own manifest (its offer's replica cap); default DEFAULT_OFFER's. */
-  offer?: Pick<ProviderOffer, 'maxReplicas'>;
+  /** What the provider allows an app's own manifest (its offer's replica cap) and gives every build (buildEnv); default DEFAULT_OFFER's. */
+  offer?: Pick<ProviderOffer, 'maxReplicas'> & Partial<Pick<ProviderOffer, 'buildEnv'>>;
   /** The network this controller serves, and the package whose events it follows (the cursor's scope). */
   network: string;
   packageId: string;

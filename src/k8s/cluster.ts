@@ -9,10 +9,13 @@ import {
 import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
-import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
+import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
 import { RestartingInformer } from './informer.ts';
+
+/** The API version of each kind `readObject` reads. */
+const API_VERSIONS: Record<keyof AppObjects, string> = { Service: 'v1', Ingress: 'networking.k8s.io/v1', NetworkPolicy: 'networking.k8s.io/v1' };
 
 /** How long a container log read may take before the termination message is used instead. */
 const LOG_TIMEOUT_MS = 5000;
@@ -115,6 +118,19 @@ export class KubernetesCluster implements Cluster {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async readObject<K extends keyof AppObjects>(kind: K, ref: ObjectRef): Promise<AppObjects[K] | null> {
+    return orNull(call('get', resourceOf(kind), ref.namespace, () => this.#objects.read<AppObjects[K]>({ apiVersion: API_VERSIONS[kind], kind, metadata: ref })));
+  }
+
+  async deleteObject(object: AppObjects[keyof AppObjects]): Promise<void> {
+    const { name, namespace, uid, resourceVersion } = object.metadata ?? {};
+    const kind = object.kind as keyof AppObjects;
+    const header = { apiVersion: API_VERSIONS[kind], kind, metadata: { name, namespace } };
+    const body = { preconditions: { uid, resourceVersion } };
+    await orNull(conflictOn(409, `${kind} ${namespace}/${name} (changed since it was read)`, call('delete', resourceOf(kind), namespace ?? null, () =>
+      this.#objects.delete(header, undefined, undefined, undefined, undefined, 'Background', body))));
   }
 
   async namespaceLabels(name: string): Promise<Record<string, string> | null> {

@@ -20,6 +20,13 @@ export interface WatchedKinds {
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
+/** The objects the controller makes beside an app's Deployment, by kind: read back when the offer changes. */
+export interface AppObjects {
+  Service: V1Service;
+  Ingress: V1Ingress;
+  NetworkPolicy: V1NetworkPolicy;
+}
+
 /**
  * A list+watch cache of one kind that keeps itself running: a watch that stops (client-node's informer stops on most
  * errors) or shows no sign of life for a while is restarted by the adapter, backing off while it keeps failing.
@@ -51,6 +58,13 @@ export interface Cluster {
   podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null>;
   /** Server-side apply with the controller's field manager, forcing conflicts (the controller owns these objects). */
   apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T>;
+  /** The object of `kind` at `ref` as the API server has it; null when there is none. */
+  readObject<K extends keyof AppObjects>(kind: K, ref: ObjectRef): Promise<AppObjects[K] | null>;
+  /**
+   * Deletes an object as it was read: its uid and resourceVersion are preconditions, so one replaced or changed since
+   * is left alone (ConflictError); one gone already is not an error.
+   */
+  deleteObject(object: AppObjects[keyof AppObjects]): Promise<void>;
   /** A namespace's labels; null when it does not exist. */
   namespaceLabels(name: string): Promise<Record<string, string> | null>;
   /**

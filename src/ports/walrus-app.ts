@@ -177,8 +177,11 @@ export interface WalrusAppStatus {
   observedGeneration?: number;
   conditions?: Condition[];
   head?: HeadStatus;
-  /** The latest successful build: its commit and the hash of the build settings it ran with (buildConfigHash). */
-  artifact?: Artifact & { commit: string; configHash?: string };
+  /**
+   * The latest successful build: its commit and the hash of the build settings it ran with (buildConfigHash);
+   * `buildEnvCounted` when that hash covers the offer's buildEnv (absent on artifacts of earlier controllers).
+   */
+  artifact?: Artifact & { commit: string; configHash?: string; buildEnvCounted?: boolean };
   /** The commit the Deployment last rolled out successfully. */
   lastAppliedRevision?: string;
   /** A commit whose rollout failed and was rolled back, or whose build failed; not retried until the head moves. */
@@ -191,6 +194,8 @@ export interface WalrusAppStatus {
   manifest?: AppManifest & { commit: string };
   /** Where the app answers: its Ingress host under the provider's domain, set when the Ingress is applied. */
   url?: string;
+  /** A digest of how the provider's offer exposes the app, as its objects were last brought in line with (reconcile/exposure.ts). */
+  exposure?: string;
 }
 
 export interface WalrusApp {

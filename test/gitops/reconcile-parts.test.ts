@@ -8,7 +8,7 @@ import { recordHistory, setCondition, transitions } from '../../src/gitops/recon
 import { jobOutcome, parseArtifact } from '../../src/gitops/reconcile/build-result.ts';
 import { lastGoodRelease } from '../../src/gitops/reconcile/release.ts';
 import { BuildResultError } from '../../src/gitops/errors.ts';
-import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
+import { buildConfigHash, buildEnvDigest, builtWith, plannedConfig } from '../../src/gitops/api/build-config.ts';
 import { DEFAULTS, HISTORY_LIMIT, resolveSpec } from '../../src/gitops/api/types.ts';
 
 const oid = (n: number) => n.toString(16).padStart(40, '0');
@@ -105,5 +105,39 @@ status('the build config hash changes with the build settings only, not their ke
   assert.is(buildConfigHash(base), buildConfigHash(same));
   assert.is.not(buildConfigHash(base), buildConfigHash(resolveSpec({ repository: 'walrus://0x1', build: { command: 'npm ci' } })));
   assert.match(buildConfigHash(base), /^[0-9a-f]{10}$/);
+});
+status('the offer\'s buildEnv enters the hash as a digest: the same in any order, another for another value, none when empty', () => {
+  const spec = resolveSpec({ repository: 'walrus://0x1' });
+  const mirror = { name: 'npm_config_registry', value: 'http://npm-mirror.infra:4873' };
+  const token = { name: 'NPM_TOKEN', value: 'npm_s3cr3t-token-value' };
+  const rows: { name: string; a: { name: string; value: string }[]; b: { name: string; value: string }[]; same: boolean }[] = [
+    { name: 'none and empty', a: [], b: [], same: true },
+    { name: 'order of the variables', a: [mirror, token], b: [token, mirror], same: true },
+    { name: 'a mirror added', a: [], b: [mirror], same: false },
+    { name: 'the mirror moved', a: [mirror], b: [{ ...mirror, value: 'http://npm-mirror-2.infra:4873' }], same: false },
+    { name: 'the token rotated', a: [mirror, token], b: [mirror, { ...token, value: 'npm_0ther-token-value' }], same: false },
+    { name: 'a value holding a newline is not two variables', a: [{ name: 'CA', value: 'x\nB=y' }], b: [{ name: 'CA', value: 'x' }, { name: 'B', value: 'y' }], same: false },
+  ];
+  for (const row of rows) assert.is(buildConfigHash(spec, row.a) === buildConfigHash(spec, row.b), row.same, row.name);
+  assert.is(buildConfigHash(spec, []), buildConfigHash(spec), 'an empty buildEnv gives the hash of the spec alone (as controllers before it counted)');
+  assert.match(buildEnvDigest([token]), /^[0-9a-f]{64}$/);
+  assert.not.match(buildEnvDigest([token]), token.value);
+});
+status('builtWith: the full hash matches; an artifact of an earlier controller matches on its spec settings alone', () => {
+  const spec = resolveSpec({ repository: 'walrus://0x1' });
+  const env = [{ name: 'npm_config_registry', value: 'http://npm-mirror.infra:4873' }];
+  const planned = plannedConfig(spec, env);
+  const specOnly = buildConfigHash(spec);
+  const rows: { name: string; recorded: Parameters<typeof builtWith>[0]; fits: boolean }[] = [
+    { name: 'built with this buildEnv', recorded: { configHash: planned.configHash, buildEnvCounted: true }, fits: true },
+    { name: 'built by an earlier controller (buildEnv not counted), same spec settings', recorded: { configHash: specOnly }, fits: true },
+    { name: 'built with no buildEnv by this controller: the offer added one since', recorded: { configHash: specOnly, buildEnvCounted: true }, fits: false },
+    { name: 'built with another buildEnv', recorded: { configHash: buildConfigHash(spec, [{ ...env[0]!, value: 'http://old-mirror:4873' }]), buildEnvCounted: true }, fits: false },
+    { name: 'other spec settings, by an earlier controller', recorded: { configHash: buildConfigHash(resolveSpec({ repository: 'walrus://0x1', build: { command: 'npm ci' } })) }, fits: false },
+    { name: 'no hash recorded', recorded: {}, fits: false },
+    { name: 'nothing recorded', recorded: undefined, fits: false },
+  ];
+  for (const row of rows) assert.is(builtWith(row.recorded, planned), row.fits, row.name);
+  assert.is(builtWith({ configHash: specOnly, buildEnvCounted: true }, plannedConfig(spec, [])), true, 'no buildEnv: the spec hash is the full hash');
 });
 status.run();

@@ -18,6 +18,9 @@ import type { RepositoryInfo } from '../../src/ports/ledger.ts';
 import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
 import { NPM_CI_FAILED } from './support/npm-output.ts';
+import { createTemplates } from '../../src/gitops/templates/index.ts';
+import { exposureDigest } from '../../src/gitops/reconcile/exposure.ts';
+import type { ProviderOffer } from '../../src/gitops/provider/offer.ts';
 
 interface Row {
   name: string;
@@ -59,6 +62,9 @@ function table(name: string, rows: Row[]): void {
 
 const ready = (reason = 'Succeeded'): WalrusAppStatus['conditions'] => [{ type: 'Ready', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }];
 const artifact = { blobId: 'blob-1', sha256: SHA, size: 10 };
+/** The offer's buildEnv: a registry mirror, and a token no name, status, event or log may show. */
+const MIRROR = { name: 'npm_config_registry', value: 'http://npm-mirror.infra:4873' };
+const TOKEN = { name: 'NPM_TOKEN', value: 'npm_s3cr3t-token-value' };
 const noManifest = JSON.parse(NO_MANIFEST) as { source: 'defaults'; lockfile: boolean };
 /** The status after oid(1) was built and released. */
 const released = (f: Fixture): WalrusAppStatus => ({
@@ -90,6 +96,111 @@ table('network', [
     name: 'another network → Stalling NetworkMismatch, naming both',
     given: (f) => { f.app!.spec.network = 'testnet'; },
     result: 'Stalling NetworkMismatch',
+  },
+]);
+
+const TENANT_LABELS = { 'market.walrus-git.dev/tenant': 'ab'.repeat(31) };
+const INGRESS: NonNullable<ProviderOffer['ingress']> = { domain: 'apps.example.com', scheme: 'http', from: [{ namespaceSelector: {} }], loadBalancer: true };
+/**
+ * The app as a controller with `offer` left it: released at oid(1) with its Service, allowance (in a tenant namespace)
+ * and Ingress in the cluster, the URL and the offer's exposure in the status. The fixture's own offer is then the one it restarted with.
+ */
+const exposedBy = (f: Fixture, offer: { ingress?: ProviderOffer['ingress'] }) => {
+  const before = createTemplates({}, offer);
+  const app = f.app!;
+  f.cluster.put(before.appService(app));
+  // The allowance is written in tenant namespaces only (reconcile/isolation.ts).
+  if (before.appNetworkPolicy && f.cluster.namespaces.get(NAMESPACE)) f.cluster.put(before.appNetworkPolicy(app));
+  const exposed = before.appIngress(app);
+  if (exposed) f.cluster.put(exposed.ingress);
+  setStatus(f, { ...released(f), exposure: exposureDigest(before, app), ...(exposed ? { url: exposed.url } : {}) });
+};
+
+table('exposure', [
+  {
+    name: 'the offer exposes the app as it did → next step; nothing read or written',
+    given: (f) => { f.offer.ingress = INGRESS; exposedBy(f, { ingress: INGRESS }); },
+    result: 'Next',
+    then: (pass, f) => {
+      assert.equal(f.cluster.reads, []);
+      assert.equal(f.events, []);
+      assert.is(pass.status.url, pass.app.status!.url);
+    },
+  },
+  {
+    name: 'the offer no longer has ingress → the app\'s Ingress and allowance deleted, the Service ClusterIP, the URL gone from the status; one event says so',
+    given: (f) => { f.cluster.namespaces.set(NAMESPACE, TENANT_LABELS); exposedBy(f, { ingress: INGRESS }); },
+    result: 'Next',
+    actions: () => [`delete ingresses ${NAMESPACE}/web`, `apply services ${NAMESPACE}/web`, `delete networkpolicies ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      assert.is(pass.status.url, undefined);
+      assert.is(pass.status.exposure, exposureDigest(f.templates, f.app!));
+      assert.is((f.cluster.objects.get(`Service ${NAMESPACE}/web`) as { spec: { type: string } }).spec.type, 'ClusterIP');
+      assert.equal(f.events.length, 1);
+      assert.match(f.events[0]!, /^Normal ExposureChanged: .*Ingress web removed; http:\/\/web-[0-9a-f]{12}\.apps\.example\.com\/ is no longer served; Service web is ClusterIP now \(was LoadBalancer\); its ingress allowance \(NetworkPolicy web\) removed$/);
+    },
+  },
+  {
+    name: 'the offer no longer has ingress, and the Ingress of that name is a user\'s (not owned by the app) → left alone; the URL goes',
+    given: (f) => {
+      exposedBy(f, { ingress: { ...INGRESS, loadBalancer: false } });
+      const ingress = f.cluster.objects.get(`Ingress ${NAMESPACE}/web`)!;
+      f.cluster.put({ ...ingress, metadata: { ...ingress.metadata, ownerReferences: [], labels: {} } });
+    },
+    result: 'Next',
+    then: (pass, f) => {
+      assert.ok(f.cluster.objects.has(`Ingress ${NAMESPACE}/web`));
+      assert.is(pass.status.url, undefined);
+      assert.match(f.logs.join('\n'), 'Ingress web is not this app\'s');
+      assert.not.match(f.events.join('\n'), 'Ingress web removed');
+    },
+  },
+  {
+    name: 'the offer\'s domain changed → the Ingress applied at the new host, the new URL in the status; one event names both',
+    given: (f) => {
+      exposedBy(f, { ingress: { ...INGRESS, loadBalancer: false } });
+      f.offer.ingress = { ...INGRESS, loadBalancer: false, domain: 'apps.example.org' };
+    },
+    result: 'Next', actions: () => [`apply ingresses ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      const host = (f.cluster.objects.get(`Ingress ${NAMESPACE}/web`) as { spec: { rules: { host: string }[] } }).spec.rules[0]!.host;
+      assert.match(host, /^web-[0-9a-f]{12}\.apps\.example\.org$/);
+      assert.is(pass.status.url, `http://${host}/`);
+      assert.equal(f.events, [`Normal ExposureChanged: the provider's offer changed how apps are exposed: the app answers at http://${host}/ (no longer at ${pass.app.status!.url})`]);
+    },
+  },
+  {
+    name: 'the domain changed and a pass already moved the Ingress (the app\'s copy lags behind that pass\'s status) → the new URL, no second event',
+    given: (f) => {
+      exposedBy(f, { ingress: { ...INGRESS, loadBalancer: false } });
+      f.offer.ingress = { ...INGRESS, loadBalancer: false, domain: 'apps.example.org' };
+      f.cluster.put(f.templates.appIngress(f.app!)!.ingress);
+    },
+    result: 'Next', actions: () => [`apply ingresses ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      assert.is(pass.status.url, f.templates.appIngress(f.app!)!.url);
+      assert.equal(f.events, []);
+    },
+  },
+  {
+    name: 'the offer dropped its LoadBalancer only → the Service becomes ClusterIP; the Ingress and URL stay',
+    given: (f) => { f.offer.ingress = { ...INGRESS, loadBalancer: false }; exposedBy(f, { ingress: INGRESS }); },
+    result: 'Next', actions: () => [`apply ingresses ${NAMESPACE}/web`, `apply services ${NAMESPACE}/web`],
+    then: (pass, f) => {
+      assert.is(pass.status.url, pass.app.status!.url);
+      assert.equal(f.events.length, 1);
+      assert.match(f.events[0]!, 'Service web is ClusterIP now (was LoadBalancer)');
+    },
+  },
+  {
+    name: 'a new app (nothing made yet) → next step, nothing written; the offer\'s exposure recorded',
+    given: (f) => { f.offer.ingress = INGRESS; },
+    result: 'Next',
+    then: (pass, f) => {
+      assert.is(pass.status.exposure, exposureDigest(f.templates, f.app!));
+      assert.is(pass.status.url, undefined, 'the rollout exposes it, once its Service is there');
+      assert.equal(f.events, []);
+    },
   },
 ]);
 
@@ -163,7 +274,7 @@ table('plan-build', [
   {
     name: 'first build of the head → attempt 1',
     given: () => {}, result: 'Next',
-    then: (pass, f) => assert.equal(pass.fact('build'), { commit: oid(1), configHash: f.configHash(), attempt: 1, jobName: jobName(f, oid(1)) }),
+    then: (pass, f) => assert.equal(pass.fact('build'), { commit: oid(1), configHash: f.configHash(), specConfigHash: f.configHash(), attempt: 1, jobName: jobName(f, oid(1)) }),
   },
   {
     name: 'the status records attempt 2 of this build → attempt 2',
@@ -197,6 +308,15 @@ table('clean-up-jobs', [
     result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
   },
   { name: 'the wanted Job finished but not yet recorded → kept (the build step reads it)', given: (f) => { f.jobs.push(f.job(oid(1), 'succeeded')); }, result: 'Next' },
+  {
+    name: 'a Job of an earlier controller (its hash without the offer\'s buildEnv), whose artifact is recorded → deleted',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.jobs.push(f.job(oid(1), 'succeeded'));
+      f.offer.buildEnv = [MIRROR];
+    },
+    result: 'Next', actions: (f) => [`delete jobs ${NAMESPACE}/${f.templates.buildJobName(f.app!, oid(1), f.app!.status!.artifact!.configHash!)}`],
+  },
 ]);
 
 const applied = (f: Fixture) => {
@@ -228,6 +348,38 @@ table('build', [
     then: (pass) => assert.equal(pass.fact('artifact'), artifact),
   },
   {
+    name: 'the offer\'s buildEnv changed since the running commit was built → built again, in a Job of the new config; no value in its name, annotations or the status',
+    given: (f) => {
+      f.offer.buildEnv = [MIRROR, TOKEN];
+      setStatus(f, { ...released(f), artifact: { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact } });
+      f.offer.buildEnv = [{ ...MIRROR, value: 'http://npm-mirror-2.infra:4873' }, TOKEN];
+    },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`], conditions: ['Built: Unknown Building', 'Ready: True Succeeded'],
+    then: (pass, f) => {
+      assert.is.not(pass.fact('build').configHash, pass.app.status!.artifact!.configHash);
+      const { metadata } = f.templates.buildJob(f.app!, { commit: oid(1), configHash: pass.fact('build').configHash });
+      const written = JSON.stringify([metadata, pass.status, f.events, f.logs]);
+      for (const value of ['npm-mirror', TOKEN.value]) assert.not.match(written, value);
+    },
+  },
+  {
+    name: 'the offer gained a buildEnv since this controller built the running commit → built again',
+    given: (f) => {
+      setStatus(f, { ...released(f), artifact: { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact } });
+      f.offer.buildEnv = [MIRROR];
+    },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
+  },
+  {
+    name: 'an artifact of an earlier controller (its hash without buildEnv), the offer unchanged → reused, nothing built',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.offer.buildEnv = [MIRROR, TOKEN];
+    },
+    result: 'Next',
+    then: (pass) => assert.equal(pass.fact('artifact'), artifact),
+  },
+  {
     name: 'no Job yet → the Job is created, BuildStarted, Waiting Building',
     given: () => {}, result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(1))}`],
     conditions: ['Built: Unknown Building'],
@@ -252,7 +404,7 @@ table('build', [
     result: 'Next', conditions: ['Built: True BuildSucceeded'],
     then: (pass, f) => {
       assert.equal(pass.fact('artifact'), artifact);
-      assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), ...artifact });
+      assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact });
       assert.equal(pass.fact('manifest'), noManifest);
       assert.equal(pass.status.manifest, { commit: oid(1), ...noManifest });
     },

@@ -152,6 +152,42 @@ pass('npm could not resolve the registry in the build step → retried after 10 
   assert.equal(f.cluster.actions, [`delete jobs ${NAMESPACE}/${jobName(f)}`, `create jobs ${NAMESPACE}/${jobName(f, oid(1), 2)}`, `patch walrusapps/status ${KEY}`]);
 });
 
+pass('the controller restarts with an offer without ingress while the next commit builds → the Ingress goes in that pass, the URL with it; later passes read nothing more', async () => {
+  const f = new Fixture(walrusApp());
+  f.offer.ingress = { domain: 'apps.example.com', scheme: 'http', from: [], loadBalancer: false };
+  f.jobs.push(f.job(oid(1), 'succeeded'));
+  f.cluster.pods.set(jobName(f), [packedPod('p1', JSON.stringify({ blobId: 'blob-1', sha256: SHA, size: 10 }))]);
+  assert.is((await reconcile(KEY, f.deps())).outcome.kind, 'Settled');
+  const url = f.cluster.statuses[0].url;
+  assert.match(url ?? '', /^http:\/\/web-[0-9a-f]{12}\.apps\.example\.com\/$/);
+  assert.ok(f.cluster.objects.has(`Ingress ${NAMESPACE}/web`));
+
+  f.restartWith({ maxReplicas: 5 });
+  f.app!.status = f.cluster.statuses[0];
+  f.jobs.length = 0;
+  f.head = chainHead(oid(2));
+  f.cluster.actions.length = 0;
+  f.events.length = 0;
+  const { outcome } = await reconcile(KEY, f.deps());
+  assert.equal([outcome.kind, 'reason' in outcome && outcome.reason], ['Waiting', 'Building']);
+  assert.equal(f.cluster.actions, [`delete ingresses ${NAMESPACE}/web`, `create jobs ${NAMESPACE}/${jobName(f, oid(2))}`, `patch walrusapps/status ${KEY}`]);
+  assert.not.ok(f.cluster.objects.has(`Ingress ${NAMESPACE}/web`));
+  const status = f.cluster.statuses.at(-1)!;
+  assert.is(status.url, undefined);
+  assert.equal(f.events.filter((event) => event.startsWith('Normal ExposureChanged')), [`Normal ExposureChanged: the provider's offer changed how apps are exposed: Ingress web removed; ${url} is no longer served`]);
+
+  // The informer's copy of the app may lag behind the status just written: a pass on it announces nothing again.
+  f.events.length = 0;
+  await reconcile(KEY, f.deps());
+  assert.equal(f.events.filter((event) => event.startsWith('Normal ExposureChanged')), []);
+  assert.is(f.cluster.statuses.at(-1)!.url, undefined);
+
+  f.app!.status = f.cluster.statuses.at(-1)!;
+  f.cluster.reads.length = 0;
+  await reconcile(KEY, f.deps());
+  assert.equal(f.cluster.reads.filter((read) => read.startsWith('get ingresses')), [], 'the offer\'s exposure is recorded: not looked at again');
+});
+
 pass('a step list out of order → Stalling ReconcileFailed naming the missing fact (a bug, not retried)', async () => {
   const f = new Fixture(walrusApp());
   const { outcome } = await reconcile(KEY, f.deps(), STEPS.filter((step) => step.name !== 'read-head'));

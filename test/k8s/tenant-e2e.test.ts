@@ -6,7 +6,10 @@
  * address, as the offer asks) → a new push rolls out with no
  * failed request through the URL → a push whose tests fail is not released (TestsFailed) and the URL keeps serving →
  * a manifest asking more replicas than the offer is refused (ManifestRefused) and the URL keeps serving → the app
- * without a manifest deploys on the npm defaults → `lease close` → Ingress and app gone, the URL answers 404.
+ * without a manifest deploys on the npm defaults → the provider restarts its controller with another domain and no
+ * LoadBalancer: the app answers at the new URL (stated on chain), the old one 404s, the Service is a ClusterIP one,
+ * nothing is rebuilt → and with no ingress at all and another buildEnv: the Ingress goes, the URL with it, the running
+ * commit is built again → `lease close` → the app gone.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,6 +28,7 @@ import { devnetOfferFile, httpGet, installWalrusAppCrd, kubectl, readyAt, startC
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
 const DOMAIN = 'apps.walrus.test';
+const MOVED_DOMAIN = 'apps.moved.walrus.test';
 const APP_FILES = ['package.json', 'package-lock.json', 'app.js', 'server.js', 'test/app.test.js'];
 
 const cluster = testCluster('tenant-e2e');
@@ -91,15 +95,18 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // and the build environment this machine's npm needs (its proxy's CA bundle).
   const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
   // Its tenants reach the devnet on the host link (devnetOfferFile), and the ingress stand-in's address reaches apps.
-  const offerFile = devnetOfferFile(world, node.network, {
+  const caBundle = { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' };
+  const offerOf = (changes: { ingress?: Record<string, unknown>; buildEnv?: Record<string, string>[] }) => devnetOfferFile(world, node.network, {
     maxReplicas: 3,
-    buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }],
-    ingress: { domain: DOMAIN, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer: true },
+    buildEnv: [caBundle],
+    ...changes,
   });
-  controller = startControllerProcess(world, asProvider, 'provider-t', [
+  const exposedAt = (domain: string, loadBalancer: boolean) => ({ ingress: { domain, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer } });
+  const startProvider = (identity: string, offerFile: string) => startControllerProcess(world, asProvider, identity, [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
     '--provider', providerId, '--offer', offerFile, '--provider-interval-ms', '1000',
   ]);
+  controller = startProvider('provider-t', offerOf(exposedAt(DOMAIN, true)));
   await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
 
   const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
@@ -207,8 +214,9 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   assert.is(condition(refused, 'Ready')?.reason, 'ManifestRefused');
   // Released says which field and why (Ready says what keeps serving, once the next pass holds the failed head).
   assert.match(condition(refused, 'Released')!.message, /^package\.json walrus\.replicas asks for 5 replicas; the provider's offer allows at most 3$/);
-  const events = await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs });
-  assert.ok(events.items.some((event) => event.reason === 'ManifestRefused' && event.type === 'Warning' && /walrus\.replicas/.test(event.message ?? '')), 'a Warning event names the field');
+  // The event follows the status write that the wait above saw.
+  await waitBounded('a Warning event naming the field', async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs! })).items
+    .some((event) => event.reason === 'ManifestRefused' && event.type === 'Warning' && /walrus\.replicas/.test(event.message ?? '')), 15_000);
   assert.is(JSON.parse((await get()).body).version, '1.1.0');
 
   // No manifest: the npm defaults (npm ci, npm start with PORT, health on /, one replica).
@@ -220,10 +228,51 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   assert.is(deployment.spec?.replicas, 1);
   assert.is(deployment.spec?.template.spec?.containers[0]?.ports?.[0]?.containerPort, 8080);
 
-  // Closed: the Ingress and the app go, and the URL answers 404 from the ingress.
+  // The provider moves its apps to another domain and drops the LoadBalancer: the restarted controller puts the
+  // Ingress at the new host and states the new URL on chain; the old host 404s; the Service turns ClusterIP (its
+  // address freed); the running commit is not built again (the buildEnv did not change).
+  const artifact = defaults.status?.artifact;
+  await controller.kill('SIGTERM');
+  controller = startProvider('provider-t2', offerOf(exposedAt(MOVED_DOMAIN, false)));
+  const movedUrl = await waitBounded('the new URL stated on chain', async () => {
+    const stated = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^url\s+(http:\/\/\S+)$/m)?.[1];
+    return stated?.endsWith(`.${MOVED_DOMAIN}/`) ? stated : undefined;
+  }, 60_000);
+  assert.is((await readApp()).status?.url, movedUrl);
+  const movedHost = new URL(movedUrl).host;
+  assert.ok(movedHost.endsWith(`.${MOVED_DOMAIN}`), movedHost);
+  await waitBounded('the new URL answering through the ingress', async () => { const { status, body } = await httpGet(ingress, 80, '/', 3000, { Host: movedHost }); return status === 200 && JSON.parse(body).version === '1.4.0'; }, 30_000);
+  await waitBounded('the old URL answering 404', async () => (await get()).status === 404, 30_000);
+  const service = await waitBounded('a ClusterIP Service without a LoadBalancer address', async () => {
+    const read = await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs!, name });
+    return read.spec?.type === 'ClusterIP' && !read.status?.loadBalancer?.ingress?.length && read;
+  }, 30_000);
+  assert.is(service.spec?.ports?.[0]?.nodePort, undefined, 'the node port the LoadBalancer had is released');
+  const changed = async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs! })).items.filter((event) => event.reason === 'ExposureChanged').map((event) => event.message ?? '');
+  assert.ok((await changed()).some((message) => message.includes(`answers at ${movedUrl}`) && message.includes(`no longer at ${url}`) && message.includes('is ClusterIP now')), (await changed()).join('\n'));
+  const moved = await readApp();
+  assert.equal([moved.status?.artifact?.blobId, moved.status?.lastAppliedRevision], [artifact?.blobId, plain], 'not built again');
+
+  // No ingress in the offer any more: the Ingress goes, the URL leaves the status, the new host 404s too. The lease
+  // keeps stating the last URL: the market's state_url takes a URL only, it cannot clear one. The buildEnv changed
+  // too (npm's funding message turned off): the running commit is built again with it, in a Job of a new name.
+  await controller.kill('SIGTERM');
+  controller = startProvider('provider-t3', offerOf({ buildEnv: [caBundle, { name: 'npm_config_fund', value: 'false' }] }));
+  await waitBounded('its Ingress removed', () => kc.makeApiClient(NetworkingV1Api).readNamespacedIngress({ namespace: tenantNs!, name }).then(() => false, () => true), 60_000);
+  await waitBounded('the URL gone from the status', async () => (await readApp()).status?.url === undefined, 30_000);
+  await waitBounded('the moved URL answering 404', async () => (await httpGet(ingress, 80, '/', 3000, { Host: movedHost })).status === 404, 30_000);
+  assert.ok((await changed()).some((message) => message.includes(`Ingress ${name} removed`) && message.includes(`${movedUrl} is no longer served`)), (await changed()).join('\n'));
+  assert.match(await walrus(['lease', 'show', leaseId], asTenant), new RegExp(`^url\\s+${movedUrl.replace(/[.]/g, '\\.')}$`, 'm'));
+  const rebuilt = await waitBounded('the running commit built again with the new buildEnv, and serving', async () => {
+    const app = await readApp();
+    return app.status?.artifact?.commit === plain && app.status.artifact.configHash !== artifact?.configHash && condition(app, 'Ready')?.status === 'True' && app;
+  }, BUILD_MS + ROLLOUT_MS);
+  assert.is(rebuilt.status?.lastAppliedRevision, plain);
+  assert.match(controller.output(), new RegExp(`build job ${name}-b-${plain.slice(0, 12)}-${rebuilt.status!.artifact!.configHash!.slice(0, 10)} created`));
+
+  // Closed: the app goes, and the URL answers 404 from the ingress.
   await walrus(['lease', 'close', leaseId], asTenant);
   await waitBounded('the WalrusApp removed', () => readApp().then(() => false, () => true), 30_000);
-  await waitBounded('its Ingress removed', () => kc.makeApiClient(NetworkingV1Api).readNamespacedIngress({ namespace: tenantNs!, name }).then(() => false, () => true), 60_000);
   await waitBounded('the URL answering 404', async () => (await get()).status === 404, 30_000);
 }));
 

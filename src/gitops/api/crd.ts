@@ -69,7 +69,7 @@ const status: Schema = obj({
   observedGeneration: int(),
   conditions: { type: 'array', items: condition, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
   head: obj({ ref: str(), commit, seq: int(), pusher: str(), transaction: str() }),
-  artifact: obj({ commit, configHash: str(), ...artifact }),
+  artifact: obj({ commit, configHash: str(), buildEnvCounted: { type: 'boolean' }, ...artifact }),
   lastAppliedRevision: str(),
   failedRevision: str(),
   history: {
@@ -82,6 +82,7 @@ const status: Schema = obj({
   }),
   manifest: obj({ commit, ...manifest }),
   url: str(),
+  exposure: str(),
 });
 
 export const CRD_NAME = `${PLURAL}.${GROUP}`;

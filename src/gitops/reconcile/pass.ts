@@ -4,6 +4,7 @@ import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import type { PushEvent } from '../../ports/ledger.ts';
 import type { Release, Templates } from '../../ports/templates.ts';
 import type { ProviderOffer } from '../provider/offer.ts';
+import type { PlannedConfig } from '../api/build-config.ts';
 import { appKey, resolveSpec, type AppManifest, type Artifact, type Condition, type HeadStatus, type ResolvedSpec, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
 import type { EventRecorder } from '../events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
@@ -12,7 +13,7 @@ import { removeCondition, setCondition, type ConditionUpdate } from './condition
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */
 export interface ReconcileDeps {
-  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'namespaceLabels' | 'admitPod'>;
+  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod'>;
   templates: Templates;
   /** The app as the informer holds it now. */
   app(key: string): WalrusApp | undefined;
@@ -26,16 +27,18 @@ export interface ReconcileDeps {
   events: Pick<EventRecorder, 'record'>;
   /** The network the controller serves; an app naming another one is refused. */
   network: string;
-  /** What the provider allows an app's own manifest (manifest/precedence.ts). */
-  offer: Pick<ProviderOffer, 'maxReplicas'>;
+  /**
+   * The provider's offer: what it allows an app's own manifest (manifest/precedence.ts), and the buildEnv every build
+   * gets (its digest is part of the build config hash). How apps are exposed is the templates' (they bind the offer).
+   */
+  offer: Pick<ProviderOffer, 'maxReplicas'> & Partial<Pick<ProviderOffer, 'buildEnv'>>;
   now(): Date;
   log(line: string): void;
 }
 
 /** The build a head needs: one Job per (commit, build settings, attempt). */
-export interface PlannedBuild {
+export interface PlannedBuild extends PlannedConfig {
   commit: string;
-  configHash: string;
   attempt: number;
   jobName: string;
 }

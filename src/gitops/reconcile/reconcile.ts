@@ -5,6 +5,7 @@ import { build } from './steps/build.ts';
 import { checkPolicy } from './steps/check-policy.ts';
 import { cleanUpJobs } from './steps/clean-up-jobs.ts';
 import { holdFailedRevision } from './steps/hold-failed-revision.ts';
+import { followOffer } from './steps/exposure.ts';
 import { checkManifest } from './steps/manifest.ts';
 import { checkNetwork } from './steps/network.ts';
 import { planBuild } from './steps/plan-build.ts';
@@ -31,6 +32,7 @@ export interface Step {
 export const STEPS: readonly Step[] = [
   { name: 'suspend', run: skipIfSuspended }, // spec.suspend: stop here
   { name: 'network', run: checkNetwork }, // the app names another network: Stalling
+  { name: 'exposure', run: followOffer }, // the offer changed how apps are exposed: the app's Ingress, Service, allowance follow
   { name: 'read-head', run: readHead }, // the ref's commit on chain and the push that set it
   { name: 'policy', run: checkPolicy }, // pushed by an address the spec does not allow: Stalling
   { name: 'read-access', run: checkReadAccess }, // a private repository this controller may not read: Stalling

@@ -33,7 +33,7 @@ export async function applyRelease(pass: Pass, release: Release): Promise<V1Depl
 }
 
 /** The app as `release` runs: its spec with the release's manifest where the operator wrote nothing. */
-function runningApp(pass: Pass, release: Release) {
+export function runningApp(pass: Pass, release: Release) {
   if (!release.manifest) return pass.app;
   const decision = applyManifest(pass.app, release.manifest, pass.deps.offer);
   // A release that ran once but is beyond today's offer (a rollback target): the spec alone.

@@ -2,7 +2,8 @@
  * LoadBalancer Services in the test cluster, as MetalLB gives them on bare metal: each Service of type LoadBalancer
  * gets an address from the run's pool (RunSubnets.loadBalancerPool, in the pod CIDR, routed from the host to the node)
  * written to its `status.loadBalancer.ingress`; kube-proxy then DNATs that address and port to the ready endpoints,
- * as for a ClusterIP. An address is freed when its Service goes or stops being a LoadBalancer.
+ * as for a ClusterIP. An address is freed when its Service goes or stops being a LoadBalancer (then its status is
+ * cleared too).
  */
 import { CoreV1Api, KubeConfig, PatchStrategy, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Service } from '@kubernetes/client-node';
@@ -19,18 +20,26 @@ export async function startLoadBalancers(options: { kubeconfigPath: string; pool
   let stopped = false;
   const key = (service: V1Service) => `${service.metadata?.namespace}/${service.metadata?.name}`;
   const wanted = (service: V1Service) => service.spec?.type === 'LoadBalancer' && !service.metadata?.deletionTimestamp;
+  const patchStatus = (service: V1Service, loadBalancer: object) => core.patchNamespacedServiceStatus(
+    { namespace: service.metadata!.namespace!, name: service.metadata!.name!, body: { status: { loadBalancer } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  ).catch((error: Error) => options.log(`load balancers: ${key(service)}: ${error.message}`));
   const assign = async (service: V1Service) => {
-    if (stopped || !wanted(service) || service.status?.loadBalancer?.ingress?.length) return;
+    if (stopped) return;
+    // No longer a LoadBalancer: its address is taken back (as MetalLB and the cloud service controllers do), so
+    // kube-proxy stops answering on it.
+    if (!wanted(service)) {
+      if (service.status?.loadBalancer?.ingress?.length && !service.metadata?.deletionTimestamp) await patchStatus(service, { ingress: null });
+      return;
+    }
+    if (service.status?.loadBalancer?.ingress?.length) return;
     const taken = new Set(informer.list().flatMap((other) => (wanted(other) ? (other.status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip) : [])));
     const ip = options.pool.find((candidate) => !taken.has(candidate));
     if (!ip) {
       options.log(`load balancers: no address left for Service ${key(service)} (pool of ${options.pool.length})`);
       return;
     }
-    await core.patchNamespacedServiceStatus(
-      { namespace: service.metadata!.namespace!, name: service.metadata!.name!, body: { status: { loadBalancer: { ingress: [{ ip }] } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ).catch((error: Error) => options.log(`load balancers: ${key(service)}: ${error.message}`));
+    await patchStatus(service, { ingress: [{ ip }] });
   };
   // One assignment at a time: two Services never get the same address.
   let queue: Promise<void> = Promise.resolve();

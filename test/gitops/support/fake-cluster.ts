@@ -6,10 +6,10 @@
 import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ConflictError } from '../../../src/gitops/errors.ts';
 import { resourceOf } from '../../../src/k8s/cluster.ts';
-import type { Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
+import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 
-type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
+type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
 
 /** An informer over objects the test holds: `start` lists them as adds, `emit` plays a watch event, `restart` a restart. */
 export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
@@ -58,6 +58,10 @@ export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
   }
 }
 
+function objectKey(kind: string, ref: { namespace?: string; name?: string }): string {
+  return `${kind} ${ref.namespace}/${ref.name}`;
+}
+
 function keyOf(object: KubernetesObject): string {
   return `${object.metadata?.namespace}/${object.metadata?.name}`;
 }
@@ -65,8 +69,12 @@ function keyOf(object: KubernetesObject): string {
 export class FakeCluster implements Cluster {
   /** Every write, in order: `create jobs ns/name`, `apply deployments ns/name`, `patch walrusapps/status ns/name`, … */
   readonly actions: string[] = [];
+  /** Every read, in order: `get ingresses ns/name`, `list pods ns/job`, … */
+  readonly reads: string[] = [];
   /** Every object applied, in order. */
   readonly applied: KubernetesObject[] = [];
+  /** The objects there are now, by `Kind namespace/name`: every apply lands here, `put` adds one (a user's, say). */
+  readonly objects = new Map<string, KubernetesObject>();
   readonly statuses: WalrusAppStatus[] = [];
   readonly events: CoreV1Event[] = [];
   readonly informers: { [K in keyof WatchedKinds]: FakeInformer<WatchedKinds[K]> } = {
@@ -94,7 +102,7 @@ export class FakeCluster implements Cluster {
   #call(verb: Verb, call: string, write = true): void {
     const fault = this.#faults.get(verb);
     if (fault) throw fault(call);
-    if (write) this.actions.push(call);
+    (write ? this.actions : this.reads).push(call);
   }
 
   informer<K extends keyof WatchedKinds>(kind: K): Informer<WatchedKinds[K]> {
@@ -125,6 +133,25 @@ export class FakeCluster implements Cluster {
     return this.logs.get(pod.name) ?? null;
   }
 
+  /** An object that is there before the test's pass (one the controller made earlier, or someone else's). */
+  put(object: KubernetesObject): void {
+    this.objects.set(objectKey(object.kind!, object.metadata!), structuredClone(object));
+  }
+
+  async readObject<K extends keyof AppObjects>(kind: K, ref: ObjectRef): Promise<AppObjects[K] | null> {
+    this.#call('readObject', `get ${resourceOf(kind)} ${ref.namespace}/${ref.name}`, false);
+    const object = this.objects.get(objectKey(kind, ref));
+    return object ? structuredClone(object) as AppObjects[K] : null;
+  }
+
+  async deleteObject(object: AppObjects[keyof AppObjects]): Promise<void> {
+    this.#call('deleteObject', `delete ${resourceOf(object.kind!)} ${object.metadata!.namespace}/${object.metadata!.name}`);
+    const key = objectKey(object.kind!, object.metadata!);
+    const there = this.objects.get(key);
+    if (there && there.metadata?.uid !== object.metadata?.uid) throw new ConflictError(`${object.kind} ${key} (changed since it was read)`);
+    this.objects.delete(key);
+  }
+
   async namespaceLabels(name: string): Promise<Record<string, string> | null> {
     this.#call('namespaceLabels', `get namespaces ${name}`, false);
     return this.namespaces.get(name) ?? {};
@@ -138,6 +165,8 @@ export class FakeCluster implements Cluster {
   async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
     this.applied.push(object);
     this.#call('apply', `apply ${resourceOf(object.kind!)} ${object.metadata!.namespace}/${object.metadata!.name}`);
+    const key = objectKey(object.kind!, object.metadata!);
+    this.objects.set(key, { ...structuredClone(object), metadata: { ...structuredClone(object.metadata), uid: this.objects.get(key)?.metadata?.uid ?? `uid-${key}` } });
     if (object.kind !== 'Deployment') return object;
     const deployment = { ...object, metadata: { ...object.metadata, generation: 1 } } as V1Deployment;
     return { ...deployment, status: this.deploymentStatus(deployment) } as T;

@@ -67,6 +67,12 @@ export class Fixture {
     return this.#templates;
   }
 
+  /** The controller restarted with another offer: the templates are made from it from now on. */
+  restartWith(offer: Fixture['offer']): void {
+    this.offer = offer;
+    this.#templates = undefined;
+  }
+
   deps(): ReconcileDeps {
     return {
       cluster: this.cluster,
@@ -94,15 +100,16 @@ export class Fixture {
   /** The build Job the templates make for (commit, the app's build settings, attempt), in the state given. */
   job(commit: string, state: 'running' | 'succeeded' | 'failed', attempt = 1): V1Job {
     const app = this.app!;
-    const job = this.templates.buildJob(app, { commit, configHash: buildConfigHash(resolveSpec(app.spec)), attempt });
+    const job = this.templates.buildJob(app, { commit, configHash: this.configHash(), attempt });
     job.metadata!.ownerReferences = [{ apiVersion: API_VERSION, kind: KIND, name: app.metadata.name, uid: app.metadata.uid!, controller: true }];
     if (state === 'succeeded') job.status = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
     if (state === 'failed') job.status = { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] };
     return job;
   }
 
+  /** The build config hash of the app's settings and the offer's buildEnv. */
   configHash(): string {
-    return buildConfigHash(resolveSpec(this.app!.spec));
+    return buildConfigHash(resolveSpec(this.app!.spec), this.offer.buildEnv);
   }
 }
 

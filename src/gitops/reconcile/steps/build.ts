@@ -1,4 +1,5 @@
 import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
+import { builtWith } from '../../api/build-config.ts';
 import { BuildResultError } from '../../errors.ts';
 import { recordHistory } from '../conditions.ts';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
@@ -23,7 +24,7 @@ export async function build(pass: Pass): Promise<StepResult> {
   const planned = pass.fact('build');
   const { commit, configHash, jobName, attempt } = planned;
   const { deps, app, status } = pass;
-  if (status.artifact?.commit === commit && status.artifact.configHash === configHash && status.manifest?.commit === commit) {
+  if (status.artifact?.commit === commit && builtWith(status.artifact, planned) && status.manifest?.commit === commit) {
     const { blobId, sha256, size } = status.artifact;
     const { commit: _commit, ...manifest } = status.manifest;
     pass.learn('artifact', { blobId, sha256, size });
@@ -56,7 +57,7 @@ export async function build(pass: Pass): Promise<StepResult> {
       const pods = await deps.cluster.jobPods(pass.ref(jobName));
       const artifact = parseArtifact(jobName, pods);
       const manifest = parseManifestReport(jobName, pods);
-      status.artifact = { commit, configHash, ...artifact };
+      status.artifact = { commit, configHash, buildEnvCounted: true, ...artifact };
       status.manifest = { commit, ...manifest };
       const from = manifest.source === 'defaults' ? 'npm defaults (no manifest)' : 'its package.json manifest';
       pass.set('Built', 'True', 'BuildSucceeded', `built ${short}${ofAttempts} with ${from}: blob ${artifact.blobId}, ${artifact.size} bytes, sha256 ${artifact.sha256.slice(0, 12)}`);

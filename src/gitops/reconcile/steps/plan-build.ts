@@ -1,15 +1,15 @@
-import { buildConfigHash } from '../../api/build-config.ts';
+import { plannedConfig } from '../../api/build-config.ts';
 import { ANNOTATIONS } from '../../templates/names.ts';
 import { BUILD_ATTEMPTS } from '../build-failure.ts';
 import { NEXT, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 
-/** Which build the head needs: its commit, the hash of the build settings, the attempt, and so the Job's name. */
+/** Which build the head needs: its commit, the hash of the build settings (the offer's buildEnv among them), the attempt, and so the Job's name. */
 export function planBuild(pass: Pass): StepResult {
   const commit = pass.fact('head').commit;
-  const configHash = buildConfigHash(pass.spec);
-  const attempt = currentAttempt(pass, commit, configHash);
-  pass.learn('build', { commit, configHash, attempt, jobName: pass.deps.templates.buildJobName(pass.app, commit, configHash, attempt) });
+  const config = plannedConfig(pass.spec, pass.deps.offer.buildEnv);
+  const attempt = currentAttempt(pass, commit, config.configHash);
+  pass.learn('build', { commit, ...config, attempt, jobName: pass.deps.templates.buildJobName(pass.app, commit, config.configHash, attempt) });
   return NEXT;
 }
 
