@@ -108,8 +108,8 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
  * it serves; `pid` is the `git walrus` process (the server is its child); `stop` resolves once the server has exited.
  * The server never outlives the process that started it (reaper.ts).
  */
-export async function startDevnet(world: World, extra: string[] = []): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawnReaped('git', ['walrus', 'devnet', '--dir', world.path('devnet-state'), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startDevnet(world: World, extra: string[] = [], stateDir = 'devnet-state'): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawnReaped('git', ['walrus', 'devnet', '--dir', world.path(stateDir), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const url = await new Promise<string>((done, fail) => {
