@@ -47,7 +47,8 @@ export interface PlanInput {
   claimEveryMs: number;
   /** Deploys recorded by this process whose transaction succeeded but may not show in `leases` yet: lease → deployKey. */
   recorded: ReadonlyMap<string, string>;
-  /** URLs stated by this process whose transaction succeeded but may not show in `leases` yet: lease → URL. */
+  /** What this process last put on chain as a lease's URL (its transaction succeeded, but may not show in `leases`
+   *  yet): lease → the URL stated, or '' once withdrawn. */
   statedUrls: ReadonlyMap<string, string>;
 }
 
@@ -63,6 +64,8 @@ export type Action =
   | { kind: 'record-deploy'; lease: string; commit: string; artifact: string; sha256: string }
   /** The app serves at a URL the lease does not state yet: state it on chain (once per change). */
   | { kind: 'state-url'; lease: string; url: string }
+  /** The app serves at no URL (the offer stopped exposing apps) but the lease still states one: withdraw it (once per change). */
+  | { kind: 'withdraw-url'; lease: string; url: string }
   | { kind: 'claim'; lease: string };
 
 /** Names of what serves a lease: a namespace per tenant, an app per lease (DNS labels, a letter first). */
@@ -139,6 +142,14 @@ export function urlToState(lease: LeaseInfo, app: LeaseApp, stated: ReadonlyMap<
   return url === lease.url || stated.get(lease.id) === url ? null : url;
 }
 
+/**
+ * The URL the lease states that its app no longer serves: the app has none in its status (its Ingress was removed)
+ * while the lease still holds one, which this process has not withdrawn already.
+ */
+export function urlToWithdraw(lease: LeaseInfo, app: LeaseApp, stated: ReadonlyMap<string, string>): string | null {
+  return lease.url && !app.status?.url && stated.get(lease.id) !== '' ? lease.url : null;
+}
+
 export function plan(input: PlanInput): Action[] {
   const { providerId, nowMs } = input;
   const actions: Action[] = [];
@@ -183,6 +194,8 @@ export function plan(input: PlanInput): Action[] {
     if (release) actions.push({ kind: 'record-deploy', lease: lease.id, ...release });
     const url = current && urlToState(lease, current, input.statedUrls);
     if (url) actions.push({ kind: 'state-url', lease: lease.id, url });
+    const stale = current && urlToWithdraw(lease, current, input.statedUrls);
+    if (stale) actions.push({ kind: 'withdraw-url', lease: lease.id, url: stale });
     const last = input.lastClaimMs.get(lease.id);
     if (last !== undefined && nowMs - last >= input.claimEveryMs && claimable(lease, nowMs) > 0n) actions.push({ kind: 'claim', lease: lease.id });
   }

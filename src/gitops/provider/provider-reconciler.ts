@@ -152,6 +152,12 @@ export class ProviderReconciler implements Companion {
         log(`provider: lease ${action.lease}: stated its URL ${action.url} (${receipt.digest})`);
         return;
       }
+      case 'withdraw-url': {
+        const receipt = await market.withdrawUrl(action.lease);
+        this.#statedUrls.set(action.lease, '');
+        log(`provider: lease ${action.lease}: withdrew its URL ${action.url}: the app is no longer exposed (${receipt.digest})`);
+        return;
+      }
       case 'claim': {
         const payout = await market.claim(action.lease);
         this.#lastClaimMs.set(action.lease, nowMs);
