@@ -131,7 +131,7 @@ test('a lease out of funds by the clock is torn down and closed by the provider'
   assert.equal(c.calls, [`close ${lease.id}`]);
 });
 
-test('a URL is stated once the app serves at it, withdrawn once its exposure goes, stated again when it comes back (reads lagging)', async () => {
+test('a URL is stated once the app serves at it, withdrawn once its exposure goes, stated again when it comes back, withdrawn at close (reads lagging)', async () => {
   const url = 'http://lease-7.apps.example.com/';
   const lease: LeaseInfo = {
     id: id(7), tenant: id(8), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
@@ -163,6 +163,18 @@ test('a URL is stated once the app serves at it, withdrawn once its exposure goe
   app.status = { conditions: ready, url }; // exposed again at the same host
   await reconciler.pass();
   assert.equal(urlCalls().slice(2), [`state-url ${lease.id} ${url}`]);
+  lease.url = url;
+
+  // Closed by its tenant: the app goes, and the URL is withdrawn once, though the read lags.
+  lease.state = 'closed';
+  await reconciler.pass();
+  await reconciler.pass();
+  assert.is(k.apps.size, 0);
+  assert.equal(urlCalls().slice(3), [`withdraw-url ${lease.id}`]);
+  assert.ok(logs.some((line) => line === `provider: lease ${lease.id}: withdrew its URL ${url}: the lease is closed (d)`), logs.join('\n'));
+  lease.url = '';
+  await reconciler.pass();
+  assert.is(urlCalls().length, 4);
 });
 
 test.run();
