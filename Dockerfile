@@ -6,11 +6,13 @@ FROM node:22-bookworm-slim AS build
 WORKDIR /opt/git-remote-walrus
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bin ./bin
 COPY contracts ./contracts
-RUN npm run build && npm prune --omit=dev
+COPY scripts/build.ts ./scripts/
+# The bundle holds no development dependency, so it stays current after the prune (which rewrites
+# node_modules/.package-lock.json, the installed dependencies bin/run-node checks the build against).
+RUN npm run build && npm prune --omit=dev && touch dist/.built
 
 FROM node:22-bookworm-slim
 # git for checkout and the remote helper; ca-certificates for the networks' HTTPS endpoints.

@@ -3,8 +3,8 @@
  * environment git prepared (GIT_DIR), opens the network, and hands stdin/stdout to the protocol session.
  *
  * The session starts at once on what the first answer needs (the protocol, the options): `capabilities` and `option`
- * touch no network. The git process that reads the config starts at once; loading the adapters and opening the
- * network start once `capabilities` is answered, while git sends its options; `list`, `fetch` and `push` wait for them.
+ * touch no network. Once `capabilities` is answered, while git sends its options, the git process that reads the
+ * config starts and the adapters load and open the network; `list`, `fetch` and `push` wait for them.
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { runSession } from '../protocol/session.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
 import { applyOption, defaultOptions } from '../remote/options.ts';
 import type { HelperOptions } from '../remote/options.ts';
-import { readWalrusGitConfig } from './git-config.ts';
+import type { readWalrusGitConfig } from './git-config.ts';
 import { mark } from './marks.ts';
 
 type Opened = HelperBackend & { close(): Promise<void> };
@@ -51,9 +51,6 @@ async function main(args: string[]): Promise<number> {
   const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, process.stderr.isTTY === true);
   const [remote, url = remote] = args;
   let opening: Promise<Opened> | null = null;
-  // The git process that reads the config runs while this one loads its modules.
-  const gitConfig = readWalrusGitConfig(process.env);
-  gitConfig.catch(() => {});
   try {
     if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
     const locator = parseWalrusUrl(url);
@@ -61,6 +58,10 @@ async function main(args: string[]): Promise<number> {
     // A failure to open is reported by the first command that needs the network (or not at all, if none does).
     const opened = () => {
       if (opening === null) {
+        // The git process that reads the config runs while this one loads the adapters. Spawning it (and loading
+        // node:child_process) waits for the first answer, which needs neither.
+        const gitConfig = import('./git-config.ts').then(({ readWalrusGitConfig }) => readWalrusGitConfig(process.env));
+        gitConfig.catch(() => {});
         opening = openBackend(locator, gitConfig, options, log);
         opening.catch(() => {});
       }

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { blobIdWork } from '../walrus-protocol/blob-id.ts';
-import { marksSoFar } from './marks.ts';
+import { marksSoFar, sinceStart } from './marks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 
@@ -47,10 +47,10 @@ export function timed<T extends object>(target: T, into: Pick<PortStats, 'ms' | 
       const value = Reflect.get(object, name) as unknown;
       if (typeof value !== 'function' || typeof name !== 'string') return value;
       return (...args: unknown[]) => {
-        const start = performance.now();
+        const start = sinceStart();
         const key = `${prefix}.${name}`;
         const add = () => {
-          const end = performance.now();
+          const end = sinceStart();
           into.ms[key] = (into.ms[key] ?? 0) + end - start;
           into.spans[key] = [into.spans[key]?.[0] ?? start, end];
         };
@@ -128,7 +128,7 @@ export function reportStats(file: string, role: string, stats: PortStats): void 
   const ms = Object.fromEntries(Object.entries(stats.ms).map(([name, value]) => [name, Math.round(value)]));
   const spans = Object.fromEntries(Object.entries(stats.spans).map(([name, [from, to]]) => [name, [Math.round(from), Math.round(to)]]));
   const line = {
-    role, pid: process.pid, ...stats, ms, spans, encodeMs: Math.round(blobIdWork.ms), encodes: blobIdWork.count, marks: { ...marksSoFar(), exit: Math.round(performance.now()) },
+    role, pid: process.pid, ...stats, ms, spans, encodeMs: Math.round(blobIdWork.ms), encodes: blobIdWork.count, marks: { ...marksSoFar(), exit: Math.round(sinceStart()) },
     maxRssKb: usage.maxRSS, cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);

@@ -100,10 +100,13 @@ export async function pushRefs(
     const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
     if (include.length === 0) ledger.prepareWrites?.();
     const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, {
-      // Each preparation starts when it no longer delays git: the blob-id encoder (a thread, WebAssembly) once git
-      // packs, the key and signing code (~0.1-0.2 s of this thread's time) once the first chunk is encoding.
-      packing: () => deps.blobStore.prepareWrites?.(),
-      writing: () => ledger.prepareWrites?.(),
+      // Once git packs, not before, so that they never delay its start: the blob-id encoder (a thread, WebAssembly),
+      // and the signing code (~0.1-0.2 s of this thread, while git counts objects and computes deltas, before the
+      // pack's first bytes; its garbage is gone before the encoder's memory grows).
+      packing: () => {
+        deps.blobStore.prepareWrites?.();
+        ledger.prepareWrites?.();
+      },
       ...(prepare ? { shaped: prepare } : {}),
     });
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
@@ -200,8 +203,6 @@ function resultOf(decision: RefDecision): PushResult {
 export interface UploadHooks {
   /** git is packing. */
   packing?: () => void;
-  /** The first chunk is on its way to the blob store. */
-  writing?: () => void;
   /** The pack's size is known: an entry of its shape (stand-in blob ids and digest). */
   shaped?: (standIn: PackEntry) => void;
 }
@@ -257,7 +258,6 @@ export async function uploadPack(
       if (length < buffer.length) shape(size);
       if (progress) log.progress(`Uploading pack: ${chunks.length + 1} chunk(s), ${formatBytes(size)} | ${rateOf(size, started)}`);
       const stored = blobStore.write(chunk);
-      if (chunks.length === 0) hooks.writing?.();
       hash.update(chunk); // while the upload runs
       const blob = await stored;
       chunks.push(blob.blobId);

@@ -30,8 +30,9 @@ function makePackage(): string {
   writeFileSync(join(dir, 'src', 'main', 'other.ts'), 'export {};\n');
   writeFileSync(join(dir, 'dist', 'main', 'x.js'), BUILT);
   writeFileSync(join(dir, 'dist', '.built'), '');
-  // Sources written an hour ago, built ten seconds later: a current build.
-  for (const path of ['src', 'src/main', 'src/main/x.ts', 'src/main/other.ts']) touch(dir, path, HOUR_AGO);
+  writeFileSync(join(dir, 'node_modules', '.package-lock.json'), '{}\n');
+  // Sources and dependencies installed an hour ago, built ten seconds later: a current build.
+  for (const path of ['src', 'src/main', 'src/main/x.ts', 'src/main/other.ts', 'node_modules/.package-lock.json']) touch(dir, path, HOUR_AGO);
   touch(dir, 'dist/.built', HOUR_AGO + 10);
   return dir;
 }
@@ -70,6 +71,27 @@ runNodeSuite('runs the source when a file under src/ is newer than the stamp', w
   const run = runNode(join(dir, 'bin', 'run-node'), ['src/main/x.ts', '4', 'two words']);
   assert.is(run.stdout, `source ${JSON.stringify(['4', 'two words'])}\n`);
   assert.is(run.status, 4);
+}));
+
+runNodeSuite('runs the source when the dependencies were installed after the build (the bundle holds their old code)', withPackage((dir) => {
+  touch(dir, 'node_modules/.package-lock.json', HOUR_AGO + 20);
+  const run = runNode(join(dir, 'bin', 'run-node'), ['src/main/x.ts', '5']);
+  assert.is(run.stdout, 'source ["5"]\n');
+  assert.is(run.status, 5);
+}));
+
+runNodeSuite('starts Node from the snapshot of it the build makes through run-node, until an install is newer', withPackage((dir) => {
+  const blob = join(realpathSync(dir), 'dist', 'node.blob');
+  const made = spawnSync(join(dir, 'bin', 'run-node'), [], { env: { ...process.env, RUN_NODE_BUILD_SNAPSHOT: blob }, encoding: 'utf8' });
+  assert.is(made.status, 0, made.stderr);
+  const printFlags = 'console.log(JSON.stringify(process.execArgv));\n';
+  writeFileSync(join(dir, 'src', 'main', 'flags.ts'), printFlags);
+  writeFileSync(join(dir, 'dist', 'main', 'flags.js'), printFlags);
+  const flags = () => JSON.parse(runNode(join(dir, 'bin', 'run-node'), ['src/main/flags.ts']).stdout) as string[];
+  assert.equal(flags(), ['--max-semi-space-size=1', '--snapshot-blob', blob]);
+  // npm may have replaced Node: a snapshot of another Node would not load.
+  touch(dir, 'node_modules/.package-lock.json', Date.now() / 1000 + 60);
+  assert.equal(flags(), ['--max-semi-space-size=1']);
 }));
 
 runNodeSuite('runs the source when a file was deleted from src/ after the build', withPackage((dir) => {

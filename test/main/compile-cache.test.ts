@@ -58,8 +58,9 @@ cache('both executables start through it: `git walrus` and git-remote-walrus eac
       const result = spawnSync(bin(name), [...args], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', input });
       assert.is(result.status, 0, result.stderr);
       const entries = filesUnder(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache'));
-      // Each loads well over a hundred modules; the entry alone would be a handful.
-      assert.ok(entries.length > 50, `${name}: ${entries.length} cache entries`);
+      // Each loads dozens of files (~150 modules from the sources, ~55 chunks of the bundle); the entry alone would
+      // be a handful.
+      assert.ok(entries.length > 20, `${name}: ${entries.length} cache entries`);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
