@@ -92,6 +92,12 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string):
         `market::state_url(&mut lease, &provider, &cap, ${str(c.url)}, &clock);`,
         give.cap(c.cap), give.shared('provider'), give.shared('lease'),
       ];
+    case 'withdraw_url':
+      return [
+        take.lease(c.lease, true), take.provider(c.provider, false), take.cap(c.cap),
+        'market::withdraw_url(&mut lease, &provider, &cap, &clock);',
+        give.cap(c.cap), give.shared('provider'), give.shared('lease'),
+      ];
   }
 }
 

@@ -155,7 +155,8 @@ public struct Lease has key {
     /// 0 open, 1 exhausted (the funds ran out), 2 closed.
     state: u8,
     last_deploy: Option<Deployment>,
-    /// Where the provider serves the lease's app (stated by `state_url`); empty until stated.
+    /// Where the provider serves the lease's app (stated by `state_url`); empty until stated and once withdrawn
+    /// (`withdraw_url`).
     url: String,
 }
 
@@ -439,6 +440,18 @@ public fun state_url(lease: &mut Lease, provider: &Provider, cap: &ProviderCap, 
     let at_ms = clock.timestamp_ms();
     lease.url = url;
     events::emit_url_stated(object::id(lease), lease.provider, lease.url, at_ms);
+}
+
+/// The lease's provider withdraws the URL it stated, when the app no longer answers there (its offer stopped exposing
+/// apps). Unlike `state_url` this is allowed on an exhausted or closed lease too: a URL that no longer answers is
+/// wrong to advertise whatever the lease's state, and clearing it adds no service the tenant has not paid for.
+/// Withdrawing when no URL is held changes nothing but still emits `UrlWithdrawn`, so a retry never aborts.
+public fun withdraw_url(lease: &mut Lease, provider: &Provider, cap: &ProviderCap, clock: &Clock) {
+    assert!(lease.version == VERSION, EWrongVersion);
+    assert_cap(provider, cap);
+    assert!(object::id(provider) == lease.provider, EWrongProvider);
+    lease.url = b"".to_string();
+    events::emit_url_withdrawn(object::id(lease), lease.provider, clock.timestamp_ms());
 }
 
 // === Reads ===

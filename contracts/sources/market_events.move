@@ -112,6 +112,13 @@ public struct UrlStated has copy, drop {
     at_ms: u64,
 }
 
+/// The lease's provider withdrew the URL it had stated: the app no longer answers there.
+public struct UrlWithdrawn has copy, drop {
+    lease: ID,
+    provider: ID,
+    at_ms: u64,
+}
+
 public(package) fun emit_market_params_set(market: ID, min_stake: u64, unbonding_ms: u64, min_lease_ms: u64) {
     event::emit(MarketParamsSet { market, min_stake, unbonding_ms, min_lease_ms })
 }
@@ -193,4 +200,8 @@ public(package) fun emit_deployed(
 
 public(package) fun emit_url_stated(lease: ID, provider: ID, url: String, at_ms: u64) {
     event::emit(UrlStated { lease, provider, url, at_ms })
+}
+
+public(package) fun emit_url_withdrawn(lease: ID, provider: ID, at_ms: u64) {
+    event::emit(UrlWithdrawn { lease, provider, at_ms })
 }

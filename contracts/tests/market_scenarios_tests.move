@@ -6460,3 +6460,764 @@ fun scenario_52_a_url_of_exactly_256_bytes_is_stated() {
     };
     s.end();
 }
+
+/// the provider withdraws the lease's URL; withdrawing again changes nothing
+#[test]
+fun scenario_53_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes_nothing() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 6. pat at 1100 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 7. pat at 1200 ms: withdraw_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 8. pat at 1300 ms: withdraw_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1300);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+    s.end();
+}
+
+/// another provider cannot withdraw a lease's URL
+#[test, expected_failure(abort_code = walrus_git::market::EWrongProvider)]
+fun scenario_54_another_provider_cannot_withdraw_a_lease_s_url() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let cap_p2 = ts::most_recent_id_for_address<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000009017).destroy_some();
+
+    // 6. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 7. pat at 1100 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 8. quinn at 1200 ms: withdraw_url aborts with EWrongProvider
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p2);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000009017, cap_p2);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x0000000000000000000000000000000000000000000000000000000000009017, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
+/// a foreign cap cannot withdraw a lease's URL
+#[test, expected_failure(abort_code = walrus_git::market::ENotProvider)]
+fun scenario_55_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let cap_p2 = ts::most_recent_id_for_address<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000009017).destroy_some();
+
+    // 6. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 7. pat at 1100 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 8. quinn at 1200 ms: withdraw_url aborts with ENotProvider
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000009017, cap_p2);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x0000000000000000000000000000000000000000000000000000000000009017, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
+/// a closed lease's URL is withdrawn
+#[test]
+fun scenario_56_a_closed_lease_s_url_is_withdrawn() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 6. pat at 1050 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1050);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 7. alice at 1100 ms: close
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        market::close(&mut lease, &mut provider, &clock, s.ctx());
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+        assert_eq!(paid.value(), 800);
+        paid.burn_for_testing();
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+        assert_eq!(paid.value(), 200);
+        paid.burn_for_testing();
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 2);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 8. pat at 1200 ms: withdraw_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+    s.end();
+}
+
+/// an exhausted lease's URL is withdrawn
+#[test]
+fun scenario_57_an_exhausted_lease_s_url_is_withdrawn() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 6. pat at 1100 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 7. mallory at 2000 ms: settle
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        market::settle(&mut lease, &clock);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 1);
+        assert_eq!(lease.lease_url(), string::utf8(b"http://lease-1-0a1b2c3d4e5f.apps.example.com/"));
+        ts::return_shared(lease);
+    };
+
+    // 8. pat at 2100 ms: withdraw_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::withdraw_url(&mut lease, &provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+    s.end();
+}

@@ -63,6 +63,7 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
       return done();
     }),
     fn('state_url', [`&mut ${lease}`, `&${provider}`, `&${cap}`, STRING_TYPE, CLOCK], [], (ctx, [l, p, c, url, clock]) => (model.stateUrl(ctx, l, p, c, url, now(clock)), done())),
+    fn('withdraw_url', [`&mut ${lease}`, `&${provider}`, `&${cap}`, CLOCK], [], (ctx, [l, p, c, clock]) => (model.withdrawUrl(ctx, l, p, c, now(clock)), done())),
     marketGetter('min_stake', (m) => m.min_stake),
     marketGetter('unbonding_ms', (m) => m.unbonding_ms),
     marketGetter('min_lease_ms', (m) => m.min_lease_ms),

@@ -80,6 +80,7 @@ export const Deployed = bcs.struct('Deployed', {
 });
 
 export const UrlStated = bcs.struct('UrlStated', { lease: ID, provider: ID, url: MoveString, at_ms: U64 });
+export const UrlWithdrawn = bcs.struct('UrlWithdrawn', { lease: ID, provider: ID, at_ms: U64 });
 
 /** Every event of the `market_events` module, by struct name. */
 export const MarketEvents = {
@@ -96,6 +97,7 @@ export const MarketEvents = {
   LeaseClosed,
   Deployed,
   UrlStated,
+  UrlWithdrawn,
 } as const;
 export type MarketEventName = keyof typeof MarketEvents;
 

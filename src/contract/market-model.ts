@@ -317,6 +317,16 @@ export function stateUrl(ctx: MoveContext, lease: LeaseValue, provider: Provider
   emit(ctx, 'UrlStated', { lease: lease.id, provider: lease.provider, url, at_ms: now });
 }
 
+/** `withdraw_url`: the lease's provider clears the URL it stated, whatever the lease's state. */
+export function withdrawUrl(ctx: MoveContext, lease: LeaseValue, provider: ProviderValue, cap: ProviderCapValue, now: bigint): void {
+  const fn = 'withdraw_url';
+  check(lease.version === MARKET_VERSION, fn, 'EWrongVersion');
+  checkCap(fn, provider, cap);
+  check(provider.id === lease.provider, fn, 'EWrongProvider');
+  lease.url = '';
+  emit(ctx, 'UrlWithdrawn', { lease: lease.id, provider: lease.provider, at_ms: now });
+}
+
 /** `is_valid_url`: 1–256 bytes of printable ASCII without spaces, starting with http:// or https://. */
 function isValidUrl(url: string): boolean {
   const bytes = utf8.encode(url);

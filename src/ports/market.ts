@@ -48,7 +48,7 @@ export interface LeaseInfo {
   settledUntilMs: number;
   state: LeaseState;
   lastDeploy: Deployment | null;
-  /** Where the provider serves the app (stated with `stateUrl`); empty until stated. */
+  /** Where the provider serves the app (stated with `stateUrl`); empty until stated and once withdrawn (`withdrawUrl`). */
   url: string;
 }
 
@@ -103,6 +103,9 @@ export interface MarketLedger {
   recordDeploy(leaseId: string, commit: string, artifact: string, sha256: string): Promise<TxReceipt>;
   /** The provider (the signer holds its cap) states where the lease's app answers. */
   stateUrl(leaseId: string, url: string): Promise<TxReceipt>;
+  /** The provider (the signer holds its cap) withdraws the URL it stated: the app no longer answers there. Allowed in
+   *  any state of the lease; withdrawing when none is held changes nothing. */
+  withdrawUrl(leaseId: string): Promise<TxReceipt>;
   /** Admin (AdminCap holder): take `amount` of the provider's stake for the tenant of `leaseId`. */
   slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt>;
   /** Admin (AdminCap holder). */

@@ -227,6 +227,15 @@ export class SuiMarket implements MarketLedger {
     return { digest: result.digest };
   }
 
+  async withdrawUrl(leaseId: string): Promise<TxReceipt> {
+    const lease = await this.getLease(leaseId);
+    const cap = await this.#capFor(lease.provider);
+    const result = await this.#submit(`withdrawing the URL of lease ${leaseId}`, (tx) => {
+      tx.moveCall({ target: this.#target('withdraw_url'), arguments: [tx.object(leaseId), tx.object(lease.provider), tx.object(cap), tx.object(CLOCK)] });
+    });
+    return { digest: result.digest };
+  }
+
   async slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt> {
     const admin = await this.#adminCap();
     const result = await this.#submit(`slashing provider ${providerId}`, (tx) => {

@@ -85,6 +85,8 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
     }
     case 'state_url':
       return market.stateUrl(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, c.url, now);
+    case 'withdraw_url':
+      return market.withdrawUrl(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, now);
   }
 }
 

@@ -183,4 +183,31 @@ test('state_url: once the app serves (Ready) at a URL the lease does not state; 
   assert.equal(stated(run({ leases: [{ ...l, url }], apps: [appOf(l, { ...released(oid(1)), url: moved })], namespaces: [tenantNamespace(l.tenant)] })), [{ kind: 'state-url', lease: l.id, url: moved }]);
 });
 
+test('withdraw_url: once the app serves at no URL (its exposure removed) while the lease still states one; again only after a new one', () => {
+  const l = lease(1);
+  const url = 'http://lease-1-abc.apps.example.com/';
+  const ns = [tenantNamespace(l.tenant)];
+  const urlActions = (fields: Partial<PlanInput>) => run({ namespaces: ns, ...fields }).filter((a) => a.kind === 'state-url' || a.kind === 'withdraw-url');
+  const unexposed = (ready = 'True') => appOf(l, released(oid(1), undefined, undefined, ready));
+  const withdraw = [{ kind: 'withdraw-url', lease: l.id, url, reason: 'the app is no longer exposed' }];
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [unexposed()] }), withdraw);
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [unexposed('False')] }), withdraw, 'whether or not the app is Ready: the URL does not answer');
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [appOf(l)] }), withdraw, 'an app without status serves nowhere either');
+  assert.equal(urlActions({ leases: [l], apps: [unexposed()] }), [], 'the lease states none');
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [appOf(l, { ...released(oid(1)), url })] }), [], 'still served there');
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [] }), [], 'no app read yet');
+  const sent = new Map([[l.id, '']]);
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [unexposed()], statedUrls: sent }), [], 'withdrawn, not read back yet');
+  assert.equal(urlActions({ leases: [l], apps: [appOf(l, { ...released(oid(1)), url })], statedUrls: sent }), [{ kind: 'state-url', lease: l.id, url }], 'exposed again: the same URL is stated again');
+  assert.equal(urlActions({ leases: [{ ...l, url }], apps: [unexposed()], statedUrls: new Map([[l.id, url]]) }), withdraw, 'stated by this process, then unexposed');
+  const ended = (fields: Partial<LeaseInfo>, statedUrls = new Map<string, string>()) =>
+    run({ leases: [{ ...l, url, ...fields }], apps: [appOf(l, { ...released(oid(1)), url })], namespaces: ns, statedUrls }).filter((a) => a.kind === 'withdraw-url');
+  assert.equal(ended({ state: 'closed' }), [{ kind: 'withdraw-url', lease: l.id, url, reason: 'the lease is closed' }], 'its app goes, and the URL with it');
+  assert.equal(ended({ state: 'exhausted' }), [{ kind: 'withdraw-url', lease: l.id, url, reason: 'the lease ran out of funds' }]);
+  assert.equal(ended({ escrow: 0n }), [{ kind: 'withdraw-url', lease: l.id, url, reason: 'the lease ran out of funds' }], 'out of funds by the clock');
+  assert.equal(ended({ state: 'closed' }, sent), [], 'withdrawn, not read back yet');
+  assert.equal(ended({ state: 'closed', url: '' }), [], 'nothing stated');
+  assert.equal(ended({ state: 'closed', provider: id(0xbb) }), [], 'another provider\'s lease');
+});
+
 test.run();

@@ -24,6 +24,8 @@ function chain(lease: LeaseInfo) {
     recordDeploy: async (leaseId: string, commit: string) => { calls.push(`record ${leaseId} ${commit}`); return { digest: 'd' }; },
     claim: async (leaseId: string) => { calls.push(`claim ${leaseId}`); return { digest: 'd', paid: 1n, refunded: 0n }; },
     close: async (leaseId: string) => { calls.push(`close ${leaseId}`); return { digest: 'd', paid: 1n, refunded: 0n }; },
+    stateUrl: async (leaseId: string, url: string) => { calls.push(`state-url ${leaseId} ${url}`); return { digest: 'd' }; },
+    withdrawUrl: async (leaseId: string) => { calls.push(`withdraw-url ${leaseId}`); return { digest: 'd' }; },
   } as unknown as MarketLedger;
   return { market, calls, lease, advance: (ms: number) => { now += ms; } };
 }
@@ -127,6 +129,52 @@ test('a lease out of funds by the clock is torn down and closed by the provider'
   await reconciler.pass();
   assert.is(k.apps.size, 0);
   assert.equal(c.calls, [`close ${lease.id}`]);
+});
+
+test('a URL is stated once the app serves at it, withdrawn once its exposure goes, stated again when it comes back, withdrawn at close (reads lagging)', async () => {
+  const url = 'http://lease-7.apps.example.com/';
+  const lease: LeaseInfo = {
+    id: id(7), tenant: id(8), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
+  };
+  const c = chain(lease);
+  const k = cluster();
+  const logs: string[] = [];
+  const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, offer: DEFAULT_OFFER, log: (line) => logs.push(line) });
+  await reconciler.pass();
+  const app = k.apps.get(`${tenantNamespace(lease.tenant)}/${leaseAppName(lease.id)}`)!;
+  const ready = [{ type: 'Ready' as const, status: 'True' as const, reason: 'Succeeded', message: '', lastTransitionTime: '' }];
+  const urlCalls = () => c.calls.filter((call) => call.includes('-url '));
+
+  app.status = { conditions: ready, url };
+  await reconciler.pass();
+  await reconciler.pass(); // the lease read back does not show it yet
+  assert.equal(urlCalls(), [`state-url ${lease.id} ${url}`]);
+  lease.url = url;
+
+  app.status = { conditions: ready }; // the offer stopped exposing apps: the Ingress and the status's URL went
+  await reconciler.pass();
+  await reconciler.pass(); // the lease read back still shows the URL
+  assert.equal(urlCalls().slice(1), [`withdraw-url ${lease.id}`]);
+  assert.ok(logs.some((line) => line === `provider: lease ${lease.id}: withdrew its URL ${url}: the app is no longer exposed (d)`), logs.join('\n'));
+  lease.url = '';
+  await reconciler.pass();
+
+  app.status = { conditions: ready, url }; // exposed again at the same host
+  await reconciler.pass();
+  assert.equal(urlCalls().slice(2), [`state-url ${lease.id} ${url}`]);
+  lease.url = url;
+
+  // Closed by its tenant: the app goes, and the URL is withdrawn once, though the read lags.
+  lease.state = 'closed';
+  await reconciler.pass();
+  await reconciler.pass();
+  assert.is(k.apps.size, 0);
+  assert.equal(urlCalls().slice(3), [`withdraw-url ${lease.id}`]);
+  assert.ok(logs.some((line) => line === `provider: lease ${lease.id}: withdrew its URL ${url}: the lease is closed (d)`), logs.join('\n'));
+  lease.url = '';
+  await reconciler.pass();
+  assert.is(urlCalls().length, 4);
 });
 
 test.run();

@@ -8,8 +8,8 @@
  * a manifest asking more replicas than the offer is refused (ManifestRefused) and the URL keeps serving → the app
  * without a manifest deploys on the npm defaults → the provider restarts its controller with another domain and no
  * LoadBalancer: the app answers at the new URL (stated on chain), the old one 404s, the Service is a ClusterIP one,
- * nothing is rebuilt → and with no ingress at all and another buildEnv: the Ingress goes, the URL with it, the running
- * commit is built again → `lease close` → the app gone.
+ * nothing is rebuilt → and with no ingress at all and another buildEnv: the Ingress goes, the URL with it (withdrawn
+ * from the lease too), the running commit is built again → `lease close` → the app gone.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -253,8 +253,8 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   const moved = await readApp();
   assert.equal([moved.status?.artifact?.blobId, moved.status?.lastAppliedRevision], [artifact?.blobId, plain], 'not built again');
 
-  // No ingress in the offer any more: the Ingress goes, the URL leaves the status, the new host 404s too. The lease
-  // keeps stating the last URL: the market's state_url takes a URL only, it cannot clear one. The buildEnv changed
+  // No ingress in the offer any more: the Ingress goes, the URL leaves the status, the new host 404s too, and the
+  // provider withdraws the URL from the lease (withdraw_url), so no one is sent to it any more. The buildEnv changed
   // too (npm's funding message turned off): the running commit is built again with it, in a Job of a new name.
   await controller.kill('SIGTERM');
   controller = startProvider('provider-t3', offerOf({ buildEnv: [caBundle, { name: 'npm_config_fund', value: 'false' }] }));
@@ -262,7 +262,9 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   await waitBounded('the URL gone from the status', async () => (await readApp()).status?.url === undefined, 30_000);
   await waitBounded('the moved URL answering 404', async () => (await httpGet(ingress, 80, '/', 3000, { Host: movedHost })).status === 404, 30_000);
   assert.ok((await changed()).some((message) => message.includes(`Ingress ${name} removed`) && message.includes(`${movedUrl} is no longer served`)), (await changed()).join('\n'));
-  assert.match(await walrus(['lease', 'show', leaseId], asTenant), new RegExp(`^url\\s+${movedUrl.replace(/[.]/g, '\\.')}$`, 'm'));
+  await waitBounded('the URL withdrawn from the lease', async () => /^url\s+none stated/m.test(await walrus(['lease', 'show', leaseId], asTenant)), 30_000);
+  assert.match(controller.output(), new RegExp(`withdrew its URL ${movedUrl.replace(/[.]/g, '\\.')}`));
+  assert.not.ok((await walrus(['deployments', 'walrus'], asTenant)).includes(`url ${movedUrl}`), 'git walrus deployments no longer shows it');
   const rebuilt = await waitBounded('the running commit built again with the new buildEnv, and serving', async () => {
     const app = await readApp();
     return app.status?.artifact?.commit === plain && app.status.artifact.configHash !== artifact?.configHash && condition(app, 'Ready')?.status === 'True' && app;

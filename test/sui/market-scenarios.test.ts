@@ -77,7 +77,7 @@ function needsRawCall(step: MarketStep, labels: Labels, owners: Map<string, stri
     if (c.cap !== own || owners.get(c.cap) !== step.sender) return true;
   }
   if (c.call === 'record_deploy') return c.repo !== lease!.repo;
-  if (c.call === 'state_url') return c.provider !== lease!.provider;
+  if (c.call === 'state_url' || c.call === 'withdraw_url') return c.provider !== lease!.provider;
   if (c.call === 'close') return step.sender !== lease!.tenant;
   return false;
 }
@@ -111,6 +111,9 @@ async function rawCall(front: Front, ledger: SuiLedger, step: MarketStep, labels
           break;
         case 'state_url':
           tx.moveCall({ target: target('state_url'), arguments: [lease!, provider!, cap!, tx.pure.string(c.url), tx.object.clock()] });
+          break;
+        case 'withdraw_url':
+          tx.moveCall({ target: target('withdraw_url'), arguments: [lease!, provider!, cap!, tx.object.clock()] });
           break;
         default:
           throw new Error(`no hand-built form of ${c.call}`);
@@ -193,6 +196,9 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
         throw new Error(`${c.call} is not a market_scenarios.json call`);
       case 'state_url':
         digest = (await market.stateUrl(labels.leases.get(c.lease)!, c.url)).digest;
+        break;
+      case 'withdraw_url':
+        digest = (await market.withdrawUrl(labels.leases.get(c.lease)!)).digest;
         break;
     }
     return { outcome: 'ok', digest };

@@ -47,7 +47,8 @@ export interface PlanInput {
   claimEveryMs: number;
   /** Deploys recorded by this process whose transaction succeeded but may not show in `leases` yet: lease → deployKey. */
   recorded: ReadonlyMap<string, string>;
-  /** URLs stated by this process whose transaction succeeded but may not show in `leases` yet: lease → URL. */
+  /** What this process last put on chain as a lease's URL (its transaction succeeded, but may not show in `leases`
+   *  yet): lease → the URL stated, or '' once withdrawn. */
   statedUrls: ReadonlyMap<string, string>;
 }
 
@@ -63,6 +64,8 @@ export type Action =
   | { kind: 'record-deploy'; lease: string; commit: string; artifact: string; sha256: string }
   /** The app serves at a URL the lease does not state yet: state it on chain (once per change). */
   | { kind: 'state-url'; lease: string; url: string }
+  /** The app serves at no URL (the offer stopped exposing apps, or the lease ended) but the lease still states one: withdraw it (once per change). */
+  | { kind: 'withdraw-url'; lease: string; url: string; reason: string }
   | { kind: 'claim'; lease: string };
 
 /** Names of what serves a lease: a namespace per tenant, an app per lease (DNS labels, a letter first). */
@@ -139,6 +142,14 @@ export function urlToState(lease: LeaseInfo, app: LeaseApp, stated: ReadonlyMap<
   return url === lease.url || stated.get(lease.id) === url ? null : url;
 }
 
+/**
+ * The URL the lease states where its app no longer serves: the app serves at none (`servedAt` empty: its Ingress was
+ * removed, or the lease ended) while the lease still holds one, which this process has not withdrawn already.
+ */
+export function urlToWithdraw(lease: LeaseInfo, servedAt: string | undefined, stated: ReadonlyMap<string, string>): string | null {
+  return lease.url && !servedAt && stated.get(lease.id) !== '' ? lease.url : null;
+}
+
 export function plan(input: PlanInput): Action[] {
   const { providerId, nowMs } = input;
   const actions: Action[] = [];
@@ -158,6 +169,9 @@ export function plan(input: PlanInput): Action[] {
   // A lease out of funds but not closed yet: close it (settles, pays the provider, frees the provider's slot).
   for (const lease of ended.values()) {
     if (lease.provider === providerId && lease.state !== 'closed' && runsOutBy(lease, nowMs)) actions.push({ kind: 'close-lease', lease: lease.id });
+    // Its app is gone (or going): the URL it stated answers no more.
+    const stale = lease.provider === providerId && urlToWithdraw(lease, undefined, input.statedUrls);
+    if (stale) actions.push({ kind: 'withdraw-url', lease: lease.id, url: stale, reason: lease.state === 'closed' ? 'the lease is closed' : 'the lease ran out of funds' });
   }
 
   const wantedNamespaces = new Map(serving.map((lease) => [tenantNamespace(lease.tenant), lease.tenant]));
@@ -183,6 +197,8 @@ export function plan(input: PlanInput): Action[] {
     if (release) actions.push({ kind: 'record-deploy', lease: lease.id, ...release });
     const url = current && urlToState(lease, current, input.statedUrls);
     if (url) actions.push({ kind: 'state-url', lease: lease.id, url });
+    const stale = current && urlToWithdraw(lease, current.status?.url, input.statedUrls);
+    if (stale) actions.push({ kind: 'withdraw-url', lease: lease.id, url: stale, reason: 'the app is no longer exposed' });
     const last = input.lastClaimMs.get(lease.id);
     if (last !== undefined && nowMs - last >= input.claimEveryMs && claimable(lease, nowMs) > 0n) actions.push({ kind: 'claim', lease: lease.id });
   }

@@ -77,7 +77,8 @@ export class ProviderReconciler implements Companion {
       if (lease.state !== 'open' || runsOutBy(lease, nowMs)) {
         this.#lastClaimMs.delete(lease.id);
         this.#recorded.delete(lease.id);
-        this.#statedUrls.delete(lease.id);
+        // Kept until the lease reads back without a URL: its withdrawal is sent once.
+        if (!lease.url) this.#statedUrls.delete(lease.id);
       } else if (!this.#lastClaimMs.has(lease.id)) {
         this.#lastClaimMs.set(lease.id, nowMs);
       }
@@ -150,6 +151,12 @@ export class ProviderReconciler implements Companion {
         const receipt = await market.stateUrl(action.lease, action.url);
         this.#statedUrls.set(action.lease, action.url);
         log(`provider: lease ${action.lease}: stated its URL ${action.url} (${receipt.digest})`);
+        return;
+      }
+      case 'withdraw-url': {
+        const receipt = await market.withdrawUrl(action.lease);
+        this.#statedUrls.set(action.lease, '');
+        log(`provider: lease ${action.lease}: withdrew its URL ${action.url}: ${action.reason} (${receipt.digest})`);
         return;
       }
       case 'claim': {

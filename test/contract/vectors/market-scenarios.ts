@@ -27,7 +27,7 @@ export type MarketCall =
   | { call: 'open_lease'; lease: string; provider: string; repo: string; ref: string; deposit: bigint }
   | { call: 'top_up'; lease: string; amount: bigint }
   | { call: 'settle'; lease: string }
-  | { call: 'claim' | 'provider_close'; lease: string; provider: string; cap: string }
+  | { call: 'claim' | 'provider_close' | 'withdraw_url'; lease: string; provider: string; cap: string }
   | { call: 'close'; lease: string; provider: string }
   | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array }
   | { call: 'seal_approve_lease'; id: KeyId; repo: string; lease: string; cap: string }
@@ -139,7 +139,8 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
     case 'settle':
       return { call: name, lease: lease() };
     case 'claim':
-    case 'provider_close': {
+    case 'provider_close':
+    case 'withdraw_url': {
       const p = leaseProvider();
       return { call: name, lease: lease(), provider: p, cap: provider(a.cap ?? p) };
     }
