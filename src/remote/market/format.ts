@@ -86,7 +86,7 @@ export function formatLease(lease: LeaseInfo, nowMs: number): string {
   ];
   if (lease.state === 'open') lines.push(`funded until ${time(fundedUntilMs(lease))}`);
   lines.push(lease.lastDeploy ? `deployed    ${lease.lastDeploy.commit} as ${lease.lastDeploy.artifact} at ${time(lease.lastDeploy.atMs)}` : 'deployed    nothing yet');
-  lines.push(`url         ${lease.url || 'none stated yet (the provider states it once the app serves)'}`);
+  lines.push(`url         ${lease.url || 'none (the provider states one while it serves the app)'}`);
   return `${lines.join('\n')}\n`;
 }
 
