@@ -91,6 +91,13 @@ export function refusalError(error: unknown, answers: readonly KeyServerAnswer[]
   }
   if (error instanceof InvalidParameterError && lease !== undefined) {
     const detail = answer('InvalidParameter')?.message;
+    // The cap is an owned input, referenced at a version: a transaction of the provider's (a deploy recorded, a URL
+    // stated) that used it after the approval was built moved it on. A new approval names the new version.
+    if (detail !== undefined && /is not available for consumption/.test(detail)) {
+      return new KeyServerRefusalError('SEAL_LEASE_CAP_MOVED', repository,
+        `the Seal key servers could not run the lease's policy for ${signer}: ProviderCap ${lease.cap} changed version meanwhile (another transaction of the provider used it); ask again`,
+        { lease: lease.lease, cap: lease.cap, address: signer }, true);
+    }
     return new KeyServerRefusalError('SEAL_LEASE_UNREADABLE', repository,
       `the Seal key servers could not run the lease's policy for ${signer} (InvalidParameter${detail ? `: ${detail}` : ''}): ProviderCap ${lease.cap} is not the signer's, or their full node does not know lease ${lease.lease} yet`,
       { lease: lease.lease, cap: lease.cap, address: signer });

@@ -16,7 +16,7 @@ import {
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
+import { KeyServerRefusalError, refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
@@ -59,6 +59,8 @@ const DEFAULT_TTL_MIN = 30;
  * waits this long.
  */
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** How many approvals a fetch builds when the lease's cap keeps moving under it (the provider's controller uses it). */
+const CAP_MOVED_ATTEMPTS = 3;
 
 /** Too few key servers answered to reach the threshold (down, unreachable, or answering errors). */
 export class KeyServersUnavailableError extends WalrusGitError {
@@ -183,9 +185,8 @@ export class SealKeyService implements KeyService {
     const fetched: { client: SealClient; txBytes: Uint8Array; bytes: Uint8Array }[] = [];
     for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {
       const batch = objects.slice(start, start + this.maxKeysPerRequest);
-      const txBytes = await this.#approvals(repository.id, batch.map((o) => o.id));
       const threshold = Math.max(...batch.map((o) => o.threshold));
-      const client = await this.#fetchKeys(repository, batch.map((o) => o.id), txBytes, threshold);
+      const { client, txBytes } = await this.#approved(repository, batch.map((o) => o.id), threshold);
       // Every key of the batch is cached in that client now: decrypting asks no key server.
       for (const object of batch) fetched.push({ client, txBytes, bytes: object.bytes });
     }
@@ -196,6 +197,22 @@ export class SealKeyService implements KeyService {
         throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
       }));
     });
+  }
+
+  /**
+   * Builds the approval of `ids` and gets their keys with it. An approval that names the lease's cap at a version the
+   * provider's own transactions moved on meanwhile is built again, a few times.
+   */
+  async #approved(repository: RepositoryName, ids: string[], threshold: number): Promise<{ client: SealClient; txBytes: Uint8Array }> {
+    for (let attempt = 1; ; attempt++) {
+      const txBytes = await this.#approvals(repository.id, ids);
+      try {
+        return { client: await this.#fetchKeys(repository, ids, txBytes, threshold), txBytes };
+      } catch (error) {
+        if (!(error instanceof KeyServerRefusalError && error.code === 'SEAL_LEASE_CAP_MOVED') || attempt >= CAP_MOVED_ATTEMPTS) throw error;
+        this.#log.debug(`${error.message} (attempt ${attempt} of ${CAP_MOVED_ATTEMPTS})`);
+      }
+    }
   }
 
   /**

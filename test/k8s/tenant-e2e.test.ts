@@ -262,7 +262,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   await waitBounded('the URL gone from the status', async () => (await readApp()).status?.url === undefined, 30_000);
   await waitBounded('the moved URL answering 404', async () => (await httpGet(ingress, 80, '/', 3000, { Host: movedHost })).status === 404, 30_000);
   assert.ok((await changed()).some((message) => message.includes(`Ingress ${name} removed`) && message.includes(`${movedUrl} is no longer served`)), (await changed()).join('\n'));
-  await waitBounded('the URL withdrawn from the lease', async () => /^url\s+none stated/m.test(await walrus(['lease', 'show', leaseId], asTenant)), 30_000);
+  await waitBounded('the URL withdrawn from the lease', async () => /^url\s+none \(/m.test(await walrus(['lease', 'show', leaseId], asTenant)), 30_000);
   assert.match(controller.output(), new RegExp(`withdrew its URL ${movedUrl.replace(/[.]/g, '\\.')}`));
   assert.not.ok((await walrus(['deployments', 'walrus'], asTenant)).includes(`url ${movedUrl}`), 'git walrus deployments no longer shows it');
   const rebuilt = await waitBounded('the running commit built again with the new buildEnv, and serving', async () => {

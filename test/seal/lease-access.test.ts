@@ -80,6 +80,30 @@ test('the provider of an open lease gets the keys of its repository; as a member
   assert.match(asMember.message, new RegExp(`ask its owner ${context.repository.owner}`));
 });
 
+test('the provider\'s cap moves under the approval (its controller states a URL meanwhile): built again, the keys come', async (context) => {
+  const dataKey = newDataKey();
+  const sealed = await service(context, context.ownerKey).seal(newPackIdentity(context.repository.id), dataKey);
+  const { leaseId } = await context.market(context.ownerKey).openLease(context.provider, context.repository.id, 'refs/heads/main', HOUR_DEPOSIT * 4n);
+  const pat = context.market(context.pat);
+  const cap = await pat.providerCapId(context.provider);
+  let moved = false;
+  const keys = vaultKeyService(context, context.pat, {
+    lease: { lease: leaseId, cap },
+    // The approval is built by now: a transaction with the cap moves it to a new version before the servers see it.
+    fetch: async (input, init) => {
+      if (!moved) {
+        moved = true;
+        await pat.stateUrl(leaseId, 'https://app.pat.example/');
+      }
+      return context.network.keyServerFetch(input, init);
+    },
+  });
+  const [key] = await keys.open(context.repository, [sealed]);
+  assert.ok(moved);
+  assert.is((await pat.getLease(leaseId)).url, 'https://app.pat.example/');
+  assert.equal(Buffer.from(await key!()).toString('hex'), Buffer.from(dataKey).toString('hex'));
+});
+
 test('refused for a stranger: with its own ProviderCap (not the lease provider\'s), and with a cap it does not hold', async (context) => {
   const sealed = await service(context, context.ownerKey).seal(newPackIdentity(context.repository.id), newDataKey());
   const { leaseId } = await context.market(context.ownerKey).openLease(context.provider, context.repository.id, 'refs/heads/main', HOUR_DEPOSIT * 4n);
