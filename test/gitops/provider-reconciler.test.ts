@@ -57,11 +57,16 @@ function cluster() {
   return { tenants, namespaces, apps, secrets, objects, failNextNamespaceApplies: (n: number) => { failNamespace = n; } };
 }
 
-test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
-  const lease: LeaseInfo = {
-    id: id(1), tenant: id(2), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
+/** An open lease of PROVIDER's (id `n`, tenant `tenant`), funded, never deployed, with no URL stated. */
+function openLease(n: number, tenant: number): LeaseInfo {
+  return {
+    id: id(n), tenant: id(tenant), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
     earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
   };
+}
+
+test('a lease is served, its release recorded once (even when the chain read lags), claimed, and torn down when closed', async () => {
+  const lease = openLease(1, 2);
   const c = chain(lease);
   const k = cluster();
   const logs: string[] = [];
@@ -116,10 +121,7 @@ test('a lease is served, its release recorded once (even when the chain read lag
 });
 
 test('a lease out of funds by the clock is torn down and closed by the provider', async () => {
-  const lease: LeaseInfo = {
-    id: id(5), tenant: id(6), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 10n, escrow: 1000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
-  };
+  const lease: LeaseInfo = { ...openLease(5, 6), pricePerMs: 10n, escrow: 1000n };
   const c = chain(lease);
   const k = cluster();
   const reconciler = new ProviderReconciler({ market: c.market, tenants: k.tenants, providerId: PROVIDER, template: {}, offer: DEFAULT_OFFER, log: () => {} });
@@ -133,10 +135,7 @@ test('a lease out of funds by the clock is torn down and closed by the provider'
 
 test('a URL is stated once the app serves at it, withdrawn once its exposure goes, stated again when it comes back, withdrawn at close (reads lagging)', async () => {
   const url = 'http://lease-7.apps.example.com/';
-  const lease: LeaseInfo = {
-    id: id(7), tenant: id(8), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
-  };
+  const lease = openLease(7, 8);
   const c = chain(lease);
   const k = cluster();
   const logs: string[] = [];
