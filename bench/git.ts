@@ -155,19 +155,29 @@ function sum(stats: ReturnType<World['takeStats']>, role = 'helper') {
 }
 
 /**
+ * `branches` branches (topic/NNNN) and `tags` tags (vM.m.0) at commits spread over `repo`'s main, in one
+ * `git update-ref --stdin`, as a project's hundreds of refs; returns main's commits, newest first.
+ */
+export async function addRefs(world: World, repo: string, { branches, tags }: { branches: number; tags: number }): Promise<string[]> {
+  const commits = (await world.ok(repo, ['rev-list', 'main'])).split('\n');
+  const lines = [
+    ...Array.from({ length: branches }, (_, i) => `create refs/heads/topic/${String(i).padStart(4, '0')} ${commits[(i * 13) % commits.length]}`),
+    ...Array.from({ length: tags }, (_, i) => `create refs/tags/v${Math.floor(i / 50)}.${i % 50}.0 ${commits[(i * 17 + 5) % commits.length]}`),
+  ];
+  const child = spawn('git', ['update-ref', '--stdin'], { cwd: world.path(repo), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
+  child.stdin.end(`${lines.join('\n')}\n`);
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`git update-ref --stdin exited with ${code}`);
+  return commits;
+}
+
+/**
  * A generated many-ref repository (hundreds of branches and tags over thousands of commits, as real projects have),
  * mirrored: `git push --mirror` and `git clone --mirror`, through the helper and over file://.
  */
 export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs, ratioNote: (target: string) => string): Promise<void> {
   await generate(world, 'many', spec.shape, 3);
-  const commits = (await world.ok('many', ['rev-list', 'main'])).split('\n');
-  const lines = [
-    ...Array.from({ length: spec.branches }, (_, i) => `create refs/heads/topic/${String(i).padStart(4, '0')} ${commits[(i * 13) % commits.length]}`),
-    ...Array.from({ length: spec.tags }, (_, i) => `create refs/tags/v${Math.floor(i / 50)}.${i % 50}.0 ${commits[(i * 17 + 5) % commits.length]}`),
-  ];
-  const child = spawn('git', ['update-ref', '--stdin'], { cwd: world.path('many'), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
-  child.stdin.end(`${lines.join('\n')}\n`);
-  await new Promise((resolve) => child.on('close', resolve));
+  const commits = await addRefs(world, 'many', spec);
   // Deltas computed by git, as a project's pack has them (fast-import's own leave it several times larger).
   await world.ok('many', ['repack', '-adf', '-q']);
   const refs = (await world.ok('many', ['for-each-ref', '--format=%(refname)'])).split('\n').length;

@@ -8,13 +8,12 @@
  * Targets: warm pages under 200 ms; the cold repository page no slower than `git clone --mirror` of the repository.
  * `--short` shrinks the repository so CI runs it quickly, and still prints every figure.
  */
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createWorld, walrusInit } from '../test/support/e2e.ts';
 import { startWeb } from '../test/support/web.ts';
-import { generate } from './git.ts';
+import { addRefs, generate } from './git.ts';
 
 const FULL = { shape: { commits: 6000, files: 300, lines: 200, touched: 3 }, branches: 200, tags: 120, largeDiffFiles: 150 };
 const SHORT = { shape: { commits: 300, files: 40, lines: 100, touched: 3 }, branches: 20, tags: 10, largeDiffFiles: 20 };
@@ -49,14 +48,7 @@ export async function run(short: boolean): Promise<void> {
     await world.ok('repo', ['commit', '-q', '-am', 'a large rewrite']);
     const large = await world.ok('repo', ['rev-parse', 'HEAD']);
     const diffBytes = (await world.ok('repo', ['diff', 'HEAD~1', 'HEAD'])).length;
-    const commits = (await world.ok('repo', ['rev-list', 'main'])).split('\n');
-    const lines = [
-      ...Array.from({ length: spec.branches }, (_, i) => `create refs/heads/topic/${String(i).padStart(4, '0')} ${commits[(i * 13) % commits.length]}`),
-      ...Array.from({ length: spec.tags }, (_, i) => `create refs/tags/v${Math.floor(i / 50)}.${i % 50}.0 ${commits[(i * 17 + 5) % commits.length]}`),
-    ];
-    const child = spawn('git', ['update-ref', '--stdin'], { cwd: world.path('repo'), env: world.env, stdio: ['pipe', 'ignore', 'inherit'] });
-    child.stdin.end(`${lines.join('\n')}\n`);
-    await new Promise((resolve) => child.on('close', resolve));
+    const commits = await addRefs(world, 'repo', spec);
     const refs = (await world.ok('repo', ['for-each-ref', '--format=%(refname)'])).split('\n').length;
     const url = await walrusInit(world, 'repo', 'big');
     const id = url.slice('walrus://'.length);
