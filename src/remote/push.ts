@@ -77,12 +77,9 @@ export async function pushRefs(
     refRequests.push({ dst: request.dst, new: next, force: request.force, ...lease });
   }
   const questions = ancestryQuestions(refRequests, snapshot.refs);
-  // The signer's address (its key file) is read while git answers the ancestry questions.
-  const signer = ledger.signerAddress();
-  signer.catch(() => {});
   const answers = await local.ancestry(questions);
   const ancestry = new Map<string, Ancestry>(questions.map((q, i) => [q.dst, answers[i]!]));
-  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await signer, ancestry, settings.atomic);
+  let decisions = planPush(refRequests, { ...snapshot.info, refs: snapshot.refs }, await ledger.signerAddress(), ancestry, settings.atomic);
   if (settings.atomic && unresolved.length > 0) decisions = decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
 
   const { batches, limit } = batchUpdates(decisions.flatMap((d) => (d.kind === 'update' ? [d] : [])));
@@ -98,7 +95,6 @@ export async function pushRefs(
     // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
     const first = updatesOf(batches[0] ?? []);
     const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
-    if (include.length === 0) ledger.prepareWrites?.();
     const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, {
       // Once git packs, not before, so that they never delay its start: the blob-id encoder (a thread, WebAssembly),
       // and the signing code (~0.1-0.2 s of this thread, while git counts objects and computes deltas, before the
