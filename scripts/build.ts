@@ -5,6 +5,9 @@
  * One bundle instead of ~150 separately resolved ES modules: a helper's start spends a sixth of its time resolving
  * and linking modules, and tree-shaking drops what a start never runs (@mysten/sui's zkLogin, poseidon's constants).
  * Each dynamic import() stays a split point (its own chunk), so what the sources load lazily still loads lazily.
+ * One esbuild run per executable (and one for the blob-id worker, a thread of its own): a shared run also splits
+ * chunks along what the executables share, and a helper's `list` loaded 54 files instead of 43 (each file a
+ * resolve, a read and a link: ~3% of its instructions).
  *
  * Layout: every output file lies in dist/main/, two levels below the package root as src/<dir>/*.ts are, so the
  * paths the sources compute from import.meta.url hold in the bundle too: the blob-id worker is the sibling of the
@@ -18,30 +21,37 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/main/remote-helper.ts', 'src/main/cli.ts', 'src/walrus-protocol/blob-id-worker.ts'],
-  outdir: 'dist/main',
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  // ES module builds over CommonJS ones where a package without an `exports` map ships both: they tree-shake.
-  mainFields: ['module', 'main'],
-  // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, the Kubernetes
-  // client's many files (only the controller loads it).
-  external: ['@mysten/walrus-wasm', '@kubernetes/client-node'],
-  // yargs measures its help text, which every command renders, with string-width (src/cli/string-width.ts says why).
-  alias: { 'string-width': './src/cli/string-width.ts' },
-  // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
-  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  // Stack traces name src/ lines under NODE_OPTIONS=--enable-source-maps; without it the maps cost nothing.
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+const executables: [entry: string, chunkPrefix: string][] = [
+  ['src/main/remote-helper.ts', 'helper'],
+  ['src/main/cli.ts', 'cli'],
+  ['src/walrus-protocol/blob-id-worker.ts', 'worker'],
+];
+for (const [entry, chunkPrefix] of executables) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outdir: 'dist/main',
+    entryNames: '[name]',
+    chunkNames: `${chunkPrefix}-[hash]`,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // ES module builds over CommonJS ones where a package without an `exports` map ships both: they tree-shake.
+    mainFields: ['module', 'main'],
+    // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, the Kubernetes
+    // client's many files (only the controller loads it).
+    external: ['@mysten/walrus-wasm', '@kubernetes/client-node'],
+    // yargs measures its help text, which every command renders, with string-width (src/cli/string-width.ts says why).
+    alias: { 'string-width': './src/cli/string-width.ts' },
+    // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
+    banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+    // Stack traces name src/ lines under NODE_OPTIONS=--enable-source-maps; without it the maps cost nothing.
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
 
 // Node's own start-up snapshot under bin/run-node's V8 flag (run-node says why), made by run-node with the project's
 // Node, the only one it uses the snapshot with. Without it the tools still run, only their start is slower.
