@@ -29,8 +29,12 @@ const QUARANTINE_PREFIX = 'incoming-walrus-';
 export class NativeGitRepository implements LocalRepository {
   readonly gitDir: string;
   readonly #env: NodeJS.ProcessEnv;
-  /** The object directory (asked once: a fetch of several packs receives each into a quarantine beside it). */
-  #objects: Promise<string> | null = null;
+  /**
+   * The object format and directory, asked of one git process once: a fetch of several packs receives each into a
+   * quarantine beside the objects, and a `list` wants both. A clone's format is set by git after the listing, from
+   * it; the listing's question is what the repository had before, and nothing asks again in that session.
+   */
+  #layout: Promise<{ format: ObjectFormat; objects: string }> | null = null;
 
   constructor(gitDir: string, env: NodeJS.ProcessEnv) {
     this.gitDir = gitDir;
@@ -38,8 +42,7 @@ export class NativeGitRepository implements LocalRepository {
   }
 
   async objectFormat(): Promise<ObjectFormat> {
-    const format = (await git(['rev-parse', '--show-object-format'], { env: this.#env })).trim();
-    return isObjectFormat(format) ? format : 'sha1';
+    return (await this.#repositoryLayout()).format;
   }
 
   async resolve(names: readonly string[]): Promise<(string | null)[]> {
@@ -170,8 +173,15 @@ export class NativeGitRepository implements LocalRepository {
     }));
   }
 
-  #objectsDir(): Promise<string> {
-    return (this.#objects ??= git(['rev-parse', '--git-path', 'objects'], { env: this.#env }).then((path) => resolve(this.gitDir, path.trim())));
+  async #objectsDir(): Promise<string> {
+    return (await this.#repositoryLayout()).objects;
+  }
+
+  #repositoryLayout(): Promise<{ format: ObjectFormat; objects: string }> {
+    return (this.#layout ??= git(['rev-parse', '--show-object-format', '--git-path', 'objects'], { env: this.#env }).then((out) => {
+      const [format = '', objects = ''] = out.split('\n');
+      return { format: isObjectFormat(format) ? format : 'sha1', objects: resolve(this.gitDir, objects) };
+    }));
   }
 
   async hasRefs(): Promise<boolean> {
