@@ -91,7 +91,9 @@ export async function openKeyServers(dir: string, engine: ChainEngine, options: 
   // Registered at the embedded address when the chain has no registration yet (or the keys are new); a server's
   // address, once registered, is kept.
   await engine.refresh();
-  if (created || objectIds.some((id) => registeredUrl(engine, id) === undefined)) {
+  // Registered means the KeyServer object exists (a registration writes it and its version field at once): a lookup,
+  // where the field's id would be a hash every process opening the network pays for.
+  if (created || objectIds.some((id) => engine.object(id) === undefined)) {
     await registrations((n) => registeredUrl(engine, objectIds[n - 1]!) ?? `${LOCAL_SEAL_URL}/seal/${n}`);
   }
 
