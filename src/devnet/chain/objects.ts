@@ -41,10 +41,12 @@ export const PACKAGE_TYPE = 'package';
 /** blake2b-256 over `<Name>::` ‖ data: Sui's typed-data hashing for digests. */
 export function hashTyped(name: string, data: Uint8Array): Uint8Array {
   const hash = blake2b.create({ dkLen: 32 });
-  hash.update(new TextEncoder().encode(`${name}::`));
+  hash.update(remembered(typedPrefixes, name, () => new TextEncoder().encode(`${name}::`)));
   hash.update(data);
   return hash.digest();
 }
+
+const typedPrefixes = new Map<string, Uint8Array>();
 
 /** Id of the n-th object created by a transaction: blake2b256(0xf1 ‖ tx digest ‖ u64le(n)) (Sui `derive_id`). */
 export function deriveObjectId(txDigest: string, creationIndex: number): string {
@@ -80,18 +82,59 @@ function ownerBcs(owner: Owner) {
   }
 }
 
-/** The full object envelope (`bcs.Object`), as `objectBcs` and for the digest. */
+/**
+ * The full object envelope (`bcs.Object`), as `objectBcs` and for the digest. A Move object's is put together from
+ * parts kept by value (its type's encoding, its owner's, its previous transaction's digest): the SDK's serializer
+ * spent most of a transaction's execution re-encoding the same addresses and type tags, a few hundred times in a
+ * mirror push's ref updates. The bytes are the serializer's (objects.test.ts compares the two).
+ */
 export function objectEnvelope(object: ChainObject): Uint8Array {
   // The devnet's packages carry no bytecode: their functions are TypeScript (packages.ts).
-  const data = object.type === PACKAGE_TYPE
-    ? { Package: { id: object.id, version: object.version, moduleMap: new Map(), typeOriginTable: [], linkageTable: new Map() } }
-    : { Move: { type: moveObjectType(object.type), hasPublicTransfer: object.hasPublicTransfer, version: object.version, contents: object.contents } };
-  return bcs.Object.serialize({
-    data,
-    owner: ownerBcs(object.owner),
-    previousTransaction: object.previousTransaction,
-    storageRebate: object.storageRebate,
-  }).toBytes();
+  if (object.type === PACKAGE_TYPE) {
+    return bcs.Object.serialize({
+      data: { Package: { id: object.id, version: object.version, moduleMap: new Map(), typeOriginTable: [], linkageTable: new Map() } },
+      owner: ownerBcs(object.owner),
+      previousTransaction: object.previousTransaction,
+      storageRebate: object.storageRebate,
+    }).toBytes();
+  }
+  const head = remembered(envelopeHeads, `${object.hasPublicTransfer ? 1 : 0}${object.type}`, () => {
+    const type = bcs.MoveObjectType.serialize(moveObjectType(object.type)).toBytes();
+    // `Data::Move` (variant 0), then the MoveObject's type and hasPublicTransfer.
+    return Uint8Array.from([0, ...type, object.hasPublicTransfer ? 1 : 0]);
+  });
+  const owner = remembered(ownerEncodings, ownerKey(object.owner), () => bcs.Owner.serialize(ownerBcs(object.owner)).toBytes());
+  const previous = remembered(digestEncodings, object.previousTransaction, () => bcs.ObjectDigest.serialize(object.previousTransaction).toBytes());
+  const parts = [
+    head,
+    bcs.u64().serialize(object.version).toBytes(),
+    bcs.uleb128().serialize(object.contents.length).toBytes(),
+    object.contents,
+    owner,
+    previous,
+    bcs.u64().serialize(object.storageRebate).toBytes(),
+  ];
+  const envelope = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    envelope.set(part, at);
+    at += part.length;
+  }
+  return envelope;
+}
+
+/** Encodings of the envelope's repeated parts, by type, owner and transaction digest (bounded as `remembered` says). */
+const envelopeHeads = new Map<string, Uint8Array>();
+const ownerEncodings = new Map<string, Uint8Array>();
+const digestEncodings = new Map<string, Uint8Array>();
+
+function ownerKey(owner: Owner): string {
+  switch (owner.$kind) {
+    case 'AddressOwner': return `a${owner.AddressOwner}`;
+    case 'ObjectOwner': return `o${owner.ObjectOwner}`;
+    case 'Shared': return `s${owner.Shared.initialSharedVersion}`;
+    case 'Immutable': return 'i';
+  }
 }
 
 /** Digests of objects already asked for: a ChainObject is never changed in place (a write makes a new one). */
