@@ -107,12 +107,12 @@ export function objectEnvelope(object: ChainObject): Uint8Array {
   const previous = remembered(digestEncodings, object.previousTransaction, () => bcs.ObjectDigest.serialize(object.previousTransaction).toBytes());
   const parts = [
     head,
-    bcs.u64().serialize(object.version).toBytes(),
-    bcs.uleb128().serialize(object.contents.length).toBytes(),
+    U64.serialize(object.version).toBytes(),
+    ULEB128.serialize(object.contents.length).toBytes(),
     object.contents,
     owner,
     previous,
-    bcs.u64().serialize(object.storageRebate).toBytes(),
+    U64.serialize(object.storageRebate).toBytes(),
   ];
   const envelope = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
   let at = 0;
@@ -122,6 +122,9 @@ export function objectEnvelope(object: ChainObject): Uint8Array {
   }
   return envelope;
 }
+
+const U64 = bcs.u64();
+const ULEB128 = bcs.uleb128();
 
 /** Encodings of the envelope's repeated parts, by type, owner and transaction digest (bounded as `remembered` says). */
 const envelopeHeads = new Map<string, Uint8Array>();
