@@ -1,7 +1,7 @@
 import { bech32 } from '@scure/base';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { createECDH, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { WalrusGitError } from '../core/errors.ts';
 
 /**
@@ -34,13 +34,20 @@ const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30
 /** OpenSSL's names of the ECDSA curves. */
 const EC_CURVE = { Secp256k1: 'secp256k1', Secp256r1: 'prime256v1' } as const;
 
+/** An Ed25519 secret (the 32-byte seed) as OpenSSL's key, to derive the public key and to sign with. */
+export function ed25519PrivateKey(secretKey: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, secretKey]), format: 'der', type: 'pkcs8' });
+}
+
+/** The 32-byte Ed25519 public key of an OpenSSL private key. */
+export function ed25519PublicKeyBytes(key: KeyObject): Uint8Array {
+  // SubjectPublicKeyInfo ends with the 32-byte key.
+  return Uint8Array.from(createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(-32));
+}
+
 /** The public key as the address hashes it: Ed25519 32 bytes, the ECDSA curves 33 bytes compressed. */
 function publicKeyOf({ scheme, secretKey }: KeyMaterial): Uint8Array {
-  if (scheme === 'ED25519') {
-    const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, secretKey]), format: 'der', type: 'pkcs8' });
-    // SubjectPublicKeyInfo ends with the 32-byte key.
-    return Uint8Array.from(createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(-32));
-  }
+  if (scheme === 'ED25519') return ed25519PublicKeyBytes(ed25519PrivateKey(secretKey));
   const curve = createECDH(EC_CURVE[scheme]);
   curve.setPrivateKey(secretKey);
   return Uint8Array.from(curve.getPublicKey(undefined, 'compressed'));

@@ -49,10 +49,13 @@ export async function loadKeyMaterial({ env, home }: { env: Env; home: string })
   return { ...pick(keys, readConfigFile(home).activeAddress, path), source: 'keystore', path };
 }
 
-/** The SDK's keypair for a key, to sign with: its module (and the SDK's cryptography) loads here, on first use. */
+/**
+ * The keypair for a key, to sign with: its module (and the SDK's cryptography) loads here, on first use. Ed25519 keys
+ * sign through Node's crypto (ed25519-keypair.ts says why).
+ */
 export async function keypairOf({ scheme, secretKey }: KeyMaterial): Promise<Keypair> {
   switch (scheme) {
-    case 'ED25519': return (await import('@mysten/sui/keypairs/ed25519')).Ed25519Keypair.fromSecretKey(secretKey);
+    case 'ED25519': return new (await import('./ed25519-keypair.ts')).NodeEd25519Keypair(secretKey);
     case 'Secp256k1': return (await import('@mysten/sui/keypairs/secp256k1')).Secp256k1Keypair.fromSecretKey(secretKey);
     case 'Secp256r1': return (await import('@mysten/sui/keypairs/secp256r1')).Secp256r1Keypair.fromSecretKey(secretKey);
   }

@@ -106,4 +106,19 @@ keypair("makes the SDK keypair of every scheme, whose address is the key's and w
   }
 });
 
+keypair('an Ed25519 key signs through Node\'s crypto exactly what the SDK\'s keypair signs, and exports the same key', async () => {
+  for (let i = 0; i < 8; i++) {
+    const original = Ed25519Keypair.generate();
+    const signer = await keypairOf(materialOf(original));
+    assert.is(signer.constructor.name, 'NodeEd25519Keypair');
+    assert.is(signer.getSecretKey(), original.getSecretKey());
+    assert.equal(signer.getPublicKey().toRawBytes(), original.getPublicKey().toRawBytes());
+    // Ed25519 is deterministic: the same key and bytes give the same signature, transactions and messages alike.
+    const bytes = Uint8Array.from({ length: 300 + i * 977 }, (_, n) => (n * 31 + i) & 0xff);
+    assert.equal(await signer.sign(bytes), await original.sign(bytes));
+    assert.is((await signer.signTransaction(bytes)).signature, (await original.signTransaction(bytes)).signature);
+    assert.is((await signer.signPersonalMessage(bytes)).signature, (await original.signPersonalMessage(bytes)).signature);
+  }
+});
+
 keypair.run();
