@@ -306,14 +306,7 @@ export class ChainEngine {
       const at = positions.findIndex((p) => this.store.events[p].tx.digest === txDigest && this.store.events[p].eventSeq === eventSeq);
       start = at < 0 ? positions.length : at + 1;
     }
-    const page = positions.slice(start, start + query.limit).map((p) => this.store.events[p]);
-    // An event's contents are in its transaction's line of the log: each line of the page read once.
-    const lines = [...new Set(page.map((ref) => ref.tx))];
-    const records = new Map((await this.store.read(lines)).map((record, i) => [lines[i], record]));
-    const events = page.map((ref) => {
-      const record = records.get(ref.tx)!;
-      return { txDigest: ref.tx.digest, eventSeq: ref.eventSeq, checkpoint: record.checkpoint, timestampMs: record.timestampMs, event: record.events[ref.eventSeq] };
-    });
+    const events = await this.store.eventsAt(positions.slice(start, start + query.limit).map((p) => this.store.events[p]));
     return { events, hasNextPage: start + query.limit < positions.length };
   }
 

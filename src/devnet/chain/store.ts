@@ -91,7 +91,7 @@ export class ChainLogDamagedError extends WalrusGitError {
  * which costs about as much as loading it (~20 ms for 1.5 MB), stays a small share of the commits' own cost however
  * large the live state grows.
  */
-export const SNAPSHOT_MIN_TAIL = 256 * 1024;
+const SNAPSHOT_MIN_TAIL = 256 * 1024;
 
 export class ChainStore {
   readonly dir: string;
@@ -116,6 +116,8 @@ export class ChainStore {
   #snapshotSize = 0;
   #snapshotStale = false;
   readonly #snapshotMinTail: number;
+  /** What `eventsAt` read of a transaction. */
+  readonly #txEvents = new WeakMap<TxLocation, Pick<TxRecord, 'checkpoint' | 'timestampMs' | 'events'>>();
   #queue: Promise<unknown> = Promise.resolve();
   #logPath: string;
   #lockPath: string;
@@ -182,6 +184,20 @@ export class ChainStore {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * The events at `refs` with their contents, read from their transactions' lines at the first query that answers
+   * with them and then kept (without the rest of the transaction): they never change, and listings of the push log
+   * (the web pages, `git walrus log`) go through every event of a type again and again.
+   */
+  async eventsAt(refs: EventRef[]): Promise<EventPosition[]> {
+    const missing = [...new Set(refs.map((ref) => ref.tx))].filter((tx) => !this.#txEvents.has(tx));
+    (await this.read(missing)).forEach(({ checkpoint, timestampMs, events }, i) => this.#txEvents.set(missing[i], { checkpoint, timestampMs, events }));
+    return refs.map((ref) => {
+      const { checkpoint, timestampMs, events } = this.#txEvents.get(ref.tx)!;
+      return { txDigest: ref.tx.digest, eventSeq: ref.eventSeq, checkpoint, timestampMs, event: events[ref.eventSeq] };
+    });
   }
 
   /** In-process serialization of catch-ups and commits: two overlapping ones would apply a commit twice. */
