@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,8 @@ import { SNAPSHOT_VERSION, decodeSnapshot } from '../../../src/devnet/chain/snap
 import { openLocalNetwork } from '../../../src/devnet/local-network.ts';
 import { SuiLedger } from '../../../src/sui/ledger.ts';
 import { u256ToBlobId } from '../../../src/core/blob-id-codec.ts';
+
+const PUSHER = new URL('./helpers/pusher.ts', import.meta.url).pathname;
 
 /** Small enough that a few dozen commits cross it several times. */
 const TAIL = 8 * 1024;
@@ -215,7 +219,7 @@ snapshots('a damaged line after the snapshot is a ChainLogDamagedError with its 
   rmSync(dir, { recursive: true, force: true });
 });
 
-snapshots('a reopened engine answers transactions and event pages as before (pushes through the ledger, across the default threshold)', async () => {
+snapshots('a reopened engine answers transactions and event pages as before (pushes through the ledger, across the default threshold), and sees another process\'s pushes after the snapshot', async () => {
   const dir = tempDir();
   const network = await openLocalNetwork(dir);
   const key = Ed25519Keypair.generate();
@@ -256,6 +260,11 @@ snapshots('a reopened engine answers transactions and event pages as before (pus
   const reopened = await openLocalNetwork(dir);
   const reader = new SuiLedger({ client: reopened.client, signer: key, packageId: reopened.packageId, registryId: reopened.registryId });
   assert.equal(await reader.listPushes(id), pushes);
+  // Another process pushes after the snapshot: a refresh of the stores opened from it sees its commits.
+  await promisify(execFile)(process.execPath, [PUSHER, dir, id, key.getSecretKey(), 'other', '3']);
+  await engine.refresh();
+  assert.is(engine.store.transactions.size, full.store.transactions.size + 3);
+  assert.equal((await reader.listPushes(id)).map((push) => push.seq), Array.from({ length: 48 }, (_, i) => i + 1));
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
 });
