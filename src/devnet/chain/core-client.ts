@@ -80,7 +80,7 @@ export class DevnetCoreClient extends CoreClient {
 
   async getTransaction<Include extends SuiClientTypes.TransactionInclude = {}>(options: SuiClientTypes.GetTransactionOptions<Include>): Promise<SuiClientTypes.TransactionResult<Include>> {
     await this.engine.refresh();
-    const record = this.engine.transaction(options.digest);
+    const record = await this.engine.transaction(options.digest);
     if (!record) throw new TransactionError('notFound', options.digest);
     return transactionResult(record, options.include);
   }
@@ -136,7 +136,7 @@ export class DevnetCoreClient extends CoreClient {
     const all = [...this.engine.store.transactions.values()];
     const start = options.after ? all.findIndex((tx) => tx.digest === options.after) + 1 : 0;
     const limit = options.limit ?? 50;
-    const page = all.slice(start, start + limit);
+    const page = await this.engine.store.read(all.slice(start, start + limit));
     return {
       transactions: page.map((record) => transactionResult(record, options.include)),
       hasNextPage: start + limit < all.length,
@@ -152,7 +152,7 @@ export class DevnetCoreClient extends CoreClient {
     const descending = options.before != null || options.order === 'descending';
     const cursorText = options.after ?? options.before ?? null;
     const cursor = cursorText ? parseEventCursor(cursorText) : null;
-    const { events, hasNextPage } = this.engine.events({ eventType: filter?.eventType ?? null, cursor, limit: options.limit ?? 50, descending });
+    const { events, hasNextPage } = await this.engine.events({ eventType: filter?.eventType ?? null, cursor, limit: options.limit ?? 50, descending });
     const entries = events.map((position) => ({
       packageId: position.event.packageId,
       module: position.event.module,

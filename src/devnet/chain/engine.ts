@@ -213,7 +213,7 @@ export class ChainEngine {
     const clock = this.#tickClock(now);
     const { executeTransaction } = await executor();
     const result = await executeTransaction(this.#request(txBytes, signatures, false, clock));
-    const existing = this.store.transactions.get(result.digest);
+    const existing = await this.store.transaction(result.digest);
     if (existing) return { commit: null, result: existing };
     const commit = { ...result.commit, writes: [storeObject(clock), ...result.commit.writes] };
     return { commit, result: result.commit.tx! };
@@ -295,7 +295,7 @@ export class ChainEngine {
     return { fields: page.map((id) => this.store.objects.get(id)!), hasNextPage: start >= 0 && start + limit < ids.length };
   }
 
-  events(query: EventQuery): { events: EventPosition[]; hasNextPage: boolean } {
+  async events(query: EventQuery): Promise<{ events: EventPosition[]; hasNextPage: boolean }> {
     const all = query.eventType === null
       ? this.store.events.map((_, index) => index)
       : this.store.eventsByType.get(normalizeType(query.eventType)) ?? [];
@@ -303,15 +303,15 @@ export class ChainEngine {
     let start = 0;
     if (query.cursor) {
       const { txDigest, eventSeq } = query.cursor;
-      const at = positions.findIndex((p) => this.store.events[p].txDigest === txDigest && this.store.events[p].eventSeq === eventSeq);
+      const at = positions.findIndex((p) => this.store.events[p].tx.digest === txDigest && this.store.events[p].eventSeq === eventSeq);
       start = at < 0 ? positions.length : at + 1;
     }
-    const page = positions.slice(start, start + query.limit);
-    return { events: page.map((p) => this.store.events[p]), hasNextPage: start + query.limit < positions.length };
+    const events = await this.store.eventsAt(positions.slice(start, start + query.limit).map((p) => this.store.events[p]));
+    return { events, hasNextPage: start + query.limit < positions.length };
   }
 
-  transaction(digest: string): TxRecord | undefined {
-    return this.store.transactions.get(digest);
+  transaction(digest: string): Promise<TxRecord | undefined> {
+    return this.store.transaction(digest);
   }
 
   moveFunction(packageId: string, module: string, name: string): MoveFunction {

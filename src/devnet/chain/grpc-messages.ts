@@ -103,8 +103,8 @@ export function eventFilter(filter: GrpcTypes.EventFilter | undefined): SuiClien
   throw new GrpcStatusError(Code.UNIMPLEMENTED, 'the devnet lists events by one full Move event type only');
 }
 
-export function stored(engine: ChainEngine, digest: string): TxRecord {
-  const record = engine.transaction(digest);
+export async function stored(engine: ChainEngine, digest: string): Promise<TxRecord> {
+  const record = await engine.transaction(digest);
   if (!record) throw new GrpcStatusError(Code.NOT_FOUND, `Transaction ${digest} not found`);
   return record;
 }

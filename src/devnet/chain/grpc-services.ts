@@ -87,14 +87,14 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       return { object: found.result.object };
     },
     'sui.rpc.v2.LedgerService/BatchGetObjects': async (request: GrpcTypes.BatchGetObjectsRequest) => ({ objects: await objects(request.requests, mask(request.readMask)) }),
-    'sui.rpc.v2.LedgerService/GetTransaction': async (request: GrpcTypes.GetTransactionRequest) => ({ transaction: executedTransaction(stored(engine, request.digest ?? ''), mask(request.readMask)) }),
+    'sui.rpc.v2.LedgerService/GetTransaction': async (request: GrpcTypes.GetTransactionRequest) => ({ transaction: executedTransaction(await stored(engine, request.digest ?? ''), mask(request.readMask)) }),
     'sui.rpc.v2.LedgerService/BatchGetTransactions': async (request: GrpcTypes.BatchGetTransactionsRequest) => ({
-      transactions: request.digests.map((digest) => {
-        const record = engine.transaction(digest);
+      transactions: await Promise.all(request.digests.map(async (digest) => {
+        const record = await engine.transaction(digest);
         return record
           ? { result: { oneofKind: 'transaction', transaction: executedTransaction(record, mask(request.readMask)) } }
           : { result: { oneofKind: 'error', error: { code: Code.NOT_FOUND, message: `Transaction ${digest} not found`, details: [] } } };
-      }),
+      })),
     }),
     'sui.rpc.v2.LedgerService/GetEpoch': async (request: GrpcTypes.GetEpochRequest) => {
       if (request.epoch !== undefined && request.epoch !== BigInt(EPOCH)) throw new GrpcStatusError(Code.NOT_FOUND, `Epoch ${request.epoch} not found`);

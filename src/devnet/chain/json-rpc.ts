@@ -169,15 +169,15 @@ function rpcMethods(engine: ChainEngine): Record<string, Method> {
         throw error;
       }
     },
-    suix_queryEvents: (query: Record<string, unknown>, cursor: { txDigest: string; eventSeq: string } | null, limit: number | null, descending: boolean) => {
+    suix_queryEvents: async (query: Record<string, unknown>, cursor: { txDigest: string; eventSeq: string } | null, limit: number | null, descending: boolean) => {
       if (!('MoveEventType' in query) && !('All' in query)) throw new RpcError(INVALID_PARAMS, 'the devnet answers event queries by MoveEventType only');
       const eventType = typeof query.MoveEventType === 'string' ? query.MoveEventType : null;
-      const page = engine.events({ eventType, cursor: cursor ? { txDigest: cursor.txDigest, eventSeq: Number(cursor.eventSeq) } : null, limit: limit ?? 50, descending: Boolean(descending) });
+      const page = await engine.events({ eventType, cursor: cursor ? { txDigest: cursor.txDigest, eventSeq: Number(cursor.eventSeq) } : null, limit: limit ?? 50, descending: Boolean(descending) });
       const data = page.events.map((position) => ({
         id: { txDigest: position.txDigest, eventSeq: String(position.eventSeq) },
         packageId: position.event.packageId, transactionModule: position.event.module, sender: position.event.sender, type: position.event.type,
         parsedJson: {}, bcsEncoding: 'base64', bcs: position.event.bcs,
-        timestampMs: String(engine.transaction(position.txDigest)?.timestampMs ?? 0),
+        timestampMs: String(position.timestampMs),
       }));
       return { data, nextCursor: data.at(-1)?.id ?? null, hasNextPage: page.hasNextPage };
     },
@@ -190,16 +190,16 @@ function rpcMethods(engine: ChainEngine): Record<string, Method> {
       const record = await engine.execute(fromBase64(txBytes), signatures);
       return { ...transactionView(record, options ?? {}), confirmedLocalExecution: true };
     },
-    sui_getTransactionBlock: (digest: string, options?: TxOptions) => {
-      const record = engine.transaction(digest);
+    sui_getTransactionBlock: async (digest: string, options?: TxOptions) => {
+      const record = await engine.transaction(digest);
       if (!record) throw new RpcError(INVALID_PARAMS, `Could not find the referenced transaction [TransactionDigest(${digest})].`);
       return transactionView(record, options ?? {});
     },
-    sui_multiGetTransactionBlocks: (digests: string[], options?: TxOptions) => digests.map((digest) => {
-      const record = engine.transaction(digest);
+    sui_multiGetTransactionBlocks: (digests: string[], options?: TxOptions) => Promise.all(digests.map(async (digest) => {
+      const record = await engine.transaction(digest);
       if (!record) throw new RpcError(INVALID_PARAMS, `Could not find the referenced transaction [TransactionDigest(${digest})].`);
       return transactionView(record, options ?? {});
-    }),
+    })),
   };
 }
 
