@@ -1,5 +1,6 @@
 import { GrpcTypes } from '@mysten/sui/grpc';
 import { fromBase64, toBase64 } from '@mysten/sui/utils';
+import { concatBytes } from '../../core/bytes.ts';
 import type { ChainEngine } from './engine.ts';
 import { Code, GrpcStatusError } from './grpc-messages.ts';
 import { grpcMethods, statusOf } from './grpc-services.ts';
@@ -51,7 +52,7 @@ export function grpcWebHandler(engine: ChainEngine): (request: Request) => Promi
       const output = await implementation(input);
       const messages = descriptor.serverStreaming ? (output as object[]) : [output];
       const frames = [...messages.map((message) => frame(DATA_FRAME, descriptor.O.toBinary(descriptor.O.create(message)))), frame(TRAILER_FRAME, trailers(Code.OK, ''))];
-      const bytes = concat(frames);
+      const bytes = concatBytes(frames);
       return new Response(text ? toBase64(bytes) : bytes, { status: 200, headers: { 'content-type': contentType } });
     } catch (error) {
       const status = statusOf(error);
@@ -83,15 +84,6 @@ function trailers(code: number, message: string): Uint8Array {
   return new TextEncoder().encode(`grpc-status:${code}\r\n${message ? `grpc-message:${percentEncode(message)}\r\n` : ''}`);
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
 
 /** gRPC's status-message encoding: printable ASCII except '%' as is, every other byte of the UTF-8 as %XX. */
 function percentEncode(message: string): string {

@@ -1,6 +1,7 @@
 import { bcs, TypeTagSerializer } from '@mysten/sui/bcs';
 import { normalizeStructTag, normalizeSuiAddress, toBase58, fromBase58 } from '@mysten/sui/utils';
 import { blake2b } from '@noble/hashes/blake2.js';
+import { concatBytes } from '../../core/bytes.ts';
 import { remembered } from './move-types.ts';
 import { fromStoredBase64, toStoredBase64 } from './stored-base64.ts';
 
@@ -114,13 +115,7 @@ export function objectEnvelope(object: ChainObject): Uint8Array {
     previous,
     U64.serialize(object.storageRebate).toBytes(),
   ];
-  const envelope = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    envelope.set(part, at);
-    at += part.length;
-  }
-  return envelope;
+  return concatBytes(parts);
 }
 
 const U64 = bcs.u64();

@@ -7,6 +7,7 @@
  */
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
+import { concatBytes } from '../../core/bytes.ts';
 
 const { G1, G2 } = bls12_381;
 const Fr = G1.Point.Fn;
@@ -16,15 +17,6 @@ const DST_POP = utf8.encode('SUI-SEAL-IBE-BLS12381-POP-00');
 
 export type G1Point = ReturnType<typeof G1.Point.fromBytes>;
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /** A uniformly random non-zero scalar. */
 function randomScalar(): bigint {
@@ -51,7 +43,7 @@ export function masterPublicKey(masterKey: Uint8Array): Uint8Array {
 
 /** H(id) of the full identity (package id ‖ inner id). */
 export function hashIdentity(fullId: Uint8Array): G1Point {
-  return G1.hashToCurve(concat(DST_IDENTITY, fullId)) as unknown as G1Point;
+  return G1.hashToCurve(concatBytes([DST_IDENTITY, fullId])) as unknown as G1Point;
 }
 
 /** The user secret key of a full identity: `s·H(id)`. */
@@ -78,6 +70,6 @@ export function encryptToKey(encKey: G1Point, key: G1Point): [Uint8Array, Uint8A
  * a BLS short signature the client checks against the on-chain public key.
  */
 export function proofOfPossession(masterKey: Uint8Array, keyServerId: Uint8Array): Uint8Array {
-  const message = concat(DST_POP, masterPublicKey(masterKey), keyServerId);
+  const message = concatBytes([DST_POP, masterPublicKey(masterKey), keyServerId]);
   return G1.hashToCurve(message).multiply(masterScalar(masterKey)).toBytes();
 }

@@ -4,6 +4,7 @@
  * sha256. Each finding names the push, the pack, the blob and what differs.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes } from '../../core/bytes.ts';
 import { isEncryptedPackStart } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { PackEntry, PushEvent } from '../../ports/ledger.ts';
@@ -86,7 +87,7 @@ export async function checkPack(
   if (digest !== pack.sha256) {
     findings.push({ code: 'PACK_SHA256_MISMATCH', seq: place.seq, message: `${label}: the bytes Walrus serves have sha256 ${digest}, the chain records ${pack.sha256}` });
   }
-  return { bytes: options.keepBytes ? concat(kept, size) : null, findings };
+  return { bytes: options.keepBytes ? concatBytes(kept) : null, findings };
 }
 
 /** Pack index → the event of the push that stored it. */
@@ -105,13 +106,3 @@ function isPermanentStoreError(error: unknown): boolean {
   return typeof e?.code === 'string' && e.retryable === false && e.code.startsWith('BLOB_');
 }
 
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
