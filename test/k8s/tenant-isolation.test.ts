@@ -156,10 +156,13 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const apiPort = Number(new URL(node.plane.server).port);
   const probe = (from: V1Pod, targets: { host: string; port: number; count?: number; http?: boolean }[]) => probeFrom(node.network.runId, from, targets);
   const ip = (p: V1Pod) => p.status!.podIP!;
-  // Every server listens and the enforcer has every pod's address (as with a CNI, policy follows a new pod shortly
-  // after it runs) once each allowed path answers.
+  // Every server listens, the enforcer has every pod's address (as with a CNI, policy follows a new pod shortly
+  // after it runs) and kube-proxy has B's Service's endpoints (it syncs a moment after the EndpointSlice changes:
+  // until then the Service rejects as one with none) once each allowed path answers.
   const answers = async (from: V1Pod, to: V1Pod[]) => (await probe(from, to.map((p) => ({ host: ip(p), port: PORT, http: true })))).every(([attempt]) => attempt!.outcome === 'answered');
-  await waitFor('the allowed paths answer', async () => await answers(b0, [b1, b0]) && await answers(b1, [b0]) && await answers(a0, [a1]) && await answers(ingress, [b0, b1, controllerPod]), 30_000);
+  const serviceAnswers = async (from: V1Pod) => (await probe(from, [{ host: serviceB, port: 80, http: true }]))[0]!.every((attempt) => attempt.outcome === 'answered');
+  await waitFor('the allowed paths answer', async () => await answers(b0, [b1, b0]) && await answers(b1, [b0]) && await answers(a0, [a1]) && await answers(ingress, [b0, b1, controllerPod])
+    && await serviceAnswers(b0) && await serviceAnswers(ingress), 30_000);
 
   // B's URL through the ingress stand-in: no answer from B's app while its allowance leaves out the stand-in's address
   // (nginx's 502, or 504 if dropped), 200 from B's pods once it names it.
