@@ -1,6 +1,6 @@
 import { deriveDynamicFieldID } from '@mysten/sui/utils';
 import { type ChainObject } from './objects.ts';
-import { normalizeType, parseType } from './move-types.ts';
+import { normalizeType, parseType, remembered } from './move-types.ts';
 import { DYNAMIC_FIELD, MoveAbortFailure, type TableStore } from './packages.ts';
 import { SUI_FRAMEWORK } from './objects.ts';
 import { MAX_DYNAMIC_FIELD_ACCESSES } from './limits.ts';
@@ -88,21 +88,14 @@ function fieldContents(id: Uint8Array, key: Uint8Array, value: Uint8Array): Uint
 }
 
 /**
- * Dynamic field ids derived lately, by table, key type and key. An id is a hash of the three (Blake2b in JavaScript,
+ * Dynamic field ids derived lately (bounded as `remembered` says), by table, key type and key. An id is a hash of the three (Blake2b in JavaScript,
  * ~0.2 ms each in a young process): each entry is reached two or three times per command (contains, then borrow,
  * add or remove), and a push's dry run and its execution reach the same refs, a few hundred in a mirror push.
  */
 const fieldIds = new Map<string, string>();
-const FIELD_IDS_KEPT = 10_000;
 
 function fieldIdOf(table: string, keyType: string, key: Uint8Array): string {
-  const memo = `${table} ${keyType} ${Buffer.from(key).toString('hex')}`;
-  let id = fieldIds.get(memo);
-  if (id === undefined) {
-    fieldIds.set(memo, (id = deriveDynamicFieldID(table, parseType(keyType), key)));
-    if (fieldIds.size > FIELD_IDS_KEPT) fieldIds.delete(fieldIds.keys().next().value!);
-  }
-  return id;
+  return remembered(fieldIds, `${table} ${keyType} ${Buffer.from(key).toString('hex')}`, () => deriveDynamicFieldID(table, parseType(keyType), key));
 }
 
 /** Table entries as dynamic fields: `Field<K, V> { id, name: K, value: V }` owned by the table's UID. */
