@@ -14,6 +14,7 @@ import { createNodeNetwork } from '../cluster/node/network.ts';
 import { processStartTime } from '../cluster/node/run-state.ts';
 import type { NodeNetwork } from '../cluster/node/network.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
+import { explainService } from './support/service-datapath.ts';
 
 const sh = promisify(execFile);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -165,11 +166,12 @@ proxy('a Service reaches only the ready endpoints of its EndpointSlice', async (
     await kubectl(JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'manual', namespace }, spec: { ports: [{ port: 80, targetPort: 9090 }] } }), 'apply', '-f', '-');
     await kubectl(slice(false), 'apply', '-f', '-');
     const ip = JSON.parse(await kubectl('', '-n', namespace, 'get', 'service', 'manual', '-o', 'json')).spec.clusterIP as string;
-    await waitFor(`Service ${ip} to answer`, () => httpGet(ip, 80).catch(() => undefined), 30_000);
+    const explained = async (error: Error) => { throw new Error(`${error.message}${await explainService(node, ip)}`); };
+    await waitFor(`Service ${ip} to answer`, () => httpGet(ip, 80).catch(() => undefined), 30_000).catch(explained);
     // Each pod answers with the address the connection reached it on: the DNAT happened in the node.
     assert.equal(await answers(ip, 20), [pods[0].ip], 'the endpoint that is not ready gets no request');
     await kubectl(slice(true), 'apply', '-f', '-');
-    await waitFor('both endpoints to answer', async () => (await answers(ip, 10)).length === 2, 30_000);
+    await waitFor('both endpoints to answer', async () => (await answers(ip, 10)).length === 2, 30_000).catch(explained);
     assert.equal(await answers(ip, 40), pods.map((p) => p.ip).sort());
   } finally {
     for (const server of servers) server.kill('SIGKILL');

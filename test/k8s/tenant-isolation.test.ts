@@ -26,6 +26,7 @@ import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { podNetnsName } from '../cluster/node/addressing.ts';
 import { createWorld, type World } from '../support/e2e.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
+import { explainService } from './support/service-datapath.ts';
 import { helloRepository, httpGet, installWalrusAppCrd, startControllerProcess, startDevnetServer, type ControllerProcess, walrusIn } from './support/gitops.ts';
 import { pod, shell } from './support/pods.ts';
 
@@ -162,7 +163,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const answers = async (from: V1Pod, to: V1Pod[]) => (await probe(from, to.map((p) => ({ host: ip(p), port: PORT, http: true })))).every(([attempt]) => attempt!.outcome === 'answered');
   const serviceAnswers = async (from: V1Pod) => (await probe(from, [{ host: serviceB, port: 80, http: true }]))[0]!.every((attempt) => attempt.outcome === 'answered');
   await waitFor('the allowed paths answer', async () => await answers(b0, [b1, b0]) && await answers(b1, [b0]) && await answers(a0, [a1]) && await answers(ingress, [b0, b1, controllerPod])
-    && await serviceAnswers(b0) && await serviceAnswers(ingress), 30_000);
+    && await serviceAnswers(b0) && await serviceAnswers(ingress), 30_000).catch(async (error: Error) => { throw new Error(`${error.message}${await podsNow(kc, [nsB])}${await explainService(node, serviceB)}`); });
 
   // B's URL through the ingress stand-in: no answer from B's app while its allowance leaves out the stand-in's address
   // (nginx's 502, or 504 if dropped), 200 from B's pods once it names it.
@@ -191,9 +192,12 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
 
   // What is allowed answers: B's own pods and Service from B; B's app from the ingress controller (pod and Service).
   const [own, ownService] = await probe(b0, [{ host: ip(b1), port: PORT, count: 5, http: true }, { host: serviceB, port: 80, count: 5, http: true }]);
-  assert.ok([...own!, ...ownService!].every((attempt) => attempt.outcome === 'answered'), `pod ${JSON.stringify(tally(own!))}, Service ${JSON.stringify(tally(ownService!))}${await podsNow(kc, [nsB])}`);
+  const allAnswered = (attempts: Attempt[]) => attempts.every((attempt) => attempt.outcome === 'answered');
+  // The explanation only when it fails: reading it takes a moment.
+  const unanswered = async (pod: Attempt[], service: Attempt[]) => `pod ${JSON.stringify(tally(pod))}, Service ${JSON.stringify(tally(service))}${await podsNow(kc, [nsB])}${await explainService(node, serviceB)}`;
+  if (!allAnswered([...own!, ...ownService!])) assert.unreachable(await unanswered(own!, ownService!));
   const [fromIngress, fromIngressService] = await probe(ingress, [{ host: ip(b0), port: PORT, count: 5, http: true }, { host: serviceB, port: 80, count: 5, http: true }]);
-  assert.ok([...fromIngress!, ...fromIngressService!].every((attempt) => attempt.outcome === 'answered'), `pod ${JSON.stringify(tally(fromIngress!))}, Service ${JSON.stringify(tally(fromIngressService!))}${await podsNow(kc, [nsB])}`);
+  if (!allAnswered([...fromIngress!, ...fromIngressService!])) assert.unreachable(await unanswered(fromIngress!, fromIngressService!));
   // The provider's other pods are not the ingress controller: refused.
   assert.ok((await probe(controllerPod, [{ host: ip(b0), port: PORT, count: 3 }]))[0]!.every(refused));
 
