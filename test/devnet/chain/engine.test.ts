@@ -4,12 +4,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { Secp256k1Keypair } from '@mysten/sui/keypairs/secp256k1';
+import { Secp256r1Keypair } from '@mysten/sui/keypairs/secp256r1';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { deriveDynamicFieldID, toBase58, toBase64, fromBase64 } from '@mysten/sui/utils';
 import type { SuiClientTypes } from '@mysten/sui/client';
 import { ChainEngine } from '../../../src/devnet/chain/engine.ts';
 import { DevnetCoreClient } from '../../../src/devnet/chain/core-client.ts';
 import { TransactionRejectedError } from '../../../src/devnet/chain/errors.ts';
+import { nativeEd25519Signer } from '../../../src/devnet/chain/checks.ts';
 import { deriveObjectId, hashTyped } from '../../../src/devnet/chain/objects.ts';
 import { SuiLedger } from '../../../src/sui/ledger.ts';
 import { Pushed, Registry, RegistryKey, Repository, eventType, packEntryType } from '../../../src/contract/bcs.ts';
@@ -82,7 +85,19 @@ engineSuite('a tampered signature, tampered bytes, a missing signature and a for
   assert.is((await rejection(context.client.executeTransaction({ transaction: bytes, signatures: [] }))).reason, 'SignerSignatureNumberMismatch');
   const stranger = Ed25519Keypair.generate();
   const foreign = (await stranger.signTransaction(bytes)).signature;
-  assert.is((await rejection(context.client.executeTransaction({ transaction: bytes, signatures: [foreign] }))).reason, 'SignerSignatureAbsent');
+  const absent = await rejection(context.client.executeTransaction({ transaction: bytes, signatures: [foreign] }));
+  assert.is(absent.reason, 'SignerSignatureAbsent');
+  assert.is((absent.data as { signer?: string }).signer, stranger.toSuiAddress(), 'the signer is recovered as the SDK derives its address');
+  // An Ed25519 signature is checked natively (the SDK is the fallback only): it gives the signer, a tampered one nothing.
+  assert.is(nativeEd25519Signer(bytes, foreign), stranger.toSuiAddress());
+  assert.is(nativeEd25519Signer(altered, signature), undefined);
+  assert.is(nativeEd25519Signer(bytes, toBase64(raw)), undefined);
+  // The other schemes are judged by the SDK's verifier: their signers are recovered too.
+  for (const other of [Secp256k1Keypair.generate(), Secp256r1Keypair.generate()]) {
+    const refused = await rejection(context.client.executeTransaction({ transaction: bytes, signatures: [(await other.signTransaction(bytes)).signature] }));
+    assert.is(refused.reason, 'SignerSignatureAbsent');
+    assert.is((refused.data as { signer?: string }).signer, other.toSuiAddress());
+  }
   // Nothing was recorded: the same transaction, properly signed, still executes.
   const ok = await context.client.executeTransaction({ transaction: bytes, signatures: [signature] });
   assert.is(ok.$kind, 'Transaction');
