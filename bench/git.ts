@@ -188,7 +188,9 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   const nativeClone = await timed('git clone --mirror file:// (native)', () => world.ok('.', ['clone', '-q', '--mirror', `file://${world.path('many-native.git')}`, 'many-native-clone.git']));
   const url = await walrusInit(world, 'many', 'many-refs');
   world.takeStats();
-  const helperPush = await timed('git push --mirror walrus (helper)', () => world.ok('many', ['push', '-q', '--mirror', 'walrus']));
+  // By URL, as the native push: a push to a named remote also has git write a remote-tracking ref (and its reflog)
+  // per branch, git's own work either way, and a later --mirror push would carry those refs as well.
+  const helperPush = await timed('git push --mirror walrus:// (helper)', () => world.ok('many', ['push', '-q', '--mirror', url]));
   const pushLines = world.takeStats();
   const pushStats = sum(pushLines);
   const helperClone = await timed('git clone --mirror walrus:// (helper)', () => world.ok('.', ['clone', '-q', '--mirror', url, 'many-walrus-clone.git']));
@@ -235,9 +237,9 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   await createWalrusService(join(home, 'local', 'walrus'), { numShards }).epochClock();
   const env = { GIT_WALRUS_HOME: home };
   const remote = `walrus${numShards}`;
-  await world.ok('many', ['walrus', 'init', `many-${numShards}`, '--remote', remote], { env });
+  const url = await walrusInit(world, 'many', `many-${numShards}`, ['--remote', remote], { env });
   world.takeStats();
-  const helperPush = await timed(`git push --mirror (${numShards} shards)`, () => world.ok('many', ['push', '-q', '--mirror', remote], { env }));
+  const helperPush = await timed(`git push --mirror (${numShards} shards)`, () => world.ok('many', ['push', '-q', '--mirror', url], { env }));
   const lines = world.takeStats();
   const stats = sum(lines);
   // The same push to a `git walrus devnet` server of `numShards` shards: the helper's memory without the network's.
@@ -247,9 +249,9 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   let serverRssMb: number;
   try {
     const serverEnv = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url };
-    await world.ok('many', ['walrus', 'init', `many-${numShards}-server`, '--remote', `${remote}-server`], { env: serverEnv });
+    const serverUrl = await walrusInit(world, 'many', `many-${numShards}-server`, ['--remote', `${remote}-server`], { env: serverEnv });
     world.takeStats();
-    await timed(`git push --mirror (${numShards} shards, devnet server)`, () => world.ok('many', ['push', '-q', '--mirror', `${remote}-server`], { env: serverEnv }));
+    await timed(`git push --mirror (${numShards} shards, devnet server)`, () => world.ok('many', ['push', '-q', '--mirror', serverUrl], { env: serverEnv }));
     serverRssMb = sum(world.takeStats()).maxRssMb;
   } finally {
     await server.stop();

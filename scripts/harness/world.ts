@@ -93,8 +93,8 @@ export async function commit(world: World, repo: string, file: string, content: 
 }
 
 /** `git walrus init <name>` inside `repo`; returns the remote URL (the last line of stdout). */
-export async function walrusInit(world: World, repo: string, name: string, extra: string[] = []): Promise<string> {
-  const out = await world.ok(repo, ['walrus', 'init', name, ...extra]);
+export async function walrusInit(world: World, repo: string, name: string, extra: string[] = [], options: { env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  const out = await world.ok(repo, ['walrus', 'init', name, ...extra], options);
   return out.split('\n').at(-1)!;
 }
 
