@@ -33,9 +33,19 @@ addressing('CIDR overlap is computed on network boundaries', () => {
   assert.throws(() => cidrsOverlap('10.1.2/24', '10.0.0.0/8'), /not an IPv4 CIDR/);
 });
 
-addressing('pod addresses start after the bridge and skip those in use', () => {
+addressing('pod addresses start after the bridge, skip those in use, and go round robin: one just released comes last', () => {
   assert.is(nextPodIp('10.244.9.0/24', new Set()), '10.244.9.2');
   assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.2', '10.244.9.4'])), '10.244.9.3');
+  // After .5, .6 comes next even though .2 to .4 are free again; past .239, round again from .2.
+  assert.is(nextPodIp('10.244.9.0/24', new Set(), '10.244.9.5'), '10.244.9.6');
+  assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.6', '10.244.9.7']), '10.244.9.5'), '10.244.9.8');
+  assert.is(nextPodIp('10.244.9.0/24', new Set(), '10.244.9.239'), '10.244.9.2');
+  assert.is(nextPodIp('10.244.9.0/24', new Set(['10.244.9.239', '10.244.9.2']), '10.244.9.238'), '10.244.9.3');
+  // The only free address is the one given last: it is given again rather than none.
+  const allBut5 = new Set(Array.from({ length: 238 }, (_, i) => `10.244.9.${i + 2}`).filter((ip) => ip !== '10.244.9.5'));
+  assert.is(nextPodIp('10.244.9.0/24', allBut5, '10.244.9.5'), '10.244.9.5');
+  // A last address of another subnet (a run before a restart) starts from .2 again.
+  assert.is(nextPodIp('10.244.9.0/24', new Set(), '10.244.8.17'), '10.244.9.2');
   // The last addresses are the LoadBalancer pool's and the ingress stand-in's: a pod never gets them.
   assert.equal([subnetsFor(9).loadBalancerPool[0], subnetsFor(9).loadBalancerPool.at(-1)], ['10.244.9.240', '10.244.9.253']);
   const full = new Set(Array.from({ length: 238 }, (_, i) => `10.244.9.${i + 2}`));

@@ -78,14 +78,23 @@ export function cidrsOverlap(a: string, b: string): boolean {
   return x.base < yEnd && y.base < xEnd;
 }
 
-/** The first free host address of a /24 pod CIDR, from .2 (.1 is the bridge). */
-export function nextPodIp(podCidr: string, inUse: ReadonlySet<string>): string {
+/**
+ * The next free host address of a /24 pod CIDR after `last` (the address given before), from .2 (.1 is the bridge)
+ * and round the range again: round robin, as the host-local IPAM of a bridge CNI allocates. An address just released
+ * is thus given again only after every other one, long after what lagged behind about its previous pod (the
+ * NetworkPolicy rules for it, an EndpointSlice that lists it, a conntrack entry) is gone.
+ */
+export function nextPodIp(podCidr: string, inUse: ReadonlySet<string>, last?: string): string {
   const { base, bits } = parseCidr(podCidr);
   if (bits !== 24) throw new RangeError(`pod CIDR ${podCidr} is not a /24`);
   const prefix = [base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255].join('.');
   // .240–.253 are LoadBalancer addresses, .254 the ingress stand-in's (RunSubnets).
-  for (let host = 2; host <= 239; host++) {
-    const ip = `${prefix}.${host}`;
+  const first = 2;
+  const size = 238; // .2 to .239
+  // The offset in the range of the address after `last` (none, or another subnet's: from .2).
+  const start = last?.startsWith(`${prefix}.`) ? Number(last.slice(prefix.length + 1)) - first + 1 : 0;
+  for (let i = 0; i < size; i++) {
+    const ip = `${prefix}.${first + ((start + i) % size)}`;
     if (!inUse.has(ip)) return ip;
   }
   throw new RangeError(`pod CIDR ${podCidr} is full (238 pods)`);

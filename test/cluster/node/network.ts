@@ -98,6 +98,8 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
   const { runId, nodeNetns } = state;
   const pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
   const ips = new Map<string, string>();
+  /** The address given last: the next pod gets the next free one after it (addressing.ts, nextPodIp). */
+  let lastIp: string | undefined;
   let destroyed: Promise<void> | undefined;
 
   const attach = async (podUid: string): Promise<{ ip: string; netnsPath: string }> => {
@@ -105,8 +107,9 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
     const netns = podNetnsName(runId, podUid);
     const netnsPath = `/run/netns/${netns}`;
     // Taken synchronously, before any await, so concurrent attaches never pick the same address.
-    const ip = nextPodIp(subnets.podCidr, new Set(ips.values()));
+    const ip = nextPodIp(subnets.podCidr, new Set(ips.values()), lastIp);
     ips.set(podUid, ip);
+    lastIp = ip;
     try {
       // A namespace left by an earlier attach of this pod (or a half-made one) is made again from scratch.
       if (existsSync(netnsPath)) await removeNetns(netns);
