@@ -29,10 +29,11 @@ export async function verifySignatures(txBytes: Uint8Array, signatures: string[]
 }
 
 /**
- * The signer of a valid Ed25519 transaction signature, checked by OpenSSL (~0.1 ms, where the SDK's JavaScript curve
- * and the cryptography module it loads take ~30 ms in a young process); undefined for any other scheme, and for a
- * signature OpenSSL does not accept, which the SDK then judges: OpenSSL verifies by RFC 8032, stricter than the ZIP 215
- * rules of Sui's validators and of the SDK, so what it accepts they accept too, and its rejections are never final here.
+ * The signer of a valid Ed25519 transaction signature, checked by OpenSSL: a few ms in a young process, where the
+ * SDK's JavaScript curve and the cryptography module it loads take ~30 ms more. Undefined for any other scheme, and
+ * for a signature OpenSSL does not accept, which the SDK then judges: OpenSSL verifies by RFC 8032, stricter than the
+ * ZIP 215 rules of Sui's validators and of the SDK, so what it accepts they accept too, and its rejections are never
+ * final here.
  */
 export function nativeEd25519Signer(txBytes: Uint8Array, signature: string): string | undefined {
   try {
