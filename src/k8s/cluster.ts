@@ -77,14 +77,18 @@ export class KubernetesCluster implements Cluster {
     }, { name: kind, watchdogMs, clock, log });
   }
 
-  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {
+  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus, resourceVersion?: string): Promise<void> {
     // The whole status at once (a JSON patch `add` replaces it): a merge patch would keep fields the new status
-    // leaves out, such as a cleared failedRevision.
-    await call('patch', `${PLURAL}/status`, app.namespace, () =>
+    // leaves out, such as a cleared failedRevision. A resourceVersion the patch sets is the update's precondition.
+    const body = [
+      ...(resourceVersion === undefined ? [] : [{ op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion }]),
+      { op: 'add', path: '/status', value: status },
+    ];
+    await conflictOn(409, `status of walrusapp ${app.namespace}/${app.name} (written since it was read)`, call('patch', `${PLURAL}/status`, app.namespace, () =>
       this.#custom.patchNamespacedCustomObjectStatus(
-        { group: GROUP, version: VERSION, namespace: app.namespace, plural: PLURAL, name: app.name, body: [{ op: 'add', path: '/status', value: status }] },
+        { group: GROUP, version: VERSION, namespace: app.namespace, plural: PLURAL, name: app.name, body },
         setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-      ));
+      )));
   }
 
   async createJob(job: V1Job): Promise<V1Job> {

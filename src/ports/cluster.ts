@@ -46,8 +46,12 @@ export interface Cluster {
   /** An informer over one kind in `namespace` (all namespaces when null), limited by `labelSelector`. */
   informer<K extends keyof WatchedKinds>(kind: K, options: { namespace: string | null; labelSelector?: string }): Informer<WatchedKinds[K]>;
 
-  /** Replaces the whole `status` through the status subresource. */
-  patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void>;
+  /**
+   * Replaces the whole `status` through the status subresource, if the app is still at `resourceVersion` (the version
+   * the caller read; absent: whatever it is now). A pass that ran on a cache not yet holding the last status write must
+   * not overwrite it with what it derived from the older one: the API server refuses it (409 Conflict).
+   */
+  patchAppStatus(app: ObjectRef, status: WalrusAppStatus, resourceVersion?: string): Promise<void>;
   /** Creates a Job; an existing Job of that name is returned instead (a second pass after a missed cache update). */
   createJob(job: V1Job): Promise<V1Job>;
   /** Deletes a Job and its pods (background propagation); a missing Job is not an error. */

@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Controller } from '../../src/gitops/controller.ts';
-import { ClusterAccessError, ClusterRequestError } from '../../src/gitops/errors.ts';
+import { ClusterAccessError, ClusterRequestError, ConflictError } from '../../src/gitops/errors.ts';
 import { WorkQueue } from '../../src/gitops/queue.ts';
 import type { Outcome } from '../../src/gitops/reconcile/outcome.ts';
 import type { Step } from '../../src/gitops/reconcile/reconcile.ts';
@@ -138,6 +138,16 @@ worker('the status write fails → retried with back-off, and the log has both t
   const line = c.logs.find((text) => text.includes('writing the status failed'))!;
   assert.match(line, 'patch walrusapps/status failed (HTTP 500): etcdserver: request timed out');
   assert.match(line, 'the pass itself: the controller may not create jobs');
+  await c.controller.stop();
+  await c.running;
+});
+
+worker('the status written since the pass read it (a stale cache) → the pass runs again, with back-off, on the newer version', async () => {
+  const c = start();
+  c.cluster.failOn('patchAppStatus', () => new ConflictError('the status of walrusapp shop/web (written since it was read)', { status: 409 }));
+  await c.processed;
+  assert.equal(c.queue.actions, [`rate-limited ${KEY}`, `after ${KEY} 500`, `done ${KEY}`]);
+  assert.match(c.logs.join('\n'), /writing the status failed: the status of walrusapp shop\/web \(written since it was read\) was changed by someone else first; retry in 0\.5s/);
   await c.controller.stop();
   await c.running;
 });

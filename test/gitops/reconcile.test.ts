@@ -108,6 +108,14 @@ pass('the status write fails → the pass\'s outcome and the write\'s error are 
   assert.equal(f.events, []);
 });
 
+pass('the status is written at the version of the app the pass read: a pass on a stale cache cannot overwrite a newer status', async () => {
+  const app = walrusApp();
+  app.metadata.resourceVersion = '4711';
+  const f = new Fixture(app);
+  await reconcile(KEY, f.deps());
+  assert.equal(f.cluster.actions.slice(-1), [`patch walrusapps/status ${KEY} at 4711`]);
+});
+
 pass('a changed spec → a commit that failed is tried again (the failure counters reset, as HelmRelease does)', async () => {
   const f = new Fixture(walrusApp({ generation: 2, status: {
     observedGeneration: 1, failedRevision: oid(1), build: { commit: oid(1), configHash: 'old', attempt: 1 },

@@ -2,6 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { ConflictError } from '../../src/gitops/errors.ts';
+import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { testCluster } from './support/control-plane.ts';
 import { installWalrusAppCrd, kubectl } from './support/gitops.ts';
 
@@ -68,6 +70,28 @@ crd('kubectl get walrusapps shows Ready, Revision, URL, Status and Age from the 
   assert.equal(header.split(/\s{2,}/), ['NAME', 'READY', 'REVISION', 'URL', 'STATUS', 'AGE']);
   assert.match(row, new RegExp(`^shown\\s+True\\s+${revision}\\s+http://shown-0a1b2c3d4e5f\\.apps\\.example\\.com/\\s+serving c0ffee000000\\s+\\d+s$`));
   assert.match(await kubectl(['get', 'wapp', '-n', namespace, '-o', 'name']), 'walrusapp.gitops.walrus-git.dev/shown', 'the short name works');
+});
+
+crd('a status write at a version the app has moved past is refused (Conflict), and leaves the newer status', async () => {
+  const { kc, namespace } = await cluster.get();
+  await installWalrusAppCrd(kc);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'versions' }, spec: { repository: REPO } } });
+  const read = async () => (await objects.getNamespacedCustomObject({ ...where, name: 'versions' })) as WalrusApp;
+  const adapter = new KubernetesCluster(kc, { log: () => {} });
+  const ref = { namespace, name: 'versions' };
+  const stale = (await read()).metadata.resourceVersion!;
+  await adapter.patchAppStatus(ref, { lastAppliedRevision: 'a'.repeat(40) }, stale);
+  const written = await read();
+  assert.is(written.status?.lastAppliedRevision, 'a'.repeat(40));
+  const refused = await adapter.patchAppStatus(ref, { lastAppliedRevision: 'b'.repeat(40) }, stale).then(() => undefined, (error: unknown) => error);
+  assert.instance(refused, ConflictError);
+  assert.is((await read()).status?.lastAppliedRevision, 'a'.repeat(40), 'the newer status stays');
+  // At the current version, or with none, it is written.
+  await adapter.patchAppStatus(ref, { lastAppliedRevision: 'c'.repeat(40) }, written.metadata.resourceVersion);
+  await adapter.patchAppStatus(ref, { lastAppliedRevision: 'd'.repeat(40) });
+  assert.is((await read()).status?.lastAppliedRevision, 'd'.repeat(40));
 });
 
 crd.run();

@@ -43,7 +43,7 @@ export async function writeStatus(pass: Pass): Promise<{ error: unknown } | null
   status.observedGeneration = app.metadata.generation;
   if (JSON.stringify(status) !== JSON.stringify(app.status ?? {})) {
     try {
-      await deps.cluster.patchAppStatus(pass.ref(app.metadata.name), status);
+      await deps.cluster.patchAppStatus(pass.ref(app.metadata.name), status, app.metadata.resourceVersion);
     } catch (error) {
       return { error };
     }

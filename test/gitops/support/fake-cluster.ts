@@ -109,8 +109,8 @@ export class FakeCluster implements Cluster {
     return this.informers[kind];
   }
 
-  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus): Promise<void> {
-    this.#call('patchAppStatus', `patch walrusapps/status ${app.namespace}/${app.name}`);
+  async patchAppStatus(app: ObjectRef, status: WalrusAppStatus, resourceVersion?: string): Promise<void> {
+    this.#call('patchAppStatus', `patch walrusapps/status ${app.namespace}/${app.name}${resourceVersion === undefined ? '' : ` at ${resourceVersion}`}`);
     this.statuses.push(structuredClone(status));
   }
 
