@@ -1,6 +1,7 @@
 import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
+import { ConflictError } from './errors.ts';
 import type { Cluster, Informer } from '../ports/cluster.ts';
 import type { Companion } from '../ports/companion.ts';
 import type { Ledger } from '../ports/ledger.ts';
@@ -214,6 +215,13 @@ export class Controller {
     const { log } = this.#options;
     const step = outcome.kind === 'Generic' || outcome.kind === 'Stalling' ? outcome.step : undefined;
     const where = step ? ` (step ${step})` : '';
+    if (statusError instanceof ConflictError) {
+      // Expected now and then, not a failure: the pass read the app from the cache before the previous pass's status
+      // write had reached it, and was refused rather than overwrite that status (reconcile/status.ts).
+      const delay = this.queue.addRateLimited(key);
+      log(`${key}: the status changed after this pass read the app; its own status is dropped and the app looked at again in ${(delay / 1000).toFixed(1)}s`);
+      return;
+    }
     if (statusError !== undefined) {
       // The status could not say what happened: both go to the log, and the pass is repeated unless the write
       // itself needs someone to act (a missing permission on walrusapps/status).
