@@ -13,11 +13,15 @@ crd.after(() => cluster.stop());
 
 const REPO = `walrus://0x${'ab'.repeat(32)}`;
 
-crd("installs; the API server fills in every default but the app manifest's fields, and keeps status apart (subresource)", async () => {
+/** The test's namespace on the plane with the CRD installed, a client for custom objects, and where its WalrusApps are. */
+async function withCrd() {
   const { kc, namespace } = await cluster.get();
   await installWalrusAppCrd(kc);
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  return { kc, namespace, objects: kc.makeApiClient(CustomObjectsApi), where: { group: GROUP, version: VERSION, namespace, plural: PLURAL } };
+}
+
+crd("installs; the API server fills in every default but the app manifest's fields, and keeps status apart (subresource)", async () => {
+  const { objects, where } = await withCrd();
   await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'defaults' }, spec: { repository: REPO }, status: { lastAppliedRevision: 'x' } } });
   const app = (await objects.getNamespacedCustomObject({ ...where, name: 'defaults' })) as WalrusApp;
   // Unset, so that the app's manifest may set them (a value here is the operator's and wins).
@@ -32,10 +36,7 @@ crd("installs; the API server fills in every default but the app manifest's fiel
 });
 
 crd('validation refuses a bad port, a missing repository, a malformed pusher address and an unknown field type', async () => {
-  const { kc, namespace } = await cluster.get();
-  await installWalrusAppCrd(kc);
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  const { objects, where } = await withCrd();
   const refused = async (name: string, spec: Record<string, unknown>, field: string) => {
     try {
       await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name }, spec } });
@@ -54,10 +55,7 @@ crd('validation refuses a bad port, a missing repository, a malformed pusher add
 });
 
 crd('kubectl get walrusapps shows Ready, Revision, URL, Status and Age from the status', async () => {
-  const { kc, namespace } = await cluster.get();
-  await installWalrusAppCrd(kc);
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  const { namespace, objects, where } = await withCrd();
   await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'shown' }, spec: { repository: REPO } } });
   const revision = 'c0ffee'.padEnd(40, '0');
   const ready = { type: 'Ready', status: 'True', reason: 'Succeeded', message: 'serving c0ffee000000', lastTransitionTime: new Date().toISOString() };
@@ -73,10 +71,7 @@ crd('kubectl get walrusapps shows Ready, Revision, URL, Status and Age from the 
 });
 
 crd('a status write at a version the app has moved past is refused (Conflict), and leaves the newer status', async () => {
-  const { kc, namespace } = await cluster.get();
-  await installWalrusAppCrd(kc);
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const where = { group: GROUP, version: VERSION, namespace, plural: PLURAL };
+  const { kc, namespace, objects, where } = await withCrd();
   await objects.createNamespacedCustomObject({ ...where, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'WalrusApp', metadata: { name: 'versions' }, spec: { repository: REPO } } });
   const read = async () => (await objects.getNamespacedCustomObject({ ...where, name: 'versions' })) as WalrusApp;
   const adapter = new KubernetesCluster(kc, { log: () => {} });
