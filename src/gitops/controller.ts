@@ -1,12 +1,12 @@
 import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
-import { ConflictError } from './errors.ts';
 import type { Cluster, Informer } from '../ports/cluster.ts';
 import type { Companion } from '../ports/companion.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Templates } from '../ports/templates.ts';
 import { KIND, appKey, type WalrusApp } from './api/types.ts';
+import { ConflictError } from './errors.ts';
 import { EventRecorder } from './events.ts';
 import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';

@@ -84,7 +84,6 @@ function trailers(code: number, message: string): Uint8Array {
   return new TextEncoder().encode(`grpc-status:${code}\r\n${message ? `grpc-message:${percentEncode(message)}\r\n` : ''}`);
 }
 
-
 /** gRPC's status-message encoding: printable ASCII except '%' as is, every other byte of the UTF-8 as %XX. */
 function percentEncode(message: string): string {
   let out = '';

@@ -88,9 +88,10 @@ function fieldContents(id: Uint8Array, key: Uint8Array, value: Uint8Array): Uint
 }
 
 /**
- * Dynamic field ids derived lately (bounded as `remembered` says), by table, key type and key. An id is a hash of the three (Blake2b in JavaScript,
- * ~0.2 ms each in a young process): each entry is reached two or three times per command (contains, then borrow,
- * add or remove), and a push's dry run and its execution reach the same refs, a few hundred in a mirror push.
+ * Dynamic field ids derived lately (bounded as `remembered` says), by table, key type and key. An id is a hash of
+ * the three (Blake2b in JavaScript, ~0.2 ms each in a young process): each entry is reached two or three times per
+ * command (contains, then borrow, add or remove), and a push's dry run and its execution reach the same refs, a few
+ * hundred in a mirror push.
  */
 const fieldIds = new Map<string, string>();
 

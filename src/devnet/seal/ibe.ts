@@ -17,7 +17,6 @@ const DST_POP = utf8.encode('SUI-SEAL-IBE-BLS12381-POP-00');
 
 export type G1Point = ReturnType<typeof G1.Point.fromBytes>;
 
-
 /** A uniformly random non-zero scalar. */
 function randomScalar(): bigint {
   return bytesToNumberBE(bls12_381.utils.randomSecretKey());

@@ -105,4 +105,3 @@ function isPermanentStoreError(error: unknown): boolean {
   const e = error as { code?: unknown; retryable?: unknown } | null;
   return typeof e?.code === 'string' && e.retryable === false && e.code.startsWith('BLOB_');
 }
-
