@@ -3,7 +3,8 @@ import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress } from '@mysten/sui/utils';
 import type { CommitRecord } from './store.ts';
-import { CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, deriveObjectId, hashTyped, storeObject, type ChainObject } from './objects.ts';
+import { CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, deriveObjectId, storeObject, type ChainObject } from './objects.ts';
+import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS } from './fixed-ids.ts';
 import type { CallContext } from './packages.ts';
 import { initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
@@ -12,14 +13,10 @@ import { normalizeType } from './move-types.ts';
 
 /** Every devnet's beginning: the genesis commit (the Clock, the faucet's coin, our package) and the market's publication. */
 
-/** Digest of the (virtual) genesis transaction that publishes our package: fixed, so the package id is too. */
-const GENESIS_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet genesis')));
-/** `previousTransaction` of an object the network updated outside a user transaction. */
-export const SYSTEM_UPDATE_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet system update')));
-/** Digest of the (virtual) transaction that runs the `market` module's `init`, after genesis on every devnet. */
-const MARKET_DIGEST = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus_git devnet market')));
-/** Where our package is published on every devnet. */
-export const DEVNET_PACKAGE_ID = deriveObjectId(GENESIS_DIGEST, 0);
+const GENESIS_DIGEST = SYSTEM_TRANSACTIONS.genesis.digest;
+export const SYSTEM_UPDATE_DIGEST = SYSTEM_TRANSACTIONS.systemUpdate.digest;
+const MARKET_DIGEST = SYSTEM_TRANSACTIONS.market.digest;
+export { DEVNET_PACKAGE_ID };
 const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
 export const GENESIS_VERSION = 1n;
 export const EPOCH = 0;

@@ -1,6 +1,7 @@
 import { bcs } from '@mysten/sui/bcs';
-import { normalizeSuiAddress, toBase58 } from '@mysten/sui/utils';
-import { CoinContents, deriveObjectId, hashTyped, SUI_FRAMEWORK } from './objects.ts';
+import { normalizeSuiAddress } from '@mysten/sui/utils';
+import { CoinContents, SUI_FRAMEWORK } from './objects.ts';
+import { WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
 import { MoveAbortFailure, type MoveFunction, type MovePackage } from './packages.ts';
 import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus-protocol/blob-object-bcs.ts';
 import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
@@ -17,12 +18,8 @@ export { BlobLayout };
  * Walrus service's (its clock lives in the Walrus state directory), handed in by whoever wires both together.
  */
 
-const GENESIS = toBase58(hashTyped('TransactionData', new TextEncoder().encode('walrus devnet system genesis')));
-/** Where the devnet's Walrus package is published, and its shared System object. */
-export const WALRUS_SYSTEM_PACKAGE_ID = deriveObjectId(GENESIS, 0);
-export const WALRUS_SYSTEM_OBJECT_ID = deriveObjectId(GENESIS, 1);
-/** The faucet's WAL, created once per devnet chain. */
-export const WAL_RESERVE_COIN_ID = deriveObjectId(GENESIS, 2);
+/** Where the devnet's Walrus package is published, its shared System object, and the faucet's WAL (once per chain). */
+export { WALRUS_SYSTEM_PACKAGE_ID, WALRUS_SYSTEM_OBJECT_ID, WAL_RESERVE_COIN_ID };
 export const WAL_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::wal::WAL`;
 export const BLOB_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::blob::Blob`;
 export const STORAGE_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::storage_resource::Storage`;
