@@ -31,8 +31,9 @@ export class NativeGitRepository implements LocalRepository {
   readonly #env: NodeJS.ProcessEnv;
   /**
    * The object format and directory, asked of one git process once: a fetch of several packs receives each into a
-   * quarantine beside the objects, and a `list` wants both. A clone's format is set by git after the listing, from
-   * it; the listing's question is what the repository had before, and nothing asks again in that session.
+   * quarantine beside the objects, the session's cleanup looks there too, and a clone's listing wants the format. A
+   * clone's format is set by git after the listing, from it; the listing's question is what the repository had
+   * before, and nothing asks again in that session.
    */
   #layout: Promise<{ format: ObjectFormat; objects: string }> | null = null;
 
@@ -184,8 +185,9 @@ export class NativeGitRepository implements LocalRepository {
     }));
   }
 
-  async hasRefs(): Promise<boolean> {
-    return (await git(['for-each-ref', '--count=1', '--format=%(refname)'], { env: this.#env })).trim() !== '';
+  async formatWhileEmpty(): Promise<ObjectFormat | null> {
+    const hasRefs = (await git(['for-each-ref', '--count=1', '--format=%(refname)'], { env: this.#env })).trim() !== '';
+    return hasRefs ? null : this.objectFormat();
   }
 
   async readAppliedPacks(repositoryId: string): Promise<number> {

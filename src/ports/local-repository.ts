@@ -34,8 +34,11 @@ export interface LocalRepository {
   receivePack(progress: boolean, checkLinks?: boolean): Promise<IncomingPack>;
   /** Removes what fetches that were killed left in quarantine (only theirs: never a live process's, nor git's own). */
   removeAbandonedFetches(): Promise<void>;
-  /** Whether any ref exists: a repository that git is cloning into has none yet. */
-  hasRefs(): Promise<boolean>;
+  /**
+   * The object format while the repository has no ref (a repository git is cloning into), else null: one git call
+   * where a ref exists.
+   */
+  formatWhileEmpty(): Promise<ObjectFormat | null>;
   /** The per-repository fetch record (how many packs of the remote this repository has applied). */
   readAppliedPacks(repositoryId: string): Promise<number>;
   writeAppliedPacks(repositoryId: string, count: number): Promise<void>;

@@ -64,12 +64,14 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     return prefetch.feeding;
   };
   // What fetches killed earlier left in quarantine goes while this session works: whether or not git then asks for a
-  // fetch (a killed fetch may have applied its pack, so git finds nothing missing).
+  // fetch (a killed fetch may have applied its pack, so git finds nothing missing). It starts once the listing is
+  // out: the git process that finds the object directory would delay the listing.
   let leftovers: Promise<void> | null = null;
+  let leftoversWanted = false;
+  const removeLeftovers = () => (leftovers ??= deps.local!.removeAbandonedFetches().catch((error: unknown) => log.debug(`leftovers of killed fetches stay: ${messageOf(error)}`)));
   return {
     option: (name, value) => applyOption(options, name, value),
     list: async (forPush) => {
-      if (!forPush && deps.local !== null) leftovers ??= deps.local.removeAbandonedFetches().catch((error: unknown) => log.debug(`leftovers of killed fetches stay: ${messageOf(error)}`));
       // A push plans with the signer's address: its key loads while the chain is read (a missing key is reported by
       // the push, which awaits the same promise).
       if (forPush) ledger.signerAddress().catch(() => {});
@@ -78,11 +80,15 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the
       // repository already has the remote's object format: git sets a clone's format from the listing, after it.
       const into = !forPush ? deps.local : null;
-      const emptyOfFormat = into === null ? Promise.resolve(null) : Promise.all([into.hasRefs(), into.objectFormat()]).then(([has, format]) => (has ? null : format), () => null);
+      const emptyOfFormat = into === null ? Promise.resolve(null) : into.formatWhileEmpty().catch(() => null);
       listed = await readRemote(ledger, id, deps.local, async (info) => {
         const format = await emptyOfFormat;
         if (format !== null && format === formatOfHashLength(info.hashLength)) await startPrefetch(info);
       });
+      if (!forPush && deps.local !== null) {
+        leftoversWanted = true;
+        setImmediate(removeLeftovers);
+      }
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
@@ -102,7 +108,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     },
     close: async () => {
       await takePrefetch()?.cancel();
-      await leftovers;
+      if (leftoversWanted) await removeLeftovers();
     },
   };
 }
