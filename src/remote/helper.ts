@@ -5,15 +5,19 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, RepositoryInfo, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
-import { fetchObjects, prefetchPacks } from './fetch.ts';
 import type { PackPrefetch } from './fetch.ts';
 import { listingOf } from './list.ts';
 import type { LocalRepository } from '../ports/local-repository.ts';
 import { applyOption, endPushBatch } from './options.ts';
 import type { HelperOptions } from './options.ts';
-import { pushRefs } from './push.ts';
 import { readRemote } from './remote-state.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
+
+/**
+ * The fetch and push use-cases (~35 KB of code) load when a session first needs them, not at its start: a `list` that
+ * nothing follows (ls-remote, a fetch that finds nothing new) never loads them.
+ */
+const fetchUseCase = () => import('./fetch.ts');
 
 export interface HelperDeps {
   ledger: Ledger;
@@ -58,10 +62,11 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     prefetch = null;
     return taken;
   };
-  const startPrefetch = (info: RepositoryInfo) => {
+  const startPrefetch = async (info: RepositoryInfo) => {
     if (deps.local === null || prefetch !== null) return;
+    const { prefetchPacks } = await fetchUseCase();
     prefetch = prefetchPacks({ ledger, blobStore, keyService, local: deps.local, log }, info, progress());
-    return prefetch.feeding;
+    await prefetch.feeding;
   };
   // What fetches killed earlier left in quarantine goes while this session works: whether or not git then asks for a
   // fetch (a killed fetch may have applied its pack, so git finds nothing missing). It starts once the listing is
@@ -92,10 +97,12 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       return listingOf(listed, options.reportObjectFormat);
     },
     fetch: async (requests) => {
+      const { fetchObjects } = await fetchUseCase();
       return fetchObjects({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests.map((r) => r.id), progress(), take()?.info, options.checkConnectivity, takePrefetch() ?? undefined);
     },
     push: async (requests) => {
       try {
+        const { pushRefs } = await import('./push.ts');
         return await pushRefs({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests, {
           atomic: options.atomic,
           dryRun: options.dryRun,
