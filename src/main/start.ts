@@ -1,4 +1,5 @@
 import { enableModuleCompileCache } from './compile-cache.ts';
+import { mark } from './marks.ts';
 
 /**
  * The one start-up path of this package's executables: bin/git-remote-walrus (remote-helper.ts, started by git for
@@ -7,6 +8,8 @@ import { enableModuleCompileCache } from './compile-cache.ts';
  * would be compiled before the cache is on.
  */
 export async function startProcess(load: () => Promise<unknown>): Promise<void> {
+  // When Node reached our code: what comes before is Node's own start, the same for any script.
+  mark('entry');
   enableModuleCompileCache(process.env);
   await load();
 }

@@ -54,7 +54,11 @@ manyRefs('a mirror of thousands of refs pushes in several transactions and round
     const lsRemote = (await w.ok(src, ['ls-remote', 'walrus'])).split('\n');
     assert.is(lsRemote.filter((line) => !line.endsWith('\tHEAD')).length, REFS + 3);
     // The repository object and one (paged) listing of its refs.
-    assert.is(w.takeStats().find((s) => s.role === 'helper')!.chainReads, 2);
+    const listing = w.takeStats().find((s) => s.role === 'helper')! as { chainReads: number; marks?: Record<string, number> };
+    assert.is(listing.chainReads, 2);
+    // Its start-up marks, each reached in this order (the bench reads the helper's own time from them).
+    const marks = ['entry', 'first-answer', 'modules', 'network', 'listed', 'exit'].map((name) => listing.marks?.[name]);
+    assert.ok(marks.every((ms, i) => typeof ms === 'number' && ms >= (marks[i - 1] ?? 0)), JSON.stringify(listing.marks));
 
     const clone = await w.run('.', ['clone', '--mirror', url, 'copy.git']);
     assert.is(clone.code, 0, clone.stderr);
