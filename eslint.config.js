@@ -27,11 +27,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // dependency-cruiser's configuration and the start-up snapshot's builder script are CommonJS.
+    // dependency-cruiser's configuration is CommonJS.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
-    // A snapshot builder script loads built-ins with require(): Node's snapshot builder runs no ES module.
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The example apps run on plain Node.
