@@ -177,7 +177,7 @@ export class DevnetCoreClient extends CoreClient {
   }
 
   async getMoveFunction(options: SuiClientTypes.GetMoveFunctionOptions): Promise<SuiClientTypes.GetMoveFunctionResponse> {
-    const fn = this.engine.moveFunction(options.packageId, options.moduleName, options.name);
+    const fn = await this.engine.moveFunction(options.packageId, options.moduleName, options.name);
     return { function: moveFunctionView(normalizeSuiAddress(options.packageId), fn) };
   }
 

@@ -7,7 +7,6 @@ import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, ty
 import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
 import type { ExecutionResult } from './execution.ts';
 import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
-import { walrusGitPackage } from './walrus-git-package.ts';
 import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_RESERVE_COIN_ID, WAL_TYPE, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
 import { ChainNotFoundError } from './errors.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -61,7 +60,7 @@ const executor = () => import('./executor.ts');
 
 export class ChainEngine {
   readonly store: ChainStore;
-  #packages: Map<string, MovePackage> | null = null;
+  #packages: Promise<Map<string, MovePackage>> | null = null;
   /** The storage epoch of the devnet Walrus service attached, whose system package the chain then runs. */
   #walrusEpoch: (() => number) | null = null;
 
@@ -70,16 +69,16 @@ export class ChainEngine {
   }
 
   /**
-   * The Move packages the chain runs, built at the first call or dry run: a process that only reads the chain (a
-   * listing, a clone) never runs Move, and building them took ~4 ms of its start.
+   * The Move packages the chain runs, loaded and built at the first call or dry run: a process that only reads the
+   * chain (a listing, a clone) never runs Move, and our package's model (src/contract/, ~45 KB of code) took ~5 ms of
+   * its start.
    */
-  get packages(): Map<string, MovePackage> {
-    if (this.#packages === null) {
+  packages(): Promise<Map<string, MovePackage>> {
+    return (this.#packages ??= import('./walrus-git-package.ts').then(({ walrusGitPackage }) => {
       const packages = [...frameworkPackages(), walrusGitPackage(DEVNET_PACKAGE_ID)];
       if (this.#walrusEpoch) packages.push(walrusSystemPackage(this.#walrusEpoch));
-      this.#packages = new Map(packages.map((pkg) => [pkg.id, pkg]));
-    }
-    return this.#packages;
+      return new Map(packages.map((pkg) => [pkg.id, pkg]));
+    }));
   }
 
   /** Opens (creating at genesis if empty) the chain state in `dir`. */
@@ -90,7 +89,7 @@ export class ChainEngine {
       const Keypair = await keypairClass();
       const created = await engine.store.transact(async () => {
         if (engine.store.genesis) return { commit: null, result: false };
-        return { commit: genesisCommit(Keypair.generate()), result: true };
+        return { commit: await genesisCommit(Keypair.generate()), result: true };
       });
       // The ids, also for people and tools that look into the directory (the log stays the source of truth).
       if (created) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
@@ -101,7 +100,7 @@ export class ChainEngine {
       const published = await engine.store.transact(async () => {
         const genesis = engine.store.requireGenesis();
         if (genesis.marketId) return { commit: null, result: false };
-        const { writes, marketId, adminCapId } = marketGenesis(faucet);
+        const { writes, marketId, adminCapId } = await marketGenesis(faucet);
         return { commit: { genesis: { ...genesis, marketId, adminCapId }, writes, deletes: [] }, result: true };
       });
       if (published) await writeFileAtomic(join(dir, 'genesis.json'), `${JSON.stringify(await engine.#publicGenesis(), null, 2)}\n`);
@@ -144,7 +143,7 @@ export class ChainEngine {
    */
   async attachWalrus(epochNow: () => number): Promise<void> {
     this.#walrusEpoch = epochNow;
-    this.#packages?.set(WALRUS_SYSTEM_PACKAGE_ID, walrusSystemPackage(epochNow));
+    (await this.#packages)?.set(WALRUS_SYSTEM_PACKAGE_ID, walrusSystemPackage(epochNow));
     await this.putSystemObjects([
       { id: WALRUS_SYSTEM_PACKAGE_ID, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() },
       { id: WALRUS_SYSTEM_OBJECT_ID, type: SYSTEM_TYPE, owner: { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, contents: systemObjectContents() },
@@ -196,7 +195,7 @@ export class ChainEngine {
   async simulate(txBytes: Uint8Array, options: { checks?: boolean } = {}): Promise<ExecutionResult> {
     await this.refresh();
     const { executeTransaction } = await executor();
-    return executeTransaction({ ...this.#request(txBytes, [], true, this.#tickClock(Date.now())), checks: options.checks ?? true });
+    return executeTransaction({ ...this.#request(txBytes, [], true, this.#tickClock(Date.now()), await this.packages()), checks: options.checks ?? true });
   }
 
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
@@ -226,7 +225,7 @@ export class ChainEngine {
     const now = Date.now();
     const clock = this.#tickClock(now);
     const { executeTransaction } = await executor();
-    const result = await executeTransaction(this.#request(txBytes, signatures, false, clock));
+    const result = await executeTransaction(this.#request(txBytes, signatures, false, clock, await this.packages()));
     const existing = await this.store.transaction(result.digest);
     if (existing) return { commit: null, result: existing };
     const commit = { ...result.commit, writes: [storeObject(clock), ...result.commit.writes] };
@@ -265,11 +264,11 @@ export class ChainEngine {
     return { ...clock, version: clock.version + 1n, contents: ClockContents.serialize({ id: CLOCK_ID, timestamp_ms: timestamp }).toBytes() };
   }
 
-  #request(txBytes: Uint8Array, signatures: string[], simulate: boolean, clock: ChainObject) {
+  #request(txBytes: Uint8Array, signatures: string[], simulate: boolean, clock: ChainObject, packages: Map<string, MovePackage>) {
     const objects = this.store.objects;
     return {
       objects: { get: (id: string) => (id === CLOCK_ID ? clock : objects.get(id)) },
-      packages: this.packages,
+      packages,
       chainId: this.genesis.chainId,
       epoch: EPOCH,
       checkpoint: this.store.checkpoint + 1,
@@ -328,8 +327,8 @@ export class ChainEngine {
     return this.store.transaction(digest);
   }
 
-  moveFunction(packageId: string, module: string, name: string): MoveFunction {
-    const fn = this.packages.get(normalizeSuiAddress(packageId))?.modules.get(module)?.get(name);
+  async moveFunction(packageId: string, module: string, name: string): Promise<MoveFunction> {
+    const fn = (await this.packages()).get(normalizeSuiAddress(packageId))?.modules.get(module)?.get(name);
     if (!fn) throw new ChainNotFoundError(`Move function ${normalizeSuiAddress(packageId)}::${module}::${name}`, { packageId, module, name });
     return fn;
   }

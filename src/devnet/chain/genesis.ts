@@ -6,7 +6,6 @@ import type { CommitRecord } from './store.ts';
 import { CLOCK_ID, CLOCK_TYPE, ClockContents, CoinContents, GAS_COIN_TYPE, PACKAGE_TYPE, deriveObjectId, storeObject, type ChainObject } from './objects.ts';
 import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS } from './fixed-ids.ts';
 import type { CallContext } from './packages.ts';
-import { initWalrusGitPackage, initMarketModule } from './walrus-git-package.ts';
 import { WorkingSet, tableStore } from './working-set.ts';
 import { MIST_PER_SUI, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
@@ -22,7 +21,8 @@ export const GENESIS_VERSION = 1n;
 export const EPOCH = 0;
 
 /** The genesis commit: the Clock, the faucet's coin, and our package published with its `init` run (the Registry). */
-export function genesisCommit(faucet: Ed25519Keypair): CommitRecord {
+export async function genesisCommit(faucet: Ed25519Keypair): Promise<CommitRecord> {
+  const { initWalrusGitPackage } = await import('./walrus-git-package.ts');
   const now = Date.now();
   const working = new WorkingSet({ get: () => undefined });
   let created = 1; // creation index 0 is the package itself
@@ -51,7 +51,8 @@ export function genesisCommit(faucet: Ed25519Keypair): CommitRecord {
 }
 
 /** The `market` module's publication: its `init` run by the faucet's address, which receives the AdminCap. */
-export function marketGenesis(admin: string): { writes: ReturnType<typeof storeObject>[]; marketId: string; adminCapId: string } {
+export async function marketGenesis(admin: string): Promise<{ writes: ReturnType<typeof storeObject>[]; marketId: string; adminCapId: string }> {
+  const { initMarketModule } = await import('./walrus-git-package.ts');
   const working = new WorkingSet({ get: () => undefined });
   let created = 0;
   const ctx = publicationContext(MARKET_DIGEST, admin, working, () => created++);

@@ -161,9 +161,9 @@ function rpcMethods(engine: ChainEngine): Record<string, Method> {
         hasNextPage,
       };
     },
-    sui_getNormalizedMoveFunction: (packageId: string, module: string, name: string) => {
+    sui_getNormalizedMoveFunction: async (packageId: string, module: string, name: string) => {
       try {
-        return normalizedFunction(engine.moveFunction(packageId, module, name));
+        return normalizedFunction(await engine.moveFunction(packageId, module, name));
       } catch (error) {
         if (error instanceof ChainNotFoundError) throw new RpcError(INVALID_PARAMS, `No function was found with function name ${name}`);
         throw error;

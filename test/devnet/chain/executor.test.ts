@@ -51,7 +51,7 @@ async function execute(context: Context, build: (tx: Transaction) => void, epoch
   tx.setGasPayment([{ objectId: coin.id, version: coin.version.toString(), digest: objectDigest(coin) }]);
   const txBytes = await tx.build();
   const { signature } = await context.key.signTransaction(txBytes);
-  const packages = new Map(context.engine.packages);
+  const packages = new Map(await context.engine.packages());
   packages.set(BIG, bigPackage());
   const result = await executeTransaction({
     objects: context.engine.store.objects, packages, chainId: context.engine.genesis.chainId, epoch, checkpoint: 1, txBytes, signatures: [signature], simulate: false, now: Date.now(),
