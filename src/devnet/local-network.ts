@@ -4,7 +4,7 @@ import { ChainEngine } from './chain/engine.ts';
 import { DevnetCoreClient } from './chain/core-client.ts';
 import { createWalrusService, serviceFetch } from './walrus/service.ts';
 import { engineWalrusChain } from './walrus/chain-blobs.ts';
-import { WALRUS_SYSTEM_OBJECT_ID } from './chain/walrus-system-package.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from './chain/fixed-ids.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 
 /**

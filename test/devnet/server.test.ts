@@ -10,7 +10,7 @@ import { startDevnetServer, type DevnetServer } from '../../src/devnet/server.ts
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { discoverDevnet } from '../../src/config/devnet-discovery.ts';
 import { DEVNET_SEAL } from '../../src/config/networks.ts';
-import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/walrus-system-package.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/fixed-ids.ts';
 
 interface Context { dir: string; server: DevnetServer }
 const server = suite<Context>('startDevnetServer');

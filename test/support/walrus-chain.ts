@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
 import { DevnetCoreClient } from '../../src/devnet/chain/core-client.ts';
-import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/walrus-system-package.ts';
+import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/fixed-ids.ts';
 import { engineWalrusChain } from '../../src/devnet/walrus/chain-blobs.ts';
 import { createWalrusService, serviceFetch } from '../../src/devnet/walrus/service.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';

@@ -7,14 +7,15 @@ import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, ty
 import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
 import type { ExecutionResult } from './execution.ts';
 import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
-import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_RESERVE_COIN_ID, WAL_TYPE, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
+import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_TYPE, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
+import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS, WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
 import { ChainNotFoundError } from './errors.ts';
 import { UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
-import { DEVNET_PACKAGE_ID, EPOCH, GENESIS_VERSION, SYSTEM_UPDATE_DIGEST, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
+import { EPOCH, GENESIS_VERSION, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
 
-export { DEVNET_PACKAGE_ID, EPOCH } from './genesis.ts';
+export { EPOCH } from './genesis.ts';
 
 /**
  * The devnet chain: one state directory, executing signed transactions and answering reads. Both fronts (the
@@ -61,7 +62,7 @@ const executor = () => import('./executor.ts');
 export class ChainEngine {
   readonly store: ChainStore;
   #packages: Promise<Map<string, MovePackage>> | null = null;
-  /** The storage epoch of the devnet Walrus service attached, whose system package the chain then runs. */
+  /** Reads the storage epoch of the devnet Walrus service attached (null before one is), whose package the chain runs. */
   #walrusEpoch: (() => number) | null = null;
 
   private constructor(store: ChainStore) {
@@ -129,7 +130,7 @@ export class ChainEngine {
       const writes = objects.filter((object) => !same(object)).map((object) => {
         const current = this.store.objects.get(object.id);
         const written: ChainObject = current
-          ? { ...current, owner: object.owner, type: object.type, contents: object.contents, version: current.version + 1n, previousTransaction: SYSTEM_UPDATE_DIGEST }
+          ? { ...current, owner: object.owner, type: object.type, contents: object.contents, version: current.version + 1n, previousTransaction: SYSTEM_TRANSACTIONS.systemUpdate.digest }
           : genesisObject(object.id, object.type, object.contents, object.owner);
         return storeObject({ ...written, hasPublicTransfer: object.hasPublicTransfer ?? written.hasPublicTransfer, storageRebate: storageCost(object.contents.length) });
       });

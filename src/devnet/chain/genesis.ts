@@ -13,9 +13,7 @@ import { normalizeType } from './move-types.ts';
 /** Every devnet's beginning: the genesis commit (the Clock, the faucet's coin, our package) and the market's publication. */
 
 const GENESIS_DIGEST = SYSTEM_TRANSACTIONS.genesis.digest;
-export const SYSTEM_UPDATE_DIGEST = SYSTEM_TRANSACTIONS.systemUpdate.digest;
 const MARKET_DIGEST = SYSTEM_TRANSACTIONS.market.digest;
-export { DEVNET_PACKAGE_ID };
 const FAUCET_RESERVE = 1_000_000_000n * MIST_PER_SUI;
 export const GENESIS_VERSION = 1n;
 export const EPOCH = 0;

@@ -18,8 +18,6 @@ export { BlobLayout };
  * Walrus service's (its clock lives in the Walrus state directory), handed in by whoever wires both together.
  */
 
-/** Where the devnet's Walrus package is published, its shared System object, and the faucet's WAL (once per chain). */
-export { WALRUS_SYSTEM_PACKAGE_ID, WALRUS_SYSTEM_OBJECT_ID, WAL_RESERVE_COIN_ID };
 export const WAL_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::wal::WAL`;
 export const BLOB_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::blob::Blob`;
 export const STORAGE_TYPE = `${WALRUS_SYSTEM_PACKAGE_ID}::storage_resource::Storage`;
