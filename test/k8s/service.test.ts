@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { testCluster, waitFor } from './support/control-plane.ts';
+import { explainService } from './support/service-datapath.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const PORT = 8080;
@@ -143,7 +144,7 @@ service('3 replicas of a Node server become Ready on distinct pod IPs and all se
 });
 
 service('a rolling update to a new version serves every request of a client looping on the Service', async () => {
-  const { kc, namespace } = await cluster.get();
+  const { kc, namespace, cluster: node } = await cluster.get();
   assert.ok(clusterIp, 'the first test made the Service');
   const client = clientLoop(clusterIp, 80);
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -158,7 +159,9 @@ service('a rolling update to a new version serves every request of a client loop
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const stats = await client.stop();
   log(`k8s figures: rolling update of 3 replicas in ${rollout}s; ${stats.requests} requests during it, ${stats.failures.length} failed`);
-  assert.equal(stats.failures, [], `requests failed during the rollout (${stats.failures.length} of ${stats.requests})`);
+  // The datapath's state is read only when a request failed (it takes a moment): it says what kube-proxy last did.
+  const explained = stats.failures.length > 0 ? await explainService(node, clusterIp) : '';
+  assert.equal(stats.failures, [], `requests failed during the rollout (${stats.failures.length} of ${stats.requests})${explained}`);
   assert.ok(stats.requests > 50, `the client kept going (${stats.requests} requests)`);
   const versions = stats.answers.map((a) => a.version);
   assert.is(versions[0], 'v1');
