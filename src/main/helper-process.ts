@@ -4,53 +4,23 @@
  *
  * The session starts at once on what the first answer needs (the protocol, the options): `capabilities` and `option`
  * touch no network. Once `capabilities` is answered, while git sends its options, the git process that reads the
- * config starts and the adapters load and open the network; `list`, `fetch` and `push` wait for them.
+ * config starts and the adapters load (open-backend.ts) and open the network; `list`, `fetch` and `push` wait for them.
  */
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
 import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
-import type { Log } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
-import type { RepositoryLocator } from '../ports/ledger.ts';
 import { runSession } from '../protocol/session.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
 import { applyOption, defaultOptions } from '../remote/options.ts';
-import type { HelperOptions } from '../remote/options.ts';
-import type { readWalrusGitConfig } from './git-config.ts';
 import { mark } from './marks.ts';
-
-type Opened = HelperBackend & { close(): Promise<void> };
-type GitConfig = Awaited<ReturnType<typeof readWalrusGitConfig>>;
-
-/** Loads the network's adapters and the helper's use-cases, and opens the network: all a `list` needs. */
-async function openBackend(locator: RepositoryLocator, gitConfig: Promise<GitConfig>, options: HelperOptions, log: Log): Promise<Opened> {
-  const [{ openNetwork }, { createHelperBackend }, { NativeGitRepository }] = await Promise.all([
-    import('./context.ts'), import('../remote/helper.ts'), import('../git/native-repository.ts'),
-  ]);
-  mark('modules');
-  const network = await openNetwork({ env: process.env, log, role: 'helper', gitConfig });
-  mark('network');
-  const gitDir = process.env.GIT_DIR;
-  const local = gitDir ? network.timed(new NativeGitRepository(resolve(gitDir), process.env), 'local', ['receivePack', 'packObjects']) : null;
-  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
-  return {
-    ...backend,
-    close: async () => {
-      try {
-        await backend.close();
-      } finally {
-        await network.close();
-      }
-    },
-  };
-}
+import type { OpenedBackend } from './open-backend.ts';
 
 async function main(args: string[]): Promise<number> {
   const options = defaultOptions();
   const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, process.stderr.isTTY === true);
   const [remote, url = remote] = args;
-  let opening: Promise<Opened> | null = null;
+  let opening: Promise<OpenedBackend> | null = null;
   try {
     if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
     const locator = parseWalrusUrl(url);
@@ -58,11 +28,10 @@ async function main(args: string[]): Promise<number> {
     // A failure to open is reported by the first command that needs the network (or not at all, if none does).
     const opened = () => {
       if (opening === null) {
-        // The git process that reads the config runs while this one loads the adapters. Spawning it (and loading
-        // node:child_process) waits for the first answer, which needs neither.
+        // The config's module is small and loads first: its git process then runs while this one loads the adapters.
         const gitConfig = import('./git-config.ts').then(({ readWalrusGitConfig }) => readWalrusGitConfig(process.env));
         gitConfig.catch(() => {});
-        opening = openBackend(locator, gitConfig, options, log);
+        opening = import('./open-backend.ts').then(({ openBackend }) => openBackend(locator, gitConfig, options, log));
         opening.catch(() => {});
       }
       return opening;
@@ -93,7 +62,7 @@ async function main(args: string[]): Promise<number> {
     return 1;
   } finally {
     // Whatever was opened is closed, also when git asked for nothing that needed it.
-    await (opening as Promise<Opened> | null)?.then((opened) => opened.close()).catch(() => {});
+    await (opening as Promise<OpenedBackend> | null)?.then((opened) => opened.close()).catch(() => {});
   }
 }
 
