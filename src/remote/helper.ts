@@ -82,12 +82,14 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       if (forPush) ledger.signerAddress().catch(() => {});
       const id = await repository();
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
-      // pusher's own repository has them all), and a prefetch would download what is not needed. And only where the
-      // repository already has the remote's object format: git sets a clone's format from the listing, after it.
+      // pusher's own repository has them all), and a prefetch would download what is not needed. A repository that
+      // kept a listing of this remote has fetched from it, so only one that never listed it asks git whether it has
+      // a ref. And only where the repository already has the remote's object format: git sets a clone's format from
+      // the listing, after it.
       const into = !forPush ? deps.local : null;
-      const emptyOfFormat = into === null ? Promise.resolve(null) : into.formatWhileEmpty().catch(() => null);
-      listed = await readRemote(ledger, id, deps.local, async (info) => {
-        const format = await emptyOfFormat;
+      listed = await readRemote(ledger, id, deps.local, async (info, kept) => {
+        if (into === null || kept !== null) return;
+        const format = await into.formatWhileEmpty().catch(() => null);
         if (format !== null && format === formatOfHashLength(info.hashLength)) await startPrefetch(info);
       });
       if (!forPush && deps.local !== null) {

@@ -109,6 +109,40 @@ helper('a list that no fetch follows (ls-remote in a repository) leaves no kept 
   assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
 }));
 
+helper('a repository that kept a listing of the remote is no clone: its next list does not ask git whether it has a ref', async () => {
+  const { dir, head, ledger, blobStore, id, session } = await setup();
+  const clone = tempDir('helper-clone-');
+  try {
+    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    const env = hermeticGitEnv(clone.path);
+    initRepo(clone.path, env);
+    // Counts the git calls that ask whether the repository has a ref.
+    let asked = 0;
+    class CountingRepository extends NativeGitRepository {
+      override formatWhileEmpty() {
+        asked += 1;
+        return super.formatWhileEmpty();
+      }
+    }
+    const list = async () => {
+      asked = 0;
+      const backend = createHelperBackend({ ledger, blobStore, local: new CountingRepository(join(clone.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
+      ledger.calls.length = 0;
+      let out = '';
+      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
+      await backend.close();
+      assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
+      return { calls: [...ledger.calls], asked };
+    };
+    assert.equal(await list(), { calls: ['getRepository', 'listPacks', 'listRefs'], asked: 1 }, 'the first list, into a repository with no ref, prefetches');
+    // Still without a ref, but it listed this remote before (ls-remote, a fetch that was stopped): git is not asked.
+    assert.equal(await list(), { calls: ['getRepository'], asked: 0 });
+  } finally {
+    clone.remove();
+    dir.remove();
+  }
+});
+
 helper('a clone of a SHA-256 remote into a repository git has not yet switched to SHA-256 is not prefetched', async () => {
   const dir = tempDir('helper-sha256-');
   const clone = tempDir('helper-clone-');
