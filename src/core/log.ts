@@ -11,8 +11,11 @@ export interface Log {
   progress(message: string, done?: boolean): void;
 }
 
-/** A Log that writes to a stream (stderr in production: stdout belongs to the remote-helper protocol). */
-export function streamLog(write: (text: string) => void, verbosity = 1, isTty = false): Log {
+/**
+ * A Log that writes to a stream (stderr in production: stdout belongs to the remote-helper protocol). `isTty` is
+ * asked when progress is shown: knowing it costs a process its stderr stream, which a run that shows none never needs.
+ */
+export function streamLog(write: (text: string) => void, verbosity = 1, isTty: () => boolean = () => false): Log {
   return {
     verbosity,
     info: (m) => { if (verbosity >= 1) write(`${m}\n`); },
@@ -20,7 +23,7 @@ export function streamLog(write: (text: string) => void, verbosity = 1, isTty = 
     warn: (m) => write(`warning: ${m}\n`),
     progress: (m, done = false) => {
       if (verbosity < 1) return;
-      if (isTty) write(`\r${m}${done ? '\n' : ''}`);
+      if (isTty()) write(`\r${m}${done ? '\n' : ''}`);
       else if (done) write(`${m}\n`);
     },
   };
@@ -29,10 +32,8 @@ export function streamLog(write: (text: string) => void, verbosity = 1, isTty = 
 /** A Log that drops everything: for tests and library callers that do not want output. */
 export const silentLog: Log = streamLog(() => {}, 0);
 
-/**
- * A Log whose level is read at each call: the remote helper learns it from `option verbosity` after it started.
- */
-export function adjustableLog(write: (text: string) => void, verbosity: () => number, isTty = false): Log {
+/** A Log whose level is read at each call: the remote helper learns it from `option verbosity` after it started. */
+export function adjustableLog(write: (text: string) => void, verbosity: () => number, isTty: () => boolean = () => false): Log {
   const current = () => streamLog(write, verbosity(), isTty);
   return {
     get verbosity() { return verbosity(); },

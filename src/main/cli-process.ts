@@ -11,7 +11,7 @@ import { gitWorkspace } from '../git/workspace.ts';
 
 const args = process.argv.slice(2);
 const verbose = args.includes('-v') || args.includes('--verbose');
-const log = adjustableLog((text) => process.stderr.write(text), () => (args.includes('-q') || args.includes('--quiet') ? 0 : verbose ? 2 : 1), process.stderr.isTTY === true);
+const log = adjustableLog((text) => process.stderr.write(text), () => (args.includes('-q') || args.includes('--quiet') ? 0 : verbose ? 2 : 1), () => process.stderr.isTTY === true);
 
 const app: CliApp = {
   open: async ({ network } = {}) => {

@@ -6,7 +6,6 @@
  * touch no network. Once `capabilities` is answered, while git sends its options, the git process that reads the
  * config starts and the adapters load (open-backend.ts) and open the network; `list`, `fetch` and `push` wait for them.
  */
-import { createInterface } from 'node:readline';
 import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
@@ -14,11 +13,15 @@ import { runSession } from '../protocol/session.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
 import { applyOption, defaultOptions } from '../remote/options.ts';
 import { mark } from './marks.ts';
+import { linesOfDescriptor, writeAll } from './stdio.ts';
 import type { OpenedBackend } from './open-backend.ts';
+
+const STDIN = 0;
+const STDOUT = 1;
 
 async function main(args: string[]): Promise<number> {
   const options = defaultOptions();
-  const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, process.stderr.isTTY === true);
+  const log = adjustableLog((text) => process.stderr.write(text), () => options.verbosity, () => process.stderr.isTTY === true);
   const [remote, url = remote] = args;
   let opening: Promise<OpenedBackend> | null = null;
   try {
@@ -46,12 +49,11 @@ async function main(args: string[]): Promise<number> {
       fetch: async (requests) => (await opened()).fetch(requests),
       push: async (requests) => (await opened()).push(requests),
     };
-    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-    const write = (text: string) => new Promise<void>((done, fail) => process.stdout.write(text, (error) => (error ? fail(error) : done()))).then(() => {
+    const write = (text: string) => writeAll(STDOUT, text).then(() => {
       mark('first-answer');
       void opened();
     });
-    await runSession(lines, write, backend, log);
+    await runSession(linesOfDescriptor(STDIN), write, backend, log);
     return 0;
   } catch (thrown) {
     const error = fileAccessErrorOf(thrown);
@@ -67,5 +69,5 @@ async function main(args: string[]): Promise<number> {
 }
 
 // Exit explicitly: after a failure git still holds our stdin open waiting for an answer, so waiting for it to close
-// would deadlock. stdout answers are flushed by then (the session awaits each write); stderr is synchronous on pipes.
+// would deadlock. stdout answers are written by then (the session awaits each write); stderr is synchronous on pipes.
 process.exit(await main(process.argv.slice(2)));
