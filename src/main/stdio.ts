@@ -4,6 +4,7 @@
  * could go out; these cost under 1 ms (docs/architecture.md, "How the executables start").
  */
 import { read, write } from 'node:fs';
+import { WalrusGitError } from '../core/errors.ts';
 
 const CHUNK_BYTES = 64 * 1024;
 /** How long to wait before trying again where the descriptor is non-blocking and not ready (inherited so). */
@@ -40,13 +41,17 @@ export async function* linesOfDescriptor(fd: number): AsyncGenerator<string> {
   if (pending !== '') yield pending;
 }
 
-/** Writes all of `text` to `fd` (as UTF-8), resolving once the last byte is written. */
+/**
+ * Writes all of `text` to `fd` (as UTF-8), resolving once the last byte is written. Where the reader has gone (git
+ * stopped, or was stopped, before the answer), it rejects with an error saying so.
+ */
 export function writeAll(fd: number, text: string): Promise<void> {
   const bytes = Buffer.from(text);
   return new Promise((done, fail) => {
     let offset = 0;
     const attempt = () => write(fd, bytes, offset, bytes.length - offset, null, (error, count) => {
       if (notReady(error)) setTimeout(attempt, NOT_READY_RETRY_MS);
+      else if (error?.code === 'EPIPE') fail(new WalrusGitError('OUTPUT_CLOSED', 'git closed the helper\'s output before its answer was written (git stopped or was stopped)', {}, { cause: error }));
       else if (error) fail(error);
       else if ((offset += count) < bytes.length) attempt();
       else done();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { WalrusGitError } from '../../src/core/errors.ts';
 import { linesOfDescriptor, writeAll } from '../../src/main/stdio.ts';
 import { tempDir } from '../support/git-fixture.ts';
 
@@ -91,6 +92,28 @@ writing('writes all of a text larger than a pipe holds to a non-blocking descrip
     }
     await new Promise((done) => reader.on('close', done));
     assert.is(readFileSync(drained, 'utf8'), text);
+  } finally {
+    dir.remove();
+  }
+});
+
+writing('a reader that has gone is an error that says git closed the output', async () => {
+  const dir = tempDir('stdio-fifo-');
+  try {
+    const fifo = join(dir.path, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    closeSync(reader);
+    try {
+      await writeAll(writer, 'answer\n').then(() => assert.unreachable('written with no reader'), (error: unknown) => {
+        assert.instance(error, WalrusGitError);
+        assert.is((error as WalrusGitError).code, 'OUTPUT_CLOSED');
+        assert.match((error as Error).message, /git closed the helper's output/);
+      });
+    } finally {
+      closeSync(writer);
+    }
   } finally {
     dir.remove();
   }
