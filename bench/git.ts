@@ -223,6 +223,18 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   const own = (name: string) => `${(((marks[name] ?? 0) - (marks.entry ?? 0)) / 1000).toFixed(3)} s`;
   console.log(`  ls-remote helper marks: our code entered ${at('entry')} (Node's own start), first answer ${at('first-answer')}, modules loaded ${at('modules')}, network open ${at('network')}, refs listed ${at('listed')}, exit ${at('exit')}`);
   console.log(`  the helper's own time (after Node's start): to answer capabilities ${own('first-answer')}, to list ${refs} refs ${own('listed')}`);
+  // `git walrus` commands the same way: each process's exit less its entry, the best of three.
+  const cliOwn = async (args: string[]) => {
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      world.takeStats();
+      await world.ok('.', ['walrus', ...args]);
+      const cliMarks = (world.takeStats() as Stats[]).find((s) => s.role === 'cli')?.marks ?? {};
+      times.push(((cliMarks.exit ?? 0) - (cliMarks.entry ?? 0)) / 1000);
+    }
+    return `${Math.min(...times).toFixed(3)} s`;
+  };
+  console.log(`  git walrus commands' own time (after Node's start, best of 3): whoami ${await cliOwn(['whoami'])}, log of the last push ${await cliOwn(['log', url, '--limit', '1'])}`);
   await shardComparison(world, 1000, nativePush);
 }
 
