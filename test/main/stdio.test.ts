@@ -31,6 +31,18 @@ async function linesOfText(text: string | Buffer): Promise<string[]> {
   }
 }
 
+/** Runs `body` with a new named pipe (FIFO) at `fifo`, removed afterwards. */
+async function withFifo(body: (fifo: string, dir: string) => Promise<void>): Promise<void> {
+  const dir = tempDir('stdio-fifo-');
+  try {
+    const fifo = join(dir.path, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await body(fifo, dir.path);
+  } finally {
+    dir.remove();
+  }
+}
+
 const lines = suite('linesOfDescriptor');
 
 lines('yields each line without its newline, a last one without a newline too, nothing for an empty input', async () => {
@@ -47,77 +59,56 @@ lines('keeps lines and UTF-8 characters whole across the reads that split them',
   assert.equal(await linesOfText(`${long}\n${many.join('\n')}\n`), [long, ...many]);
 });
 
-lines('waits on a descriptor that is non-blocking and not ready yet, then reads what arrives', async () => {
-  const dir = tempDir('stdio-fifo-');
+lines('waits on a descriptor that is non-blocking and not ready yet, then reads what arrives', () => withFifo(async (fifo) => {
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
   try {
-    const fifo = join(dir.path, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY);
-    try {
-      const reading = collect(linesOfDescriptor(reader));
-      await new Promise((done) => setTimeout(done, 30));
-      writeFileSync(writer, 'list\n\n');
-      closeSync(writer);
-      assert.equal(await reading, ['list', '']);
-    } finally {
-      closeSync(reader);
-    }
+    const reading = collect(linesOfDescriptor(reader));
+    await new Promise((done) => setTimeout(done, 30));
+    writeFileSync(writer, 'list\n\n');
+    closeSync(writer);
+    assert.equal(await reading, ['list', '']);
   } finally {
-    dir.remove();
+    closeSync(reader);
   }
-});
+}));
 
 lines.run();
 
 const writing = suite('writeAll');
 
-writing('writes all of a text larger than a pipe holds to a non-blocking descriptor a slow reader drains', async () => {
-  const dir = tempDir('stdio-fifo-');
+writing('writes all of a text larger than a pipe holds to a non-blocking descriptor a slow reader drains', () => withFifo(async (fifo, dir) => {
+  // A non-blocking write end needs a reader: this one holds the pipe open and never reads; cat, starting late,
+  // drains it, so the writer finds the pipe full first.
+  const drained = join(dir, 'drained');
+  const reader = spawn('sh', ['-c', `sleep 0.2; cat "${fifo}" > "${drained}"`]);
+  const readerOpen = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  const text = `${'0123456789abcdef€'.repeat(20_000)}\n`;
   try {
-    const fifo = join(dir.path, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    // A non-blocking write end needs a reader: this one holds the pipe open and never reads; cat, starting late,
-    // drains it, so the writer finds the pipe full first.
-    const drained = join(dir.path, 'drained');
-    const reader = spawn('sh', ['-c', `sleep 0.2; cat "${fifo}" > "${drained}"`]);
-    const readerOpen = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-    const text = `${'0123456789abcdef€'.repeat(20_000)}\n`;
-    try {
-      await writeAll(writer, text);
-    } finally {
-      closeSync(writer);
-      closeSync(readerOpen);
-    }
-    await new Promise((done) => reader.on('close', done));
-    assert.is(readFileSync(drained, 'utf8'), text);
+    await writeAll(writer, text);
   } finally {
-    dir.remove();
+    closeSync(writer);
+    closeSync(readerOpen);
   }
-});
+  await new Promise((done) => reader.on('close', done));
+  assert.is(readFileSync(drained, 'utf8'), text);
+}));
 
-writing('a reader that has gone is an error that says git closed the output', async () => {
-  const dir = tempDir('stdio-fifo-');
+writing('a reader that has gone is an error that says git closed the output', () => withFifo(async (fifo) => {
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
+  closeSync(reader);
   try {
-    const fifo = join(dir.path, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY);
-    closeSync(reader);
-    try {
-      await writeAll(writer, 'answer\n').then(() => assert.unreachable('written with no reader'), (error: unknown) => {
-        assert.instance(error, WalrusGitError);
-        assert.is((error as WalrusGitError).code, 'OUTPUT_CLOSED');
-        assert.match((error as Error).message, /git closed the helper's output/);
-      });
-    } finally {
-      closeSync(writer);
-    }
+    await writeAll(writer, 'answer\n').then(() => assert.unreachable('written with no reader'), (error: unknown) => {
+      assert.instance(error, WalrusGitError);
+      assert.is((error as WalrusGitError).code, 'OUTPUT_CLOSED');
+      assert.match((error as Error).message, /git closed the helper's output/);
+    });
   } finally {
-    dir.remove();
+    closeSync(writer);
   }
-});
+}));
 
 writing('a helper process answers through its descriptors, line by line, on real pipes', async () => {
   const module = JSON.stringify(fileURLToPath(new URL('../../src/main/stdio.ts', import.meta.url)));

@@ -78,28 +78,35 @@ helper('the kept refs serve a list only at their seq: a push elsewhere is seen, 
   } finally { dir.remove(); }
 });
 
-/**
- * Pushes main, then runs `script` as the helper session of a clone: a new repository with no refs (where a list
- * prefetches the packs), closed as the helper process closes it.
- */
-async function cloneSession(script: (head: string) => string, check: (t: { out: string; head: string; id: string; local: NativeGitRepository; clone: string; calls: string[] }) => Promise<void>) {
-  const { dir, head, ledger, blobStore, id, session } = await setup();
+/** Pushes main, then runs `body` with a new repository beside it that has no refs (what git clones into). */
+async function withPushedAndEmptyClone(body: (t: Awaited<ReturnType<typeof setup>> & { clone: string; cloneEnv: NodeJS.ProcessEnv }) => Promise<void>) {
+  const pushed = await setup();
   const clone = tempDir('helper-clone-');
   try {
-    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
-    const env = hermeticGitEnv(clone.path);
-    initRepo(clone.path, env);
-    const local = new NativeGitRepository(join(clone.path, '.git'), env);
+    await pushed.session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
+    const cloneEnv = hermeticGitEnv(clone.path);
+    initRepo(clone.path, cloneEnv);
+    await body({ ...pushed, clone: clone.path, cloneEnv });
+  } finally {
+    clone.remove();
+    pushed.dir.remove();
+  }
+}
+
+/**
+ * Runs `script` as the helper session of a clone: a new repository with no refs (where a list prefetches the packs),
+ * closed as the helper process closes it.
+ */
+function cloneSession(script: (head: string) => string, check: (t: { out: string; head: string; id: string; local: NativeGitRepository; clone: string; calls: string[] }) => Promise<void>) {
+  return withPushedAndEmptyClone(async ({ head, ledger, blobStore, id, clone, cloneEnv }) => {
+    const local = new NativeGitRepository(join(clone, '.git'), cloneEnv);
     const backend = createHelperBackend({ ledger, blobStore, local, log: silentLog, locator: { id }, options: defaultOptions() });
     ledger.calls.length = 0;
     let out = '';
     await runSession(linesOf(script(head)), async (t) => { out += t; }, backend, silentLog);
     await backend.close();
-    await check({ out, head, id, local, clone: clone.path, calls: [...ledger.calls] });
-  } finally {
-    clone.remove();
-    dir.remove();
-  }
+    await check({ out, head, id, local, clone, calls: [...ledger.calls] });
+  });
 }
 
 helper('a list that no fetch follows (ls-remote in a repository) leaves no kept pack and no quarantine behind', () => cloneSession(() => 'list\n\n', async ({ out, head, clone }) => {
@@ -109,39 +116,29 @@ helper('a list that no fetch follows (ls-remote in a repository) leaves no kept 
   assert.equal(readdirSync(join(objects, 'pack')).filter((name) => name.endsWith('.keep')), [], 'no keep left');
 }));
 
-helper('a repository that kept a listing of the remote is no clone: its next list does not ask git whether it has a ref', async () => {
-  const { dir, head, ledger, blobStore, id, session } = await setup();
-  const clone = tempDir('helper-clone-');
-  try {
-    await session('list for-push\npush refs/heads/main:refs/heads/main\n\n\n');
-    const env = hermeticGitEnv(clone.path);
-    initRepo(clone.path, env);
-    // Counts the git calls that ask whether the repository has a ref.
-    let asked = 0;
-    class CountingRepository extends NativeGitRepository {
-      override formatWhileEmpty() {
-        asked += 1;
-        return super.formatWhileEmpty();
-      }
+helper('a repository that kept a listing of the remote is no clone: its next list does not ask git whether it has a ref', () => withPushedAndEmptyClone(async ({ head, ledger, blobStore, id, clone, cloneEnv }) => {
+  // Counts the git calls that ask whether the repository has a ref.
+  let asked = 0;
+  class CountingRepository extends NativeGitRepository {
+    override formatWhileEmpty() {
+      asked += 1;
+      return super.formatWhileEmpty();
     }
-    const list = async () => {
-      asked = 0;
-      const backend = createHelperBackend({ ledger, blobStore, local: new CountingRepository(join(clone.path, '.git'), env), log: silentLog, locator: { id }, options: defaultOptions() });
-      ledger.calls.length = 0;
-      let out = '';
-      await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
-      await backend.close();
-      assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
-      return { calls: [...ledger.calls], asked };
-    };
-    assert.equal(await list(), { calls: ['getRepository', 'listPacks', 'listRefs'], asked: 1 }, 'the first list, into a repository with no ref, prefetches');
-    // Still without a ref, but it listed this remote before (ls-remote, a fetch that was stopped): git is not asked.
-    assert.equal(await list(), { calls: ['getRepository'], asked: 0 });
-  } finally {
-    clone.remove();
-    dir.remove();
   }
-});
+  const list = async () => {
+    asked = 0;
+    const backend = createHelperBackend({ ledger, blobStore, local: new CountingRepository(join(clone, '.git'), cloneEnv), log: silentLog, locator: { id }, options: defaultOptions() });
+    ledger.calls.length = 0;
+    let out = '';
+    await runSession(linesOf('list\n\n'), async (t) => { out += t; }, backend, silentLog);
+    await backend.close();
+    assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
+    return { calls: [...ledger.calls], asked };
+  };
+  assert.equal(await list(), { calls: ['getRepository', 'listPacks', 'listRefs'], asked: 1 }, 'the first list, into a repository with no ref, prefetches');
+  // Still without a ref, but it listed this remote before (ls-remote, a fetch that was stopped): git is not asked.
+  assert.equal(await list(), { calls: ['getRepository'], asked: 0 });
+}));
 
 helper('a clone of a SHA-256 remote into a repository git has not yet switched to SHA-256 is not prefetched', async () => {
   const dir = tempDir('helper-sha256-');
