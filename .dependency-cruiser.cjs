@@ -40,6 +40,13 @@ module.exports = {
       to: { path: `^src/${FRONTS}/`, pathNot: ['^src/$1/', '^src/gitops/'] },
     },
     {
+      name: 'cli-loads-use-cases-on-run',
+      comment: 'a git walrus command imports the use-cases it runs inside its handler: every command loads the whole command table, so a static import would make every other command load them too (docs/architecture.md, "How the executables start")',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(remote|gitops|fs)/', pathNot: '^src/remote/(errors|progress)\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'protocol-and-gitops-apart',
       comment: 'the helper protocol and the controller share nothing but remote, core and ports',
       severity: 'error',

@@ -3,10 +3,8 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { UsageError } from '../core/errors.ts';
-import { fetchArtifact, publishArtifact } from '../gitops/artifact/store.ts';
 import type { Unseal } from '../gitops/artifact/store.ts';
 import { NoKeyServersError } from '../remote/errors.ts';
-import { newPackSealing, openSealedStream, sealedRepositoryId } from '../remote/sealed-packs.ts';
 import type { CliArgs, CliServices } from './app.ts';
 import { leaseKeyService } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
@@ -44,6 +42,7 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       .option('repository', { type: 'string', describe: 'the repository the tree was built from: a private one\'s artifact is encrypted for its readers and lease providers' }) as never,
   handler: async (argv) => {
     const { app } = argv;
+    const { publishArtifact } = await import('../gitops/artifact/store.ts');
     const services = await app.open({ network: argv.network });
     try {
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
@@ -76,6 +75,7 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
     const { app } = argv;
     if (!isBlobId(argv.blobId)) throw new InvalidBlobIdError(argv.blobId);
     if (!/^[0-9a-fA-F]{64}$/.test(argv.sha256)) throw new UsageError(`--sha256 must be 64 hex digits, got '${argv.sha256}'`, { sha256: argv.sha256 });
+    const { fetchArtifact } = await import('../gitops/artifact/store.ts');
     const services = await app.open({ network: argv.network });
     try {
       const dir = resolve(argv.dir);
@@ -93,6 +93,7 @@ async function sealingFor(services: CliServices, remote: string, workspace: CliA
   const { id } = await resolveRemoteArg(remote, services.ledger, workspace);
   if (!(await services.ledger.getRepository(id)).private) return undefined;
   if (!services.keyService) throw new NoKeyServersError(id);
+  const { newPackSealing } = await import('../remote/sealed-packs.ts');
   return newPackSealing(services.keyService, id);
 }
 
@@ -101,6 +102,7 @@ export function unsealer(services: CliServices, lease: string | undefined): Unse
   const keyService = services.keyService;
   if (keyService === undefined) return undefined;
   return async (sealedKey) => {
+    const { openSealedStream, sealedRepositoryId } = await import('../remote/sealed-packs.ts');
     const repositoryId = await sealedRepositoryId(keyService, sealedKey);
     const service = lease === undefined ? keyService : await leaseKeyService(services, lease, repositoryId);
     return openSealedStream({ ledger: services.ledger, keyService: service }, sealedKey, `the artifact sealed for repository ${repositoryId}`);

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { InternalError } from '../core/errors.ts';
-import { claimEmptyDirectory, emptyDirectory } from '../fs/empty-directory.ts';
-import { checkoutCommit } from '../remote/checkout.ts';
 import { leaseKeyService } from './market-services.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
@@ -37,6 +35,7 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
     const { app } = argv;
     if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');
     const createClone = app.createClone;
+    const [{ claimEmptyDirectory, emptyDirectory }, { checkoutCommit }] = await Promise.all([import('../fs/empty-directory.ts'), import('../remote/checkout.ts')]);
     const dir = resolve(argv.dir);
     await claimEmptyDirectory(dir, 'checkout');
     const services = await app.open({ network: argv.network });

@@ -1,8 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { deploymentsJson, formatDeployments } from '../remote/market/format.ts';
 import type { DeploymentLine } from '../remote/market/format.ts';
-import { verifyDeployments } from '../remote/market/deployments.ts';
-import { artifactSha256 } from '../gitops/artifact/store.ts';
 import type { CliArgs } from './app.ts';
 import { unsealer } from './artifact.ts';
 import { ExitError } from './app.ts';
@@ -34,6 +31,11 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
       .option('verify', { type: 'boolean', default: false, describe: 'fetch each artifact from Walrus and check its sha256, and check each commit was pushed' }) as never,
   handler: async (argv) => {
     const { app } = argv;
+    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }] = await Promise.all([
+      import('../remote/market/format.ts'),
+      import('../remote/market/deployments.ts'),
+      import('../gitops/artifact/store.ts'),
+    ]);
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);

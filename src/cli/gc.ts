@@ -1,8 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { collectGarbage } from '../remote/gc.ts';
-import { reclaimReplacedPacks, type ReclaimResult } from '../remote/reclaim.ts';
 import { formatBytes } from '../remote/progress.ts';
+import type { ReclaimResult } from '../remote/reclaim.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
@@ -29,6 +28,7 @@ export const gcCommand: CommandModule<CliArgs, GcArgs> = {
     const { app } = argv;
     const local = (await app.workspace.localRepository?.()) ?? null;
     if (local === null) throw new UsageError('git walrus gc builds the consolidated pack from a local repository: run it inside a clone of the remote');
+    const [{ collectGarbage }, { reclaimReplacedPacks }] = await Promise.all([import('../remote/gc.ts'), import('../remote/reclaim.ts')]);
     await withRemoteRepository(app, argv, async ({ ledger, blobStore, blobObjects, keyService }, id) => {
       const result = await collectGarbage({ ledger, blobStore, keyService, local, log: app.log }, id, app.log.verbosity >= 1);
       if (result === null) {

@@ -2,7 +2,6 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
-import { formatApproxDuration, formatLease, leaseJson } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
 import { withMarket } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
@@ -41,6 +40,7 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' }) as never,
   handler: async (argv) => {
     const { app } = argv;
+    const { formatApproxDuration, formatLease, leaseJson } = await import('../remote/market/format.ts');
     await withMarket(app, argv, async (market, services) => {
       if (argv.action === 'open') {
         if (argv.provider === undefined || argv.deposit === undefined) throw new UsageError('lease open needs --provider and --deposit');

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_EXPIRY_WARNING_EPOCHS, MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { UsageError } from '../core/errors.ts';
-import { extendLivePacks, expiryWarnings, liveLifetimes, NotBlobOwnerError, type LiveLifetimes } from '../remote/lifetime.ts';
+import type { LiveLifetimes } from '../remote/lifetime.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { CliApp, CliArgs } from './app.ts';
@@ -24,6 +24,7 @@ export async function expiryWarningEpochs(app: CliApp, flag: number | undefined)
 
 /** Prints a warning for every live pack that expires within the window; returns the lifetimes (null: unknown). */
 export async function warnOfExpiry(app: CliApp, ports: { ledger: Ledger; blobStore: BlobStore }, id: string, remote: string, flag: number | undefined): Promise<LiveLifetimes | null> {
+  const { expiryWarnings, liveLifetimes } = await import('../remote/lifetime.ts');
   const lifetimes = await liveLifetimes(ports.ledger, ports.blobStore, id, await expiryWarningEpochs(app, flag));
   if (lifetimes === null) app.log.debug('this network\'s Walrus reports no blob lifetimes here: expiry not checked');
   else for (const warning of expiryWarnings(lifetimes, remote)) app.log.warn(warning);
@@ -53,6 +54,7 @@ export const extendCommand: CommandModule<CliArgs, ExtendArgs> = {
     if (!Number.isInteger(argv.epochs) || argv.epochs < 1 || argv.epochs > MAX_EPOCHS_AHEAD) {
       throw new UsageError(`--epochs must be a whole number from 1 to ${MAX_EPOCHS_AHEAD} (Walrus stores at most ${MAX_EPOCHS_AHEAD} epochs ahead), got ${argv.epochs}`);
     }
+    const { extendLivePacks, NotBlobOwnerError } = await import('../remote/lifetime.ts');
     await withRemoteRepository(app, argv, async ({ ledger, blobStore, blobObjects }, id) => {
       const objects = await blobObjects?.();
       const result = await extendLivePacks({ ledger, blobStore, ...(objects ? { blobObjects: objects } : {}), log: app.log }, id, argv.epochs, { restore: argv.restore });

@@ -1,6 +1,5 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } from '../remote/history/format-log.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 import { EXPIRY_WARNING_OPTION, warnOfExpiry } from './lifetime.ts';
@@ -35,6 +34,7 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
     if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1)) {
       throw new UsageError(`--limit must be a whole number of 1 or more, got ${argv.limit}`);
     }
+    const { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } = await import('../remote/history/format-log.ts');
     await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
       await warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning);
       const [info, events] = await Promise.all([ledger.getRepository(id), ledger.listPushes(id)]);

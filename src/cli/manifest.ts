@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { buildScript, ManifestError, parseManifest, testScript } from '../gitops/manifest/manifest.ts';
 import { UsageError } from '../core/errors.ts';
 import type { CliArgs } from './app.ts';
 
@@ -30,6 +29,7 @@ export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
       .option('plan', { type: 'string', describe: 'write the build and test scripts (build.sh, test.sh) into this directory' })
       .option('termination-message', { type: 'string', describe: 'also write the JSON manifest to this file (e.g. /dev/termination-log)' }) as never,
   handler: async (argv) => {
+    const { buildScript, ManifestError, parseManifest, testScript } = await import('../gitops/manifest/manifest.ts');
     const dir = resolve(argv.dir);
     const packageJson = await readFile(join(dir, 'package.json'), 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;

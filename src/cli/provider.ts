@@ -1,7 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
-import { formatProvider, providerJson } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
 import { providerArg, withMarket } from './market-services.ts';
 
@@ -52,6 +51,7 @@ export const providerCommand: CommandModule<CliArgs, ProviderArgs> = {
       .option('lease', { type: 'string', array: true, describe: 'claim: only these leases (default: every lease of the provider not yet closed)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
+    const { formatProvider, providerJson } = await import('../remote/market/format.ts');
     await withMarket(app, argv, async (market) => {
       if (argv.action === 'register') {
         if (argv.stake === undefined || argv.price === undefined || argv.endpoint === undefined) throw new UsageError('provider register needs --stake, --price and --endpoint');

@@ -1,5 +1,4 @@
 import type { CommandModule } from 'yargs';
-import { formatProviders, providersJson } from '../remote/market/format.ts';
 import type { CliArgs } from './app.ts';
 import { withMarket } from './market-services.ts';
 
@@ -18,6 +17,7 @@ export const providersCommand: CommandModule<CliArgs, ProvidersArgs> = {
       .example('$0 providers --json', 'the same, as JSON')
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' }) as never,
   handler: async (argv) => {
+    const { formatProviders, providersJson } = await import('../remote/market/format.ts');
     await withMarket(argv.app, argv, async (market) => {
       const [providers, params, now] = await Promise.all([market.listProviders(), market.params(), market.clockMs()]);
       argv.app.stdout(argv.json ? providersJson(providers, params, now) : formatProviders(providers, params, now));

@@ -1,8 +1,5 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
-import { formatShowJson, formatShowText } from '../remote/history/format-show.ts';
-import { showPush } from '../remote/history/show-push.ts';
 import type { CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
@@ -26,6 +23,11 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
   handler: async (argv) => {
     const { app } = argv;
     if (!(Number.isInteger(argv.seq) && argv.seq >= 1)) throw new UsageError(`the push number must be 1 or more, got ${argv.seq}`);
+    const [{ ansiStyle, plainStyle }, { formatShowJson, formatShowText }, { showPush }] = await Promise.all([
+      import('../remote/history/format-log.ts'),
+      import('../remote/history/format-show.ts'),
+      import('../remote/history/show-push.ts'),
+    ]);
     await withRemoteRepository(app, argv, async (services, id) => {
       const details = await showPush(
         { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },

@@ -1,12 +1,8 @@
 import type { CommandModule } from 'yargs';
-import { ansiStyle, plainStyle } from '../remote/history/format-log.ts';
-import { formatVerifyJson, formatVerifyText } from '../remote/history/format-verify.ts';
-import { verifyRepository } from '../remote/history/verify-repository.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 import { EXPIRY_WARNING_OPTION, expiryWarningEpochs } from './lifetime.ts';
-import { expiryWarnings } from '../remote/lifetime.ts';
 
 interface VerifyArgs extends CliArgs {
   remote: string;
@@ -33,6 +29,12 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
       .option('expiry-warning', EXPIRY_WARNING_OPTION) as never,
   handler: async (argv) => {
     const { app } = argv;
+    const [{ ansiStyle, plainStyle }, { formatVerifyJson, formatVerifyText }, { verifyRepository }, { expiryWarnings }] = await Promise.all([
+      import('../remote/history/format-log.ts'),
+      import('../remote/history/format-verify.ts'),
+      import('../remote/history/verify-repository.ts'),
+      import('../remote/lifetime.ts'),
+    ]);
     const problems = await withRemoteRepository(app, argv, async (services, id) => {
       const report = await verifyRepository(
         { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },

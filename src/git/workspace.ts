@@ -1,7 +1,6 @@
 import type { GitWorkspace } from '../ports/git-workspace.ts';
 import { git, runGit } from './run-git.ts';
 import type { GitOptions } from './run-git.ts';
-import { NativeGitRepository } from './native-repository.ts';
 
 /**
  * The git repository around `options.cwd` (default: the working directory), as `git walrus` commands see it; git runs
@@ -20,7 +19,8 @@ export function gitWorkspace(options: Pick<GitOptions, 'cwd'> & { env: NodeJS.Pr
     setConfig: async (key, value) => { await git(['config', key, value], options); },
     localRepository: async () => {
       const result = await runGit(['rev-parse', '--absolute-git-dir'], options);
-      return result.code === 0 ? new NativeGitRepository(result.stdout.trim(), options.env) : null;
+      // Only `gc` works on the local repository: the other commands never load it.
+      return result.code === 0 ? new (await import('./native-repository.ts')).NativeGitRepository(result.stdout.trim(), options.env) : null;
     },
     // `symbolic-ref` names the branch even before its first commit; it fails (exit 1 with -q) on a detached HEAD.
     currentBranch: async () => {

@@ -59,9 +59,10 @@ cache('both executables start through it: `git walrus` and git-remote-walrus eac
       assert.is(result.status, 0, result.stderr);
       const entries = filesUnder(join(home, '.cache', 'git-remote-walrus', 'node-compile-cache'));
       // The entry and the start-up module load before the cache is on, so whatever is cached loaded after it: the
-      // process's own code, a few hundred KB of it (from the sources or the bundle's chunks), cached in over 100 KB.
+      // process's own code, a few hundred KB of it (from the sources or the bundle's chunks; `--help` loads yargs and
+      // the command table, ~270 KB), cached in over 50 KB.
       const bytes = entries.reduce((sum, path) => sum + statSync(path).size, 0);
-      assert.ok(entries.length > 0 && bytes > 100_000, `${name}: ${entries.length} cache entries, ${bytes} bytes`);
+      assert.ok(entries.length > 0 && bytes > 50_000, `${name}: ${entries.length} cache entries, ${bytes} bytes`);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
