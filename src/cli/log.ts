@@ -22,11 +22,11 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
   describe: 'list every push (who, when, which refs moved, pack, transaction), newest first',
   builder: (y) =>
     y
-      .example('$0 log walrus --limit 5', 'the last five pushes')
+      .example('$0 log walrus -n 5', 'the last five pushes')
       .example('$0 log walrus://0x5f1c…e2a9 --ref main --json', 'every push that moved main, as JSON')
       .positional('remote', REMOTE_ARG)
       .option('ref', { type: 'string', describe: 'only pushes that updated this ref (e.g. main, v1.0, refs/heads/main)' })
-      .option('limit', { type: 'number', describe: 'at most this many pushes' })
+      .option('limit', { alias: 'n', type: 'number', describe: 'at most this many pushes' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
       .option('expiry-warning', EXPIRY_WARNING_OPTION) as never,
   handler: async (argv) => {

@@ -35,6 +35,8 @@ LogCommand('--ref, --limit and --json', async () => {
   const json = JSON.parse(run.stdout);
   assert.is(json.repository, history.repository.id);
   assert.equal(json.pushes.map((p: { seq: number }) => p.seq), [2]);
+  // -n, as git log spells it.
+  assert.is((await runReviewerCli(history, ['log', 'origin', '--ref', 'main', '-n', '1', '--json'])).stdout, run.stdout);
 });
 
 LogCommand('says so when nothing matches', async () => {
