@@ -45,7 +45,7 @@ depcruise('imports along the drawn direction pass', () => {
     'src/core/a.ts': 'export const a = 1;\n',
     'src/ports/p.ts': "import type { } from '../core/a.ts';\nexport interface P { a: number }\n",
     'src/remote/use.ts': "import { a } from '../core/a.ts';\nimport type { P } from '../ports/p.ts';\nexport const use = (p: P) => p.a + a;\n",
-    'src/cli/cmd.ts': "import { use } from '../remote/use.ts';\nexport const cmd = use;\n",
+    'src/cli/cmd.ts': "import type { P } from '../ports/p.ts';\nexport const cmd = async (p: P) => (await import('../remote/use.ts')).use(p);\n",
     'src/gitops/t.ts': "import type { V1Job } from '@kubernetes/client-node';\nexport type J = V1Job;\n",
     'src/sui/s.ts': "import { normalizeSuiAddress } from '@mysten/sui/utils';\nimport type { P } from '../ports/p.ts';\nexport const s = (p: P) => normalizeSuiAddress(String(p.a));\n",
     'src/main/m.ts': "import { cmd } from '../cli/cmd.ts';\nimport { s } from '../sui/s.ts';\nexport const m = [cmd, s];\n",
@@ -69,9 +69,12 @@ depcruise('each import against the direction fails, naming its rule', () => {
     'src/protocol/front.ts': "import { app } from '../cli/app.ts';\nexport const front = app;\n",
     'src/cli/root.ts': "import { m } from '../main/m.ts';\nexport const root = m;\n",
     'src/main/m.ts': 'export const m = 1;\n',
+    'src/remote/use.ts': 'export const use = 1;\n',
+    'src/cli/eager.ts': "import { use } from '../remote/use.ts';\nexport const eager = use;\n",
   });
-  assert.is(status, 9);
+  assert.is(status, 10);
   assert.equal(found, [
+    'src/cli/eager.ts cli-loads-use-cases-on-run',
     'src/cli/root.ts fronts-not-adapters',
     'src/cli/root.ts main-is-the-root',
     'src/cli/sdk.ts sdks-in-adapters-only',
