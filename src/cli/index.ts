@@ -38,7 +38,24 @@ export function cliParser(args: readonly string[], app: CliApp): Argv {
       if (error) throw error;
       throw new UsageError(message);
     });
+  skipHelpCacheOnRun(parser);
   return app.version === undefined ? parser.version(false) : parser.version(app.version);
+}
+
+/** The part of yargs' internal API (on every instance, not in its types) that `skipHelpCacheOnRun` replaces. */
+export interface YargsUsageInternals {
+  getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void; hasCachedHelpMessage?(): boolean } };
+}
+
+/**
+ * yargs renders the running command's whole help text as each command starts, and keeps it for a `showHelp()` from
+ * inside a handler, which none of ours makes: ~10-20 ms of every `git walrus` command's own time. `-h` and usage errors
+ * render help as before. test/cli/help.test.ts fails if yargs no longer has this hook.
+ */
+function skipHelpCacheOnRun(parser: Argv): void {
+  // Where a later yargs lacks the hook, commands keep yargs' own behaviour: slower, never wrong.
+  const usage = (parser as unknown as YargsUsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /**

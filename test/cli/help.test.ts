@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MAN_PAGE, helpOf, manPage } from '../../scripts/gen-man.ts';
+import yargs from 'yargs';
+import type { CliApp } from '../../src/cli/app.ts';
 import { commands } from '../../src/cli/commands.ts';
+import { cliParser, type YargsUsageInternals } from '../../src/cli/index.ts';
+import { silentLog } from '../../src/core/log.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -47,6 +51,27 @@ help('every command\'s -h shows at least one example', async () => {
 
 help('--json is offered by every listing command', async () => {
   for (const name of ['log', 'deployments', 'providers', 'provider', 'lease']) assert.match(await helpOf([name]), /--json/, name);
+});
+
+help('running a command renders no help text (yargs keeps one for a showHelp() that no handler makes)', async () => {
+  const cached = (parser: unknown) => (parser as YargsUsageInternals).getInternalMethods?.().getUsageInstance?.().hasCachedHelpMessage?.();
+  // yargs as it comes renders and keeps the running command's help: what the check below would see.
+  const plain = yargs(['x']).command('x', 'a command', () => {}, () => {});
+  await plain.parseAsync();
+  assert.is(cached(plain), true);
+  let printed = '';
+  const app = {
+    open: async () => ({ ledger: { signerAddress: async () => `0x${'1'.repeat(64)}` }, networkName: 'local', close: async () => {} }),
+    workspace: { isRepository: async () => false, remoteUrl: async () => null, addRemote: async () => {} },
+    stdout: (text: string) => { printed += text; },
+    stdoutColor: false,
+    log: silentLog,
+    stderr: () => {},
+  } as unknown as CliApp;
+  const parser = cliParser(['whoami'], app);
+  await parser.parseAsync();
+  assert.is(printed, `0x${'1'.repeat(64)}\nnetwork: local\n`);
+  assert.is(cached(parser), false);
 });
 
 help('the man page is current with the CLI', async () => {
