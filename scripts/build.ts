@@ -46,7 +46,7 @@ for (const [entry, chunkPrefix] of executables) {
     // Loaded from their own directories at run time: the WebAssembly next to the encoder's module, the Kubernetes
     // client's many files (only the controller loads it).
     external: ['@mysten/walrus-wasm', '@kubernetes/client-node'],
-    // yargs measures its help text, which every command renders, with string-width (src/cli/string-width.ts says why).
+    // yargs measures its help text with string-width, which it imports in every command (src/cli/string-width.ts says why).
     alias: { 'string-width': './src/cli/string-width.ts' },
     // CommonJS dependencies require Node's built-in modules; in an ES module bundle `require` has to be made.
     banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
