@@ -17,6 +17,11 @@ import type { GitWorkspace } from '../ports/git-workspace.ts';
 export interface CliApp {
   /** Opens the active network; `network` (the --network flag) overrides GIT_WALRUS_NETWORK and config. */
   open(options?: { network?: string }): Promise<CliServices>;
+  /**
+   * The signing key's address and the active network's name, without opening the network (`git walrus whoami`): no
+   * chain or storage client, and the embedded network's state untouched.
+   */
+  identity?(options?: { network?: string }): Promise<{ address: string; networkName: string }>;
   /** The git repository around the working directory. */
   workspace: GitWorkspace;
   /** Command results (the last line of `init` is the remote URL, for scripts). */

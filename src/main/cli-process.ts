@@ -13,8 +13,12 @@ const args = process.argv.slice(2);
 const verbose = args.includes('-v') || args.includes('--verbose');
 const log = adjustableLog((text) => process.stderr.write(text), () => (args.includes('-q') || args.includes('--quiet') ? 0 : verbose ? 2 : 1), () => process.stderr.isTTY === true);
 
+// The network's close writes this process's GIT_WALRUS_STATS line; a command that opens none writes it at the end.
+let networkOpened = false;
+
 const app: CliApp = {
   open: async ({ network } = {}) => {
+    networkOpened = true;
     const { openNetwork } = await import('./context.ts');
     const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
     return {
@@ -29,6 +33,11 @@ const app: CliApp = {
       close: opened.close,
     };
   },
+  identity: async ({ network } = {}) => {
+    const { activeNetwork } = await import('./active-network.ts');
+    const active = await activeNetwork({ env: process.env, network });
+    return { address: (await active.loadKey()).address, networkName: active.config.name };
+  },
   workspace: gitWorkspace({ env: process.env }),
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
@@ -41,4 +50,10 @@ const app: CliApp = {
   version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
 
-process.exit(await runCli(args, app));
+const code = await runCli(args, app);
+const statsFile = process.env.GIT_WALRUS_STATS;
+if (statsFile && !networkOpened) {
+  const { newStats, reportStats } = await import('./instrumented.ts');
+  reportStats(statsFile, 'cli', newStats());
+}
+process.exit(code);

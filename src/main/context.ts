@@ -1,11 +1,9 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
-import { walrusHome } from '../config/home.ts';
-import type { LoadedKey } from '../config/keys.ts';
-import { requireContract, resolveNetwork } from '../config/networks.ts';
+import { requireContract } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
@@ -18,7 +16,8 @@ import type { RepositoryDirectory } from '../ports/directory.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
-import { readWalrusGitConfig } from './git-config.ts';
+import { activeNetwork } from './active-network.ts';
+import type { ActiveNetworkOptions } from './active-network.ts';
 import { lazyKeyService } from './key-service.ts';
 import { countingPorts, faultOf, faultyPorts, forwardingLedger, LEDGER_WRITES, newStats, reportStats, timed } from './instrumented.ts';
 import type { LedgerMethod } from './instrumented.ts';
@@ -50,15 +49,10 @@ export interface OpenedNetwork {
   close(): Promise<void>;
 }
 
-export interface OpenOptions {
-  env: NodeJS.ProcessEnv;
+export interface OpenOptions extends ActiveNetworkOptions {
   log: Log;
-  /** Overrides GIT_WALRUS_NETWORK and config (the --network flag). */
-  network?: string;
   /** Who is asking, for GIT_WALRUS_STATS lines (`helper`, `cli`). */
   role: string;
-  /** The `walrus.*` git config, when the caller started reading it already (the helper does, at once). */
-  gitConfig?: Promise<(key: string) => string | undefined>;
 }
 
 /** Below this balance (MIST) the embedded network's faucet tops the signer up before a transaction. */
@@ -67,15 +61,10 @@ const LOCAL_MIN_GAS = 1_000_000_000n;
 const SIGNER_LOCK_TIMEOUT_MS = 120_000;
 
 export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> {
-  const env = options.network ? { ...options.env, GIT_WALRUS_NETWORK: options.network } : options.env;
-  const home = resolve(walrusHome(env));
-  const gitConfig = await (options.gitConfig ?? readWalrusGitConfig(env));
-  const config = await resolveNetwork({ env, gitConfig, home });
-  // The key is read once, on first need: a clone or fetch never reads it. Knowing its address (a push's writer check,
-  // before any upload) takes @noble/curves only; @mysten/sui's keypairs and cryptography, down to zklogin's poseidon
-  // constants, load when a transaction is signed. A missing or unreadable key fails the push before any upload.
-  let key: Promise<LoadedKey> | null = null;
-  const loadKey = () => (key ??= import('../config/keys.ts').then((keys) => keys.loadKeyMaterial({ env, home })));
+  const { env, home, config, loadKey } = await activeNetwork(options);
+  // A push asks for the key's address (its writer check) before any upload, so a missing or unreadable key fails it
+  // then; @mysten/sui's keypairs and cryptography, down to zklogin's poseidon constants, load when a transaction is
+  // signed.
   let signer: Promise<Signer> | null = null;
   const loadSigner = () => (signer ??= loadKey().then(async ({ material }) => (await import('../config/keys.ts')).keypairOf(material)));
   const signerAddress = async () => (await loadKey()).address;

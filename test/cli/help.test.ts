@@ -61,7 +61,8 @@ help('running a command renders no help text (yargs keeps one for a showHelp() t
   assert.is(cached(plain), true);
   let printed = '';
   const app = {
-    open: async () => ({ ledger: { signerAddress: async () => `0x${'1'.repeat(64)}` }, networkName: 'local', close: async () => {} }),
+    open: () => Promise.reject(new Error('whoami opens no network')),
+    identity: async () => ({ address: `0x${'1'.repeat(64)}`, networkName: 'local' }),
     workspace: { isRepository: async () => false, remoteUrl: async () => null, addRemote: async () => {} },
     stdout: (text: string) => { printed += text; },
     stdoutColor: false,

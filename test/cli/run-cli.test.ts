@@ -5,11 +5,12 @@ import { runCli } from '../../src/cli/index.ts';
 import { InternalError, UsageError } from '../../src/core/errors.ts';
 import { streamLog } from '../../src/core/log.ts';
 
-/** `git walrus whoami` with an app whose network fails with `error`, at a log verbosity (-q 0, default 1, -v 2). */
+/** `git walrus whoami` with an app whose key fails with `error`, at a log verbosity (-q 0, default 1, -v 2). */
 async function failing(error: Error, verbosity: number): Promise<{ code: number; stderr: string }> {
   let stderr = '';
   const app: CliApp = {
-    open: () => Promise.reject(error),
+    open: () => Promise.reject(new Error('whoami opens no network')),
+    identity: () => Promise.reject(error),
     workspace: { isRepository: async () => false, remoteUrl: async () => null, addRemote: async () => {} },
     stdout: () => {},
     stdoutColor: false,
