@@ -302,10 +302,10 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   console.log(`  timeline: ${timeline(median.lines)}`);
 }
 
-/** The blob-id time of each chunk of `file` at `numShards`, in a process of its own (bench/chunk-encode-times.ts says why). */
+/** The blob-id time of each chunk of `file` at `numShards`, in a process of its own (bench/git/chunk-encode-times.ts says why). */
 function chunkEncodeTimes(file: string, numShards: number): number[] {
-  const measured = spawnSync(process.execPath, [fileURLToPath(new URL('chunk-encode-times.ts', import.meta.url)), file, String(numShards)], { encoding: 'utf8' });
-  if (measured.status !== 0) throw new Error(`bench/chunk-encode-times.ts failed: ${measured.stderr}`);
+  const measured = spawnSync(process.execPath, [fileURLToPath(new URL('git/chunk-encode-times.ts', import.meta.url)), file, String(numShards)], { encoding: 'utf8' });
+  if (measured.status !== 0) throw new Error(`bench/git/chunk-encode-times.ts failed: ${measured.stderr}`);
   return JSON.parse(measured.stdout) as number[];
 }
 

@@ -1,12 +1,13 @@
 /**
- * `node bench/chunk-encode-times.ts <pack file> <shards>`: how long the blob id of each of the pack's chunks takes, as
- * a push's process computes it, printed as one JSON array of seconds. bench/git.ts runs it in a process of its own
- * for each measurement: a process keeps the ids it computed, by content, and would answer a second time from memory.
+ * `node bench/git/chunk-encode-times.ts <pack file> <shards>`: how long the blob id of each of the pack's chunks
+ * takes, as a push's process computes it, printed as one JSON array of seconds. bench/git.ts runs it in a process of
+ * its own for each measurement: a process keeps the ids it computed, by content, and would answer a second time from
+ * memory.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { computeBlobId, releaseBlobIdWorkers, warmBlobIdEncoder } from '../src/walrus-protocol/blob-id.ts';
-import { DEFAULT_MAX_BLOB_SIZE } from '../src/walrus/http-blob-store.ts';
+import { computeBlobId, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus-protocol/blob-id.ts';
+import { DEFAULT_MAX_BLOB_SIZE } from '../../src/walrus/http-blob-store.ts';
 
 const [packFile, shards] = process.argv.slice(2);
 const numShards = Number(shards);
