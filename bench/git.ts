@@ -203,15 +203,11 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   console.log(`  clone breakdown: ${breakdown(cloneLines, CLONE_PHASES)}`);
   // Where a clone's time goes before index-pack: the helper's start (node, modules, opening the network) and the
   // listing of every ref (ls-remote: a start plus one paged read). Best of three, as the floor under load.
-  const best = async (action: () => Promise<unknown>) => {
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const start = performance.now();
-      await action();
-      times.push((performance.now() - start) / 1000);
-    }
-    return Math.min(...times);
-  };
+  const best = (action: () => Promise<unknown>) => bestOf3(async () => {
+    const start = performance.now();
+    await action();
+    return (performance.now() - start) / 1000;
+  });
   const startup = await best(() => helperCapabilities(world, url));
   const listing = await best(() => world.ok('.', ['ls-remote', url]));
   console.log(`  helper capabilities-only session ${startup.toFixed(2)} s (exec to exit: it opens the network after answering), ls-remote of ${refs} refs ${listing.toFixed(2)} s (best of 3)`);
@@ -223,16 +219,12 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
   console.log(`  ls-remote helper marks: our code entered ${at('entry')} (Node's own start), first answer ${at('first-answer')}, modules loaded ${at('modules')}, network open ${at('network')}, refs listed ${at('listed')}, exit ${at('exit')}`);
   console.log(`  the helper's own time (after Node's start): to answer capabilities ${own('first-answer')}, to list ${refs} refs ${own('listed')}`);
   // `git walrus` commands the same way: each process's exit less its entry, the best of three.
-  const cliOwn = async (args: string[]) => {
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      world.takeStats();
-      await world.ok('.', ['walrus', ...args]);
-      const cliMarks = (world.takeStats() as Stats[]).find((s) => s.role === 'cli')?.marks ?? {};
-      times.push(((cliMarks.exit ?? 0) - (cliMarks.entry ?? 0)) / 1000);
-    }
-    return `${Math.min(...times).toFixed(3)} s`;
-  };
+  const cliOwn = async (args: string[]) => `${(await bestOf3(async () => {
+    world.takeStats();
+    await world.ok('.', ['walrus', ...args]);
+    const cliMarks = (world.takeStats() as Stats[]).find((s) => s.role === 'cli')?.marks ?? {};
+    return ((cliMarks.exit ?? 0) - (cliMarks.entry ?? 0)) / 1000;
+  })).toFixed(3)} s`;
   console.log(`  git walrus commands' own time (after Node's start, best of 3): whoami ${await cliOwn(['whoami'])}, log of the last push ${await cliOwn(['log', url, '--limit', '1'])}`);
   await shardComparison(world, 1000, nativePush, spec.shardRounds);
 }
@@ -300,6 +292,13 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   console.log(`  helper ${median.helperPush.toFixed(2)} s = ${(median.helperPush / median.limit).toFixed(2)}x the limit (target <= 1.2x), ${(median.helperPush / nativePush).toFixed(2)}x native push; helper peak RSS ${rssMb.toFixed(0)} MB with the embedded network's Walrus in it, ${serverRssMb.toFixed(0)} MB pushing to a devnet server (target <= 150 MB)`);
   console.log(`  breakdown: ${breakdown(median.lines, PUSH_PHASES)}`);
   console.log(`  timeline: ${timeline(median.lines)}`);
+}
+
+/** The smallest of three measurements (seconds), as the floor under load. */
+async function bestOf3(measure: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) times.push(await measure());
+  return Math.min(...times);
 }
 
 /** The blob-id time of each chunk of `file` at `numShards`, in a process of its own (bench/git/chunk-encode-times.ts says why). */
