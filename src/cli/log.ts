@@ -36,8 +36,12 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
     }
     const { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } = await import('../remote/history/format-log.ts');
     await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
-      await warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning);
-      const [info, events] = await Promise.all([ledger.getRepository(id), ledger.listPushes(id)]);
+      // The expiry check (two chain reads, then Walrus) runs beside the log's reads; its warnings still come first.
+      const [, info, events] = await Promise.all([
+        warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning),
+        ledger.getRepository(id),
+        ledger.listPushes(id),
+      ]);
       const pushes = selectPushes(events, { ref: argv.ref, limit: argv.limit });
       const style = app.stdoutColor ? ansiStyle : plainStyle;
       if (argv.json) {

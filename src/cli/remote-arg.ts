@@ -19,14 +19,17 @@ export interface ResolvedRemote {
  * URL is one. Throws a UsageError that says which it expected, or RepositoryNotFoundError from the ledger.
  */
 export async function resolveRemoteArg(arg: string, ledger: Ledger, workspace: Pick<GitWorkspace, 'remoteUrl'>): Promise<ResolvedRemote> {
-  let url = arg;
-  if (!isWalrusUrl(arg)) {
-    const configured = await workspace.remoteUrl(arg);
-    if (configured === null) throw new UsageError(`'${arg}' is neither a walrus:// URL nor a git remote of this repository`, { arg });
-    if (!isWalrusUrl(configured)) throw new UsageError(`remote '${arg}' points to ${configured}, not to a walrus:// repository`, { arg, url: configured });
-    url = configured;
-  }
+  const url = await walrusUrlOf(arg, workspace);
   return { id: await ledger.resolve(parseWalrusUrl(url)), url };
+}
+
+/** The walrus:// URL that `arg` names, itself or as a git remote (a git process), or a UsageError. */
+async function walrusUrlOf(arg: string, workspace: Pick<GitWorkspace, 'remoteUrl'>): Promise<string> {
+  if (isWalrusUrl(arg)) return arg;
+  const configured = await workspace.remoteUrl(arg);
+  if (configured === null) throw new UsageError(`'${arg}' is neither a walrus:// URL nor a git remote of this repository`, { arg });
+  if (!isWalrusUrl(configured)) throw new UsageError(`remote '${arg}' points to ${configured}, not to a walrus:// repository`, { arg, url: configured });
+  return configured;
 }
 
 /** Opens the network, resolves `remote` on it and runs `use`; the network is closed whatever happens. */
@@ -35,9 +38,12 @@ export async function withRemoteRepository<T>(
   args: { remote: string; network?: string },
   use: (services: CliServices, id: string) => Promise<T>,
 ): Promise<T> {
+  // The remote's URL is read from git while the network opens; a failure to open still comes first.
+  const named = walrusUrlOf(args.remote, app.workspace);
+  named.catch(() => {}); // awaited below, once the network is open
   const services = await app.open({ network: args.network });
   try {
-    const { id } = await resolveRemoteArg(args.remote, services.ledger, app.workspace);
+    const id = await services.ledger.resolve(parseWalrusUrl(await named));
     return await use(services, id);
   } finally {
     await services.close();

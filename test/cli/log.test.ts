@@ -54,4 +54,25 @@ LogCommand('refuses a bad --limit and an unknown remote as usage errors', async 
   assert.is(unknown.closed, unknown.opened, 'the network is closed after a failure too');
 });
 
+LogCommand('asks Walrus for the live packs\' lifetimes beside the log\'s own reads, and warns before the log', async () => {
+  const asked: string[] = [];
+  const run = await runReviewerCli(history, ['log', 'origin', '--expiry-warning', '3'], {
+    ports: ({ ledger, blobStore }) => ({
+      ledger: { ...ledger, listPushes: (id) => { asked.push('listPushes'); return ledger.listPushes(id); } },
+      blobStore: {
+        ...blobStore,
+        lifetimes: async (blobIds) => {
+          asked.push('lifetimes');
+          return { epoch: 10, endEpochs: new Map(blobIds.map((blobId) => [blobId, 12])) };
+        },
+      },
+    }),
+  });
+  assert.is(run.code, 0);
+  // On a real network each read is a round trip: the push log is not read after the Walrus answer.
+  assert.equal(asked, ['listPushes', 'lifetimes']);
+  assert.match(run.stderr, /^warning: live pack #0 expires at Walrus epoch 12 \(now 10: 2 epoch\(s\) left/);
+  assert.equal([...run.stdout.matchAll(/^push (\d+) {2}/gm)].map((m) => Number(m[1])), [3, 2, 1]);
+});
+
 LogCommand.run();

@@ -55,4 +55,37 @@ withRemote('opens the chosen network, runs on the resolved id and closes the net
   assert.equal(events, ['open undefined', 'close', 'open undefined', 'close']);
 });
 
+withRemote('reads the remote\'s URL while the network opens; a network that does not open is the error', async () => {
+  const ledger = new MemoryLedger(OWNER);
+  const { id } = await ledger.createRepository('app');
+  const events: string[] = [];
+  let openError: Error | null = null;
+  const app: CliApp = {
+    open: async () => {
+      events.push('open');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (openError) throw openError;
+      events.push('opened');
+      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
+    },
+    workspace: {
+      isRepository: async () => true,
+      remoteUrl: async (name) => { events.push(`url ${name}`); return name === 'walrus' ? `walrus://${id}` : null; },
+      addRemote: async () => {},
+    },
+    stdout: () => {},
+    stdoutColor: false,
+    log: silentLog,
+    stderr: () => {},
+  };
+  assert.is(await withRemoteRepository(app, { remote: 'walrus' }, async (_services, got) => got), id);
+  assert.equal(events.splice(0), ['url walrus', 'open', 'opened', 'close']);
+  // The unknown remote is known before the network opens, but is reported once it has (and closed again).
+  await withRemoteRepository(app, { remote: 'nope' }, async () => assert.unreachable()).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
+  assert.equal(events.splice(0), ['url nope', 'open', 'opened', 'close']);
+  openError = new Error('unreachable node');
+  await withRemoteRepository(app, { remote: 'nope' }, async () => assert.unreachable()).then(() => assert.unreachable(), (e) => assert.is(e, openError));
+  assert.equal(events, ['url nope', 'open']);
+});
+
 withRemote.run();

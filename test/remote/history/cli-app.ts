@@ -4,6 +4,8 @@ import type { CliApp } from '../../../src/cli/app.ts';
 import { runCli } from '../../../src/cli/index.ts';
 import { fakeBlobId, historyLedger, mapBlobStore, type History } from './fixture.ts';
 import { PackObjectReader } from '../../../src/git/pack-reader.ts';
+import type { BlobStore } from '../../../src/ports/blob-store.ts';
+import type { Ledger } from '../../../src/ports/ledger.ts';
 
 export interface CliRun {
   code: number;
@@ -14,14 +16,20 @@ export interface CliRun {
   closed: number;
 }
 
-export async function runReviewerCli(history: History, args: string[], options: { color?: boolean } = {}): Promise<CliRun> {
+export interface ReviewerCliOptions {
+  color?: boolean;
+  /** Wraps the fixture's ports, to watch or change what the command asks of them. */
+  ports?: (ports: { ledger: Ledger; blobStore: BlobStore }) => { ledger: Ledger; blobStore: BlobStore };
+}
+
+export async function runReviewerCli(history: History, args: string[], options: ReviewerCliOptions = {}): Promise<CliRun> {
+  const wrap = options.ports ?? ((ports) => ports);
   const run: CliRun = { code: -1, stdout: '', stderr: '', opened: 0, closed: 0 };
   const app: CliApp = {
     open: async () => {
       run.opened += 1;
       return {
-        ledger: historyLedger(history),
-        blobStore: mapBlobStore(history.blobs),
+        ...wrap({ ledger: historyLedger(history), blobStore: mapBlobStore(history.blobs) }),
         blobIdOf: async (bytes) => fakeBlobId(bytes),
         openPackObjects: () => PackObjectReader.open(),
         networkName: 'local',
