@@ -38,7 +38,7 @@ export async function withRemoteRepository<T>(
   args: { remote: string; network?: string },
   use: (services: CliServices, id: string) => Promise<T>,
 ): Promise<T> {
-  // The remote's URL is read from git while the network opens; a failure to open still comes first.
+  // The remote's URL is looked up while the network opens; a failure to open still comes first.
   const named = walrusUrlOf(args.remote, app.workspace);
   named.catch(() => {}); // awaited below, once the network is open
   const services = await app.open({ network: args.network });

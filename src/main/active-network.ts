@@ -3,7 +3,8 @@ import { walrusHome } from '../config/home.ts';
 import type { LoadedKey } from '../config/keys.ts';
 import { resolveNetwork } from '../config/networks.ts';
 import type { NetworkConfig } from '../config/networks.ts';
-import { readWalrusGitConfig } from './git-config.ts';
+import { readGitConfigSnapshot } from '../git/config-snapshot.ts';
+import type { GitConfigSnapshot } from '../git/config-snapshot.ts';
 
 /** The network a process works on and the key it signs with, as the environment, git config and config.json say. */
 export interface ActiveNetwork {
@@ -20,8 +21,8 @@ export interface ActiveNetworkOptions {
   env: NodeJS.ProcessEnv;
   /** Overrides GIT_WALRUS_NETWORK and config (the --network flag). */
   network?: string;
-  /** The `walrus.*` git config, when the caller started reading it already (the helper does, at once). */
-  gitConfig?: Promise<(key: string) => string | undefined>;
+  /** The git config with its `walrus` section, when the caller started reading it already (the helper does, at once). */
+  gitConfig?: Promise<GitConfigSnapshot>;
 }
 
 /**
@@ -32,8 +33,8 @@ export interface ActiveNetworkOptions {
 export async function activeNetwork(options: ActiveNetworkOptions): Promise<ActiveNetwork> {
   const env = options.network ? { ...options.env, GIT_WALRUS_NETWORK: options.network } : options.env;
   const home = resolve(walrusHome(env));
-  const gitConfig = await (options.gitConfig ?? readWalrusGitConfig(env));
-  const config = await resolveNetwork({ env, gitConfig, home });
+  const gitConfig = await (options.gitConfig ?? readGitConfigSnapshot(['walrus'], { env }));
+  const config = await resolveNetwork({ env, gitConfig: gitConfig.get, home });
   let key: Promise<LoadedKey> | null = null;
   const loadKey = () => (key ??= import('../config/keys.ts').then((keys) => keys.loadKeyMaterial({ env, home })));
   return { env, home, config, loadKey };

@@ -15,12 +15,13 @@ const log = adjustableLog((text) => process.stderr.write(text), () => (args.incl
 
 // The network's close writes this process's GIT_WALRUS_STATS line; a command that opens none writes it at the end.
 let networkOpened = false;
+const workspace = gitWorkspace({ env: process.env });
 
 const app: CliApp = {
   open: async ({ network } = {}) => {
     networkOpened = true;
     const { openNetwork } = await import('./context.ts');
-    const opened = await openNetwork({ env: process.env, log, network, role: 'cli' });
+    const opened = await openNetwork({ env: process.env, log, network, role: 'cli', gitConfig: workspace.configSnapshot() });
     return {
       ledger: opened.ledger,
       blobStore: opened.blobStore,
@@ -35,10 +36,10 @@ const app: CliApp = {
   },
   identity: async ({ network } = {}) => {
     const { activeNetwork } = await import('./active-network.ts');
-    const active = await activeNetwork({ env: process.env, network });
+    const active = await activeNetwork({ env: process.env, network, gitConfig: workspace.configSnapshot() });
     return { address: (await active.loadKey()).address, networkName: active.config.name };
   },
-  workspace: gitWorkspace({ env: process.env }),
+  workspace,
   stdout: (text) => process.stdout.write(text),
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,

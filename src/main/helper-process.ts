@@ -33,7 +33,7 @@ async function main(args: string[]): Promise<number> {
       if (opening === null) {
         // The config is read through its own small module, not the adapters' chunk: measured a few ms sooner to the
         // listing, although its git process starts only once the adapters' chunk has been evaluated too.
-        const gitConfig = import('./git-config.ts').then(({ readWalrusGitConfig }) => readWalrusGitConfig(process.env));
+        const gitConfig = import('../git/config-snapshot.ts').then(({ readGitConfigSnapshot }) => readGitConfigSnapshot(['walrus'], { env: process.env }));
         gitConfig.catch(() => {});
         opening = import('./open-backend.ts').then(({ openBackend }) => openBackend(locator, gitConfig, options, log));
         opening.catch(() => {});

@@ -8,6 +8,7 @@ import type { Log } from '../core/log.ts';
 import type { RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
 import { NativeGitRepository } from '../git/native-repository.ts';
+import type { GitConfigSnapshot } from '../git/config-snapshot.ts';
 import { createHelperBackend } from '../remote/helper.ts';
 import type { HelperOptions } from '../remote/options.ts';
 import { openNetwork } from './context.ts';
@@ -15,8 +16,8 @@ import { mark } from './marks.ts';
 
 export type OpenedBackend = HelperBackend & { close(): Promise<void> };
 
-/** Opens the network (once `gitConfig`, the `walrus.*` git config, is read) and the backend on it: all a `list` needs. */
-export async function openBackend(locator: RepositoryLocator, gitConfig: Promise<(key: string) => string | undefined>, options: HelperOptions, log: Log): Promise<OpenedBackend> {
+/** Opens the network (once `gitConfig`, the git config's `walrus` section, is read) and the backend on it: all a `list` needs. */
+export async function openBackend(locator: RepositoryLocator, gitConfig: Promise<GitConfigSnapshot>, options: HelperOptions, log: Log): Promise<OpenedBackend> {
   mark('modules');
   const network = await openNetwork({ env: process.env, log, role: 'helper', gitConfig });
   mark('network');
