@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { InternalError, UsageError } from '../core/errors.ts';
 import { maxBlobSizeForShards } from './encoding.ts';
 import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
@@ -95,6 +95,8 @@ class BlobIdWorker {
   constructor() {
     // The worker's own JavaScript is a few small messages: a minimal young generation saves ~10 MB of heap per
     // worker (the encoder's memory is WebAssembly memory, outside the JavaScript heap).
+    // Loaded here, by the first id: a process that computes none (a `list`, `git walrus log`) never loads it.
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     this.worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 1 } });
     this.worker.unref();
     this.worker.on('message', (reply: BlobIdReply) => this.settle(reply));
