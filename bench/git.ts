@@ -234,9 +234,9 @@ export async function manyRefComparison(world: World, spec: typeof FULL.manyRefs
  * its encode-aware limit: native git's pack time plus the time to compute the blob ids of the pack's chunks, spread
  * over the cores available (each measured on its own, as a push's process computes it). The embedded network's
  * Walrus takes the helper's own id computation (one process), so the figure is the helper's work, as against a
- * publisher that encodes on its own machine. Each of `rounds` rounds pushes to a new repository and then measures the
- * limit, so each ratio compares neighbours in time: on a shared machine the same encoding takes a third longer from one
- * minute to the next. The median round is the figure.
+ * publisher that encodes on its own machine. Each of `rounds` rounds pushes to a new repository between two
+ * measurements of the limit, and compares the push with their mean: on a shared machine the same encoding takes a
+ * third longer from one minute to the next. The median round is the figure.
  */
 async function shardComparison(world: World, numShards: number, nativePush: number, rounds: number): Promise<void> {
   const home = world.path(`walrus-home-${numShards}`);
@@ -245,25 +245,34 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   const env = { GIT_WALRUS_HOME: home };
   const packFile = world.path(`many-${numShards}.pack`);
   const results: { helperPush: number; limit: number; lines: Stats[]; detail: string }[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    const remote = `walrus${numShards}-${round}`;
-    const url = await walrusInit(world, 'many', `many-${numShards}-${round}`, ['--remote', remote], { env });
-    world.takeStats();
-    const helperPush = await timed(`git push --mirror (${numShards} shards, round ${round})`, () => world.ok('many', ['push', '-q', '--mirror', url], { env }));
-    const lines = world.takeStats();
+  // The limit of one moment: native git's pack of `many`, then the blob ids of its chunks (the push leaves both as
+  // they were, so every measurement does the same work).
+  const limitNow = async () => {
     const packTime = await timed('git pack-objects --all (native)', async () => {
       const packed = spawnSync('sh', ['-c', 'git pack-objects --revs --all -q --stdout </dev/null >"$0"', packFile], { cwd: world.path('many'), env: world.env });
       if (packed.status !== 0) throw new Error(`git pack-objects failed: ${packed.stderr}`);
     });
-    const packBytes = statSync(packFile).size;
     const perChunk = chunkEncodeTimes(packFile, numShards);
     // Longest-first onto the least loaded core: the makespan of the chunks' encodings on `cores` cores.
-    const cores = availableParallelism();
     const load = new Array<number>(cores).fill(0);
     for (const t of [...perChunk].sort((a, b) => b - a)) load[load.indexOf(Math.min(...load))] += t;
     const encode = Math.max(...load);
-    const limit = packTime + encode;
-    const detail = `pack ${fmtMb(packBytes)} in ${perChunk.length} chunk(s), encode ${perChunk.map((t) => t.toFixed(2)).join('+')} s on ${cores} core(s) = ${encode.toFixed(2)} s; encode-aware limit ${limit.toFixed(2)} s (native pack ${packTime.toFixed(2)} s + encode)`;
+    return { packTime, perChunk, encode, limit: packTime + encode };
+  };
+  const cores = availableParallelism();
+  for (let round = 1; round <= rounds; round++) {
+    const remote = `walrus${numShards}-${round}`;
+    const url = await walrusInit(world, 'many', `many-${numShards}-${round}`, ['--remote', remote], { env });
+    // The limit is measured just before and just after the push, and their mean is the push's own.
+    const before = await limitNow();
+    world.takeStats();
+    const helperPush = await timed(`git push --mirror (${numShards} shards, round ${round})`, () => world.ok('many', ['push', '-q', '--mirror', url], { env }));
+    const lines: Stats[] = world.takeStats();
+    const after = await limitNow();
+    const limit = (before.limit + after.limit) / 2;
+    const encodes = (m: typeof before) => `${m.perChunk.map((t) => t.toFixed(2)).join('+')} s`;
+    const inPush = lines.reduce((ms, s) => ms + (s.encodeMs ?? 0), 0) / 1000;
+    const detail = `pack ${fmtMb(statSync(packFile).size)} in ${before.perChunk.length} chunk(s) on ${cores} core(s); encode before the push ${encodes(before)}, after ${encodes(after)} (in the push: ${inPush.toFixed(2)} s); encode-aware limit ${limit.toFixed(2)} s (native pack ${((before.packTime + after.packTime) / 2).toFixed(2)} s + encode ${((before.encode + after.encode) / 2).toFixed(2)} s, means of before and after)`;
     console.log(`  round ${round}: helper ${helperPush.toFixed(2)} s = ${(helperPush / limit).toFixed(2)}x its limit; ${detail}`);
     results.push({ helperPush, limit, lines, detail });
   }
