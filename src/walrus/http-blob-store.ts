@@ -15,6 +15,7 @@ import {
 } from './errors.ts';
 import { errorReasonOf, storedBlobOf } from '../walrus-protocol/publisher-api.ts';
 import { DEFAULT_RETRY, withRetry } from '../core/retry.ts';
+import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { RetryPolicy } from '../core/retry.ts';
 import { connectionProblem, DEFAULT_TIMEOUT_MS, describeUnreachable } from '../core/service-unreachable.ts';
 
@@ -154,14 +155,20 @@ export class HttpBlobStore implements BlobStore {
       if (!response.ok) throw await failure(response, {});
       return ((await readJson(response)) as { success?: { data?: unknown } }).success?.data;
     }, this.retryOptions('status', options.signal));
-    const health = (await ask('v1/health')) as { epoch?: unknown } | undefined;
-    if (typeof health?.epoch !== 'number') throw new WalrusRequestError(`the Walrus storage node's health answer names no epoch: ${JSON.stringify(health).slice(0, 200)}`, { url: node });
+    for (const blobId of blobIds) if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+    // The epoch and the statuses are asked side by side: each is a round trip to the node of its own.
+    const healthAnswer = ask('v1/health');
+    healthAnswer.catch(() => {}); // awaited below, after the statuses, which may fail first
     const endEpochs = new Map<string, number | null | undefined>();
-    for (const blobId of new Set(blobIds)) {
-      if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
-      const status = (await ask(`v1/blobs/${blobId}/status`)) as 'nonexistent' | { permanent?: { endEpoch: number }; deletable?: unknown; invalid?: unknown };
-      endEpochs.set(blobId, status === 'nonexistent' || typeof status !== 'object' || status.invalid ? null : status.permanent?.endEpoch);
+    const unique = [...new Set(blobIds)];
+    const statuses = mapOrdered(unique, STATUS_REQUESTS_IN_FLIGHT, (blobId) => ask(`v1/blobs/${blobId}/status`));
+    let index = 0;
+    for await (const answer of statuses) {
+      const status = answer as 'nonexistent' | { permanent?: { endEpoch: number }; deletable?: unknown; invalid?: unknown };
+      endEpochs.set(unique[index++]!, status === 'nonexistent' || typeof status !== 'object' || status.invalid ? null : status.permanent?.endEpoch);
     }
+    const health = (await healthAnswer) as { epoch?: unknown } | undefined;
+    if (typeof health?.epoch !== 'number') throw new WalrusRequestError(`the Walrus storage node's health answer names no epoch: ${JSON.stringify(health).slice(0, 200)}`, { url: node });
     return { epoch: health.epoch, endEpochs };
   }
 
@@ -195,6 +202,9 @@ export class HttpBlobStore implements BlobStore {
     }
   }
 }
+
+/** Blob statuses asked of the storage node at once (`lifetimes`): one small GET each. */
+const STATUS_REQUESTS_IN_FLIGHT = 8;
 
 /** Pieces of a request body: small, so what the HTTP client buffers or copies of a 10 MiB chunk stays small. */
 const BODY_PIECE = 256 * 1024;

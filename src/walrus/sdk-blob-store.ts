@@ -11,6 +11,7 @@ import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
 import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
 import { withRetry, DEFAULT_RETRY } from '../core/retry.ts';
+import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { RetryPolicy } from '../core/retry.ts';
 import { messageOf } from '../core/errors.ts';
 
@@ -153,19 +154,15 @@ export class SdkBlobStore implements BlobStore {
     }, { policy: this.retry, signal: options.signal });
     const { committee } = await ask(() => this.client.systemState());
     const endEpochs = new Map<string, number | null | undefined>();
+    const statuses = mapOrdered(unique, STATUS_PARALLELISM, (blobId) => ask(() => this.client.getVerifiedBlobStatus({ blobId, signal: options.signal }), blobId).catch((error: unknown) => {
+      // A quorum of nodes that know nothing of the blob: gone (expired, deleted) or never stored.
+      if (error instanceof BlobNotFoundError) return { type: 'nonexistent' } as const;
+      throw error;
+    }));
     let index = 0;
-    const worker = async () => {
-      while (index < unique.length) {
-        const blobId = unique[index++]!;
-        const status = await ask(() => this.client.getVerifiedBlobStatus({ blobId, signal: options.signal }), blobId).catch((error: unknown) => {
-          // A quorum of nodes that know nothing of the blob: gone (expired, deleted) or never stored.
-          if (error instanceof BlobNotFoundError) return { type: 'nonexistent' } as const;
-          throw error;
-        });
-        endEpochs.set(blobId, status.type === 'permanent' ? status.endEpoch : status.type === 'deletable' ? undefined : null);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(STATUS_PARALLELISM, unique.length) }, worker));
+    for await (const status of statuses) {
+      endEpochs.set(unique[index++]!, status.type === 'permanent' ? status.endEpoch : status.type === 'deletable' ? undefined : null);
+    }
     return { epoch: committee.epoch, endEpochs };
   }
 

@@ -230,4 +230,36 @@ faults('sends epochs, permanent and send_object_to as the publisher expects', as
   assert.equal(Object.fromEntries(seen!.searchParams), { epochs: '7', permanent: 'true', send_object_to: owner });
 });
 
+faults('lifetimes asks the epoch and every blob status side by side, and refuses a malformed id before asking', async () => {
+  const service = freshService();
+  const honest = serviceFetch(service, devnetBase);
+  const writer = new HttpBlobStore({ publisherUrl: devnetBase, aggregatorUrl: devnetBase, numShards: 50, fetch: honest, epochs: 4 });
+  const ids = [];
+  for (let i = 1; i <= 3; i++) ids.push((await writer.write(pattern(500, i))).blobId);
+  let inFlight = 0;
+  let most = 0;
+  const asked: string[] = [];
+  const counting: typeof fetch = async (input, init) => {
+    asked.push(new URL(String(input)).pathname);
+    inFlight++;
+    most = Math.max(most, inFlight);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return await honest(input, init);
+    } finally {
+      inFlight--;
+    }
+  };
+  const s = new HttpBlobStore({ aggregatorUrl: devnetBase, storageNodeUrl: devnetBase, numShards: 50, fetch: counting, retry: fastRetry });
+  const lifetimes = (await s.lifetimes([...ids, ids[0]!]))!;
+  assert.equal([...lifetimes.endEpochs.keys()], ids);
+  for (const id of ids) assert.is(lifetimes.endEpochs.get(id), lifetimes.epoch + 4);
+  // The node's health (the epoch) and the three statuses, all at once: one round trip on a distant node, not four.
+  assert.is(asked.length, 4);
+  assert.is(most, 4);
+  asked.length = 0;
+  await s.lifetimes([ids[0]!, 'not-a-blob-id']).then(() => assert.unreachable(), (e) => assert.instance(e, InvalidBlobIdError));
+  assert.equal(asked, []);
+});
+
 faults.run();
