@@ -107,8 +107,11 @@ export interface Ledger {
   getRepository(id: string): Promise<RepositoryInfo>;
   /** Every ref of the repository, name → hex id (paged underneath). */
   listRefs(id: string): Promise<Map<string, string>>;
-  /** Packs with index in [from, packCount), in push order. */
-  listPacks(id: string, from: number): Promise<PackEntry[]>;
+  /**
+   * Packs with index in [from, until), in push order; `until` is the pack count the caller read with the repository
+   * (which spares the ledger reading it again), the repository's count now when absent.
+   */
+  listPacks(id: string, from: number, until?: number): Promise<PackEntry[]>;
   /** Every push event in ascending seq order (paged underneath). */
   listPushes(id: string): Promise<PushEvent[]>;
   /** One page (one chain read) of every repository's pushes strictly after `cursor` (null: from the first). */

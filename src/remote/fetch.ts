@@ -61,7 +61,7 @@ async function fetchFrom(deps: FetchDeps, repositoryId: string, info: Repository
   // Connected when every pack this fetch applied was index-pack-checked for links (and it applied one at least).
   let applied = 0;
   const keeps: string[] = [];
-  const apply = async (first: number) => { applied += await applyPacks(deps, info, first, progress, checkLinks, keeps); };
+  const apply = async (first: number, until?: number) => { applied += await applyPacks(deps, info, first, until, progress, checkLinks, keeps); };
   const outcome = async (): Promise<FetchOutcome> => {
     // git uses the lock of a clone that brought exactly one pack to skip walking that pack's objects; other kept packs
     // (and those a prefetch kept for a fetch that is no clone) are released at once.
@@ -76,7 +76,7 @@ async function fetchFrom(deps: FetchDeps, repositoryId: string, info: Repository
       applied += ahead.applied;
     } else {
       const from = firstPackToApply(await local.readAppliedPacks(repositoryId), info.liveFrom);
-      if (from < info.packCount) await apply(from);
+      if (from < info.packCount) await apply(from, info.packCount);
     }
     if ((await missing()).length === 0) return await outcome();
     // The refs may be newer than the pack count read beside them (a push landed between the two reads): take the
@@ -136,7 +136,7 @@ export function prefetchPacks(deps: FetchDeps, info: RepositoryInfo, progress: b
   const feeding = new Promise<void>((resolve) => { fed = resolve; });
   const applied = (async () => {
     const from = firstPackToApply(await deps.local.readAppliedPacks(info.id), info.liveFrom);
-    return from < info.packCount ? await applyPacks(deps, info, from, progress, true, keeps, { signal: controller.signal, fed }) : 0;
+    return from < info.packCount ? await applyPacks(deps, info, from, info.packCount, progress, true, keeps, { signal: controller.signal, fed }) : 0;
   })();
   applied.catch(() => {}).finally(fed); // the fetch that takes the prefetch reports a failure
   return {
@@ -174,14 +174,15 @@ export const GC_HINT_PACKS = 50;
  * Applies packs `from`… in push order, each streamed into `index-pack` in quarantine and moved in only once its
  * sha256 matched the chain (and, for a private repository, every frame decrypted and authenticated on the way:
  * src/core/pack-cipher.ts); returns how many. `info` is the repository as read with the pack count, whose membership
- * a private repository's key check uses.
+ * a private repository's key check uses. `until`: the pack count to stop at (`info`'s, which spares reading the
+ * repository again); absent, the packs up to the count on chain now (those pushed since `info` was read included).
  */
-async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, progress: boolean, checkLinks: boolean, keeps: string[], ahead?: { signal: AbortSignal; fed(): void }): Promise<number> {
+async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, until: number | undefined, progress: boolean, checkLinks: boolean, keeps: string[], ahead?: { signal: AbortSignal; fed(): void }): Promise<number> {
   const signal = ahead?.signal;
   const { ledger, blobStore, local, log } = deps;
   const repositoryId = info.id;
   prepareKeys(deps, info);
-  const packs = await ledger.listPacks(repositoryId, from);
+  const packs = await ledger.listPacks(repositoryId, from, until);
   if (packs.length === 0) return 0;
   if (packs.length > GC_HINT_PACKS) log.info(`hint: applying ${packs.length} packs, one per push; 'git walrus gc <remote>' consolidates them into one for the next clone`);
   // Before any download: a user who may not read is told so. The first keys are asked for now and awaited before

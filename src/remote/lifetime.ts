@@ -22,7 +22,7 @@ export interface LiveLifetimes {
 export async function liveLifetimes(ledger: Ledger, blobStore: BlobStore, repositoryId: string, warnWithin: number): Promise<LiveLifetimes | null> {
   if (!blobStore.lifetimes) return null;
   const info = await ledger.getRepository(repositoryId);
-  const packs = await ledger.listPacks(repositoryId, info.liveFrom);
+  const packs = await ledger.listPacks(repositoryId, info.liveFrom, info.packCount);
   const answer = await blobStore.lifetimes(packs.flatMap((p) => p.chunks));
   if (answer === null) return null;
   return {
@@ -103,7 +103,7 @@ export async function extendLivePacks(
 ): Promise<ExtendResult> {
   const { ledger, blobStore, blobObjects, log } = deps;
   const info = await ledger.getRepository(repositoryId);
-  const packs = await ledger.listPacks(repositoryId, info.liveFrom);
+  const packs = await ledger.listPacks(repositoryId, info.liveFrom, info.packCount);
   const chunks = packs.flatMap((pack, offset) => pack.chunks.map((blobId) => ({ index: info.liveFrom + offset, blobId })));
   const answer = await blobStore.lifetimes?.(chunks.map((c) => c.blobId)) ?? null;
   if (answer === null && !options.restore) throw new LifetimesUnknownError();

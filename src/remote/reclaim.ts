@@ -29,7 +29,7 @@ export async function reclaimReplacedPacks(deps: { ledger: Ledger; blobStore: Bl
   const info = await ledger.getRepository(repositoryId);
   const result: ReclaimResult = { deleted: 0, bytes: 0, permanent: 0, notOwned: 0, digest: null };
   if (info.liveFrom === 0) return result;
-  const packs = await ledger.listPacks(repositoryId, 0);
+  const packs = await ledger.listPacks(repositoryId, 0, info.packCount);
   const live = new Set(packs.slice(info.liveFrom).flatMap((pack) => pack.chunks));
   const replaced = [...new Set(packs.slice(0, info.liveFrom).flatMap((pack) => pack.chunks))].filter((blobId) => !live.has(blobId));
   if (replaced.length === 0) return result;

@@ -20,6 +20,7 @@ import {
 } from './errors.ts';
 import { TransactionRunner } from './transactions.ts';
 import type { ExecutedTransaction, ModuleAbort, TransactionRunnerOptions, TransactionSubmitter } from './transactions.ts';
+import { mapOrdered } from '../core/ordered-parallel.ts';
 
 /**
  * The repository ledger over `client.core` of `@mysten/sui`: the same code serves the embedded devnet, a devnet
@@ -41,6 +42,8 @@ interface Subject {
 }
 
 const PAGE = 50;
+/** Pages of a listing whose ids are known ahead (the packs) read at once: a few, to stay well inside a node's rate limit. */
+const PAGES_IN_FLIGHT = 4;
 const CLOCK = '0x6';
 /** What gas depends on in a push: the repository, the updates, and the pack's shape (not its blob ids or digest). */
 function pushShapeKey(id: string, updates: RefUpdate[], pack: PackEntry | null): string {
@@ -55,8 +58,8 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
   readonly #log: Log;
   /** The last push dry-run ahead of time (preparePush): its shape, and the budget it gives (null: none). */
   #pushEstimate: { key: string; budget: Promise<bigint | null> } | null = null;
-  /** The refs table of each repository read so far: a repository's tables are made with it and never replaced. */
-  readonly #refsTables = new Map<string, string>();
+  /** The refs and packs tables of each repository read so far: a repository's tables are made with it and never replaced. */
+  readonly #tables = new Map<string, { refs: string; packs: string }>();
 
   constructor(options: SuiLedgerOptions) {
     this.#client = options.client;
@@ -108,7 +111,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
 
   async listRefs(id: string): Promise<Map<string, string>> {
     // After getRepository (what `list` reads first) the table is known without reading the object again.
-    const table = this.#refsTables.get(normalizeSuiAddress(id)) ?? (await this.#repository(id)).refs.id;
+    const table = this.#tables.get(normalizeSuiAddress(id))?.refs ?? (await this.#repository(id)).refs.id;
     // The values of a page are read while the next page is listed: a listing of n pages takes n + 1 round trips.
     const pages: Promise<[string, string][]>[] = [];
     let cursor: string | null = null;
@@ -123,16 +126,23 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     return new Map((await Promise.all(pages)).flat());
   }
 
-  async listPacks(id: string, from: number): Promise<PackEntry[]> {
-    const repo = await this.#repository(id);
+  async listPacks(id: string, from: number, until?: number): Promise<PackEntry[]> {
+    // With the count the caller read, and the table known from an earlier read, the repository is not read again.
+    const known = until === undefined ? undefined : this.#tables.get(normalizeSuiAddress(id))?.packs;
+    const { table, count } = known !== undefined ? { table: known, count: until! } : await this.#repository(id).then((repo) => ({ table: repo.packs.id, count: Number(repo.pack_count) }));
     const indexTag = TypeTagSerializer.parseFromStr('u64', true);
     const wanted: { id: string; keyLength: number }[] = [];
-    for (let index = from; index < Number(repo.pack_count); index++) {
-      wanted.push({ id: deriveDynamicFieldID(repo.packs.id, indexTag, bcs.u64().serialize(index).toBytes()), keyLength: 8 });
+    for (let index = from; index < count; index++) {
+      wanted.push({ id: deriveDynamicFieldID(table, indexTag, bcs.u64().serialize(index).toBytes()), keyLength: 8 });
     }
-    const values: Uint8Array[] = [];
-    for (let start = 0; start < wanted.length; start += PAGE) values.push(...(await this.#fieldValues(wanted.slice(start, start + PAGE))));
-    return values.map((value) => packEntryOf(PackEntryBcs.parse(value)));
+    // The pages' field ids are all known, so a few pages are read at a time rather than one after another.
+    const pages: { id: string; keyLength: number }[][] = [];
+    for (let start = 0; start < wanted.length; start += PAGE) pages.push(wanted.slice(start, start + PAGE));
+    const packs: PackEntry[] = [];
+    for await (const values of mapOrdered(pages, PAGES_IN_FLIGHT, (page) => this.#fieldValues(page))) {
+      for (const value of values) packs.push(packEntryOf(PackEntryBcs.parse(value)));
+    }
+    return packs;
   }
 
   async listPushes(id: string): Promise<PushEvent[]> {
@@ -306,7 +316,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
 
   async #repository(id: string): Promise<RepositoryValue> {
     const repo = Repository.parse(await this.#content(id, `repository ${id}`, repositoryType(this.#packageId)));
-    this.#refsTables.set(normalizeSuiAddress(id), repo.refs.id);
+    this.#tables.set(normalizeSuiAddress(id), { refs: repo.refs.id, packs: repo.packs.id });
     return repo;
   }
 

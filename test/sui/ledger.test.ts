@@ -103,6 +103,35 @@ for (const factory of FRONTS) {
     assert.equal(await owner.listPacks(id, info.liveFrom), [pack(30)]);
   });
 
+  test('listPacks with the pack count the caller read reads only the packs, and only those before it', async ({ front, owner }) => {
+    const { id } = await owner.createRepository('counted-packs');
+    await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], pack(10));
+    await owner.push(id, [{ name: 'refs/heads/main', old: oid(1), new: oid(2), force: false }], pack(20));
+    const read: string[][] = [];
+    const core = front.client.core;
+    const reading = {
+      core: new Proxy(core, {
+        get(target, property) {
+          if (property === 'getObjects') return (...args: Parameters<typeof core.getObjects>) => { read.push(args[0].objectIds); return target.getObjects(...args); };
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    } as Front['client'];
+    const reader = new SuiLedger({ client: reading, packageId: front.packageId, registryId: front.registryId, signer: Ed25519Keypair.generate() });
+    const info = await reader.getRepository(id);
+    await owner.push(id, [{ name: 'refs/heads/main', old: oid(2), new: oid(3), force: false }], pack(30));
+    read.length = 0;
+    // As of the caller's read: one request for the two packs, none for the repository; the third pack came later.
+    assert.equal(await reader.listPacks(id, 0, info.packCount), [pack(10), pack(20)]);
+    assert.equal(read.map((ids) => ids.length), [2]);
+    assert.not.ok(read[0]!.includes(id));
+    // Without a count, the repository is read for the count now.
+    read.length = 0;
+    assert.equal(await reader.listPacks(id, 1), [pack(20), pack(30)]);
+    assert.equal(read.map((ids) => ids.length), [1, 2]);
+  });
+
   test('repackAt behind a push is refused with StaleRepackError and changes nothing', async ({ owner }) => {
     const { id } = await owner.createRepository('gamma-raced');
     await owner.push(id, [{ name: 'refs/heads/main', old: null, new: oid(1), force: false }], pack(10));

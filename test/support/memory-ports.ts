@@ -64,9 +64,9 @@ export class MemoryLedger implements Ledger {
     return new Map(this.#repo(id).refs);
   }
 
-  async listPacks(id: string, from: number): Promise<PackEntry[]> {
+  async listPacks(id: string, from: number, until?: number): Promise<PackEntry[]> {
     this.calls.push('listPacks');
-    return this.#repo(id).packs.slice(from);
+    return this.#repo(id).packs.slice(from, until);
   }
 
   async listPushes(): Promise<PushEvent[]> {

@@ -161,7 +161,7 @@ export function historyLedger(history: History): Ledger {
     resolve: async () => history.repository.id,
     getRepository: async () => history.repository,
     listRefs: async () => new Map(history.refs),
-    listPacks: async (_id, from) => history.packs.slice(from),
+    listPacks: async (_id, from, until) => history.packs.slice(from, until),
     listPushes: async () => history.events.map((event) => structuredClone(event)),
     listPushesAfter: refuse,
     latestPushCursor: refuse,
