@@ -128,8 +128,13 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
 
   async listPacks(id: string, from: number, until?: number): Promise<PackEntry[]> {
     // With the count the caller read, and the table known from an earlier read, the repository is not read again.
-    const known = until === undefined ? undefined : this.#tables.get(normalizeSuiAddress(id))?.packs;
-    const { table, count } = known !== undefined ? { table: known, count: until! } : await this.#repository(id).then((repo) => ({ table: repo.packs.id, count: Number(repo.pack_count) }));
+    let table = this.#tables.get(normalizeSuiAddress(id))?.packs;
+    let count = until;
+    if (table === undefined || count === undefined) {
+      const repo = await this.#repository(id);
+      table = repo.packs.id;
+      count ??= Number(repo.pack_count);
+    }
     const indexTag = TypeTagSerializer.parseFromStr('u64', true);
     const wanted: { id: string; keyLength: number }[] = [];
     for (let index = from; index < count; index++) {

@@ -130,6 +130,8 @@ for (const factory of FRONTS) {
     read.length = 0;
     assert.equal(await reader.listPacks(id, 1), [pack(20), pack(30)]);
     assert.equal(read.map((ids) => ids.length), [1, 2]);
+    // A ledger that never read the repository reads it for the table, and still stops at the count it was given.
+    assert.equal(await new SuiLedger({ client: front.client, packageId: front.packageId, registryId: front.registryId, signer: Ed25519Keypair.generate() }).listPacks(id, 0, info.packCount), [pack(10), pack(20)]);
   });
 
   test('repackAt behind a push is refused with StaleRepackError and changes nothing', async ({ owner }) => {
