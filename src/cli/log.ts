@@ -51,6 +51,6 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
       app.stdout(formatAccessText(info, style));
       if (pushes.length === 0) app.log.info(argv.ref === undefined ? 'No pushes yet.' : `No push updated ${argv.ref}.`);
       else app.stdout(formatLogText(pushes, style));
-    });
+    }, { readsRepositoryFirst: true });
   },
 };

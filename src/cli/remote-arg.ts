@@ -32,18 +32,24 @@ async function walrusUrlOf(arg: string, workspace: Pick<GitWorkspace, 'remoteUrl
   return configured;
 }
 
-/** Opens the network, resolves `remote` on it and runs `use`; the network is closed whatever happens. */
+/**
+ * Opens the network, resolves `remote` on it and runs `use`; the network is closed whatever happens. With
+ * `readsRepositoryFirst` (a `use` whose first step reads the repository, which throws RepositoryNotFoundError for a
+ * wrong id as resolving does), an id is not read on its own first: one round trip less on a real network.
+ */
 export async function withRemoteRepository<T>(
   app: CliApp,
   args: { remote: string; network?: string },
   use: (services: CliServices, id: string) => Promise<T>,
+  options: { readsRepositoryFirst?: boolean } = {},
 ): Promise<T> {
   // The remote's URL is looked up while the network opens; a failure to open still comes first.
   const named = walrusUrlOf(args.remote, app.workspace);
   named.catch(() => {}); // awaited below, once the network is open
   const services = await app.open({ network: args.network });
   try {
-    const id = await services.ledger.resolve(parseWalrusUrl(await named));
+    const locator = parseWalrusUrl(await named);
+    const id = options.readsRepositoryFirst && 'id' in locator ? locator.id : await services.ledger.resolve(locator);
     return await use(services, id);
   } finally {
     await services.close();

@@ -35,6 +35,6 @@ export const showCommand: CommandModule<CliArgs, ShowArgs> = {
         argv.seq,
       );
       app.stdout(argv.json ? formatShowJson(details) : formatShowText(details, app.stdoutColor ? ansiStyle : plainStyle));
-    });
+    }, { readsRepositoryFirst: true });
   },
 };

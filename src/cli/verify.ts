@@ -44,7 +44,7 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
       if (report.lifetimes) for (const warning of expiryWarnings(report.lifetimes, argv.remote)) app.log.warn(warning);
       app.stdout(argv.json ? formatVerifyJson(report) : formatVerifyText(report, app.stdoutColor ? ansiStyle : plainStyle));
       return report.findings.length;
-    });
+    }, { readsRepositoryFirst: true });
     // The report on stdout already names every problem: exit 1 with nothing more to say.
     if (problems > 0) throw new ExitError('', 1);
   },

@@ -88,4 +88,25 @@ withRemote('reads the remote\'s URL while the network opens; a network that does
   assert.equal(events, ['url nope', 'open']);
 });
 
+withRemote('a use that reads the repository first takes an id as it is; owner/name is still resolved', async () => {
+  const ledger = new MemoryLedger(OWNER);
+  const { id } = await ledger.createRepository('app');
+  const app: CliApp = {
+    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
+    workspace: { isRepository: async () => true, remoteUrl: async () => null, addRemote: async () => {} },
+    stdout: () => {},
+    stdoutColor: false,
+    log: silentLog,
+    stderr: () => {},
+  };
+  const resolves = () => ledger.calls.filter((call) => call === 'resolve').length;
+  const run = (remote: string) => withRemoteRepository(app, { remote }, async (_services, got) => got, { readsRepositoryFirst: true });
+  assert.is(await run(`walrus://${id}`), id);
+  assert.is(resolves(), 0);
+  assert.is(await run(`walrus://${OWNER}/app`), id);
+  assert.is(resolves(), 1);
+  assert.is(await withRemoteRepository(app, { remote: `walrus://${id}` }, async (_services, got) => got), id);
+  assert.is(resolves(), 2);
+});
+
 withRemote.run();
