@@ -1,7 +1,10 @@
 import { runGit } from './run-git.ts';
 import type { GitOptions } from './run-git.ts';
 
-/** Whole sections of the git config (plain names: `walrus`, `remote`), read with one git process so that each lookup costs none. */
+/**
+ * Whole sections of the git config (plain names: `walrus`, `remote`), read with one git process so that each lookup
+ * costs none.
+ */
 export interface GitConfigSnapshot {
   /** The value `git config --get <key>` would give (the last one set); undefined when unset or not in the sections. */
   get(key: string): string | undefined;
@@ -17,7 +20,7 @@ export async function readGitConfigSnapshot(sections: readonly string[], options
 }
 
 /** The snapshot of `listing`, the output of `git config --null --get-regexp` (entries `key\nvalue\0`). */
-export function configSnapshot(listing: string): GitConfigSnapshot {
+function configSnapshot(listing: string): GitConfigSnapshot {
   const values = new Map<string, string>();
   for (const entry of listing.split('\0')) {
     const newline = entry.indexOf('\n');
