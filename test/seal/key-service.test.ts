@@ -162,9 +162,11 @@ seal('a long fetch outlives its session key: the next window of keys comes with 
     await pushRefs(pushDeps, id, [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }], { atomic: false, dryRun: false, progress: false, leases: new Map() });
   }
   await store.release();
-  // Each pack's download takes "two minutes": a one-minute session key expires between windows of one key.
-  const slow: BlobStore = { maxBlobSize: store.maxBlobSize, write: (b, o) => store.write(b, o), read: async (blobId, o) => { skewMs += 2 * 60_000; return store.read(blobId, o); } };
   const fetchKeys = service(context, context.ownerKey, { maxKeysPerRequest: 1, ttlMin: 1 });
+  // Each pack's download takes "two minutes", from the fetch's start, when its session key is signed (the downloads
+  // start beside the first key request): a one-minute session key expires between windows of one key.
+  const signed = async () => { while (fetchKeys.sessionsSigned === 0) await new Promise((resolve) => setImmediate(resolve)); };
+  const slow: BlobStore = { maxBlobSize: store.maxBlobSize, write: (b, o) => store.write(b, o), read: async (blobId, o) => { await signed(); skewMs += 2 * 60_000; return store.read(blobId, o); } };
   const head = gitIn(source, env, 'rev-parse', 'HEAD');
   await fetchObjects({ ledger: context.owner, blobStore: slow, keyService: fetchKeys, local: new NativeGitRepository(join(target, '.git'), env), log: silentLog }, id, [head], false);
   gitIn(target, env, 'update-ref', 'refs/heads/main', head);
