@@ -3,7 +3,7 @@ import { DEFAULT_EXPIRY_WARNING_EPOCHS, MAX_EPOCHS_AHEAD } from '../core/blob-li
 import { UsageError } from '../core/errors.ts';
 import type { LiveLifetimes } from '../remote/lifetime.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
-import type { Ledger } from '../ports/ledger.ts';
+import type { Ledger, RepositoryInfo } from '../ports/ledger.ts';
 import type { CliApp, CliArgs } from './app.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 
@@ -22,10 +22,13 @@ export async function expiryWarningEpochs(app: CliApp, flag: number | undefined)
   return epochs;
 }
 
-/** Prints a warning for every live pack that expires within the window; returns the lifetimes (null: unknown). */
-export async function warnOfExpiry(app: CliApp, ports: { ledger: Ledger; blobStore: BlobStore }, id: string, remote: string, flag: number | undefined): Promise<LiveLifetimes | null> {
+/**
+ * Prints a warning for every live pack that expires within the window; returns the lifetimes (null: unknown).
+ * `repository`: the caller's read of the repository, which the check then shares.
+ */
+export async function warnOfExpiry(app: CliApp, ports: { ledger: Ledger; blobStore: BlobStore }, id: string, remote: string, flag: number | undefined, repository?: Promise<RepositoryInfo>): Promise<LiveLifetimes | null> {
   const { expiryWarnings, liveLifetimes } = await import('../remote/lifetime.ts');
-  const lifetimes = await liveLifetimes(ports.ledger, ports.blobStore, id, await expiryWarningEpochs(app, flag));
+  const lifetimes = await liveLifetimes(ports.ledger, ports.blobStore, id, await expiryWarningEpochs(app, flag), repository);
   if (lifetimes === null) app.log.debug('this network\'s Walrus reports no blob lifetimes here: expiry not checked');
   else for (const warning of expiryWarnings(lifetimes, remote)) app.log.warn(warning);
   return lifetimes;

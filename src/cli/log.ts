@@ -36,10 +36,12 @@ export const logCommand: CommandModule<CliArgs, LogArgs> = {
     }
     const { formatAccessText, formatLogJson, formatLogText, plainStyle, ansiStyle, selectPushes } = await import('../remote/history/format-log.ts');
     await withRemoteRepository(app, argv, async ({ ledger, blobStore }, id) => {
-      // The expiry check (two chain reads, then Walrus) runs beside the log's reads; its warnings still come first.
+      // The expiry check (the packs, then Walrus) runs beside the log's reads and shares its read of the repository;
+      // its warnings still come first.
+      const repository = ledger.getRepository(id);
       const [, info, events] = await Promise.all([
-        warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning),
-        ledger.getRepository(id),
+        warnOfExpiry(app, { ledger, blobStore }, id, argv.remote, argv.expiryWarning, repository),
+        repository,
         ledger.listPushes(id),
       ]);
       const pushes = selectPushes(events, { ref: argv.ref, limit: argv.limit });

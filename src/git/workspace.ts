@@ -24,7 +24,7 @@ export function gitWorkspace(options: Pick<GitOptions, 'cwd'> & { env: NodeJS.Pr
   let snapshot: Promise<GitConfigSnapshot> | null = null;
   const configSnapshot = () => (snapshot ??= readGitConfigSnapshot(SNAPSHOT_SECTIONS, options));
   const getConfig = async (key: string): Promise<string | null> => {
-    if (SNAPSHOT_SECTIONS.includes(key.slice(0, key.indexOf('.')).toLowerCase())) return (await configSnapshot()).get(key) ?? null;
+    if (SNAPSHOT_SECTIONS.includes(key.split('.')[0]!.toLowerCase())) return (await configSnapshot()).get(key) ?? null;
     const result = await runGit(['config', '--get', key], options);
     return result.code === 0 ? result.stdout.trim() : null;
   };

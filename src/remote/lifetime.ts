@@ -3,7 +3,7 @@ import { lifetimeVerdict, packEnd, type LifetimeVerdict } from '../core/blob-lif
 import type { Log } from '../core/log.ts';
 import type { BlobObjects, OwnedBlob } from '../ports/blob-objects.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
-import type { Ledger } from '../ports/ledger.ts';
+import type { Ledger, RepositoryInfo } from '../ports/ledger.ts';
 
 export interface LivePackLifetime {
   index: number;
@@ -18,10 +18,13 @@ export interface LiveLifetimes {
   packs: LivePackLifetime[];
 }
 
-/** The live packs' lifetimes as Walrus confirms them; null when the blob store cannot ask. */
-export async function liveLifetimes(ledger: Ledger, blobStore: BlobStore, repositoryId: string, warnWithin: number): Promise<LiveLifetimes | null> {
+/**
+ * The live packs' lifetimes as Walrus confirms them; null when the blob store cannot ask. `repository`: the caller's
+ * read of the repository (done or under way), which spares reading it again.
+ */
+export async function liveLifetimes(ledger: Ledger, blobStore: BlobStore, repositoryId: string, warnWithin: number, repository?: RepositoryInfo | Promise<RepositoryInfo>): Promise<LiveLifetimes | null> {
   if (!blobStore.lifetimes) return null;
-  const info = await ledger.getRepository(repositoryId);
+  const info = await (repository ?? ledger.getRepository(repositoryId));
   const packs = await ledger.listPacks(repositoryId, info.liveFrom, info.packCount);
   const answer = await blobStore.lifetimes(packs.flatMap((p) => p.chunks));
   if (answer === null) return null;

@@ -58,7 +58,11 @@ LogCommand('asks Walrus for the live packs\' lifetimes beside the log\'s own rea
   const asked: string[] = [];
   const run = await runReviewerCli(history, ['log', 'origin', '--expiry-warning', '3'], {
     ports: ({ ledger, blobStore }) => ({
-      ledger: { ...ledger, listPushes: (id) => { asked.push('listPushes'); return ledger.listPushes(id); } },
+      ledger: {
+        ...ledger,
+        getRepository: (id) => { asked.push('getRepository'); return ledger.getRepository(id); },
+        listPushes: (id) => { asked.push('listPushes'); return ledger.listPushes(id); },
+      },
       blobStore: {
         ...blobStore,
         lifetimes: async (blobIds) => {
@@ -69,8 +73,9 @@ LogCommand('asks Walrus for the live packs\' lifetimes beside the log\'s own rea
     }),
   });
   assert.is(run.code, 0);
-  // On a real network each read is a round trip: the push log is not read after the Walrus answer.
-  assert.equal(asked, ['listPushes', 'lifetimes']);
+  // On a real network each read is a round trip: the push log is not read after the Walrus answer, and the repository
+  // is read once for both.
+  assert.equal(asked, ['getRepository', 'listPushes', 'lifetimes']);
   assert.match(run.stderr, /^warning: live pack #0 expires at Walrus epoch 12 \(now 10: 2 epoch\(s\) left/);
   assert.equal([...run.stdout.matchAll(/^push (\d+) {2}/gm)].map((m) => Number(m[1])), [3, 2, 1]);
 });

@@ -113,7 +113,7 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
       }
     }
     log.progress(`checking packs: ${packs.length}/${packs.length}, ${report.bytesChecked} bytes`, true);
-    const lifetimes = await liveLifetimes(ledger, deps.blobStore, id, options.expiryWarningEpochs ?? DEFAULT_EXPIRY_WARNING_EPOCHS);
+    const lifetimes = await liveLifetimes(ledger, deps.blobStore, id, options.expiryWarningEpochs ?? DEFAULT_EXPIRY_WARNING_EPOCHS, repository);
     if (lifetimes !== null) {
       report.lifetimes = lifetimes;
       for (const pack of lifetimes.packs.filter((p) => p.verdict === 'expired')) {
