@@ -117,11 +117,6 @@ export interface FetchOutcome {
  * releases what was kept: a pack already applied stays, recorded, as any fetch's would, and the next fetch skips it.
  */
 export interface PackPrefetch {
-  /**
-   * Settles once index-pack has its first bytes (or there is nothing to apply, or the prefetch failed): the listing
-   * waits for it, so that its own work runs beside index-pack rather than delaying its start.
-   */
-  readonly feeding: Promise<void>;
   /** The packs applied, with their keep files, which pass to the fetch that takes them (or the error it reports). */
   result(): Promise<{ applied: number; keeps: string[] }>;
   /** Stops what is under way and releases every keep (for a prefetch no fetch took). */
@@ -132,15 +127,12 @@ export function prefetchPacks(deps: FetchDeps, info: RepositoryInfo, progress: b
   const controller = new AbortController();
   const keeps: string[] = [];
   const release = () => Promise.all(keeps.splice(0).map((keep) => rm(keep, { force: true })));
-  let fed = () => {};
-  const feeding = new Promise<void>((resolve) => { fed = resolve; });
   const applied = (async () => {
     const from = firstPackToApply(await deps.local.readAppliedPacks(info.id), info.liveFrom);
-    return from < info.packCount ? await applyPacks(deps, info, from, info.packCount, progress, true, keeps, { signal: controller.signal, fed }) : 0;
+    return from < info.packCount ? await applyPacks(deps, info, from, info.packCount, progress, true, keeps, controller.signal) : 0;
   })();
-  applied.catch(() => {}).finally(fed); // the fetch that takes the prefetch reports a failure
+  applied.catch(() => {}); // the fetch that takes the prefetch reports a failure
   return {
-    feeding,
     result: async () => {
       try {
         return { applied: await applied, keeps: keeps.splice(0) };
@@ -177,8 +169,7 @@ export const GC_HINT_PACKS = 50;
  * a private repository's key check uses. `until`: the pack count to stop at (`info`'s, which spares reading the
  * repository again); absent, the packs up to the count on chain now (those pushed since `info` was read included).
  */
-async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, until: number | undefined, progress: boolean, checkLinks: boolean, keeps: string[], ahead?: { signal: AbortSignal; fed(): void }): Promise<number> {
-  const signal = ahead?.signal;
+async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, until: number | undefined, progress: boolean, checkLinks: boolean, keeps: string[], signal?: AbortSignal): Promise<number> {
   const { ledger, blobStore, local, log } = deps;
   const repositoryId = info.id;
   prepareKeys(deps, info);
@@ -237,9 +228,7 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, u
         hash = createHash('sha256');
       }
       hash.update(chunk);
-      const writing = write(chunk, decryptor);
-      ahead?.fed(); // the chunk is in the pipe; index-pack takes it at its own pace
-      await writing;
+      await write(chunk, decryptor);
       received += chunk.byteLength;
       if (progress) log.progress(`Receiving packs: ${percent(received, total)} (${pack + 1}/${packs.length}), ${formatBytes(received)} | ${rateOf(received, started)}`);
     }

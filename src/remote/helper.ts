@@ -55,7 +55,8 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     listed = null;
     return snapshot;
   };
-  // The packs a clone's `list` found, downloading and indexing while git works on the listing (fetch.ts).
+  // The packs a clone's `list` found, downloading and indexing while the refs are read and git works on the listing
+  // (fetch.ts). It exists before the listing goes out, so the fetch git then asks for takes it.
   let prefetch: PackPrefetch | null = null;
   const takePrefetch = () => {
     const taken = prefetch;
@@ -66,7 +67,6 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     if (deps.local === null || prefetch !== null) return;
     const { prefetchPacks } = await fetchUseCase();
     prefetch = prefetchPacks({ ledger, blobStore, keyService, local: deps.local, log }, info, progress());
-    await prefetch.feeding;
   };
   // What fetches killed earlier left in quarantine goes while this session works: whether or not git then asks for a
   // fetch (a killed fetch may have applied its pack, so git finds nothing missing). It starts once the listing is

@@ -135,7 +135,8 @@ helper('a repository that kept a listing of the remote is no clone: its next lis
     assert.is(out, `@refs/heads/main HEAD\n${head} refs/heads/main\n\n`);
     return { calls: [...ledger.calls], asked };
   };
-  assert.equal(await list(), { calls: ['getRepository', 'listPacks', 'listRefs'], asked: 1 }, 'the first list, into a repository with no ref, prefetches');
+  const first = await list();
+  assert.equal({ calls: [...first.calls].sort(), asked: first.asked }, { calls: ['getRepository', 'listPacks', 'listRefs'], asked: 1 }, 'the first list, into a repository with no ref, prefetches');
   // Still without a ref, but it listed this remote before (ls-remote, a fetch that was stopped): git is not asked.
   assert.equal(await list(), { calls: ['getRepository'], asked: 0 });
 }));
@@ -170,13 +171,38 @@ helper('a clone of a SHA-256 remote into a repository git has not yet switched t
 helper('a clone session: the pack applied while git read the listing is kept for git to unlock, its links checked', () => cloneSession(
   (head) => `list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`,
   async ({ out, id, local, calls }) => {
-    // The packs were listed (and index-pack fed) before the refs; the fetch took what the list's prefetch applied.
-    assert.equal(calls, ['getRepository', 'listPacks', 'listRefs']);
+    // The list read the packs beside the refs; the fetch took what the list's prefetch applied, and read nothing more.
+    assert.equal([...calls].sort(), ['getRepository', 'listPacks', 'listRefs']);
     const keep = /^lock (.+\.keep)$/m.exec(out)?.[1];
     assert.ok(keep !== undefined && existsSync(keep), `a lock answered: ${out}`);
     assert.match(out, /^connectivity-ok$/m);
     assert.is(await local.readAppliedPacks(id), 1);
   },
 ));
+
+helper('a clone\'s listing goes out while its packs download: it does not wait for a single blob', () => withPushedAndEmptyClone(async ({ head, ledger, blobStore, id, clone, cloneEnv }) => {
+  // Each blob read is held until git has the listing (or 5 s, which the old order, listing after the first blob,
+  // would wait out).
+  let listed = () => {};
+  const listingOut = new Promise<void>((resolve) => { listed = resolve; });
+  let heldTooLong = false;
+  const holding = Object.assign(Object.create(blobStore) as MemoryBlobStore, {
+    read: async (blobId: string) => {
+      await Promise.race([listingOut, new Promise<void>((resolve) => setTimeout(() => { heldTooLong = true; resolve(); }, 5000).unref())]);
+      return blobStore.read(blobId);
+    },
+  });
+  const local = new NativeGitRepository(join(clone, '.git'), cloneEnv);
+  const backend = createHelperBackend({ ledger, blobStore: holding, local, log: silentLog, locator: { id }, options: defaultOptions() });
+  let out = '';
+  await runSession(linesOf(`list\noption check-connectivity true\nfetch ${head} refs/heads/main\n\n`), async (t) => {
+    out += t;
+    if (out.endsWith(`${head} refs/heads/main\n\n`)) listed();
+  }, backend, silentLog);
+  await backend.close();
+  assert.is(heldTooLong, false, 'the listing went out before any blob was read');
+  assert.match(out, /^connectivity-ok$/m, 'the prefetched pack served the fetch');
+  assert.is(await local.readAppliedPacks(id), 1);
+}));
 
 helper.run();
