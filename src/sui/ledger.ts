@@ -45,6 +45,16 @@ const PAGE = 50;
 /** Pages of a listing whose ids are known ahead (the packs) read at once: a few, to stay well inside a node's rate limit. */
 const PAGES_IN_FLIGHT = 4;
 const CLOCK = '0x6';
+/**
+ * What a push's early dry run resolved: the gas budget, and for a transaction paid with gas coins, the coins, the gas
+ * price and the initial versions of the shared objects it names (the repository, the clock), with which the SDK
+ * builds the push without asking the node anything.
+ */
+interface PreparedPush {
+  budget: string;
+  resolved?: { price: string; payment: NonNullable<ReturnType<Transaction['getData']>['gasData']['payment']>; sharedVersions: Map<string, string> };
+}
+
 /** What gas depends on in a push: the repository, the updates, and the pack's shape (not its blob ids or digest). */
 function pushShapeKey(id: string, updates: RefUpdate[], pack: PackEntry | null): string {
   return JSON.stringify([normalizeSuiAddress(id), updates, pack && [pack.chunks.length, pack.size, pack.sealedKey ?? null]]);
@@ -56,8 +66,8 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
   readonly #packageId: string;
   readonly #registryId: string;
   readonly #log: Log;
-  /** The last push dry-run ahead of time (preparePush): its shape, and the budget it gives (null: none). */
-  #pushEstimate: { key: string; budget: Promise<bigint | null> } | null = null;
+  /** The last push dry-run ahead of time (preparePush): its shape, and what the dry run resolved (null: none). */
+  #pushEstimate: { key: string; prepared: Promise<PreparedPush | null> } | null = null;
   /** The refs and packs tables of each repository read so far: a repository's tables are made with it and never replaced. */
   readonly #tables = new Map<string, { refs: string; packs: string }>();
 
@@ -189,12 +199,19 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
 
   async push(id: string, updates: RefUpdate[], pack: PackEntry | null): Promise<TxReceipt & { seq: number }> {
     const refs = updates.map((u) => u.name);
-    const estimate = this.#pushEstimate?.key === pushShapeKey(id, updates, pack) ? await this.#pushEstimate.budget : null;
-    if (estimate !== null) this.#log.debug(`push: gas budget ${estimate} MIST from the dry run made during the upload`);
-    const result = await this.#execute((tx) => {
-      this.#composePush(tx, id, updates, pack);
-      // Without a budget the SDK dry-runs the transaction first to compute one.
-      if (estimate !== null) tx.setGasBudget(estimate);
+    const prepared = this.#pushEstimate?.key === pushShapeKey(id, updates, pack) ? await this.#pushEstimate.prepared : null;
+    if (prepared !== null) this.#log.debug(`push: gas budget ${prepared.budget} MIST${prepared.resolved ? ' and gas coins' : ''} from the dry run made during the upload`);
+    const result = await this.#execute((tx, attempt) => {
+      // A retry (a gas coin spent meanwhile by another transaction of this signer) has the SDK select gas afresh.
+      const resolved = attempt === 0 ? prepared?.resolved : undefined;
+      this.#composePush(tx, id, updates, pack, resolved?.sharedVersions);
+      // Without a budget the SDK dry-runs the transaction first to compute one; without gas coins, a price and
+      // resolved objects it asks the node for them (a dry run too, on gRPC).
+      if (prepared !== null) tx.setGasBudget(BigInt(prepared.budget));
+      if (resolved) {
+        tx.setGasPrice(BigInt(resolved.price));
+        tx.setGasPayment(resolved.payment);
+      }
     }, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
@@ -202,43 +219,56 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
   /**
    * Dry-runs, in the background, the push `push(id, updates, pack)` will send, with `pack` a stand-in of the same
    * shape (chunk count, size, sealed key): gas depends on the transaction's sizes and the code it runs, not on blob
-   * ids or digests. The SDK builds it as it builds every transaction (its own dry run sets the gas budget), and the
-   * later `push` with those updates and a pack of that shape sets that budget, which spares the dry run the SDK would
-   * otherwise make then, after the upload. A failed dry run (a ref moved, no gas coin yet) leaves the push to the
-   * SDK's own dry run, which reports the failure in the usual words.
+   * ids or digests. The SDK builds it as it builds every transaction (its own dry run selects the gas coins and sets
+   * the budget), and the later `push` with those updates and a pack of that shape reuses what it resolved, so the SDK
+   * sends it without a round trip of its own after the upload. A failed dry run (a ref moved, no gas coin yet) leaves
+   * the push to the SDK's own dry run, which reports the failure in the usual words; gas paid from the address's
+   * balance is selected anew at the push (only the budget carries over).
    */
   preparePush(id: string, updates: RefUpdate[], pack: PackEntry | null): void {
-    const budget = (async () => {
+    const prepared = (async (): Promise<PreparedPush | null> => {
       const address = await this.signerAddress();
       const { Transaction } = await import('@mysten/sui/transactions');
       const tx = new Transaction();
       this.#composePush(tx, id, updates, pack);
       tx.setSender(address);
       await tx.build({ client: this.#client });
-      const computed = tx.getData().gasData.budget;
-      return computed ? BigInt(computed) : null;
+      const { gasData, inputs } = tx.getData();
+      if (!gasData.budget) return null;
+      const budget = String(gasData.budget);
+      if (!gasData.price || !gasData.payment?.length) return { budget };
+      const sharedVersions = new Map(inputs.flatMap((input) => {
+        const shared = input.Object?.SharedObject;
+        return shared ? [[normalizeSuiAddress(shared.objectId), String(shared.initialSharedVersion)] as const] : [];
+      }));
+      return { budget, resolved: { price: String(gasData.price), payment: gasData.payment, sharedVersions } };
     })().catch((error: unknown) => {
       this.#log.debug(`push: the early dry run failed (${messageOf(error)}); the SDK will dry-run before the transaction`);
       return null;
     });
-    this.#pushEstimate = { key: pushShapeKey(id, updates, pack), budget };
+    this.#pushEstimate = { key: pushShapeKey(id, updates, pack), prepared };
   }
 
-  #composePush(tx: Transaction, id: string, updates: RefUpdate[], pack: PackEntry | null): void {
+  /** `sharedVersions`: the initial versions of the shared objects, where known (resolved inputs, no lookup). */
+  #composePush(tx: Transaction, id: string, updates: RefUpdate[], pack: PackEntry | null, sharedVersions?: ReadonlyMap<string, string>): void {
     const hex = (value: string | null) => (value === null ? null : [...Buffer.from(value, 'hex')]);
+    const shared = (objectId: string, mutable: boolean) => {
+      const initialSharedVersion = sharedVersions?.get(normalizeSuiAddress(objectId));
+      return initialSharedVersion === undefined ? tx.object(objectId) : tx.sharedObjectRef({ objectId, initialSharedVersion, mutable });
+    };
     const option = pack
       ? tx.moveCall({ target: '0x1::option::some', typeArguments: [packEntryType(this.#packageId)], arguments: [this.#newPackEntry(tx, pack)] })
       : tx.moveCall({ target: '0x1::option::none', typeArguments: [packEntryType(this.#packageId)] });
     tx.moveCall({
       target: this.#target('push'),
       arguments: [
-        tx.object(id),
+        shared(id, true),
         tx.pure.vector('string', updates.map((u) => u.name)),
         tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.old))),
         tx.pure.vector('option<vector<u8>>', updates.map((u) => hex(u.new))),
         tx.pure.vector('bool', updates.map((u) => u.force)),
         option,
-        tx.object(CLOCK),
+        shared(CLOCK, false),
       ],
     });
   }
@@ -344,7 +374,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     });
   }
 
-  #execute(compose: (tx: Transaction) => void, subject: Subject): Promise<ExecutedTransaction> {
+  #execute(compose: (tx: Transaction, attempt: number) => void, subject: Subject): Promise<ExecutedTransaction> {
     return this.#transactions.execute(compose, {
       what: subject.what,
       onAbort: (abort, sender) => this.#repositoryAbort(abort, sender, subject),

@@ -114,18 +114,18 @@ export class TransactionRunner {
   }
 
   /**
-   * Builds (`compose` fills a fresh transaction, so each attempt selects gas anew), signs and executes one
-   * transaction and waits until it is final, exclusively for the signer. A refusal for a busy input object (the gas
-   * coin spent meanwhile by another transaction of this address) means nothing executed: it is retried a few times.
-   * An abort or an executed failure never is.
+   * Builds (`compose` fills a fresh transaction for each attempt, numbered from 0: a retry selects gas anew), signs
+   * and executes one transaction and waits until it is final, exclusively for the signer. A refusal for a busy input
+   * object (the gas coin spent meanwhile by another transaction of this address) means nothing executed: it is
+   * retried a few times. An abort or an executed failure never is.
    */
-  async execute(compose: (tx: Transaction) => void, submission: Submission): Promise<ExecutedTransaction> {
+  async execute(compose: (tx: Transaction, attempt: number) => void, submission: Submission): Promise<ExecutedTransaction> {
     const { signer, address } = await this.#signer();
     const { Transaction } = await import('@mysten/sui/transactions');
     return this.#exclusive(address, async () => {
       for (let attempt = 0; ; attempt++) {
         const tx = new Transaction();
-        compose(tx);
+        compose(tx, attempt);
         let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
         try {
           result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer, include: { effects: true, events: true, objectTypes: true } });
