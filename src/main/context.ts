@@ -84,7 +84,12 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
       if (BigInt(balance.balance) < LOCAL_MIN_GAS) await faucet(address);
     })())
     : undefined;
-  if (fund) ledger = forwardingLedger(base, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? fund() : undefined));
+  if (fund) {
+    const funding = forwardingLedger(ledger, (name) => ((LEDGER_WRITES as readonly string[]).includes(name) ? fund() : undefined));
+    // A session about to write (a push) checks the balance then, beside its pack and upload, not before its
+    // transaction; a failure is reported by the write, which awaits the same promise.
+    ledger = { ...funding, prepareWrites: () => { fund().catch(() => {}); funding.prepareWrites?.(); } };
+  }
   const marketId = contract?.marketId ?? config.marketId;
   const market = async (): Promise<MarketLedger> => {
     const { SuiMarket } = await import('../sui/market.ts');

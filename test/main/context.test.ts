@@ -5,6 +5,7 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { PUBLIC_WALRUS_SHARDS } from '../../src/config/networks.ts';
 import { SdkBlobStore } from '../../src/walrus/sdk-blob-store.ts';
@@ -86,6 +87,30 @@ open('mainnet without the package ids says how to set them', async () => {
     assert.unreachable('opened without a package id');
   } catch (error) {
     assert.is((error as { code?: string }).code, 'PACKAGE_NOT_PUBLISHED');
+  }
+});
+
+open('on a network with a faucet, a session that prepares writes has a new signer funded then, before any write', async () => {
+  const dir = tempDir('walrus-context-');
+  const key = Ed25519Keypair.generate();
+  const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_WALRUS_HOME: join(dir.path, 'walrus-home'), GIT_WALRUS_NETWORK: 'local', GIT_WALRUS_KEY: key.getSecretKey() });
+  const opened = await openNetwork({ env, log: silentLog, role: 'test' });
+  // The chain as another process sees it, through the same state directory.
+  const chain = await openLocalNetwork(join(dir.path, 'walrus-home', 'local'));
+  try {
+    const balance = async () => BigInt((await chain.client.core.getBalance({ owner: key.toSuiAddress() })).balance.balance);
+    assert.is(await balance(), 0n);
+    opened.ledger.prepareWrites?.();
+    let funded = 0n;
+    for (let waited = 0; funded === 0n && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      funded = await balance();
+    }
+    assert.ok(funded > 0n, 'the faucet paid before any write');
+  } finally {
+    await chain.close();
+    await opened.close();
+    dir.remove();
   }
 });
 
