@@ -14,10 +14,14 @@ export const HELP_WIDTH = 100;
  * (scripts/gen-man.ts) is generated from it, so what `-h` shows and what `git walrus --help` shows agree.
  */
 export function cliParser(args: readonly string[], app: CliApp): Argv {
-  const parser = yargs([...args])
+  const operands = operandsAfterDoubleDash(args);
+  const parser = yargs(operands.args)
     .scriptName('git walrus')
     .usage('$0 <command> [options]\n\nGit hosting on Walrus and Sui: the commands beside git push and git clone.')
-    .middleware((argv) => { (argv as Record<string, unknown>).app = app; })
+    .middleware((argv) => {
+      operands.restore(argv);
+      (argv as Record<string, unknown>).app = app;
+    })
     .command(commands as CommandModule[])
     .option('network', {
       type: 'string',
@@ -36,10 +40,50 @@ export function cliParser(args: readonly string[], app: CliApp): Argv {
     .wrap(HELP_WIDTH)
     .fail((message, error) => {
       if (error) throw error;
-      throw new UsageError(message);
+      throw new UsageError(operands.restoreText(message));
     });
   skipHelpCacheOnRun(parser);
   return app.version === undefined ? parser.version(false) : parser.version(app.version);
+}
+
+/** What `operandsAfterDoubleDash` hands yargs, and how to undo it. */
+export interface Operands {
+  /** The arguments for yargs: without the `--`, each operand after it that starts with '-' replaced by a stand-in. */
+  args: string[];
+  /** Puts the operands back into the parsed arguments (every key, positionals and `_`), before a command runs. */
+  restore(argv: Record<string, unknown>): void;
+  /** A message from yargs (a usage error) with the operands in place of their stand-ins. */
+  restoreText(text: string): string;
+}
+
+const STAND_IN = /\u0000(\d+)\u0000/g;
+
+/**
+ * `--` ends the options, as for any POSIX utility: each argument after it is an operand, even one that starts with '-'
+ * (a blob id may: base64url's alphabet has '-'). yargs cannot take such a positional, `--` or not: it reads it as a
+ * group of short options (and one with an `h` in it prints the command's help and succeeds, having done nothing). So
+ * each such operand reaches yargs as a stand-in that cannot look like an option, and is put back before the command
+ * runs. Without `--`, the arguments are yargs' as they are.
+ */
+export function operandsAfterDoubleDash(args: readonly string[]): Operands {
+  const end = args.indexOf('--');
+  if (end < 0) return { args: [...args], restore: () => {}, restoreText: (text) => text };
+  const operands: string[] = [];
+  const standIn = (operand: string) => (operand.startsWith('-') ? `\u0000${operands.push(operand) - 1}\u0000` : operand);
+  const original = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      const match = /^\u0000(\d+)\u0000$/.exec(value);
+      return match ? operands[Number(match[1])] : value;
+    }
+    return Array.isArray(value) ? value.map(original) : value;
+  };
+  return {
+    args: [...args.slice(0, end), ...args.slice(end + 1).map(standIn)],
+    restore(argv) {
+      for (const key of Object.keys(argv)) argv[key] = original(argv[key]);
+    },
+    restoreText: (text) => text.replace(STAND_IN, (standInText, index: string) => operands[Number(index)] ?? standInText),
+  };
 }
 
 /** The part of yargs' internal API (on every instance, not in its types) that `skipHelpCacheOnRun` replaces. */

@@ -1,6 +1,7 @@
 /** Runs `git walrus <args>` over in-memory ports and a given git workspace, capturing what it prints (CLI tests). */
 import { streamLog } from '../../src/core/log.ts';
 import type { CliApp } from '../../src/cli/app.ts';
+import { ExitError } from '../../src/cli/app.ts';
 import type { GitWorkspace } from '../../src/ports/git-workspace.ts';
 import { runCli } from '../../src/cli/index.ts';
 import { PackObjectReader } from '../../src/git/pack-reader.ts';
@@ -20,4 +21,23 @@ export async function runMemoryCli(ports: { ledger: Ledger; keyService?: KeyServ
   };
   run.code = await runCli(args, app);
   return run;
+}
+
+/**
+ * `git walrus <args>` with a Walrus that records the blob ids read and stops the command at the first read (exit 3):
+ * which artifact a command line names, as the parser reads it.
+ */
+export async function readingBlobs(args: string[]): Promise<{ code: number; read: string[]; stderr: string }> {
+  const read: string[] = [];
+  let stderr = '';
+  const blobStore = { read: async (blobId: string) => { read.push(blobId); throw new ExitError('', 3); } };
+  const app: CliApp = {
+    open: async () => ({ blobStore, close: async () => {} }) as never,
+    workspace: { isRepository: async () => false, remoteUrl: async () => null, addRemote: async () => {} },
+    stdout: () => {},
+    stdoutColor: false,
+    log: streamLog((text) => { stderr += text; }, 1),
+    stderr: (text) => { stderr += text; },
+  };
+  return { code: await runCli(args, app), read, stderr };
 }
