@@ -11,6 +11,7 @@ import {
   TERMINATION_MESSAGE_PATH, WORKSPACE,
 } from '../../src/gitops/templates/index.ts';
 import { REPO_ROOT } from '../support/e2e.ts';
+import { readingBlobs } from '../support/memory-cli.ts';
 
 const COMMIT = 'a'.repeat(40);
 const ARTIFACT = { blobId: 'Q'.repeat(43), sha256: 'b'.repeat(64), size: 1234 };
@@ -75,7 +76,7 @@ job('a lease\'s app: checkout and the run pods\' fetch ask the key servers as th
   const pod = buildJob(app, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
   assert.equal(pod.initContainers![0]!.command, ['git-walrus', 'checkout', 'walrus://0x2a/hello', WORKSPACE, '--commit', COMMIT, '--lease', '0x' + 'c'.repeat(64)]);
   const run = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
-  assert.equal(run.initContainers![0]!.command, ['git-walrus', 'artifact', 'fetch', ARTIFACT.blobId, '--sha256', ARTIFACT.sha256, APP_DIR, '--lease', '0x' + 'c'.repeat(64)]);
+  assert.equal(run.initContainers![0]!.command, ['git-walrus', 'artifact', 'fetch', '--sha256', ARTIFACT.sha256, '--lease', '0x' + 'c'.repeat(64), '--', ARTIFACT.blobId, APP_DIR]);
   assert.equal(envOf(run.initContainers![0]!).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
   assert.is(envOf(run.containers[0]!).GIT_WALRUS_KEY, undefined, 'the app never gets the key');
   assert.ok(JSON.stringify(run.containers).indexOf('provider-key') < 0);
@@ -172,7 +173,7 @@ run('fetch (tool, sha256-checked) → app with PORT, env, probe, resources; comm
   assert.equal(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } });
   const pod = spec.template.spec!;
   const [fetch] = pod.initContainers!;
-  assert.equal(fetch.command, ['git-walrus', 'artifact', 'fetch', ARTIFACT.blobId, '--sha256', ARTIFACT.sha256, APP_DIR]);
+  assert.equal(fetch.command, ['git-walrus', 'artifact', 'fetch', '--sha256', ARTIFACT.sha256, '--', ARTIFACT.blobId, APP_DIR]);
   assert.is(fetch.image, PROJECT_IMAGE);
   assert.is(envOf(fetch).GIT_WALRUS_DEVNET_URL, NETWORK.GIT_WALRUS_DEVNET_URL);
   assert.equal(envOf(fetch).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } }, 'fetch decrypts a private artifact');
@@ -205,6 +206,18 @@ run('fetch (tool, sha256-checked) → app with PORT, env, probe, resources; comm
   for (const [key, value] of Object.entries(spec.selector.matchLabels!)) assert.is(spec.template.metadata!.labels![key], value);
   assert.is.not(JSON.stringify(next.spec!.template), JSON.stringify(runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }).spec!.template));
   assert.equal(runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK }), runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK }), 'pure');
+});
+
+run('the fetch step names the release\'s artifact as git walrus parses it, a blob id that begins with - too', async () => {
+  // One blob id in 64 begins with '-'; this one has an `h` too: read as options, it printed the help and exited 0.
+  for (const blobId of [ARTIFACT.blobId, '-mssw5xSiu4NhBLlB6Z3Fp4tFZq7S7mrc1Nio653kzA']) {
+    const app = appOf();
+    app.metadata.annotations = { 'market.walrus-git.dev/lease': '0x' + 'c'.repeat(64) };
+    const [fetch] = runDeployment(app, { commit: COMMIT, artifact: { ...ARTIFACT, blobId } }).spec!.template.spec!.initContainers!;
+    assert.is(fetch!.command![0], 'git-walrus');
+    const parsed = await readingBlobs(fetch!.command!.slice(1));
+    assert.equal(parsed.read, [blobId], `${blobId}: ${parsed.stderr}`);
+  }
 });
 
 run('the Service selects the run pods (not build pods) on port 80 → http; names are DNS-1035 for long or dotted app names', () => {

@@ -48,7 +48,7 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext,
-          initContainers: [toolContainer('fetch', ['artifact', 'fetch', release.artifact.blobId, '--sha256', release.artifact.sha256, APP_DIR, ...leaseArgs(app)], config, [atApp], { withKey: true })],
+          initContainers: [toolContainer('fetch', fetchArgs(release.artifact, leaseArgs(app)), config, [atApp], { withKey: true })],
           containers: [
             {
               name: 'app',
@@ -77,6 +77,15 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
       },
     },
   };
+}
+
+/**
+ * `artifact fetch` of the release's artifact into APP_DIR. The operands come after `--`: a blob id is URL-safe base64, so
+ * one in 64 begins with '-', and an operand that does would otherwise be read as a group of short options (one with an
+ * `h` in it prints the help and exits 0, having fetched nothing, and the app then finds APP_DIR empty).
+ */
+function fetchArgs(artifact: Pick<Artifact, 'blobId' | 'sha256'>, lease: string[]): string[] {
+  return ['artifact', 'fetch', '--sha256', artifact.sha256, ...lease, '--', artifact.blobId, APP_DIR];
 }
 
 /**
