@@ -1,7 +1,8 @@
 /**
  * What a GitOps test prints when a wait fails: the WalrusApp's conditions and history, its build Jobs and their pods'
- * container states (exit codes, reasons, termination messages) with the last log lines of each failed container,
- * the namespace's last events and the tail of each controller's output. One recorder per test file:
+ * container states (exit codes, reasons, termination messages) with the last log lines of each failed container and
+ * of each init container that completed (what it did is what the containers after it rely on), the namespace's last
+ * events and the tail of each controller's output. One recorder per test file:
  *
  *   const diagnostics = new GitopsDiagnostics({ kc, cluster, apps: () => [{ namespace, name: 'hello' }], controllers: () => controllers });
  *   diagnostics.start();     // records every pod it sees, so a build pod the controller deleted still shows
@@ -10,7 +11,8 @@
  *
  * A build pod lives only until the controller records its outcome (then the Job goes, and the kubelet removes the
  * pod's log with the pod, often within a second), so the recorder watches the pods and keeps each one's last status
- * and, the moment a container is seen failed, its log lines.
+ * and, the moment a container is seen failed or an init container completed, its log lines (read again for the report
+ * while the pod is there).
  */
 import { readFile } from 'node:fs/promises';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
@@ -21,6 +23,8 @@ import type { ControllerProcess } from './gitops.ts';
 import { containerLines } from './pods.ts';
 
 const LOG_LINES = 20;
+/** A completed init container's last lines: its summary (e.g. `Unpacked artifact … into /app`), not its whole output. */
+const INIT_LOG_LINES = 3;
 const EVENTS = 30;
 const CONTROLLER_LINES = 40;
 /** How often the recorder looks for new namespaces to watch, and restarts a watch that ended. */
@@ -44,8 +48,8 @@ export interface DiagnosticsOptions {
 interface SeenPod {
   pod: V1Pod;
   deleted: boolean;
-  /** Log lines of each failed container (name → lines), read while the pod still existed. */
-  failedLogs: Map<string, string[]>;
+  /** Log lines of each failed container and each completed init container (name → lines), read while the pod existed. */
+  logs: Map<string, string[]>;
 }
 
 export class GitopsDiagnostics {
@@ -98,16 +102,19 @@ export class GitopsDiagnostics {
 
   #see(pod: V1Pod): void {
     const uid = pod.metadata!.uid!;
-    const seen = this.#pods.get(uid) ?? { pod, deleted: false, failedLogs: new Map<string, string[]>() };
+    const seen = this.#pods.get(uid) ?? { pod, deleted: false, logs: new Map<string, string[]>() };
     seen.pod = pod;
     this.#pods.set(uid, seen);
-    for (const container of failedContainers(pod)) {
-      if (seen.failedLogs.has(container.name)) continue;
-      seen.failedLogs.set(container.name, []);
-      const reading = this.#logOf(pod, container.name).then((lines) => { seen.failedLogs.set(container.name, lines); });
-      this.#reading.add(reading);
-      void reading.finally(() => this.#reading.delete(reading));
+    for (const [container, lines] of endedContainers(pod)) {
+      if (!seen.logs.has(container)) this.#readLog(seen, container, lines);
     }
+  }
+
+  #readLog(seen: SeenPod, container: string, lines: number): void {
+    if (!seen.logs.has(container)) seen.logs.set(container, []);
+    const reading = this.#logOf(seen.pod, container, lines).then((read) => { if (read.length) seen.logs.set(container, read); });
+    this.#reading.add(reading);
+    void reading.finally(() => this.#reading.delete(reading));
   }
 
   /** Lists the pods now (what a watch being restarted may have missed), marking those gone as deleted. */
@@ -119,15 +126,18 @@ export class GitopsDiagnostics {
       const present = new Set(listed.items.map((pod) => pod.metadata!.uid!));
       for (const pod of listed.items) this.#see(pod);
       for (const seen of this.#pods.values()) {
-        if (seen.pod.metadata!.namespace === namespace && !present.has(seen.pod.metadata!.uid!)) seen.deleted = true;
+        if (seen.pod.metadata!.namespace !== namespace) continue;
+        if (!present.has(seen.pod.metadata!.uid!)) seen.deleted = true;
+        // Lines written since a container was first seen ended (its last ones may not have been in the log yet).
+        else for (const [container, lines] of endedContainers(seen.pod)) this.#readLog(seen, container, lines);
       }
     }
     await Promise.all(this.#reading);
   }
 
-  async #logOf(pod: V1Pod, container: string): Promise<string[]> {
+  async #logOf(pod: V1Pod, container: string, lines: number): Promise<string[]> {
     const path = this.#options.cluster.kubelet.podLogPath(pod.metadata!.namespace!, pod.metadata!.name!);
-    return containerLines(await readFile(path, 'utf8').catch(() => ''), container).slice(-LOG_LINES);
+    return containerLines(await readFile(path, 'utf8').catch(() => ''), container).slice(-lines);
   }
 
   /** The whole report, read now (pods also from what the recorder saw before they were deleted). */
@@ -187,9 +197,17 @@ function bounded<T>(request: Promise<T>): Promise<T | undefined> {
     .finally(() => clearTimeout(timer));
 }
 
-function failedContainers(pod: V1Pod): V1ContainerStatus[] {
-  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]
-    .filter((container) => (container.state?.terminated?.exitCode ?? 0) !== 0 || (container.lastState?.terminated?.exitCode ?? 0) !== 0);
+/** The containers whose lines the report shows (name → how many): each failed one, and each init container that completed. */
+function endedContainers(pod: V1Pod): Map<string, number> {
+  const failed = (container: V1ContainerStatus) =>
+    (container.state?.terminated?.exitCode ?? 0) !== 0 || (container.lastState?.terminated?.exitCode ?? 0) !== 0;
+  const ended = new Map<string, number>();
+  for (const container of pod.status?.initContainerStatuses ?? []) {
+    if (failed(container)) ended.set(container.name, LOG_LINES);
+    else if (container.state?.terminated) ended.set(container.name, INIT_LOG_LINES);
+  }
+  for (const container of pod.status?.containerStatuses ?? []) if (failed(container)) ended.set(container.name, LOG_LINES);
+  return ended;
 }
 
 function describeApp(app: WalrusApp): string[] {
@@ -217,7 +235,7 @@ function describePod(seen: SeenPod): string[] {
   const statuses = [...(s.initContainerStatuses ?? []).map((c) => ['init', c] as const), ...(s.containerStatuses ?? []).map((c) => ['', c] as const)];
   for (const [kind, container] of statuses) {
     lines.push(`    ${kind ? `${kind} ` : ''}${container.name}: ${describeState(container.state)}${container.restartCount ? `, ${container.restartCount} restarts, last ${describeState(container.lastState)}` : ''}${container.ready ? ', ready' : ''}`);
-    const log = seen.failedLogs.get(container.name);
+    const log = seen.logs.get(container.name);
     if (log) lines.push(log.length ? `      last ${log.length} log lines:` : '      (no log lines)', ...log.map((line) => `      | ${line}`));
   }
   const conditions = (s.conditions ?? []).filter((c) => c.status !== 'True').map((c) => `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}`);
