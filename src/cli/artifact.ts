@@ -60,8 +60,7 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
  * `git walrus artifact fetch <blobId> --sha256 <hex> <dir> [--lease <id>]`: downloads the artifact, unpacks it into
  * `dir` (new or empty) and refuses it, leaving `dir` empty, unless the tarball's sha256 is the one given. A sealed
  * artifact is opened as a member of its repository, or with `--lease` as the provider of that lease. A blob id is URL-safe
- * base64 and may begin with '-': then the operands go after `--` (`fetch --sha256 <hex> -- <blobId> <dir>`), or the
- * parser would read the id as options.
+ * base64 and may begin with '-': it is an operand wherever it stands (src/cli/index.ts), as is anything after `--`.
  */
 const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
   command: 'fetch <blobId> <dir>',
@@ -69,8 +68,7 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
   builder: (y) =>
     y
       .example('$0 artifact fetch kjqAwNAV… --sha256 eab6e1d3… app', 'unpack the artifact into app/ if its sha256 matches')
-      .example('$0 artifact fetch --sha256 eab6e1d3… -- -mssw5xSi… app', 'the same for a blob id that begins with -')
-      .positional('blobId', { type: 'string', demandOption: true, describe: 'the artifact blob id (what pack printed); after -- if it begins with -' })
+      .positional('blobId', { type: 'string', demandOption: true, describe: 'the artifact blob id (what pack printed; it may begin with -)' })
       .positional('dir', { type: 'string', demandOption: true, describe: 'where to unpack (created if missing; must be empty)' })
       .option('sha256', { type: 'string', demandOption: true, describe: 'the sha256 pack printed; any other content is refused' })
       .option('lease', { type: 'string', describe: 'open a private repository\'s artifact as the provider of this lease (the signer holds its ProviderCap)' }) as never,

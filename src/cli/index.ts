@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import type { Argv, CommandModule } from 'yargs';
 import { fileAccessErrorOf, InternalError, UsageError, WalrusGitError } from '../core/errors.ts';
+import { isBlobId } from '../core/blob-id-codec.ts';
 import { NETWORK_NAMES } from '../core/network-names.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
@@ -14,7 +15,7 @@ export const HELP_WIDTH = 100;
  * (scripts/gen-man.ts) is generated from it, so what `-h` shows and what `git walrus --help` shows agree.
  */
 export function cliParser(args: readonly string[], app: CliApp): Argv {
-  const operands = operandsAfterDoubleDash(args);
+  const operands = protectOperands(args);
   const parser = yargs(operands.args)
     .scriptName('git walrus')
     .usage('$0 <command> [options]\n\nGit hosting on Walrus and Sui: the commands beside git push and git clone.')
@@ -46,9 +47,9 @@ export function cliParser(args: readonly string[], app: CliApp): Argv {
   return app.version === undefined ? parser.version(false) : parser.version(app.version);
 }
 
-/** What `operandsAfterDoubleDash` hands yargs, and how to undo it. */
+/** What `protectOperands` hands yargs, and how to undo it. */
 export interface Operands {
-  /** The arguments for yargs: without the `--`, each operand after it that starts with '-' replaced by a stand-in. */
+  /** The arguments for yargs: without the `--`, each operand that starts with '-' replaced by a stand-in. */
   args: string[];
   /** Puts the operands back into the parsed arguments (every key, positionals and `_`), before a command runs. */
   restore(argv: Record<string, unknown>): void;
@@ -59,17 +60,17 @@ export interface Operands {
 const STAND_IN = /\u0000(\d+)\u0000/g;
 
 /**
- * `--` ends the options, as for any POSIX utility: each argument after it is an operand, even one that starts with '-'
- * (a blob id may: base64url's alphabet has '-'). yargs cannot take such a positional, `--` or not: it reads it as a
- * group of short options (and one with an `h` in it prints the command's help and succeeds, having done nothing). So
- * each such operand reaches yargs as a stand-in that cannot look like an option, and is put back before the command
- * runs. Without `--`, the arguments are yargs' as they are.
+ * Operands that start with '-': a blob id may (base64url's alphabet has '-'), and yargs cannot take such a
+ * positional, `--` or not: it reads it as a group of short options (and one with an `h` in it prints the command's
+ * help and succeeds, having done nothing). Two kinds are operands: every argument after `--`, which ends the options as
+ * for any POSIX utility, and anywhere, an argument that is a blob id (43 characters of base64url: no option is). Each
+ * reaches yargs as a stand-in that cannot look like an option, and is put back before the command runs.
  */
-export function operandsAfterDoubleDash(args: readonly string[]): Operands {
+export function protectOperands(args: readonly string[]): Operands {
   const end = args.indexOf('--');
-  if (end < 0) return { args: [...args], restore: () => {}, restoreText: (text) => text };
   const operands: string[] = [];
   const standIn = (operand: string) => (operand.startsWith('-') ? `\u0000${operands.push(operand) - 1}\u0000` : operand);
+  const blobIdOperand = (arg: string) => (isBlobId(arg) ? standIn(arg) : arg);
   const original = (value: unknown): unknown => {
     if (typeof value === 'string') {
       const match = /^\u0000(\d+)\u0000$/.exec(value);
@@ -78,8 +79,9 @@ export function operandsAfterDoubleDash(args: readonly string[]): Operands {
     return Array.isArray(value) ? value.map(original) : value;
   };
   return {
-    args: [...args.slice(0, end), ...args.slice(end + 1).map(standIn)],
+    args: end < 0 ? args.map(blobIdOperand) : [...args.slice(0, end).map(blobIdOperand), ...args.slice(end + 1).map(standIn)],
     restore(argv) {
+      if (operands.length === 0) return;
       for (const key of Object.keys(argv)) argv[key] = original(argv[key]);
     },
     restoreText: (text) => text.replace(STAND_IN, (standInText, index: string) => operands[Number(index)] ?? standInText),
