@@ -71,20 +71,15 @@ export function protectOperands(args: readonly string[]): Operands {
   const operands: string[] = [];
   const standIn = (operand: string) => (operand.startsWith('-') ? `\u0000${operands.push(operand) - 1}\u0000` : operand);
   const blobIdOperand = (arg: string) => (isBlobId(arg) ? standIn(arg) : arg);
-  const original = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      const match = /^\u0000(\d+)\u0000$/.exec(value);
-      return match ? operands[Number(match[1])] : value;
-    }
-    return Array.isArray(value) ? value.map(original) : value;
-  };
+  const restoreText = (text: string) => text.replace(STAND_IN, (standInText, index: string) => operands[Number(index)] ?? standInText);
+  const original = (value: unknown): unknown => (typeof value === 'string' ? restoreText(value) : Array.isArray(value) ? value.map(original) : value);
   return {
     args: end < 0 ? args.map(blobIdOperand) : [...args.slice(0, end).map(blobIdOperand), ...args.slice(end + 1).map(standIn)],
     restore(argv) {
       if (operands.length === 0) return;
       for (const key of Object.keys(argv)) argv[key] = original(argv[key]);
     },
-    restoreText: (text) => text.replace(STAND_IN, (standInText, index: string) => operands[Number(index)] ?? standInText),
+    restoreText,
   };
 }
 

@@ -332,7 +332,7 @@ for (const factory of FRONTS) {
   test('preparePush dry-runs a push ahead with a stand-in pack; the push then reuses its budget, gas coins and objects, and dry-runs nothing', async ({ front }) => {
     const key = Ed25519Keypair.generate();
     await front.faucet(key.toSuiAddress());
-    const seen = { dryRuns: 0, budgets: [] as string[] };
+    const seen = { dryRuns: 0, dryRunsAnswered: 0, budgets: [] as string[] };
     // Watched on the client itself: the SDK calls its own methods while it builds and executes a transaction. The
     // gRPC client resolves a transaction through its service's simulation, not through its core method.
     const core = front.client.core as unknown as Record<'simulateTransaction' | 'executeTransaction', (options: { transaction: Uint8Array }) => Promise<unknown>>;
@@ -340,7 +340,13 @@ for (const factory of FRONTS) {
     const simulating = grpc ?? core;
     const { simulateTransaction } = simulating;
     const { executeTransaction } = core;
-    simulating.simulateTransaction = (...args: unknown[]) => { seen.dryRuns++; return (simulateTransaction as (...a: unknown[]) => unknown).apply(simulating, args); };
+    simulating.simulateTransaction = (...args: unknown[]) => {
+      seen.dryRuns++;
+      const answer = (simulateTransaction as (...a: unknown[]) => unknown).apply(simulating, args);
+      // The gRPC service's call object is a thenable, the core method's answer a promise.
+      void Promise.resolve(answer).then(() => { seen.dryRunsAnswered++; }, () => { seen.dryRunsAnswered++; });
+      return answer;
+    };
     core.executeTransaction = (options) => {
       seen.budgets.push(String(bcs.TransactionData.parse(options.transaction).V1!.gasData.budget));
       return executeTransaction.call(front.client.core, options);
@@ -355,12 +361,11 @@ for (const factory of FRONTS) {
         await action();
         return seen.dryRuns - before;
       };
+      // Until the early dry run has its answer: the gas coin it chose is then known, whatever happens next.
       const prepare = async (...args: Parameters<SuiLedger['preparePush']>) => {
-        const before = seen.dryRuns;
+        const before = seen.dryRunsAnswered;
         ledger.preparePush(...args);
-        for (let waited = 0; seen.dryRuns === before && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-        // The dry run's answer is in once the SDK has applied it: let its continuation run.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        for (let waited = 0; seen.dryRunsAnswered === before && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       };
 
       // Unprepared: the SDK dry-runs, then executes with the budget it computed.

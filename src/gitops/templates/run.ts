@@ -80,9 +80,9 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
 }
 
 /**
- * `artifact fetch` of the release's artifact into APP_DIR. The operands come after `--`: a blob id is URL-safe base64, so
- * one in 64 begins with '-', and an operand that does would otherwise be read as a group of short options (one with an
- * `h` in it prints the help and exits 0, having fetched nothing, and the app then finds APP_DIR empty).
+ * `artifact fetch` of the release's artifact into APP_DIR. The operands come after `--`, which ends the options whatever
+ * the operands look like: a blob id is URL-safe base64, so one in 64 begins with '-', and read as a group of short
+ * options (one with an `h` in it prints the help and exits 0) it would leave APP_DIR empty.
  */
 function fetchArgs(artifact: Pick<Artifact, 'blobId' | 'sha256'>, lease: string[]): string[] {
   return ['artifact', 'fetch', '--sha256', artifact.sha256, ...lease, '--', artifact.blobId, APP_DIR];
