@@ -19,7 +19,7 @@ import {
   type AbortDetails,
 } from './errors.ts';
 import { TransactionRunner } from './transactions.ts';
-import type { ExecutedTransaction, ModuleAbort, TransactionRunnerOptions, TransactionSubmitter } from './transactions.ts';
+import type { Compose, ExecutedTransaction, ModuleAbort, TransactionRunnerOptions, TransactionSubmitter } from './transactions.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
 
 /**
@@ -202,16 +202,16 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     const prepared = this.#pushEstimate?.key === pushShapeKey(id, updates, pack) ? await this.#pushEstimate.prepared : null;
     if (prepared !== null) this.#log.debug(`push: gas budget ${prepared.budget} MIST${prepared.resolved ? ' and gas coins' : ''} from the dry run made during the upload`);
     const result = await this.#execute((tx, attempt) => {
-      // A retry (a gas coin spent meanwhile by another transaction of this signer) has the SDK select gas afresh.
+      // A retry (a gas coin spent meanwhile by another transaction of this signer) selects gas afresh, at once.
       const resolved = attempt === 0 ? prepared?.resolved : undefined;
       this.#composePush(tx, id, updates, pack, resolved?.sharedVersions);
       // Without a budget the SDK dry-runs the transaction first to compute one; without gas coins, a price and
       // resolved objects it asks the node for them (a dry run too, on gRPC).
       if (prepared !== null) tx.setGasBudget(BigInt(prepared.budget));
-      if (resolved) {
-        tx.setGasPrice(BigInt(resolved.price));
-        tx.setGasPayment(resolved.payment);
-      }
+      if (!resolved) return false;
+      tx.setGasPrice(BigInt(resolved.price));
+      tx.setGasPayment(resolved.payment);
+      return true;
     }, { what: `pushing ${refs.join(', ')}`, refs, names: refs, repositoryId: id });
     return { digest: result.digest, seq: this.#pushedSeq(result) };
   }
@@ -374,7 +374,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     });
   }
 
-  #execute(compose: (tx: Transaction, attempt: number) => void, subject: Subject): Promise<ExecutedTransaction> {
+  #execute(compose: Compose, subject: Subject): Promise<ExecutedTransaction> {
     return this.#transactions.execute(compose, {
       what: subject.what,
       onAbort: (abort, sender) => this.#repositoryAbort(abort, sender, subject),

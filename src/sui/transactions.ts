@@ -24,6 +24,13 @@ export interface Submission {
 
 export type ExecutedTransaction = SuiClientTypes.Transaction<{ effects: true; events: true; objectTypes: true }>;
 
+/**
+ * Fills a fresh transaction for one attempt (numbered from 0). It returns true when the first attempt carries gas
+ * coins resolved earlier (a push's dry run during its upload): a refusal for a busy input then means those coins were
+ * spent meanwhile, and the next attempt, which selects gas anew, goes at once instead of after a back-off.
+ */
+export type Compose = (tx: Transaction, attempt: number) => boolean | void;
+
 /** What another module of the package needs to send its own transactions (the market: SuiLedger serves it). */
 export interface TransactionSubmitter {
   signerAddress(): Promise<string>;
@@ -117,22 +124,28 @@ export class TransactionRunner {
    * Builds (`compose` fills a fresh transaction for each attempt, numbered from 0: a retry selects gas anew), signs
    * and executes one transaction and waits until it is final, exclusively for the signer. A refusal for a busy input
    * object (the gas coin spent meanwhile by another transaction of this address) means nothing executed: it is
-   * retried a few times. An abort or an executed failure never is.
+   * retried a few times, backing off; at once if the refused attempt carried gas coins resolved earlier (`Compose`).
+   * An abort or an executed failure never is.
    */
-  async execute(compose: (tx: Transaction, attempt: number) => void, submission: Submission): Promise<ExecutedTransaction> {
+  async execute(compose: Compose, submission: Submission): Promise<ExecutedTransaction> {
     const { signer, address } = await this.#signer();
     const { Transaction } = await import('@mysten/sui/transactions');
     return this.#exclusive(address, async () => {
+      let backOffs = 0;
       for (let attempt = 0; ; attempt++) {
         const tx = new Transaction();
-        compose(tx, attempt);
+        const earlierGas = compose(tx, attempt) === true && attempt === 0;
         let result: SuiClientTypes.TransactionResult<{ effects: true; events: true; objectTypes: true }>;
         try {
           result = await this.#client.core.signAndExecuteTransaction({ transaction: tx, signer, include: { effects: true, events: true, objectTypes: true } });
         } catch (error) {
           // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
           if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, submission, address);
-          const delay = this.#retryDelaysMs[attempt];
+          if (earlierGas && isBusyInput(error)) {
+            this.#log.debug(`${submission.what}: the gas coins chosen before the upload were spent meanwhile (${(error as Error).message}); selecting gas anew`);
+            continue;
+          }
+          const delay = this.#retryDelaysMs[backOffs++];
           if (!isBusyInput(error) || delay === undefined) throw await this.#refusal(error, submission, address);
           this.#log.debug(`${submission.what}: refused while an input object is busy (${(error as Error).message}); retrying in ${delay} ms`);
           await new Promise((resolve) => setTimeout(resolve, delay));

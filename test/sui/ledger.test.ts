@@ -362,9 +362,9 @@ for (const factory of FRONTS) {
         return seen.dryRuns - before;
       };
       // Until the early dry run has its answer: the gas coin it chose is then known, whatever happens next.
-      const prepare = async (...args: Parameters<SuiLedger['preparePush']>) => {
+      const prepare = async (on: SuiLedger, ...args: Parameters<SuiLedger['preparePush']>) => {
         const before = seen.dryRunsAnswered;
-        ledger.preparePush(...args);
+        on.preparePush(...args);
         for (let waited = 0; seen.dryRunsAnswered === before && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       };
 
@@ -374,25 +374,27 @@ for (const factory of FRONTS) {
 
       // Prepared with the same shape: the dry run happens at preparation, none at the push, and the budget is the same.
       const { id: other } = await ledger.createRepository('prepared-b'); // a name of the same length: the same storage
-      await prepare(other, updates(3), standIn(pack(1)));
+      await prepare(ledger, other, updates(3), standIn(pack(1)));
       assert.is(await dryRunsOf(() => ledger.push(other, updates(3), pack(1))), 0, 'no dry run at the push');
       assert.is(seen.budgets.at(-1), sdkBudget);
       assert.equal(await ledger.listPacks(other, 0), [pack(1)]);
 
       // The gas coin the dry run chose was spent meanwhile (another push of this signer): the push's first attempt is
-      // refused without executing, and the retry selects gas anew and lands.
+      // refused without executing, and the retry selects gas anew and lands. That retry is not a back-off for a busy
+      // object: a ledger allowed none still lands.
+      const noBackOff = new SuiLedger({ client: front.client, signer: key, packageId: front.packageId, registryId: front.registryId, retryDelaysMs: [] });
       const moreUpdates = [{ name: 'refs/heads/b0', old: oid(1), new: oid(20), force: false }];
-      await prepare(other, moreUpdates, null);
+      await prepare(noBackOff, other, moreUpdates, null);
       await ledger.push(id, [{ name: 'refs/heads/b0', old: oid(1), new: oid(30), force: false }], null);
       const sent = seen.budgets.length;
-      await ledger.push(other, moreUpdates, null);
+      await noBackOff.push(other, moreUpdates, null);
       assert.is(seen.budgets.length - sent, 2, 'refused once, then sent with gas selected afresh');
       assert.equal((await ledger.listRefs(other)).get('refs/heads/b0'), oid(20));
 
       // A push of another shape than the one prepared, or one whose early dry run failed, is dry-run by the SDK as before.
-      await prepare(other, [{ name: 'refs/heads/b1', old: oid(9), new: oid(10), force: false }], null);
+      await prepare(ledger, other, [{ name: 'refs/heads/b1', old: oid(9), new: oid(10), force: false }], null);
       assert.is(await dryRunsOf(() => ledger.push(other, [{ name: 'refs/heads/b1', old: oid(2), new: oid(10), force: false }], null)), 1);
-      await prepare(other, [{ name: 'refs/heads/b2', old: oid(1), new: oid(11), force: false }], null);
+      await prepare(ledger, other, [{ name: 'refs/heads/b2', old: oid(1), new: oid(11), force: false }], null);
       let refusal: unknown = null;
       assert.is(await dryRunsOf(async () => { refusal = await ledger.push(other, [{ name: 'refs/heads/b2', old: oid(1), new: oid(11), force: false }], null).then(() => null, (error: Error) => error); }), 1);
       assert.instance(refusal, RefConflictError);
