@@ -141,12 +141,13 @@ export class TransactionRunner {
         } catch (error) {
           // The SDK estimates gas by simulating first: an abort found then never reaches the chain.
           if (error instanceof SimulationError && error.executionError) throw await this.#failure(error.executionError, null, submission, address);
-          if (earlierGas && isBusyInput(error)) {
-            this.#log.debug(`${submission.what}: the gas coins chosen before the upload were spent meanwhile (${(error as Error).message}); selecting gas anew`);
+          const busy = isBusyInput(error);
+          if (busy && earlierGas) {
+            this.#log.debug(`${submission.what}: the gas coins resolved earlier were spent meanwhile (${(error as Error).message}); selecting gas anew`);
             continue;
           }
-          const delay = this.#retryDelaysMs[backOffs++];
-          if (!isBusyInput(error) || delay === undefined) throw await this.#refusal(error, submission, address);
+          const delay = busy ? this.#retryDelaysMs[backOffs++] : undefined;
+          if (delay === undefined) throw await this.#refusal(error, submission, address);
           this.#log.debug(`${submission.what}: refused while an input object is busy (${(error as Error).message}); retrying in ${delay} ms`);
           await new Promise((resolve) => setTimeout(resolve, delay));
           continue;
