@@ -1,0 +1,131 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { silentLog } from '../../src/core/log.ts';
+import { openNetwork } from '../../src/main/context.ts';
+import { commit, initWorkRepo } from '../support/e2e.ts';
+import type { World } from '../support/e2e.ts';
+import { NETWORK_FRONTS } from '../support/network-fronts.ts';
+import type { NetworkFront } from '../support/network-fronts.ts';
+
+/**
+ * A stranger may not read a private repository by leasing it to a provider of its own: the attack, step by step
+ * through real git and `git walrus`, on each front of the devnet (the embedded network, and a `git walrus devnet`
+ * server whose key servers answer over HTTP). The lease is refused by the CLI before any transaction, by the chain
+ * when the CLI is bypassed, and the key servers refuse the provider of a lease whose tenant lost read access.
+ */
+
+const SECRET = 'the launch codes are 0000\n';
+
+function identity() {
+  const key = new Ed25519Keypair();
+  return { address: key.toSuiAddress(), env: { GIT_WALRUS_KEY: key.getSecretKey() } };
+}
+
+/** Every file under `dir` (not following links), except the subtrees named in `skip`. */
+function filesUnder(dir: string, skip: readonly string[]): string[] {
+  if (skip.includes(dir) || !existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) return [];
+    return stat.isDirectory() ? filesUnder(path, skip) : stat.isFile() ? [path] : [];
+  });
+}
+
+/** The secret is written nowhere but in the owner's own working copy: no file holds it, no secret.txt exists. */
+function assertSecretNowhere(front: NetworkFront, w: World, ownersCopy: string): void {
+  for (const root of [w.root, front.stateDir(w)]) {
+    for (const file of filesUnder(root, [ownersCopy])) {
+      assert.not.ok(file.endsWith('secret.txt'), `${file} exists`);
+      assert.not.ok(readFileSync(file).includes(SECRET.trim()), `${file} holds the secret`);
+    }
+  }
+}
+
+for (const factory of NETWORK_FRONTS) {
+  const test = suite<{ front: NetworkFront }>(`a stranger's lease of a private repository (${factory.name})`);
+
+  test.before(async (context) => {
+    context.front = await factory.open();
+  });
+
+  test.after(async ({ front }) => {
+    await front.close();
+  });
+
+  test('a stranger cannot lease a private repository to its own provider: refused by the CLI, then by the chain; the secret is never written', async ({ front }) => {
+    const w = front.world();
+    try {
+      const src = await initWorkRepo(w, 'src');
+      await commit(w, src, 'secret.txt', SECRET);
+      const url = (await w.ok(src, ['walrus', 'init', 'privrepo', '--private'])).split('\n').at(-1)!;
+      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const owner = (await w.ok(src, ['walrus', 'whoami'])).split('\n')[0]!;
+      const repoId = url.slice('walrus://'.length);
+      const stranger = identity();
+
+      const clone = await w.run('.', ['clone', url, 'cloned'], { env: stranger.env });
+      assert.is.not(clone.code, 0);
+      assert.match(clone.stderr, /is not one of its readers/);
+
+      const registered = await w.run('.', ['walrus', 'provider', 'register', '--stake', '10', '--price', '1MIST', '--endpoint', 'https://evil.example'], { env: stranger.env });
+      assert.is(registered.code, 0, registered.stderr);
+      const provider = registered.stdout.trim();
+
+      const opened = await w.run('.', ['walrus', 'lease', 'open', url, '--provider', provider, '--deposit', '4'], { env: stranger.env });
+      assert.is.not(opened.code, 0, `the stranger's lease was opened: ${opened.stdout}`);
+      assert.match(opened.stderr, new RegExp(`fatal: repository 'privrepo' \\(${repoId}\\) is private and belongs to ${owner}; ${stranger.address} cannot read it, so it cannot lease it: ask its owner to run \`git walrus readers add walrus://${repoId} ${stranger.address}\``));
+      assert.not.match(opened.stderr, /transaction/);
+
+      // Past the CLI: the same lease sent to the chain as a transaction of the stranger's.
+      const network = await openNetwork({ env: { ...w.env, ...stranger.env }, log: silentLog, role: 'setup' });
+      try {
+        const market = await network.market();
+        const forced = await market.openLease(provider, repoId, 'refs/heads/main', 4_000_000_000n).then(
+          (lease) => assert.unreachable(`the chain opened lease ${lease.leaseId}`),
+          (error: Error) => error,
+        );
+        assert.match(forced.message, new RegExp(`refused: the repository is private and the sender cannot read it: ask its owner to run \`git walrus readers add walrus://<repository> <address>\``));
+      } finally {
+        await network.close();
+      }
+
+      assertSecretNowhere(front, w, w.path(src));
+    } finally {
+      w.remove();
+    }
+  });
+
+  test('a tenant removed as a reader: its provider gets no more keys (the key servers refuse), and the secret is never written', async ({ front }) => {
+    const w = front.world();
+    try {
+      const src = await initWorkRepo(w, 'src');
+      await commit(w, src, 'secret.txt', SECRET);
+      const url = (await w.ok(src, ['walrus', 'init', 'privrepo', '--private'])).split('\n').at(-1)!;
+      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const tenant = identity();
+      await w.ok(src, ['walrus', 'readers', 'add', 'walrus', tenant.address]);
+
+      const registered = await w.run('.', ['walrus', 'provider', 'register', '--stake', '10', '--price', '1MIST', '--endpoint', 'https://evil.example'], { env: tenant.env });
+      assert.is(registered.code, 0, registered.stderr);
+      const provider = registered.stdout.trim();
+      const opened = await w.run('.', ['walrus', 'lease', 'open', url, '--provider', provider, '--deposit', '4'], { env: tenant.env });
+      assert.is(opened.code, 0, opened.stderr);
+      const lease = opened.stdout.trim();
+
+      await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', tenant.address]);
+      const checkout = await w.run('.', ['walrus', 'checkout', url, w.path('stolen'), '--lease', lease], { env: tenant.env });
+      assert.is.not(checkout.code, 0, 'the provider of a lease whose tenant lost read access checked the repository out');
+      assert.match(checkout.stderr, new RegExp(`fatal: cannot decrypt the packs of repository 'privrepo' \\(0x[0-9a-f]{64}\\): tenant not a reader: the Seal key servers give ${tenant.address} no keys of 0x[0-9a-f]{64}'s repository under lease ${lease}, whose tenant ${tenant.address} may not read it any more`));
+      assert.not.ok(existsSync(w.path('stolen')));
+      assertSecretNowhere(front, w, w.path(src));
+    } finally {
+      w.remove();
+    }
+  });
+
+  test.run();
+}
