@@ -46,6 +46,10 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string):
         `repository::push(&mut repo, vector[${str(c.ref)}], vector[${c.old === null ? 'option::none()' : `option::some(${bytes(c.old)})`}], vector[option::some(${bytes(c.new)})], vector[false], option::none(), &clock, s.ctx());`,
         give.shared('repo'),
       ];
+    case 'add_writer':
+    case 'add_reader':
+    case 'remove_reader':
+      return [take.repo(c.repo, true), `repository::${c.call}(&mut repo, ${addr(c.address)}, s.ctx());`, give.shared('repo')];
     case 'register':
       return [take.market(false), `let id = market::register(&market, ${mint(c.stake)}, ${c.price_per_ms}, ${str(c.endpoint)}, ${strings(c.keys)}, ${strings(c.values)}, s.ctx());`, give.shared('market'), 'id'];
     case 'add_stake':

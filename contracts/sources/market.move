@@ -79,6 +79,9 @@ const ENotHead: u64 = 19;
 const EInvalidArtifact: u64 = 20;
 /// A lease's URL is 1–256 bytes of printable ASCII (no spaces) starting with http:// or https://.
 const EInvalidUrl: u64 = 21;
+/// The repository is private and the tenant may not read it (not its owner, a writer or a reader): opening a lease
+/// as the sender, or recording a deploy for the lease's tenant.
+const ECannotRead: u64 = 22;
 
 /// The market's parameters (shared, created once at publish).
 public struct Market has key {
@@ -292,7 +295,9 @@ public fun slash(
 }
 
 /// Opens a lease of `provider` for `ref_name` of `repo`, funded by `deposit`, at the provider's current price;
-/// shares it and returns its ID. The deposit must pay for the market's minimum lease duration.
+/// shares it and returns its ID. The deposit must pay for the market's minimum lease duration. A private repository
+/// is leased only by someone who may read it (its owner, a writer or a reader), since its provider gets its keys
+/// under the lease; anyone may lease a public one.
 public fun open_lease(
     market: &Market,
     provider: &mut Provider,
@@ -306,6 +311,7 @@ public fun open_lease(
     assert!(provider.unbonds_at_ms.is_none(), ENotAccepting);
     assert!(provider.stake.value() >= market.min_stake, EStakeTooLow);
     assert!(repository::is_valid_ref_name(&ref_name), EInvalidRefName);
+    assert!(!repo.is_private() || repo.can_read(ctx.sender()), ECannotRead);
     let amount = deposit.value();
     assert!(
         amount > 0 && (amount as u128) >= (provider.price_per_ms as u128) * (market.min_lease_ms as u128),
@@ -398,7 +404,9 @@ public fun provider_close(
 }
 
 /// Records what the provider deployed for the lease: `commit` must be the current value of the lease's ref in its
-/// repository; `artifact` is the Walrus blob id of the build and `sha256` its digest. Emits `Deployed`.
+/// repository; `artifact` is the Walrus blob id of the build and `sha256` its digest. Only while the lease is open
+/// and funded at the Clock's time (settled or not), and, for a private repository, while its tenant may read it.
+/// Emits `Deployed`.
 public fun record_deploy(
     lease: &mut Lease,
     cap: &ProviderCap,
@@ -410,11 +418,14 @@ public fun record_deploy(
 ) {
     assert!(lease.version == VERSION, EWrongVersion);
     assert!(cap.provider == lease.provider, ENotProvider);
-    assert!(lease.state != STATE_CLOSED, ELeaseClosed);
+    let at_ms = clock.timestamp_ms();
+    let state = lease.lease_state_at(at_ms);
+    assert!(state != STATE_CLOSED, ELeaseClosed);
+    assert!(state == STATE_OPEN, ELeaseExhausted);
     assert!(object::id(repo) == lease.repository, EWrongRepository);
+    assert!(!repo.is_private() || repo.can_read(lease.tenant), ECannotRead);
     assert!(repo.ref_value(lease.ref_name) == option::some(commit), ENotHead);
     assert!(sha256.length() == 32, EInvalidArtifact);
-    let at_ms = clock.timestamp_ms();
     lease.last_deploy = option::some(Deployment { commit, artifact, sha256, at_ms });
     events::emit_deployed(
         object::id(lease),
@@ -428,16 +439,17 @@ public fun record_deploy(
     );
 }
 
-/// The lease's provider states where the app answers (its ingress URL), while the lease is open; stating it again
-/// replaces it.
+/// The lease's provider states where the app answers (its ingress URL), while the lease is open and funded at the
+/// Clock's time (settled or not); stating it again replaces it.
 public fun state_url(lease: &mut Lease, provider: &Provider, cap: &ProviderCap, url: String, clock: &Clock) {
     assert!(lease.version == VERSION, EWrongVersion);
     assert_cap(provider, cap);
     assert!(object::id(provider) == lease.provider, EWrongProvider);
-    assert!(lease.state != STATE_CLOSED, ELeaseClosed);
-    assert!(lease.state != STATE_EXHAUSTED, ELeaseExhausted);
-    assert!(is_valid_url(url.as_bytes()), EInvalidUrl);
     let at_ms = clock.timestamp_ms();
+    let state = lease.lease_state_at(at_ms);
+    assert!(state != STATE_CLOSED, ELeaseClosed);
+    assert!(state == STATE_OPEN, ELeaseExhausted);
+    assert!(is_valid_url(url.as_bytes()), EInvalidUrl);
     lease.url = url;
     events::emit_url_stated(object::id(lease), lease.provider, lease.url, at_ms);
 }

@@ -686,11 +686,11 @@ fun scenario_06_refused_for_a_stranger_holding_someone_else_s_cap_mallory_s_own_
         ts::return_shared(lease);
     };
 
-    // 5. mallory at 1100 ms: register
+    // 5. mallory at 1000 ms: register
     s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
     let provider_p2 = {
         let mut clock = clock::create_for_testing(s.ctx());
-        clock.set_for_testing(1100);
+        clock.set_for_testing(1000);
         let market = s.take_shared<Market>();
         let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 1, string::utf8(b"https://p2.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
         ts::return_shared(market);
@@ -816,5 +816,478 @@ fun scenario_07_refused_a_key_id_outside_the_lease_s_repository() {
         ts::return_shared(repo);
         clock.destroy_for_testing();
     };
+    s.end();
+}
+
+/// granted: the owner as tenant (alice's own lease)
+#[test]
+fun scenario_08_granted_the_owner_as_tenant_alice_s_own_lease() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+
+    // 4. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 0);
+        assert_eq!(lease.escrow(), 1000);
+        assert_eq!(lease.settled_until_ms(), 1000);
+        ts::return_shared(lease);
+    };
+
+    // 5. pat at 1100 ms: seal_approve_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        lease_access::seal_approve_lease_for_testing({ let mut id = object::id_to_bytes(&repo_secret); id.append(x"0102030405060708"); id }, &repo, &lease, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    s.end();
+}
+
+/// refused at open: a stranger leases the private repository to its own provider
+#[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
+fun scenario_09_refused_at_open_a_stranger_leases_the_private_repository_to_its_own_provider() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+
+    // 4. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 0);
+        assert_eq!(lease.escrow(), 1000);
+        assert_eq!(lease.settled_until_ms(), 1000);
+        ts::return_shared(lease);
+    };
+
+    // 5. mallory at 1000 ms: register
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let provider_m1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://m1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let cap_m1 = ts::most_recent_id_for_address<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000003a11).destroy_some();
+
+    // 6. mallory at 1000 ms: open_lease aborts with ECannotRead
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let _lease_l2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_m1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// refused once the tenant is removed as a reader: a reader's lease to its own provider ends with its read access
+#[test, expected_failure(abort_code = walrus_git::lease_access::ETenantNotReader)]
+fun scenario_10_refused_once_the_tenant_is_removed_as_a_reader_a_reader_s_lease_to_its_own_provider_ends_with_its_read_access() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+
+    // 4. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 0);
+        assert_eq!(lease.escrow(), 1000);
+        assert_eq!(lease.settled_until_ms(), 1000);
+        ts::return_shared(lease);
+    };
+
+    // 5. alice at 1000 ms: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a11, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. mallory at 1000 ms: register
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let provider_m1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://m1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let cap_m1 = ts::most_recent_id_for_address<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000003a11).destroy_some();
+
+    // 7. mallory at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let lease_l2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_m1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+
+    // 8. mallory at 1100 ms: seal_approve_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let lease = s.take_shared_by_id<Lease>(lease_l2);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000003a11, cap_m1);
+        lease_access::seal_approve_lease_for_testing({ let mut id = object::id_to_bytes(&repo_secret); id.append(x"0102030405060708"); id }, &repo, &lease, &cap, &clock);
+        ts::return_to_address(@0x0000000000000000000000000000000000000000000000000000000000003a11, cap);
+        ts::return_shared(lease);
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+
+    // 9. alice at 1200 ms: remove_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::remove_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a11, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 10. mallory at 1300 ms: seal_approve_lease aborts with ETenantNotReader
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1300);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let lease = s.take_shared_by_id<Lease>(lease_l2);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000003a11, cap_m1);
+        lease_access::seal_approve_lease_for_testing({ let mut id = object::id_to_bytes(&repo_secret); id.append(x"0102030405060708"); id }, &repo, &lease, &cap, &clock);
+        ts::return_to_address(@0x0000000000000000000000000000000000000000000000000000000000003a11, cap);
+        ts::return_shared(lease);
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
+/// granted: a writer as tenant
+#[test]
+fun scenario_11_granted_a_writer_as_tenant() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+
+    // 4. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 0);
+        assert_eq!(lease.escrow(), 1000);
+        assert_eq!(lease.settled_until_ms(), 1000);
+        ts::return_shared(lease);
+    };
+
+    // 5. alice at 1000 ms: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a17, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. walt at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a17);
+    let lease_l2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a17);
+
+    // 7. pat at 1100 ms: seal_approve_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let lease = s.take_shared_by_id<Lease>(lease_l2);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        lease_access::seal_approve_lease_for_testing({ let mut id = object::id_to_bytes(&repo_secret); id.append(x"0102030405060708"); id }, &repo, &lease, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
     s.end();
 }

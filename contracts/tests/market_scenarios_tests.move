@@ -7221,3 +7221,786 @@ fun scenario_57_an_exhausted_lease_s_url_is_withdrawn() {
     };
     s.end();
 }
+
+/// a stranger cannot lease a private repository: its provider would get the keys
+#[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
+fun scenario_58_a_stranger_cannot_lease_a_private_repository_its_provider_would_get_the_keys() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 7. mallory at 1000 ms: open_lease aborts with ECannotRead
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let _lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// a reader, a writer and the owner lease a private repository
+#[test]
+fun scenario_59_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 7. alice at 0 ms: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a11, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 8. alice at 0 ms: add_writer
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::add_writer(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a17, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 9. mallory at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+
+    // 10. walt at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a17);
+    let lease_l2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a17);
+
+    // 11. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l3 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    s.end();
+}
+
+/// anyone leases a public repository
+#[test]
+fun scenario_60_anyone_leases_a_public_repository() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. mallory at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    s.end();
+}
+
+/// a deploy record for a tenant removed as a reader aborts
+#[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
+fun scenario_61_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 0 ms: create_private_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_secret = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create_private(&mut registry, string::utf8(b"secret"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 7. alice at 0 ms: add_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::add_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a11, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 8. mallory at 1000 ms: open_lease
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000003a11);
+
+    // 9. pat at 1100 ms: record_deploy
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        market::record_deploy(&mut lease, &cap, &repo, x"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 123, x"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", &clock);
+        ts::return_shared(repo);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+
+    // 10. alice at 1150 ms: remove_reader
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1150);
+        let mut repo = s.take_shared_by_id<Repository>(repo_secret);
+        repository::remove_reader(&mut repo, @0x0000000000000000000000000000000000000000000000000000000000003a11, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 11. pat at 1200 ms: record_deploy aborts with ECannotRead
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_secret);
+        market::record_deploy(&mut lease, &cap, &repo, x"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 123, x"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", &clock);
+        ts::return_shared(repo);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
+/// a deploy record on a lease whose funds ran out by the clock, unsettled, aborts
+#[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
+fun scenario_62_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. pat at 1499 ms: record_deploy
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1499);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        market::record_deploy(&mut lease, &cap, &repo, x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 123, x"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", &clock);
+        ts::return_shared(repo);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+
+    // 7. pat at 1500 ms: record_deploy aborts with ELeaseExhausted
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1500);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        market::record_deploy(&mut lease, &cap, &repo, x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 123, x"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", &clock);
+        ts::return_shared(repo);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
+/// a URL cannot be stated on a lease whose funds ran out by the clock, unsettled
+#[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
+fun scenario_63_a_url_cannot_be_stated_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. pat at 1499 ms: state_url
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1499);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://x.example/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+
+    // 7. pat at 1500 ms: state_url aborts with ELeaseExhausted
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1500);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://x.example/"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}

@@ -51,7 +51,8 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         if (!argv['allow-missing-ref'] && !(await services.ledger.listRefs(id)).has(ref)) {
           throw new UsageError(`${ref} does not exist in ${argv.target}: push it first, name another with --ref, or pass --allow-missing-ref to pay for it before it exists`, { ref });
         }
-        const { leaseId, digest } = await market.openLease(provider.id, id, ref, deposit);
+        const { openLease } = await import('../remote/market/open-lease.ts');
+        const { leaseId, digest } = await openLease({ ledger: services.ledger, market }, provider.id, id, ref, deposit);
         const lasts = Number(deposit / provider.pricePerMs);
         app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for about ${formatApproxDuration(lasts)} (transaction ${digest}).`);
         app.stdout(`${leaseId}\n`);

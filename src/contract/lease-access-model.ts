@@ -9,6 +9,7 @@ import type { RepositoryValue } from './bcs.ts';
 import { LeaseState } from './market-bcs.ts';
 import type { LeaseValue, ProviderCapValue } from './market-bcs.ts';
 import { leaseStateAt } from './market-model.ts';
+import { canRead } from './model.ts';
 
 /** Abort codes of the `lease_access` module, name → number, as its `const E…: u64` constants. */
 export const LeaseAccessAbortCode = {
@@ -22,6 +23,8 @@ export const LeaseAccessAbortCode = {
   ELeaseClosed: 3,
   /** The lease's funds ran out by the Clock's time: its provider gets no more keys. */
   ELeaseExhausted: 4,
+  /** The lease's tenant may not read the repository (not its owner, a writer or a reader): its provider gets no keys. */
+  ETenantNotReader: 5,
 } as const;
 
 export type LeaseAccessAbortName = keyof typeof LeaseAccessAbortCode;
@@ -46,7 +49,8 @@ function check(condition: boolean, name: LeaseAccessAbortName): asserts conditio
 
 /**
  * `seal_approve_lease`: returns normally to approve; aborts unless `id` begins with the repository's id bytes, the
- * lease is on that repository, `cap` is its provider's, and the lease is open and funded at `nowMs`. Changes nothing.
+ * lease is on that repository, `cap` is its provider's, the lease's tenant may read the repository, and the lease is
+ * open and funded at `nowMs`. Changes nothing.
  * (That the sender owns `cap` is the chain's input check, before any Move code runs.)
  */
 export function sealApproveLease(id: Uint8Array, repo: RepositoryValue, lease: LeaseValue, cap: ProviderCapValue, nowMs: bigint): void {
@@ -54,6 +58,7 @@ export function sealApproveLease(id: Uint8Array, repo: RepositoryValue, lease: L
   check(id.length >= prefix.length && prefix.every((b, i) => id[i] === b), 'EWrongKeyId');
   check(lease.repository === repo.id, 'EWrongRepository');
   check(cap.provider === lease.provider, 'ENotProvider');
+  check(canRead(repo, lease.tenant), 'ETenantNotReader');
   const state = leaseStateAt(lease, nowMs);
   check(state !== LeaseState.closed, 'ELeaseClosed');
   check(state === LeaseState.open, 'ELeaseExhausted');

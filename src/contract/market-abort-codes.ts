@@ -50,6 +50,11 @@ export const MarketAbortCode = {
   EInvalidArtifact: 20,
   /** A lease's URL is 1–256 bytes of printable ASCII (no spaces) starting with http:// or https://. */
   EInvalidUrl: 21,
+  /**
+   * The repository is private and the tenant may not read it (not its owner, a writer or a reader): opening a lease as
+   * the sender, or recording a deploy for the lease's tenant.
+   */
+  ECannotRead: 22,
 } as const;
 
 export type MarketAbortName = keyof typeof MarketAbortCode;

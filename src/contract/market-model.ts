@@ -12,7 +12,7 @@ import { MarketAbort } from './market-abort-codes.ts';
 import type { MarketAbortName } from './market-abort-codes.ts';
 import type { MoveContext } from './context.ts';
 import type { RepositoryValue } from './bcs.ts';
-import { refValue } from './model.ts';
+import { canRead, refValue } from './model.ts';
 import { isValidRefName } from './ref-name.ts';
 
 export const MARKET_VERSION = 1n;
@@ -171,6 +171,7 @@ export function openLease(ctx: MoveContext, market: MarketValue, provider: Provi
   check(provider.unbonds_at_ms === null, fn, 'ENotAccepting');
   check(provider.stake.value >= market.min_stake, fn, 'EStakeTooLow');
   check(isValidRefName(refName), fn, 'EInvalidRefName');
+  check(!repo.private || canRead(repo, ctx.sender), fn, 'ECannotRead');
   const amount = deposit.balance.value;
   check(amount > 0n && amount >= provider.price_per_ms * market.min_lease_ms, fn, 'EDepositTooSmall');
   const lease: LeaseValue = {
@@ -286,8 +287,11 @@ export function recordDeploy(
   const fn = 'record_deploy';
   check(lease.version === MARKET_VERSION, fn, 'EWrongVersion');
   check(cap.provider === lease.provider, fn, 'ENotProvider');
-  check(lease.state !== LeaseState.closed, fn, 'ELeaseClosed');
+  const state = leaseStateAt(lease, now);
+  check(state !== LeaseState.closed, fn, 'ELeaseClosed');
+  check(state === LeaseState.open, fn, 'ELeaseExhausted');
   check(repo.id === lease.repository, fn, 'EWrongRepository');
+  check(!repo.private || canRead(repo, lease.tenant), fn, 'ECannotRead');
   const head = refValue(ctx, repo, lease.ref_name);
   check(head !== null && head.length === commit.length && head.every((b, i) => b === commit[i]), fn, 'ENotHead');
   check(sha256.length === 32, fn, 'EInvalidArtifact');
@@ -304,14 +308,15 @@ export function recordDeploy(
   });
 }
 
-/** `state_url`: the lease's provider states where the app answers, while the lease is open. */
+/** `state_url`: the lease's provider states where the app answers, while the lease is open and funded at `now`. */
 export function stateUrl(ctx: MoveContext, lease: LeaseValue, provider: ProviderValue, cap: ProviderCapValue, url: string, now: bigint): void {
   const fn = 'state_url';
   check(lease.version === MARKET_VERSION, fn, 'EWrongVersion');
   checkCap(fn, provider, cap);
   check(provider.id === lease.provider, fn, 'EWrongProvider');
-  check(lease.state !== LeaseState.closed, fn, 'ELeaseClosed');
-  check(lease.state !== LeaseState.exhausted, fn, 'ELeaseExhausted');
+  const state = leaseStateAt(lease, now);
+  check(state !== LeaseState.closed, fn, 'ELeaseClosed');
+  check(state === LeaseState.open, fn, 'ELeaseExhausted');
   check(isValidUrl(url), fn, 'EInvalidUrl');
   lease.url = url;
   emit(ctx, 'UrlStated', { lease: lease.id, provider: lease.provider, url, at_ms: now });

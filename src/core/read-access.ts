@@ -29,3 +29,18 @@ export class NotReaderError extends WalrusGitError {
     );
   }
 }
+
+/**
+ * The signer may not lease a private repository it cannot read: its provider would get the repository's keys under
+ * the lease. Names the repository, its owner and what to ask the owner for.
+ */
+export class CannotLeaseError extends WalrusGitError {
+  constructor(repository: { id: string; name: string; owner: string }, address: string) {
+    super(
+      'CANNOT_LEASE_PRIVATE',
+      `repository '${repository.name}' (${repository.id}) is private and belongs to ${repository.owner}; ${address} cannot read it, so it cannot lease it: ` +
+        `ask its owner to run \`git walrus readers add walrus://${repository.id} ${address}\``,
+      { repository: repository.id, owner: repository.owner, address },
+    );
+  }
+}

@@ -128,6 +128,10 @@ function leaseRefusal(abortName: string | undefined, repository: RepositoryName,
       return new KeyServerRefusalError('LEASE_EXHAUSTED', repository,
         `lease exhausted: ${of}, whose funds ran out by the chain's clock (seal_approve_lease aborted with ELeaseExhausted): the tenant opens a new lease to have it served again`,
         { ...data, reason: 'lease exhausted' });
+    case 'ETenantNotReader':
+      return new KeyServerRefusalError('LEASE_TENANT_NOT_READER', repository,
+        `tenant not a reader: ${of}, whose tenant may not read the repository (not its owner, a writer or a reader; seal_approve_lease aborted with ETenantNotReader): a lease grants nothing its tenant could not read itself; the owner ${repository.owner} adds the tenant as a reader to have it served again`,
+        { ...data, reason: 'tenant not a reader' });
     case 'ENotProvider':
       return new KeyServerRefusalError('NOT_LEASE_PROVIDER', repository,
         `not the lease's provider: ${of}: ${signer} does not hold the ProviderCap of that lease's provider (seal_approve_lease aborted with ENotProvider); run with the provider's key`,

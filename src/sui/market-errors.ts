@@ -27,6 +27,9 @@ const REASONS: Record<MarketAbortName, string> = {
   EWrongRepository: "the repository is not the lease's",
   ENotHead: "the commit is not the current value of the lease's ref in the repository",
   EInvalidArtifact: "an artifact's sha256 must be 32 bytes",
+  ECannotRead:
+    'the repository is private and the sender cannot read it: ask its owner to run `git walrus readers add walrus://<repository> <address>` ' +
+    "(a private repository is leased only by its owner, a writer or a reader; a deploy is recorded only while the lease's tenant may read it)",
   EInvalidUrl: "a lease's URL must be 1 to 256 bytes of printable ASCII without spaces, starting with http:// or https://",
 };
 

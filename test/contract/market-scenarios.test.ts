@@ -50,6 +50,12 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       return;
     case 'push':
       return repository.push(ctx, w.repos.get(c.repo)!, [c.ref], [c.old], [c.new], [false], null, now);
+    case 'add_writer':
+      return repository.addWriter(ctx, w.repos.get(c.repo)!, c.address);
+    case 'add_reader':
+      return repository.addReader(ctx, w.repos.get(c.repo)!, c.address);
+    case 'remove_reader':
+      return repository.removeReader(ctx, w.repos.get(c.repo)!, c.address);
     case 'register': {
       const created = market.register(ctx, w.market, coin(ctx, c.stake), c.price_per_ms, c.endpoint, c.keys, c.values);
       w.providers.set(c.provider, created.provider);
@@ -166,12 +172,12 @@ const scenarios = suite('market_scenarios.json on the twin');
 
 scenarios('lease_access_scenarios.json covers the grant and every refusal of the policy', () => {
   const outcomes = new Set(leaseAccess.scenarios.flatMap((s) => s.steps.filter((st) => st.call.call === 'seal_approve_lease').map((st) => st.expect)));
-  assert.equal([...outcomes].sort(), ['ELeaseClosed', 'ELeaseExhausted', 'ENotProvider', 'EWrongKeyId', 'EWrongRepository', 'ok']);
+  assert.equal([...outcomes].sort(), ['ELeaseClosed', 'ELeaseExhausted', 'ENotProvider', 'ETenantNotReader', 'EWrongKeyId', 'EWrongRepository', 'ok']);
 });
 
 scenarios('cover every failure mode the issue names', () => {
   const expected = new Set(file.scenarios.map((s) => s.steps.at(-1)!.expect));
-  for (const name of ['ELeaseClosed', 'ELeaseExhausted', 'EActiveLeases', 'ETooEarly', 'ENotAccepting', 'ESlashExceedsStake', 'ENotHead', 'ENotProvider', 'EDepositTooSmall', 'ENotTenant']) {
+  for (const name of ['ELeaseClosed', 'ELeaseExhausted', 'EActiveLeases', 'ETooEarly', 'ENotAccepting', 'ESlashExceedsStake', 'ENotHead', 'ENotProvider', 'EDepositTooSmall', 'ENotTenant', 'ECannotRead']) {
     assert.ok(expected.has(name as never), name);
   }
 });

@@ -85,10 +85,10 @@ for (const factory of NETWORK_FRONTS) {
       try {
         const market = await network.market();
         const forced = await market.openLease(provider, repoId, 'refs/heads/main', 4_000_000_000n).then(
-          (lease) => assert.unreachable(`the chain opened lease ${lease.leaseId}`),
-          (error: Error) => error,
+          (lease) => `the chain opened lease ${lease.leaseId}`,
+          (error: Error) => error.message,
         );
-        assert.match(forced.message, new RegExp(`refused: the repository is private and the sender cannot read it: ask its owner to run \`git walrus readers add walrus://<repository> <address>\``));
+        assert.match(forced, new RegExp(`refused: the repository is private and the sender cannot read it: ask its owner to run \`git walrus readers add walrus://<repository> <address>\``));
       } finally {
         await network.close();
       }
@@ -119,8 +119,9 @@ for (const factory of NETWORK_FRONTS) {
       await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', tenant.address]);
       const checkout = await w.run('.', ['walrus', 'checkout', url, w.path('stolen'), '--lease', lease], { env: tenant.env });
       assert.is.not(checkout.code, 0, 'the provider of a lease whose tenant lost read access checked the repository out');
-      assert.match(checkout.stderr, new RegExp(`fatal: cannot decrypt the packs of repository 'privrepo' \\(0x[0-9a-f]{64}\\): tenant not a reader: the Seal key servers give ${tenant.address} no keys of 0x[0-9a-f]{64}'s repository under lease ${lease}, whose tenant ${tenant.address} may not read it any more`));
-      assert.not.ok(existsSync(w.path('stolen')));
+      assert.match(checkout.stderr, new RegExp(`fatal: cannot decrypt the packs of repository 'privrepo' \\(0x[0-9a-f]{64}\\): tenant not a reader: the Seal key servers give ${tenant.address} no keys of 0x[0-9a-f]{64}'s repository under lease ${lease}, whose tenant may not read the repository`));
+      // Checkout claims the directory first and leaves it as empty as it found it.
+      assert.equal(readdirSync(w.path('stolen')), []);
       assertSecretNowhere(front, w, w.path(src));
     } finally {
       w.remove();

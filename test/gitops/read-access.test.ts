@@ -46,4 +46,22 @@ test('a lease of another repository, or of a provider whose cap the controller d
   assert.is((decideReadAccess(facts({ lease: lease(), holdsCap: false })) as { reason: string }).reason, 'NotLeaseProvider');
 });
 
+test('a lease whose tenant may not read the repository grants nothing, named with the tenant and the repository; the owner, a writer or a reader as tenant grants', () => {
+  for (const tenant of [id(1), id(2), id(4)]) assert.equal(decideReadAccess(facts({ lease: lease({ tenant }) })), { allowed: true }, tenant);
+  const stranger = decideReadAccess(facts({ lease: lease({ tenant: id(6) }) }));
+  assert.equal(stranger, {
+    allowed: false,
+    reason: 'TenantNotReader',
+    message:
+      `tenant not a reader: private repository 'shop' (${REPO}) of ${id(1)}, served under lease ${id(9)}: its tenant ${id(6)} may not read the repository (not its owner, a writer or a reader), ` +
+      `so the key servers give its provider no keys and nothing new is built (what runs keeps serving what was built before, until the app is removed): ` +
+      `the owner adds the tenant with \`git walrus readers add walrus://${REPO} ${id(6)}\`, or the tenant closes the lease`,
+  });
+  // A reader removed after opening: the same refusal, before the lease's own state is looked at.
+  const removed = decideReadAccess(facts({ repository: repository({ readers: [] }), lease: lease({ tenant: id(4), state: 'closed' }) }));
+  assert.is(removed.allowed ? null : removed.reason, 'TenantNotReader');
+  // A public repository is read by anyone, its lease by anyone's.
+  assert.equal(decideReadAccess(facts({ repository: repository({ private: false }), lease: lease({ tenant: id(6) }) })), { allowed: true });
+});
+
 test.run();

@@ -137,8 +137,9 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       case 'set_params':
         digest = (await market.setParams({ minStake: c.min_stake, unbondingMs: Number(c.unbonding_ms), minLeaseMs: Number(c.min_lease_ms) })).digest;
         break;
-      case 'create_repository': {
-        const created = await ledger.createRepository(c.name);
+      case 'create_repository':
+      case 'create_private_repository': {
+        const created = await ledger.createRepository(c.name, 'refs/heads/main', { private: c.call === 'create_private_repository' });
         labels.repos.set(c.repo, created.id);
         digest = created.digest;
         break;
@@ -190,7 +191,15 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       case 'record_deploy':
         digest = (await market.recordDeploy(labels.leases.get(c.lease)!, hex(c.commit), u256ToBlobId(c.artifact), hex(c.sha256))).digest;
         break;
-      case 'create_private_repository':
+      case 'add_writer':
+        digest = (await ledger.addWriter(labels.repos.get(c.repo)!, actors.address(c.member))).digest;
+        break;
+      case 'add_reader':
+        digest = (await ledger.addReader(labels.repos.get(c.repo)!, actors.address(c.member))).digest;
+        break;
+      case 'remove_reader':
+        digest = (await ledger.removeReader(labels.repos.get(c.repo)!, actors.address(c.member))).digest;
+        break;
       case 'seal_approve_lease':
         // The lease's Seal policy is no transaction anyone sends: the key servers dry-run it (test/seal/).
         throw new Error(`${c.call} is not a market_scenarios.json call`);

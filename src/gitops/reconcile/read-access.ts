@@ -1,7 +1,8 @@
 /**
  * Whether the controller may read a private repository it is to build and run (docs/architecture.md, Lease-scoped
  * Seal access): as a member (owner, writer, reader) with its own key, or, for the app of a lease, as that lease's
- * provider while the lease is open and funded at the chain's clock (what `lease_access::seal_approve_lease` checks).
+ * provider while the lease's tenant may read the repository and the lease is open and funded at the chain's clock
+ * (what `lease_access::seal_approve_lease` checks: a lease grants nothing its tenant could not read itself).
  * Decided before any build so that a refusal is one condition naming what to change (the address to add as a reader,
  * the lease that ended), not a checkout that fails again and again; the key servers decide all the same.
  */
@@ -40,6 +41,16 @@ export function decideReadAccess(facts: AccessFacts): ReadAccess {
   const under = `${whose}, served under lease ${lease.id}`;
   if (lease.repository !== repository.id) return { allowed: false, reason: 'LeaseOfOtherRepository', message: `${under}: that lease serves repository ${lease.repository}` };
   if (!facts.holdsCap) return { allowed: false, reason: 'NotLeaseProvider', message: `${under}: ${address} does not hold the ProviderCap of its provider ${lease.provider}` };
+  if (!canRead(repository, lease.tenant)) {
+    return {
+      allowed: false,
+      reason: 'TenantNotReader',
+      message:
+        `tenant not a reader: ${under}: its tenant ${lease.tenant} may not read the repository (not its owner, a writer or a reader), so the key servers give its provider no keys ` +
+        `and nothing new is built (what runs keeps serving what was built before, until the app is removed): the owner adds the tenant with ` +
+        `\`git walrus readers add walrus://${repository.id} ${lease.tenant}\`, or the tenant closes the lease`,
+    };
+  }
   if (lease.state === 'closed') {
     return { allowed: false, reason: 'LeaseClosed', message: `lease closed: ${under}: the key servers give its provider no keys any more, so nothing pushed since is built (what runs keeps running until the app is removed)` };
   }

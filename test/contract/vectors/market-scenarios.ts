@@ -20,6 +20,8 @@ export type MarketCall =
   | { call: 'set_params'; min_stake: bigint; unbonding_ms: bigint; min_lease_ms: bigint }
   | { call: 'create_repository' | 'create_private_repository'; repo: string; name: string }
   | { call: 'push'; repo: string; ref: string; old: Uint8Array | null; new: Uint8Array }
+  /** `member` is an actor's name; `address` its address. */
+  | { call: 'add_writer' | 'add_reader' | 'remove_reader'; repo: string; member: string; address: string }
   | { call: 'register'; provider: string; stake: bigint; price_per_ms: bigint; endpoint: string; keys: string[]; values: string[] }
   | { call: 'add_stake'; provider: string; cap: string; amount: bigint }
   | { call: 'request_unbond' | 'withdraw_stake'; provider: string; cap: string }
@@ -96,7 +98,7 @@ const hex = (v: unknown, where: string): Uint8Array => {
   return fromHex(v);
 };
 
-function call(name: string, a: any, where: string, labels: { repos: Set<string>; providers: Set<string>; leases: Map<string, string> }): MarketCall {
+function call(name: string, a: any, where: string, labels: { repos: Set<string>; providers: Set<string>; leases: Map<string, string> }, actor: (name: string, where: string) => string): MarketCall {
   const known = (set: { has(k: string): boolean }, label: unknown, kind: string): string => {
     if (typeof label !== 'string' || !set.has(label)) fail(where, `unknown ${kind} ${JSON.stringify(label)}`);
     return label;
@@ -113,6 +115,10 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
       return { call: name, repo: a.repo, name: a.name };
     case 'push':
       return { call: name, repo: repo(), ref: a.ref, old: a.old === null ? null : hex(a.old, where), new: hex(a.new, where) };
+    case 'add_writer':
+    case 'add_reader':
+    case 'remove_reader':
+      return { call: name, repo: repo(), member: a.member, address: actor(a.member, where) };
     case 'register': {
       const attributes = Object.entries((a.attributes ?? {}) as Record<string, string>);
       return {
@@ -217,7 +223,7 @@ export function parseMarketScenarios(json: any, source = 'market_scenarios.json'
       const clockMs = amount(st.clock_ms ?? 0, where);
       if (clockMs < clock) fail(where, 'the clock goes back');
       clock = clockMs;
-      const c = call(st.call, st.args ?? {}, where, labels);
+      const c = call(st.call, st.args ?? {}, where, labels, actor);
       if (st.expect === 'ok') {
         if (c.call === 'create_repository' || c.call === 'create_private_repository') labels.repos.add(c.repo);
         if (c.call === 'register') labels.providers.add(c.provider);

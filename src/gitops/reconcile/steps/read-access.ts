@@ -4,8 +4,10 @@ import type { Pass } from '../pass.ts';
 
 /**
  * A private repository is built only when this controller may read it (read-access.ts): as a reader, or as the
- * provider of the app's open, funded lease. Otherwise Stalling with the reason (NotAReader names the address to add;
- * LeaseClosed, LeaseExhausted) until the repository's readers or the lease change.
+ * provider of the app's open, funded lease whose tenant may read the repository. Otherwise Stalling with the reason
+ * (NotAReader names the address to add; TenantNotReader the tenant; LeaseClosed, LeaseExhausted) until the
+ * repository's readers or the lease change. A Stalling pass ends here, before any build or rollout: what the app
+ * already runs keeps running (the provider holds those bytes already), nothing new is built.
  */
 export async function checkReadAccess(pass: Pass): Promise<StepResult> {
   const check = pass.deps.readAccess;
