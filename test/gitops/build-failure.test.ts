@@ -55,6 +55,7 @@ classify('a checkout the key servers refused is about access, named by its reaso
     [words('lease closed'), 'LeaseClosed'],
     [words('lease exhausted'), 'LeaseExhausted'],
     [words('not the lease\'s provider'), 'NotLeaseProvider'],
+    [words('tenant not a reader'), 'TenantNotReader'],
     [`fatal: repository 'shop' (0x${'a'.repeat(64)}) is private and 0x${'b'.repeat(64)} is not one of its readers: ask its owner`, 'NotAReader'],
   ] as const) {
     const failure = classifyBuildFailure(failedJob(), [pod(exited(1, message), waiting, waiting)]);

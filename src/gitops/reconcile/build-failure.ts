@@ -114,6 +114,7 @@ function accessRefusal(message: string | undefined): string | undefined {
   if (/: lease closed: /.test(message)) return 'LeaseClosed';
   if (/: lease exhausted: /.test(message)) return 'LeaseExhausted';
   if (/: not the lease's provider: /.test(message)) return 'NotLeaseProvider';
+  if (/: tenant not a reader: /.test(message)) return 'TenantNotReader';
   if (/ is private and 0x[0-9a-f]+ is not one of its readers/.test(message)) return 'NotAReader';
   return undefined;
 }
