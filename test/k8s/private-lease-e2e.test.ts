@@ -3,7 +3,9 @@
  * server's Seal key servers: a tenant pushes a private npm app → opens a lease → the provider's controller builds it
  * (checkout with the provider's key, under the lease) and serves it; Walrus holds no readable pack and no readable
  * tarball → a second push rolls out → the tenant closes the lease → a third push is not deployed and the provider's key
- * request is refused for "lease closed" → a stranger's controller given the same WalrusApp is refused from the start,
+ * request is refused for "lease closed" → a reader's lease is built and served; once the owner removes that reader, a
+ * push is not built (Stalled, TenantNotReader) while the release already running keeps serving, and the provider's
+ * key request is refused for "tenant not a reader" → a stranger's controller given the same WalrusApp is refused from the start,
  * naming the address the owner would have to add; once the owner adds it as a reader, that app is built and served.
  */
 import { suite } from 'uvu';
@@ -32,6 +34,7 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 
 const providerKey = Ed25519Keypair.generate();
 const strangerKey = Ed25519Keypair.generate();
+const readerKey = Ed25519Keypair.generate();
 let world: World;
 let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
 const controllers: ControllerProcess[] = [];
@@ -179,6 +182,33 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: tenantNs }).catch(() => ({ items: [] }))).items
     .filter((job) => job.metadata?.annotations?.['gitops.walrus-git.dev/commit'] === third).length, 0, 'no build of the third push');
 
+  // A reader's lease is served; once the owner removes the reader, nothing new is built and the running release stays.
+  const reader = readerKey.toSuiAddress();
+  const asReader = { ...devnet.env, GIT_WALRUS_KEY: readerKey.getSecretKey() };
+  await walrus(['readers', 'add', 'walrus', reader], asTenant);
+  const readerLease = await walrus(['lease', 'open', url, '--provider', providerId, '--deposit', '5'], asReader);
+  const readerNs = tenantNamespace(reader);
+  const readReaderApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: readerNs, name: leaseAppName(readerLease) }) as Promise<WalrusApp>;
+  await readyAt(readReaderApp, third, BUILD_MS + ROLLOUT_MS);
+  const readerService = await core.readNamespacedService({ name: leaseAppName(readerLease), namespace: readerNs });
+  await waitBounded('the reader\'s app served', async () => (await httpGet(readerService.spec!.clusterIP!, 80)).status === 200);
+  await walrus(['readers', 'remove', 'walrus', reader], asTenant);
+  writeFileSync(world.path('app', 'NOTES.md'), 'v4\n');
+  await world.ok('app', ['commit', '-qam', 'hello v4']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const fourth = await world.ok('app', ['rev-parse', 'HEAD']);
+  const tenantRefused = await waitBounded('the reader\'s app Stalled', async () => (await readReaderApp()).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True'), 60_000);
+  assert.is(tenantRefused.reason, 'TenantNotReader');
+  assert.match(tenantRefused.message, new RegExp(`^tenant not a reader: private repository 'secret-hello' \\(0x[0-9a-f]{64}\\) of ${tenant}, served under lease ${readerLease}: its tenant ${reader} may not read the repository`));
+  assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: readerNs })).items.filter((job) => job.metadata?.annotations?.['gitops.walrus-git.dev/commit'] === fourth).length, 0, 'no build of the push after the removal');
+  const kept = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: leaseAppName(readerLease), namespace: readerNs });
+  assert.is(kept.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/commit'], third, 'the running release stays');
+  assert.is((await httpGet(readerService.spec!.clusterIP!, 80)).status, 200, 'and keeps serving');
+  const keysRefused = await world.run('app', ['walrus', 'checkout', url, world.path('after-removal'), '--lease', readerLease], { env: asProvider });
+  assert.is.not(keysRefused.code, 0);
+  assert.match(keysRefused.stderr, /: tenant not a reader: the Seal key servers give /);
+  step('a reader\'s lease: served; reader removed → the next push not built, the running release kept');
+
   // A stranger's controller with the same WalrusApp: refused from the start, naming the address to add.
   await provider.kill('SIGTERM'); // it serves every namespace: the stranger's app is the stranger's controller's alone
   strangerNs = `${namespace}-stranger`;
@@ -203,7 +233,7 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   // A readers change moves no ref: the controller sees it at its next resync, or at once when the app is touched.
   await objects.patchNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy', body: { metadata: { annotations: { touched: '1' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   const readCopy = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as Promise<WalrusApp>;
-  await readyAt(readCopy, third, BUILD_MS + ROLLOUT_MS);
+  await readyAt(readCopy, fourth, BUILD_MS + ROLLOUT_MS);
   step('a reader\'s own app from the private repository: built and served once its address was added');
 }));
 

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as assert from 'uvu/assert';
 import type { ClientWithCoreApi } from '@mysten/sui/client';
+import { Transaction } from '@mysten/sui/transactions';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
@@ -86,4 +88,24 @@ export async function openWithTwoLedgers(factory: FrontFactory): Promise<TwoLedg
     other: new SuiLedger({ ...common, signer: otherKey }),
     otherAddress: otherKey.toSuiAddress(),
   };
+}
+
+/**
+ * Dry-runs a transaction as `sender` with no gas payment, signature or funds, as a Seal key server checks its
+ * policy; returns 'ok' or the abort's name (`name` of its code, in the aborting module's constants).
+ */
+export async function simulateAs(front: Front, sender: string, name: (code: number) => string | undefined, build: (tx: Transaction) => void): Promise<string> {
+  const draft = new Transaction();
+  build(draft);
+  const tx = Transaction.fromKind(await draft.build({ client: front.client, onlyTransactionKind: true }));
+  tx.setSender(sender);
+  tx.setGasPayment([]);
+  tx.setExpiration({ None: true });
+  tx.setGasBudget(500_000_000);
+  tx.setGasPrice(BigInt((await front.client.core.getReferenceGasPrice()).referenceGasPrice));
+  const result = await front.client.core.simulateTransaction({ transaction: await tx.build({ client: front.client }) });
+  if (result.$kind === 'Transaction') return 'ok';
+  const error = result.FailedTransaction.status.error!;
+  assert.is(error.$kind, 'MoveAbort', error.message);
+  return name(Number(error.MoveAbort!.abortCode)) ?? `code ${error.MoveAbort!.abortCode}`;
 }

@@ -12,15 +12,20 @@ import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import { MarketEvents, ProviderCap, marketEventType, providerCapType } from '../../src/contract/market-bcs.ts';
 import { parseMarketScenarios, depositOf, stakeOf } from '../contract/vectors/market-scenarios.ts';
 import type { MarketStep } from '../contract/vectors/market-scenarios.ts';
-import { grpcWebServer, inProcess, type Front } from './fronts.ts';
+import { grpcWebServer, inProcess, simulateAs, type Front } from './fronts.ts';
+import { leaseAccessAbortName } from '../../src/contract/lease-access-model.ts';
 
 /**
- * The market's scenario vectors (contracts/tests/market_scenarios.json) as signed transactions through SuiMarket
- * and SuiLedger against each devnet front, with the devnet Clock set to each step's time: every abort must come
+ * The market's scenario vectors (contracts/tests/market_scenarios.json, and lease_access_scenarios.json, whose
+ * `seal_approve_lease` steps are dry-run with the requester as sender, as the key servers do) as signed transactions
+ * through SuiMarket and SuiLedger against each devnet front, with the devnet Clock set to each step's time: every abort must come
  * back as MarketRefusedError naming its constant, every coin paid must be the one the vector says, and after every
  * step deposits = paid + refunded + held in leases (read from chain), and stakes = withdrawn + slashed + held.
  */
-const file = parseMarketScenarios(JSON.parse(readFileSync(new URL('../../contracts/tests/market_scenarios.json', import.meta.url), 'utf8')));
+const read = (source: string) => parseMarketScenarios(JSON.parse(readFileSync(new URL(`../../contracts/tests/${source}`, import.meta.url), 'utf8')), source);
+const file = read('market_scenarios.json');
+/** The lease's Seal policy, in the same format: its `seal_approve_lease` steps are dry-run as the key servers do. */
+const leaseAccess = read('lease_access_scenarios.json');
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const SUI_COIN = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
 
@@ -130,6 +135,17 @@ async function rawCall(front: Front, ledger: SuiLedger, step: MarketStep, labels
 async function perform(front: Front, actors: Actors, step: MarketStep, labels: Labels, owners: Map<string, string>): Promise<{ outcome: string; digest: string | null }> {
   const { ledger, market } = await actors.as(step.sender);
   const c = step.call;
+  if (c.call === 'seal_approve_lease') {
+    // The lease's Seal policy is no transaction anyone sends: dry-run as the key servers do, with the requester as sender.
+    const prefix = c.id.repo === null ? [] : [...Buffer.from(labels.repos.get(c.id.repo)!.slice(2), 'hex')];
+    const outcome = await simulateAs(front, actors.address(step.sender), leaseAccessAbortName, (tx) => {
+      tx.moveCall({
+        target: `${front.packageId}::lease_access::seal_approve_lease`,
+        arguments: [tx.pure.vector('u8', [...prefix, ...c.id.suffix]), tx.object(labels.repos.get(c.repo)!), tx.object(labels.leases.get(c.lease)!), tx.object(labels.caps.get(c.cap)!), tx.object.clock()],
+      });
+    });
+    return { outcome, digest: null };
+  }
   if (needsRawCall(step, labels, owners)) return rawCall(front, ledger, step, labels);
   try {
     let digest: string;
@@ -200,9 +216,6 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       case 'remove_reader':
         digest = (await ledger.removeReader(labels.repos.get(c.repo)!, actors.address(c.member))).digest;
         break;
-      case 'seal_approve_lease':
-        // The lease's Seal policy is no transaction anyone sends: the key servers dry-run it (test/seal/).
-        throw new Error(`${c.call} is not a market_scenarios.json call`);
       case 'state_url':
         digest = (await market.stateUrl(labels.leases.get(c.lease)!, c.url)).digest;
         break;
@@ -230,14 +243,14 @@ for (const factory of [inProcess, grpcWebServer]) {
     await front.close();
   });
 
-  for (const scenario of file.scenarios) {
+  for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess]] as const) for (const scenario of f.scenarios) {
     // Steps whose call cannot be expressed through the adapter (a register with a repeated key) run on the twin only.
     if (scenario.steps.some((s) => s.call.call === 'register' && new Set(s.call.keys).size !== s.call.keys.length)) continue;
-    test(scenario.name, async ({ front, engine, admin }) => {
+    test(`${source}: ${scenario.name}`, async ({ front, engine, admin }) => {
       const actors = new Actors(front, admin);
       const labels: Labels = { repos: new Map(), providers: new Map(), caps: new Map(), leases: new Map(), leaseOf: new Map() };
       const owners = new Map<string, string>(scenario.steps.flatMap((s) => (s.call.call === 'register' ? [[s.call.provider, s.sender] as [string, string]] : [])));
-      const names = new Map(['admin', ...file.actors.keys()].map((a) => [actors.address(a), a]));
+      const names = new Map(['admin', ...f.actors.keys()].map((a) => [actors.address(a), a]));
       const books = { deposits: 0n, paid: 0n, refunded: 0n, staked: 0n, withdrawn: 0n, slashed: 0n };
       const base = (await engine.clockMs()) + 1000n;
       for (const [i, step] of scenario.steps.entries()) {

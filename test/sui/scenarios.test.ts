@@ -12,7 +12,7 @@ import { abortName } from '../../src/contract/abort-codes.ts';
 import { Repository } from '../../src/contract/bcs.ts';
 import type { PackEntryValue } from '../../src/contract/bcs.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
-import { FRONTS, type Front } from './fronts.ts';
+import { FRONTS, simulateAs, type Front } from './fronts.ts';
 
 /**
  * The contract's scenario vectors (contracts/tests/scenarios.json), driven as signed transactions through the SDK
@@ -128,7 +128,7 @@ async function perform(front: Front, actors: Actors, step: Step, repos: Map<stri
         });
       case 'seal_approve': {
         const prefix = c.id.repo === null ? [] : [...Buffer.from(repos.get(c.id.repo)!.slice(2), 'hex')];
-        return await simulateAs(front, actors.address(step.senderAddress), (tx) => {
+        return await simulateAs(front, actors.address(step.senderAddress), abortName, (tx) => {
           tx.moveCall({ target: `${front.packageId}::repository::seal_approve`, arguments: [tx.pure.vector('u8', [...prefix, ...c.id.suffix]), tx.object(id)] });
         });
       }
@@ -144,26 +144,6 @@ function newPackEntry(tx: Transaction, pkg: string, pack: PackEntryValue) {
   const fields = [tx.pure.vector('u256', pack.chunks), tx.pure.u64(pack.size), tx.pure.vector('u8', [...pack.sha256])];
   if (pack.sealed_key === null) return tx.moveCall({ target: `${pkg}::repository::new_pack_entry`, arguments: fields });
   return tx.moveCall({ target: `${pkg}::repository::new_sealed_pack_entry`, arguments: [...fields, tx.pure.vector('u8', [...pack.sealed_key])] });
-}
-
-/**
- * Dry-runs a transaction as `sender` with no gas payment, signature or funds, as a Seal key server checks its
- * policy; returns 'ok' or the abort's name.
- */
-async function simulateAs(front: Front, sender: string, build: (tx: Transaction) => void): Promise<string> {
-  const draft = new Transaction();
-  build(draft);
-  const tx = Transaction.fromKind(await draft.build({ client: front.client, onlyTransactionKind: true }));
-  tx.setSender(sender);
-  tx.setGasPayment([]);
-  tx.setExpiration({ None: true });
-  tx.setGasBudget(500_000_000);
-  tx.setGasPrice(BigInt((await front.client.core.getReferenceGasPrice()).referenceGasPrice));
-  const result = await front.client.core.simulateTransaction({ transaction: await tx.build({ client: front.client }) });
-  if (result.$kind === 'Transaction') return 'ok';
-  const error = result.FailedTransaction.status.error!;
-  assert.is(error.$kind, 'MoveAbort', error.message);
-  return abortName(Number(error.MoveAbort!.abortCode)) ?? `code ${error.MoveAbort!.abortCode}`;
 }
 
 /**
