@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { openNetwork } from '../../src/main/context.ts';
+import { openLease } from '../../src/remote/market/open-lease.ts';
 import { commit, initWorkRepo } from '../support/e2e.ts';
 import type { World } from '../support/e2e.ts';
 import { NETWORK_FRONTS } from '../support/network-fronts.ts';
@@ -89,6 +90,14 @@ for (const factory of NETWORK_FRONTS) {
           (error: Error) => error.message,
         );
         assert.match(forced, new RegExp(`refused: the repository is private and the sender cannot read it: ask its owner to run \`git walrus readers add walrus://<repository> <address>\``));
+        // `lease open` with a view of the repository from before the owner removed the stranger (a race): the chain's
+        // refusal comes back in the same words as the CLI's own check.
+        const stale = { ...(await network.ledger.getRepository(repoId)), readers: [stranger.address] };
+        const raced = await openLease({ ledger: { getRepository: async () => stale }, market }, provider, repoId, 'refs/heads/main', 4_000_000_000n).then(
+          (lease) => `the chain opened lease ${lease.leaseId}`,
+          (error: Error) => error.message,
+        );
+        assert.is(raced, `repository 'privrepo' (${repoId}) is private and belongs to ${owner}; ${stranger.address} cannot read it, so it cannot lease it: ask its owner to run \`git walrus readers add walrus://${repoId} ${stranger.address}\``);
       } finally {
         await network.close();
       }
