@@ -11,7 +11,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createWorld, walrusInit } from '../test/support/e2e.ts';
+import { createWorld, walrusInit } from '../scripts/harness/world.ts';
 import { startWeb } from '../test/support/web.ts';
 import { addRefs, generate } from './git.ts';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CustomObjectsApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../test/cluster/node/node.ts';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../src/gitops/api/types.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../src/ports/walrus-app.ts';
 import { createWorld, REPO_ROOT } from './harness/world.ts';
 import { helloRepository, httpGet, kubectl, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND } from './harness/gitops.ts';
 

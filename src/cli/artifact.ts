@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { UsageError } from '../core/errors.ts';
-import type { Unseal } from '../gitops/artifact/store.ts';
+import type { Unseal } from '../remote/artifacts.ts';
 import { NoKeyServersError } from '../remote/errors.ts';
 import type { CliArgs, CliServices } from './app.ts';
 import { leaseKeyService } from './market-services.ts';
@@ -42,11 +42,11 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       .option('repository', { type: 'string', describe: 'the repository the tree was built from: a private one\'s artifact is encrypted for its readers and lease providers' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const { publishArtifact } = await import('../gitops/artifact/store.ts');
+    const [{ publishArtifact }, { tarballArchive }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts')]);
     const services = await app.open({ network: argv.network });
     try {
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
-      const artifact = await publishArtifact({ blobStore: services.blobStore, log: app.log, ...(sealing ? { sealing } : {}) }, resolve(argv.dir), app.log.verbosity >= 1);
+      const artifact = await publishArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(sealing ? { sealing } : {}) }, resolve(argv.dir), app.log.verbosity >= 1);
       const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size })}\n`;
       if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
       app.stdout(result);
@@ -76,12 +76,12 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
     const { app } = argv;
     if (!isBlobId(argv.blobId)) throw new InvalidBlobIdError(argv.blobId);
     if (!/^[0-9a-fA-F]{64}$/.test(argv.sha256)) throw new UsageError(`--sha256 must be 64 hex digits, got '${argv.sha256}'`, { sha256: argv.sha256 });
-    const { fetchArtifact } = await import('../gitops/artifact/store.ts');
+    const [{ fetchArtifact }, { tarballArchive }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts')]);
     const services = await app.open({ network: argv.network });
     try {
       const dir = resolve(argv.dir);
       const unseal = unsealer(services, argv.lease);
-      const unpacked = await fetchArtifact({ blobStore: services.blobStore, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: argv.blobId, sha256: argv.sha256 }, dir, app.log.verbosity >= 1);
+      const unpacked = await fetchArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: argv.blobId, sha256: argv.sha256 }, dir, app.log.verbosity >= 1);
       app.log.info(`Unpacked artifact ${argv.blobId} (${unpacked.entries} entries, sha256 ${argv.sha256.toLowerCase()}) into ${dir}`);
     } finally {
       await services.close();

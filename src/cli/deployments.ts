@@ -31,16 +31,17 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
       .option('verify', { type: 'boolean', default: false, describe: 'fetch each artifact from Walrus and check its sha256, and check each commit was pushed' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }] = await Promise.all([
+    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }, { tarballArchive }] = await Promise.all([
       import('../remote/market/format.ts'),
       import('../remote/market/deployments.ts'),
-      import('../gitops/artifact/store.ts'),
+      import('../remote/artifacts.ts'),
+      import('../fs/tarball.ts'),
     ]);
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);
       const unseal = unsealer(services, undefined);
-      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256(services.blobStore, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
+      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256({ blobStore: services.blobStore, archive: tarballArchive }, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
       app.stdout(argv.json ? deploymentsJson(lines) : formatDeployments(lines));
       return lines.reduce((n, l) => n + (l.problems?.length ?? 0), 0);
     });

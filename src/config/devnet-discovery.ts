@@ -1,6 +1,6 @@
 import { UsageError, WalrusGitError, messageOf } from '../core/errors.ts';
 import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
-import type { SealConfig } from './networks.ts';
+import type { SealConfig } from '../core/devnet-protocol.ts';
 import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 
 /**
@@ -24,7 +24,6 @@ export interface DevnetInfo {
   walrusSystemObjectId?: string;
 }
 
-export { DEVNET_INFO_PATH, WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 
 export class DevnetUnreachableError extends WalrusGitError {
   constructor(url: string, problem: string, cause?: unknown) {

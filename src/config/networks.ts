@@ -16,8 +16,6 @@ import type { Env, NetworkSettings, WalrusConfigFile } from './home.ts';
  * ("network"), else `local`. Each setting is read the same way: environment, git config, the config file's
  * `networks.<name>` section, then the built-in default below.
  */
-export type { NetworkName } from '../core/network-names.ts';
-export { NETWORK_NAMES } from '../core/network-names.ts';
 
 export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url: string };
 export type WalrusEndpoint =
@@ -60,8 +58,6 @@ export interface NetworkConfig {
  * may require: header `apiKeyName`, secret value `apiKey`, as the SDK's server configs name them) and how many open
  * a key.
  */
-export type { SealConfig } from '../core/devnet-protocol.ts';
-export { DEVNET_SEAL } from '../core/devnet-protocol.ts';
 
 /** The Walrus System objects (the Walrus SDK's `TESTNET_WALRUS_PACKAGE_CONFIG` and `MAINNET_WALRUS_PACKAGE_CONFIG`). */
 export const WALRUS_SYSTEM_OBJECTS = {

@@ -1,4 +1,4 @@
-import type { CallResult, MoveFunctionAbi } from './abi.ts';
+import type { CallResult, MoveFunctionAbi } from './function-abi.ts';
 import type { MoveContext } from './context.ts';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { CLOCK_TYPE, repositoryType } from './bcs.ts';
 import type { ClockValue, RepositoryValue } from './bcs.ts';
-import type { MoveFunctionAbi } from './abi.ts';
+import type { MoveFunctionAbi } from './function-abi.ts';
 import { leaseType, providerCapType } from './market-bcs.ts';
 import type { LeaseValue, ProviderCapValue } from './market-bcs.ts';
 import { sealApproveLease } from './lease-access-model.ts';

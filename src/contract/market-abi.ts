@@ -6,7 +6,7 @@
  */
 import { CLOCK_TYPE, ID_TYPE, STRING_TYPE, TX_CONTEXT_TYPE, repositoryType } from './bcs.ts';
 import type { ClockValue, RepositoryValue } from './bcs.ts';
-import type { CallResult, MoveFunctionAbi } from './abi.ts';
+import type { CallResult, MoveFunctionAbi } from './function-abi.ts';
 import type { MoveContext } from './context.ts';
 import { functionDeclarer } from './function-declarer.ts';
 import {

@@ -7,7 +7,6 @@ import { bcs } from '@mysten/bcs';
 import { Address, Balance, Bytes, Coin, ID, MoveString, U256, U64, UID } from './bcs.ts';
 import type { AnyLayout } from './bcs.ts';
 
-export { Coin };
 /** `0x2::vec_map::VecMap<String, String>`. */
 export const StringMap = bcs.struct('VecMap', { contents: bcs.vector(bcs.struct('Entry', { key: MoveString, value: MoveString })) });
 

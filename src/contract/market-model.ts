@@ -6,7 +6,8 @@
  * `ctx.transfer`. Keep each function in step with its Move counterpart (contracts/tests/market_scenarios.json runs
  * against both).
  */
-import { Coin, MarketEvents, SUI_COIN_TYPE, LeaseState } from './market-bcs.ts';
+import { MarketEvents, SUI_COIN_TYPE, LeaseState } from './market-bcs.ts';
+import { Coin } from './bcs.ts';
 import type { CoinValue, LeaseValue, MarketEventName, MarketValue, ProviderCapValue, ProviderValue, AdminCapValue } from './market-bcs.ts';
 import { MarketAbort } from './market-abort-codes.ts';
 import type { MarketAbortName } from './market-abort-codes.ts';

@@ -26,7 +26,6 @@ import type { MoveContext } from './context.ts';
 import { GENESIS_LOG_HEAD, RecordKind, nextLogHead } from './push-log.ts';
 import { isValidRefName } from './ref-name.ts';
 
-export type { MoveContext, TableStore } from './context.ts';
 
 /** Package version; objects carry the version that created them and every call checks it. */
 export const VERSION = 1n;

@@ -5,19 +5,20 @@ import type { Cluster, Informer } from '../ports/cluster.ts';
 import type { Companion } from '../ports/companion.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Templates } from '../ports/templates.ts';
-import { KIND, appKey, type WalrusApp } from './api/types.ts';
-import { ConflictError } from './errors.ts';
-import { EventRecorder } from './events.ts';
+import { appKey } from './api/types.ts';
+import { KIND, type WalrusApp } from '../ports/walrus-app.ts';
+import { ConflictError } from '../ports/cluster-errors.ts';
+import { EventRecorder } from './reconcile/events.ts';
 import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
 import { needsAction } from './reconcile/outcome.ts';
 import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
-import type { ReadAccessCheck } from './reconcile/read-access.ts';
-import { LABELS, MANAGED_BY } from './templates/index.ts';
+import type { ReadAccessCheck } from './reconcile/repository-access.ts';
+import { LABELS, MANAGED_BY } from './templates/names.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
-import { DEFAULT_OFFER, type ProviderOffer } from './provider/offer.ts';
+import { DEFAULT_OFFER, type ProviderOffer } from './api/offer.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
@@ -41,7 +42,7 @@ export interface ControllerOptions {
   pollMs?: number;
   /** How often every app is reconciled anyway (with up to 10 % jitter), the safety net under the event paths. */
   resyncMs?: number;
-  /** Whether this controller may read a private repository (reconcile/read-access.ts); none: not checked. */
+  /** Whether this controller may read a private repository (reconcile/repository-access.ts); none: not checked. */
   readAccess?: ReadAccessCheck;
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;

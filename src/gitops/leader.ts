@@ -2,7 +2,7 @@ import type { V1Lease } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
 import type { Cluster, ObjectRef } from '../ports/cluster.ts';
-import { ConflictError } from './errors.ts';
+import { ConflictError } from '../ports/cluster-errors.ts';
 
 export interface LeaderElectionOptions {
   cluster: Pick<Cluster, 'readLease' | 'createLease' | 'replaceLease'>;

@@ -8,7 +8,7 @@ import { withFileLock } from '../fs/atomic.ts';
 import type { NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
-import { WAL_FAUCET_PATH } from '../config/devnet-discovery.ts';
+import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';

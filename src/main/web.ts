@@ -7,9 +7,10 @@ import { join, resolve } from 'node:path';
 import type { WebRun, WebRunOptions } from '../cli/app.ts';
 import { walrusHome } from '../config/home.ts';
 import type { Log } from '../core/log.ts';
+import { tarballArchive } from '../fs/tarball.ts';
 import { GitObjectCache } from '../git/object-cache.ts';
 import { PackObjectReader } from '../git/pack-reader.ts';
-import { artifactSha256 } from '../gitops/artifact/store.ts';
+import { artifactSha256 } from '../remote/artifacts.ts';
 import { startWebServer } from '../web/server.ts';
 import { openNetwork } from './context.ts';
 
@@ -28,7 +29,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       directory: await network.directory(),
       objectCache,
       market: network.market,
-      artifactSha256: (blobId) => artifactSha256(network.blobStore, blobId),
+      artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: tarballArchive }, blobId),
       viewer: () => network.ledger.signerAddress().catch(() => null),
       networkName: network.name,
       log,

@@ -194,7 +194,7 @@ export interface WalrusAppStatus {
   manifest?: AppManifest & { commit: string };
   /** Where the app answers: its Ingress host under the provider's domain, set when the Ingress is applied. */
   url?: string;
-  /** A digest of how the provider's offer exposes the app, as its objects were last brought in line with (reconcile/exposure.ts). */
+  /** A digest of how the provider's offer exposes the app, as its objects were last brought in line with (reconcile/align-exposure.ts). */
   exposure?: string;
 }
 

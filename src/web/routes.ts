@@ -11,20 +11,7 @@ import { commitPage, commitsPage, comparePage, overviewPage, rawFile, refsPage, 
 import { Repositories } from './repositories.ts';
 import type { Reply, RouteRequest } from './reply.ts';
 import { VerifyJobs } from './verify-jobs.ts';
-
-export interface WebContext {
-  services: WebServices;
-  settings: WebSettings;
-  repositories: Repositories;
-  jobs: VerifyJobs;
-  table: Route[];
-}
-
-export interface Route {
-  method: 'GET' | 'POST';
-  pattern: RegExp;
-  handle(request: RouteRequest): Promise<Reply>;
-}
+import type { Route, WebContext } from './web-context.ts';
 
 const ID = '(0x[0-9a-f]{64})';
 

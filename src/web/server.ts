@@ -10,7 +10,8 @@ import type { WebServices, WebSettings } from './app.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from './reply.ts';
-import { routes, type WebContext } from './routes.ts';
+import { routes } from './routes.ts';
+import { type WebContext } from './web-context.ts';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",

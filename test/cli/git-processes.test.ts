@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { gitIn, hermeticGitEnv } from '../support/git-fixture.ts';
+import { gitIn } from '../support/git-fixture.ts';
+import { hermeticGitEnv } from '../../scripts/harness/git-env.ts';
 
 const bin = fileURLToPath(new URL('../../bin/git-walrus', import.meta.url));
 

@@ -6,7 +6,8 @@ import { gitWorkspace } from '../../src/git/workspace.ts';
 import { MemoryLedger } from '../support/memory-ports.ts';
 import { MemoryKeyService } from '../support/memory-key-service.ts';
 import { runMemoryCli } from '../support/memory-cli.ts';
-import { gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
+import { gitIn } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const dir = tempDir('walrus-init-');
 const env = hermeticGitEnv(join(dir.path, 'home'), { GIT_CEILING_DIRECTORIES: dir.path });

@@ -9,7 +9,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { startDevnetServer, type DevnetServer } from '../../src/devnet/server.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { discoverDevnet } from '../../src/config/devnet-discovery.ts';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import { WALRUS_SYSTEM_OBJECT_ID } from '../../src/devnet/chain/fixed-ids.ts';
 
 interface Context { dir: string; server: DevnetServer }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../../scripts/harness/world.ts';
 
 const readme = suite('README flow');
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync } from 'node:fs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
 
 const PUSHERS = 10;
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { createWorld, startDevnet } from '../support/e2e.ts';
-import type { World } from '../support/e2e.ts';
+import { createWorld, startDevnet } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
 
 /**
  * One `git walrus devnet` server per state directory: a second one on a directory in use is refused with the first

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commit, createWorld, initWorkRepo, startDevnet } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, startDevnet } from '../../scripts/harness/world.ts';
 
 const devnet = suite('a git walrus devnet server');
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
 
 const extend = suite('git walrus extend');
 

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../support/e2e.ts';
-import type { World } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
 
 const STACK_LINE = /^\s+at /m;
 

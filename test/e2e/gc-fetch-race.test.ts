@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { beforeBlobReadEnv } from '../support/blob-read-hook-env.ts';
-import { commit, initWorkRepo, refsOf, walrusInit, type World } from '../support/e2e.ts';
+import { commit, initWorkRepo, refsOf, walrusInit, type World } from '../../scripts/harness/world.ts';
 import { devnetServerFront, type NetworkFront } from '../support/network-fronts.ts';
 
 const race = suite<{ front: NetworkFront }>('a fetch racing a gc that deletes the packs it replaced (git walrus devnet server)');

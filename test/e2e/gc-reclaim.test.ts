@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../../scripts/harness/world.ts';
 
 const reclaim = suite('git walrus gc: deleting what it replaced');
 

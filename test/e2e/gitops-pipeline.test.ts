@@ -2,8 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
-import { commit, createWorld, initWorkRepo, startDevnet } from '../support/e2e.ts';
-import type { World } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, startDevnet } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
 
 /**
  * The build pipeline's steps by hand, with real git: `git walrus checkout` (verified clone, reachability check),

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { bech32 } from '@scure/base';
 import { encodeFlaggedKey, generateEd25519Key } from '../../src/config/key-material.ts';
-import { createWorld } from '../support/e2e.ts';
-import type { RunResult, World } from '../support/e2e.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import type { RunResult, World } from '../../scripts/harness/world.ts';
 
 /**
  * A broken key, fed through every way a key reaches git walrus (GIT_WALRUS_KEY, as the provider's key Secret also

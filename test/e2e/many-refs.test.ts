@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { createWorld, initWorkRepo, refsOf, walrusInit, type World } from '../support/e2e.ts';
+import { createWorld, initWorkRepo, refsOf, walrusInit, type World } from '../../scripts/harness/world.ts';
 
 const BRANCHES = 1800;
 const TAGS = 800;

@@ -11,13 +11,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
-import { publishArtifact } from '../../src/gitops/artifact/store.ts';
+import { tarballArchive } from '../../src/fs/tarball.ts';
+import { publishArtifact } from '../../src/remote/artifacts.ts';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
 
 const test = suite('git walrus provider / lease / providers / deployments');
 const world = createWorld('walrus-market-');
@@ -133,7 +134,7 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
   // A built app as the build Job stores it (a deterministic tarball; the record names its blob and its tar's sha256).
   mkdirSync(world.path('built'));
   writeFileSync(world.path('built', 'index.js'), 'console.log("built")\n');
-  const { blobId, sha256 } = await publishArtifact({ blobStore: blobs, log: silentLog }, world.path('built'), false);
+  const { blobId, sha256 } = await publishArtifact({ blobStore: blobs, archive: tarballArchive, log: silentLog }, world.path('built'), false);
   await market.recordDeploy(lease, head, blobId, sha256);
 
   const listed = await ok(['deployments', 'walrus', '--verify']);

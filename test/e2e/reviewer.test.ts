@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { Pushed } from '../../src/contract/bcs.ts';
 import { startDevnetServer } from '../../src/devnet/server.ts';
-import { commit, createWorld, initWorkRepo, walrusInit, type RunResult } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, walrusInit, type RunResult } from '../../scripts/harness/world.ts';
 
 const world = createWorld('walrus-reviewer-');
 const repo = await initWorkRepo(world, 'work');

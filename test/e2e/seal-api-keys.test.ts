@@ -6,9 +6,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import { requireKeyServerApiKey, setKeyServersDown } from '../../src/devnet/seal/key-servers.ts';
-import { commit, createWorld, initWorkRepo } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo } from '../../scripts/harness/world.ts';
 
 const gateway = suite('private repositories: key servers behind an API-key gateway (embedded network)');
 

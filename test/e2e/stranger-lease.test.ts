@@ -6,8 +6,8 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { openLease } from '../../src/remote/market/open-lease.ts';
-import { commit, initWorkRepo } from '../support/e2e.ts';
-import type { World } from '../support/e2e.ts';
+import { commit, initWorkRepo } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
 import { NETWORK_FRONTS } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
 

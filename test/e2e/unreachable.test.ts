@@ -2,8 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { createWorld } from '../support/e2e.ts';
-import type { World } from '../support/e2e.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
 
 /**
  * A public network (testnet's settings) whose Sui node does not answer: a server that accepts connections and never

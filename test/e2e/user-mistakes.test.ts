@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../support/e2e.ts';
-import type { RunResult } from '../support/e2e.ts';
+import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
+import type { RunResult } from '../../scripts/harness/world.ts';
 
 const test = suite('user mistakes are told as such');
 const world = createWorld('walrus-mistakes-');

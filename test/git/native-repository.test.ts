@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { execFileSync } from 'node:child_process';
 import { GitCommandError } from '../../src/git/run-git.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn, initRepo } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const records = suite('NativeGitRepository records');
 

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitWorkspace } from '../../src/git/workspace.ts';
-import { commitFile, gitIn, hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const dir = tempDir('walrus-workspace-');
 const env = hermeticGitEnv(join(dir.path, 'home'));

@@ -7,11 +7,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Controller } from '../../src/gitops/controller.ts';
-import { ClusterAccessError, ClusterRequestError, ConflictError } from '../../src/gitops/errors.ts';
+import { ClusterAccessError, ClusterRequestError, ConflictError } from '../../src/ports/cluster-errors.ts';
 import { WorkQueue } from '../../src/gitops/queue.ts';
 import type { Outcome } from '../../src/gitops/reconcile/outcome.ts';
 import type { Step } from '../../src/gitops/reconcile/reconcile.ts';
-import { createTemplates } from '../../src/gitops/templates/index.ts';
+import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
 import { FakeCluster } from './support/fake-cluster.ts';
 import { NAMESPACE, walrusApp } from './support/reconcile-fixture.ts';
 import { ManualClock, settle } from '../support/manual-clock.ts';

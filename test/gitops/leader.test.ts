@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClusterRequestError } from '../../src/gitops/errors.ts';
+import { ClusterRequestError } from '../../src/ports/cluster-errors.ts';
 import { LeaderElector } from '../../src/gitops/leader.ts';
 import { FakeCluster } from './support/fake-cluster.ts';
 import { ManualClock, settle } from '../support/manual-clock.ts';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildScript, MANIFEST_MAX_BYTES, ManifestError, manifestFromReport, parseManifest, testScript } from '../../src/gitops/manifest/manifest.ts';
 import { applyManifest } from '../../src/gitops/manifest/precedence.ts';
-import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../src/gitops/api/types.ts';
+import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../src/ports/walrus-app.ts';
 
 const pkg = (walrus?: unknown) => JSON.stringify({ name: 'app', scripts: { start: 'node server.js' }, ...(walrus === undefined ? {} : { walrus }) });
 

@@ -1,13 +1,12 @@
 import type { V1ResourceQuota } from '@kubernetes/client-node';
-import { DEFAULT_OFFER } from '../../src/gitops/provider/offer.ts';
+import { DEFAULT_OFFER } from '../../src/gitops/api/offer.ts';
 import { tenantIsolation } from '../../src/gitops/provider/isolation.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeaseInfo } from '../../src/ports/market.ts';
-import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
-import {
-  PROVIDER_ANNOTATIONS, claimable, leaseApp, leaseAppName, plan, runsOutBy, tenantNamespace, type Action, type LeaseApp, type PlanInput,
-} from '../../src/gitops/provider/plan.ts';
+import type { WalrusAppStatus } from '../../src/ports/walrus-app.ts';
+import { claimable, leaseApp, leaseAppName, plan, runsOutBy, tenantNamespace, type Action, type LeaseApp, type PlanInput } from '../../src/gitops/provider/plan.ts';
+import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
 
 const test = suite('provider mode: which leases → which apps, when to record, claim and tear down');
 const id = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;

@@ -1,12 +1,13 @@
-import { DEFAULT_OFFER } from '../../src/gitops/provider/offer.ts';
+import { DEFAULT_OFFER } from '../../src/gitops/api/offer.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import type { TenantCluster } from '../../src/ports/tenant-cluster.ts';
-import type { WalrusApp } from '../../src/gitops/api/types.ts';
+import type { WalrusApp } from '../../src/ports/walrus-app.ts';
 import { ProviderReconciler } from '../../src/gitops/provider/provider-reconciler.ts';
-import { leaseAppName, PROVIDER_ANNOTATIONS, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
 import { tenantIsolation } from '../../src/gitops/provider/isolation.ts';
 
 const test = suite('provider mode: one pass reads chain and cluster, acts, and comes back to what failed');

@@ -2,12 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { PushEvent } from '../../src/ports/ledger.ts';
-import { assessRollout } from '../../src/gitops/reconcile/rollout.ts';
-import { decidePolicy, pushThatSet } from '../../src/gitops/reconcile/policy.ts';
+import { assessRollout } from '../../src/gitops/reconcile/assess-rollout.ts';
+import { decidePolicy } from '../../src/gitops/reconcile/policy.ts';
+import { pushThatSet } from '../../src/gitops/watch/head-reader.ts';
 import { recordHistory, setCondition, transitions } from '../../src/gitops/reconcile/conditions.ts';
 import { jobOutcome, parseArtifact } from '../../src/gitops/reconcile/build-result.ts';
 import { lastGoodRelease } from '../../src/gitops/reconcile/release.ts';
-import { BuildResultError } from '../../src/gitops/errors.ts';
+import { BuildResultError } from '../../src/gitops/reconcile/errors.ts';
 import { buildConfigHash, buildEnvDigest, builtWith, plannedConfig } from '../../src/gitops/api/build-config.ts';
 import { DEFAULTS, HISTORY_LIMIT, resolveSpec } from '../../src/gitops/api/types.ts';
 

@@ -12,15 +12,15 @@ import { STEPS, type Step } from '../../src/gitops/reconcile/reconcile.ts';
 import { BUILD_ATTEMPTS } from '../../src/gitops/reconcile/build-failure.ts';
 import { deadlineExceeded, progressing } from './support/fake-cluster.ts';
 import { addr, chainHead, failedPod, Fixture, NAMESPACE, NO_MANIFEST, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
-import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
-import { chainReadAccess } from '../../src/gitops/reconcile/read-access.ts';
+import type { WalrusAppStatus } from '../../src/ports/walrus-app.ts';
+import { chainReadAccess } from '../../src/gitops/reconcile/repository-access.ts';
 import type { RepositoryInfo } from '../../src/ports/ledger.ts';
 import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
 import { NPM_CI_FAILED } from './support/npm-output.ts';
-import { createTemplates } from '../../src/gitops/templates/index.ts';
-import { exposureDigest } from '../../src/gitops/reconcile/exposure.ts';
-import type { ProviderOffer } from '../../src/gitops/provider/offer.ts';
+import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
+import { exposureDigest } from '../../src/gitops/reconcile/align-exposure.ts';
+import type { ProviderOffer } from '../../src/gitops/api/offer.ts';
 
 interface Row {
   name: string;

@@ -5,9 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClusterAccessError, ClusterRequestError } from '../../src/gitops/errors.ts';
+import { ClusterAccessError, ClusterRequestError } from '../../src/ports/cluster-errors.ts';
 import { reconcile, STEPS } from '../../src/gitops/reconcile/reconcile.ts';
-import type { WalrusAppStatus } from '../../src/gitops/api/types.ts';
+import type { WalrusAppStatus } from '../../src/ports/walrus-app.ts';
 import { chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
 import { NPM_CI_FAILED } from './support/npm-output.ts';
 

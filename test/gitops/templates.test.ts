@@ -4,13 +4,16 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
-import { API_VERSION, KIND, PLAN_DIR, resolveSpec } from '../../src/gitops/api/types.ts';
-import type { WalrusApp, WalrusAppSpec } from '../../src/gitops/api/types.ts';
-import {
-  ANNOTATIONS, APP_DIR, appHost, appIngress, appService, appUrl, buildJob, CLUSTER_ISSUER_ANNOTATION, buildJobName, createTemplates, dnsLabel, forwardingShell, LABELS, PROJECT_IMAGE, PROJECT_VERSION, runDeployment, RUN_AS,
-  TERMINATION_MESSAGE_PATH, WORKSPACE,
-} from '../../src/gitops/templates/index.ts';
-import { REPO_ROOT } from '../support/e2e.ts';
+import { PLAN_DIR, resolveSpec } from '../../src/gitops/api/types.ts';
+import { API_VERSION, KIND } from '../../src/ports/walrus-app.ts';
+import type { WalrusApp, WalrusAppSpec } from '../../src/ports/walrus-app.ts';
+import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
+import { forwardingShell, RUN_AS } from '../../src/gitops/templates/pods.ts';
+import { ANNOTATIONS, buildJobName, dnsLabel, LABELS, PROJECT_IMAGE, PROJECT_VERSION } from '../../src/gitops/templates/names.ts';
+import { APP_DIR, appService, runDeployment } from '../../src/gitops/templates/run.ts';
+import { appHost, appIngress, appUrl, CLUSTER_ISSUER_ANNOTATION } from '../../src/gitops/templates/ingress.ts';
+import { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from '../../src/gitops/templates/build-job.ts';
+import { REPO_ROOT } from '../../scripts/harness/world.ts';
 import { readingBlobs } from '../support/memory-cli.ts';
 
 const COMMIT = 'a'.repeat(40);

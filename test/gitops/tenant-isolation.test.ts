@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1LimitRange, V1NetworkPolicy, V1ResourceQuota } from '@kubernetes/client-node';
-import { DEFAULT_OFFER, parseOffer } from '../../src/gitops/provider/offer.ts';
+import { DEFAULT_OFFER, parseOffer } from '../../src/gitops/api/offer.ts';
 import { ipBlocks, ISOLATION_NAMES, strictlyInside, tenantIsolation } from '../../src/gitops/provider/isolation.ts';
 import { classifyRefusal, quantity } from '../../src/gitops/reconcile/isolation.ts';
-import { appNetworkPolicy, LABELS } from '../../src/gitops/templates/index.ts';
-import { API_VERSION, KIND, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { LABELS } from '../../src/gitops/templates/names.ts';
+import { appNetworkPolicy } from '../../src/gitops/templates/network-policy.ts';
+import { API_VERSION, KIND, type WalrusApp } from '../../src/ports/walrus-app.ts';
 
 const test = suite('tenant isolation: what a tenant namespace gets from the offer, the app\'s allowance, quota refusals');
 const TENANT = `0x${'ab'.repeat(32)}`;

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REPO_ROOT } from '../support/e2e.ts';
-import { runAfterExit, spawnReaped } from '../support/reaper.ts';
+import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { runAfterExit, spawnReaped } from '../../scripts/harness/reaper.ts';
 
 const clone = suite('the Kubernetes build path from a clone anywhere');
 // mkdtemp makes the directory 0700: pods run as uid 1000, which cannot traverse it.

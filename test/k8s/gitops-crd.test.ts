@@ -1,8 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { DEFAULTS, GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
-import { ConflictError } from '../../src/gitops/errors.ts';
+import { DEFAULTS } from '../../src/gitops/api/types.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
+import { ConflictError } from '../../src/ports/cluster-errors.ts';
 import { KubernetesCluster } from '../../src/k8s/cluster.ts';
 import { testCluster } from './support/control-plane.ts';
 import { installWalrusAppCrd, kubectl } from './support/gitops.ts';

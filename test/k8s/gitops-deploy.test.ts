@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1PolicyRule } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
-import { createWorld, REPO_ROOT, type World } from '../support/e2e.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
+import { createWorld, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
-import { helloRepository, kubectl, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, type ControllerProcess } from './support/gitops.ts';
+import { kubectl } from './support/gitops.ts';
+import { helloRepository, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, type ControllerProcess } from '../../scripts/harness/gitops.ts';
 
 const INSTALL_NAMESPACE = 'walrus-gitops';
 const ACCOUNT = 'walrus-gitops-controller';

@@ -15,12 +15,13 @@ import { join } from 'node:path';
 import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
 import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, type World } from '../support/e2e.ts';
+import { createWorld, type World } from '../../scripts/harness/world.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, helloRepository, httpGet, installWalrusAppCrd, readyAt, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess, walrusIn } from './support/gitops.ts';
+import { devnetOfferFile, installWalrusAppCrd, readyAt, walrusIn } from './support/gitops.ts';
+import { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;

@@ -18,12 +18,13 @@ import { Agent, request } from 'node:http';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/gitops/api/types.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
 import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../support/e2e.ts';
+import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, httpGet, installWalrusAppCrd, kubectl, readyAt, startControllerProcess, startDevnetServer, within, type ControllerProcess, walrusIn } from './support/gitops.ts';
+import { devnetOfferFile, installWalrusAppCrd, kubectl, readyAt, walrusIn } from './support/gitops.ts';
+import { httpGet, startControllerProcess, startDevnetServer, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;

@@ -9,7 +9,8 @@ import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { PUBLIC_WALRUS_SHARDS } from '../../src/config/networks.ts';
 import { SdkBlobStore } from '../../src/walrus/sdk-blob-store.ts';
-import { hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { initRepo } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 /**
  * The composition seam for the public networks without a publisher. Nothing here can reach Sui or Walrus, so every

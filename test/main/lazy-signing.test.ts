@@ -9,7 +9,7 @@ import { silentLog } from '../../src/core/log.ts';
 import { startDevnetServer } from '../../src/devnet/server.ts';
 import type { DevnetServer } from '../../src/devnet/server.ts';
 import { openNetwork } from '../../src/main/context.ts';
-import { hermeticGitEnv, tempDir } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 /**
  * The signing stack stays out of read-only sessions: a process that opens a remote network (a `git walrus devnet`

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WalrusGitError } from '../../src/core/errors.ts';
 import { linesOfDescriptor, writeAll } from '../../src/main/stdio.ts';
-import { tempDir } from '../support/git-fixture.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
 
 const collect = async (lines: AsyncIterable<string>) => {
   const out: string[] = [];

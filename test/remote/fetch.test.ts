@@ -8,7 +8,8 @@ import { CorruptPackError } from '../../src/remote/errors.ts';
 import { chunkSizeBound, fetchObjects } from '../../src/remote/fetch.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, sourceAndTarget, withFixture } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };

@@ -18,7 +18,8 @@ import { pushRefs } from '../../src/remote/push.ts';
 import { StaleRepackError } from '../../src/sui/errors.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
 import { MemoryBlobStore } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, gitIn, initRepo } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 import { inProcess, openWithTwoLedgers, type TwoLedgers } from '../sui/fronts.ts';
 
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };

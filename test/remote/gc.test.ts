@@ -8,7 +8,8 @@ import { fetchObjects, firstPackToApply } from '../../src/remote/fetch.ts';
 import { collectGarbage } from '../../src/remote/gc.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, initRepo, withFixture } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const settings = { atomic: false, dryRun: false, progress: false, leases: new Map() };

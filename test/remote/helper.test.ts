@@ -8,7 +8,8 @@ import { runSession } from '../../src/protocol/session.ts';
 import { createHelperBackend } from '../../src/remote/helper.ts';
 import { defaultOptions } from '../../src/remote/options.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, hermeticGitEnv, initRepo, tempDir } from '../support/git-fixture.ts';
+import { commitFile, initRepo } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 async function* linesOf(text: string): AsyncIterable<string> {
   for (const line of text.split('\n')) yield line;

@@ -12,7 +12,8 @@ import { collectGarbage } from '../../src/remote/gc.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { MemoryKeyService, untouchableKeyService } from '../support/memory-key-service.ts';
-import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, sourceAndTarget, withFixture } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const READER = `0x${'2'.repeat(64)}`;

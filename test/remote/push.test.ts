@@ -9,7 +9,8 @@ import { pushRefs } from '../../src/remote/push.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
-import { commitFile, gitIn, hermeticGitEnv, initRepo, tempDir, withFixture } from '../support/git-fixture.ts';
+import { commitFile, gitIn, initRepo, withFixture } from '../support/git-fixture.ts';
+import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 const plain: PushSettings = { atomic: false, dryRun: false, progress: false, leases: new Map() };

@@ -7,7 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { DEVNET_SEAL, withSealApiKeys } from '../../src/config/networks.ts';
+import { withSealApiKeys } from '../../src/config/networks.ts';
+import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { newDataKey, newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
@@ -18,7 +19,8 @@ import { pushRefs } from '../../src/remote/push.ts';
 import { KeyServerApiKeyError, KeyServersUnavailableError, quorumOf } from '../../src/seal/key-service.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
 import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
-import { commitFile, gitIn, hermeticGitEnv, sourceAndTarget } from '../support/git-fixture.ts';
+import { commitFile, gitIn, sourceAndTarget } from '../support/git-fixture.ts';
+import { hermeticGitEnv } from '../../scripts/harness/git-env.ts';
 
 // The process clock, movable: installed before the network opens, so the key servers read it too.
 const realNow = Date.now;

@@ -2,10 +2,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hermeticGitEnv, tempDir } from '../../scripts/harness/git-env.ts';
-
-// The hermetic environment and temporary directories are shared with the benchmarks and demos (scripts/harness/).
-export { hermeticGitEnv, tempDir };
 
 /**
  * A test body that builds its fixture with `make`, runs `test` on it, and removes the fixture's directory whether

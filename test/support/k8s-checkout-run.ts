@@ -8,12 +8,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { API_VERSION, KIND } from '../../src/gitops/api/types.ts';
+import { API_VERSION, KIND } from '../../src/ports/walrus-app.ts';
 import { buildJob, CHECKOUT_STEP, WORKSPACE } from '../../src/gitops/templates/build-job.ts';
-import { createWorld } from './e2e.ts';
-import { runAfterExit } from './reaper.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import { runAfterExit } from '../../scripts/harness/reaper.ts';
 import { testCluster, waitFor } from '../k8s/support/control-plane.ts';
-import { helloRepository, startDevnetServer } from '../k8s/support/gitops.ts';
+import { helloRepository, startDevnetServer } from '../../scripts/harness/gitops.ts';
 
 const cluster = testCluster('clone-checkout');
 const world = createWorld('walrus-clone-checkout-');

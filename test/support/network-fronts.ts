@@ -5,9 +5,9 @@
  * written once against a NetworkFront and runs on each.
  */
 import { join } from 'node:path';
-import { createWorld, startDevnet } from './e2e.ts';
-import type { World } from './e2e.ts';
-import { tempDir } from './git-fixture.ts';
+import { createWorld, startDevnet } from '../../scripts/harness/world.ts';
+import type { World } from '../../scripts/harness/world.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
 import { machineClockEnv } from './machine-clock-env.ts';
 
 export interface NetworkFront {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { DEVNET_SEAL } from '../../src/config/networks.ts';
+import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { openLocalNetwork, type LocalNetwork } from '../../src/devnet/local-network.ts';
 import { SealKeyService, type SealKeyServiceOptions } from '../../src/seal/key-service.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from './git-fixture.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
 
 const reaper = suite('processes a test starts die with the test process');
 

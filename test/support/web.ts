@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
-import { publishArtifact } from '../../src/gitops/artifact/store.ts';
+import { tarballArchive } from '../../src/fs/tarball.ts';
+import { publishArtifact } from '../../src/remote/artifacts.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { commit, createWorld, initWorkRepo, type World } from './e2e.ts';
-import { spawnReaped } from './reaper.ts';
+import { commit, createWorld, initWorkRepo, type World } from '../../scripts/harness/world.ts';
+import { spawnReaped } from '../../scripts/harness/reaper.ts';
 
 /** Payloads in every place a pusher controls; none may run or break a page. */
 export const INJECTION = {
@@ -94,7 +95,7 @@ export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
     const blobs = new HttpBlobStore({ publisherUrl: network.walrusUrl, aggregatorUrl: network.walrusUrl, numShards: network.numShards, fetch: network.walrusFetch });
     mkdirSync(world.path('built'));
     writeFileSync(world.path('built', 'index.js'), 'console.log("built")\n');
-    const published = await publishArtifact({ blobStore: blobs, log: silentLog }, world.path('built'), false);
+    const published = await publishArtifact({ blobStore: blobs, archive: tarballArchive, log: silentLog }, world.path('built'), false);
     artifact = published.blobId;
     await market.recordDeploy(lease, commits.c3b, published.blobId, published.sha256);
   } finally {
@@ -139,7 +140,7 @@ export interface WebProcess {
 
 /**
  * `git walrus web <args>` in the world's root, as the key in `env`; resolves with the URL it prints. The server never
- * outlives the test process (support/reaper.ts).
+ * outlives the test process (scripts/harness/reaper.ts).
  */
 export async function startWeb(world: World, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<WebProcess> {
   const child = spawnReaped('git', ['walrus', 'web', ...args], { cwd: world.root, env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

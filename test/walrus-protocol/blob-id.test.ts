@@ -6,7 +6,7 @@ import { bcs } from '@mysten/bcs';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus-protocol/blob-id.ts';
-import { tempDir } from '../support/git-fixture.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
 import { maxBlobSizeForShards } from '../../src/walrus-protocol/encoding.ts';
 import { UsageError } from '../../src/core/errors.ts';
 

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { REPO_ROOT } from '../support/e2e.ts';
+import { REPO_ROOT } from '../../scripts/harness/world.ts';
 import { INJECTION, buildWebWorld, startWeb, type WebProcess, type WebWorld } from '../support/web.ts';
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');

@@ -7,7 +7,7 @@ import { concatBytes } from '../../core/bytes.ts';
 import { CLOCK_ID, objectDigest } from './objects.ts';
 import { TransactionRejectedError } from './errors.ts';
 import { WorkingSet } from './working-set.ts';
-import { MAX_PURE_ARGUMENT_SIZE } from './limits.ts';
+import { MAX_PURE_ARGUMENT_SIZE } from '../../core/sui-limits.ts';
 import type { ExecutionRequest, Slot, Input } from './execution.ts';
 
 export async function verifySignatures(txBytes: Uint8Array, signatures: string[], signers: string[]): Promise<void> {

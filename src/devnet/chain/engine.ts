@@ -3,7 +3,8 @@ import { writeFileAtomic } from '../../fs/atomic.ts';
 import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { Transaction, TransactionObjectArgument } from '@mysten/sui/transactions';
 import { normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
-import { ChainStore, type CommitRecord, type EventPosition, type GenesisInfo, type TxRecord } from './store.ts';
+import type { GenesisInfo } from './snapshot.ts';
+import { ChainStore, type CommitRecord, type EventPosition, type TxRecord } from './store.ts';
 import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
 import type { ExecutionResult } from './execution.ts';
 import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
@@ -15,7 +16,6 @@ import { FAUCET_AMOUNT, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
 import { EPOCH, GENESIS_VERSION, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
 
-export { EPOCH } from './genesis.ts';
 
 /**
  * The devnet chain: one state directory, executing signed transactions and answering reads. Both fronts (the

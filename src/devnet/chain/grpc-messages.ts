@@ -3,7 +3,8 @@ import { parseTransactionEffectsBcs, type SuiClientTypes } from '@mysten/sui/cli
 import { GrpcTypes } from '@mysten/sui/grpc';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { fromBase64 } from '@mysten/sui/utils';
-import { ChainEngine, EPOCH } from './engine.ts';
+import { ChainEngine } from './engine.ts';
+import { EPOCH } from './genesis.ts';
 import { objectView } from './core-client.ts';
 import { transactionToGrpc } from './grpc-transaction.ts';
 import { PACKAGE_TYPE, coinBalance, type ChainObject } from './objects.ts';

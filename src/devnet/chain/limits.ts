@@ -1,7 +1,6 @@
 /**
  * Protocol limits and gas prices the devnet enforces, with the values of Sui's protocol config (mainnet, 2026).
  */
-export { MAX_DYNAMIC_FIELD_ACCESSES, MAX_PURE_ARGUMENT_SIZE, MAX_TX_SIZE_BYTES } from '../../core/sui-limits.ts';
 export const MAX_MOVE_OBJECT_SIZE = 250 * 1024;
 export const MAX_INPUT_OBJECTS = 2048;
 export const MAX_COMMANDS = 1024;

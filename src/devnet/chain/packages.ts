@@ -1,7 +1,7 @@
 import { bcs } from '@mysten/sui/bcs';
 import { MOVE_STDLIB, SUI_FRAMEWORK } from './objects.ts';
 import { optionInner } from './move-types.ts';
-import type { MoveFunctionSignature } from '../../contract/abi.ts';
+import type { MoveFunctionSignature } from '../../contract/function-abi.ts';
 
 /**
  * What the engine executes: Move packages described function by function (visibility, signature, and a `run` in

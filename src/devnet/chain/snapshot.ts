@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { StoredObject } from './objects.ts';
-import type { ClockControl, GenesisInfo } from './store.ts';
 
 /**
  * The chain store's snapshot (`chain/snapshot.json`): its state as of a byte offset of chain.log, so that opening a
@@ -8,6 +7,26 @@ import type { ClockControl, GenesisInfo } from './store.ts';
  * log: the snapshot keeps where each one's line is and the types of its events, and a query reads the lines it
  * answers with. Pure encoding and validation here; the store does the I/O and checks the snapshot against the log.
  */
+
+export interface GenesisInfo {
+  /** Base58 digest of the genesis checkpoint: the chain identifier. */
+  chainId: string;
+  packageId: string;
+  registryId: string;
+  registryInitialVersion: string;
+  /** suiprivkey of the faucet's address (a devnet-only key made at genesis). */
+  faucetKey: string;
+  timestampMs: number;
+  /** The market module's shared Market and the AdminCap (owned by the faucet's address), once it is published. */
+  marketId?: string;
+  adminCapId?: string;
+}
+
+/**
+ * How the devnet's Clock moves (a devnet control, like a local EVM node's time travel): running at real time plus
+ * `offsetMs`, or frozen at its last value. It never goes backwards.
+ */
+export interface ClockControl { offsetMs: number; frozen: boolean }
 
 /** Bumped on any change of the layout: a snapshot of another version is ignored (replayed past) and replaced. */
 export const SNAPSHOT_VERSION = 1;

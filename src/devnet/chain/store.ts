@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../../fs/atomic.ts';
 import { InternalError, WalrusGitError } from '../../core/errors.ts';
 import { loadObject, ownerAddress, storeObject, type ChainObject, type StoredObject } from './objects.ts';
-import { SNAPSHOT_VERSION, decodeSnapshot, encodeSnapshot, lineHash, type Snapshot } from './snapshot.ts';
+import { SNAPSHOT_VERSION, decodeSnapshot, encodeSnapshot, lineHash, type ClockControl, type GenesisInfo, type Snapshot } from './snapshot.ts';
 
 /**
  * The chain's state directory: an append-only write-ahead log (`chain.log`, one JSON commit per line, fsynced)
@@ -35,26 +35,6 @@ export interface TxRecord {
   objectTypes: Record<string, string>;
   balanceChanges: { address: string; coinType: string; amount: string }[];
 }
-
-export interface GenesisInfo {
-  /** Base58 digest of the genesis checkpoint: the chain identifier. */
-  chainId: string;
-  packageId: string;
-  registryId: string;
-  registryInitialVersion: string;
-  /** suiprivkey of the faucet's address (a devnet-only key made at genesis). */
-  faucetKey: string;
-  timestampMs: number;
-  /** The market module's shared Market and the AdminCap (owned by the faucet's address), once it is published. */
-  marketId?: string;
-  adminCapId?: string;
-}
-
-/**
- * How the devnet's Clock moves (a devnet control, like a local EVM node's time travel): running at real time plus
- * `offsetMs`, or frozen at its last value. It never goes backwards.
- */
-export interface ClockControl { offsetMs: number; frozen: boolean }
 
 export interface CommitRecord {
   genesis?: GenesisInfo;

@@ -1,4 +1,5 @@
-import { contractFunctions, contractStructs, initPackage, CONTRACT_MODULES, type CallResult, type MoveFunctionAbi } from '../../contract/abi.ts';
+import { contractFunctions, contractStructs, initPackage, CONTRACT_MODULES } from '../../contract/abi.ts';
+import { type CallResult, type MoveFunctionAbi } from '../../contract/function-abi.ts';
 import { initMarket } from '../../contract/market-abi.ts';
 import { marketObjectLayouts } from '../../contract/market-bcs.ts';
 import { MoveAbort } from '../../contract/abort-codes.ts';

@@ -6,7 +6,6 @@ import { MoveAbortFailure, type MoveFunction, type MovePackage } from './package
 import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus-protocol/blob-object-bcs.ts';
 import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
 
-export { BlobLayout };
 
 /**
  * The slice of Walrus's Move package (`walrus::system`, `walrus::blob`, `wal::wal`) the devnet runs, so that a

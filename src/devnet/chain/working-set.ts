@@ -3,7 +3,7 @@ import { type ChainObject } from './objects.ts';
 import { normalizeType, parseType, remembered } from './move-types.ts';
 import { DYNAMIC_FIELD, MoveAbortFailure, type TableStore } from './packages.ts';
 import { SUI_FRAMEWORK } from './objects.ts';
-import { MAX_DYNAMIC_FIELD_ACCESSES } from './limits.ts';
+import { MAX_DYNAMIC_FIELD_ACCESSES } from '../../core/sui-limits.ts';
 
 /**
  * The objects one transaction reads and writes, layered over the committed state: nothing reaches the store until

@@ -3,7 +3,8 @@ import { normalizeSuiAddress } from '@mysten/sui/utils';
 import { blobIdToU256 } from '../../core/blob-id-codec.ts';
 import type { ChainEngine } from '../chain/engine.ts';
 import { normalizeType } from '../chain/move-types.ts';
-import { BLOB_TYPE, BlobLayout, blobObjectContents } from '../chain/walrus-system-package.ts';
+import { BLOB_TYPE, blobObjectContents } from '../chain/walrus-system-package.ts';
+import { BlobLayout } from '../../walrus-protocol/blob-object-bcs.ts';
 
 /**
  * The devnet chain as the devnet Walrus service sees it: every store that Walrus answers `newlyCreated` leaves a

@@ -4,7 +4,8 @@
  * `kubectl get walrusapps` shows. deploy/crd.yaml is this object (scripts/gitops-crd.ts writes it; a unit test
  * checks they agree).
  */
-import { DEFAULTS, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from './types.ts';
+import { DEFAULTS } from './types.ts';
+import { GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from '../../ports/walrus-app.ts';
 
 type Schema = Record<string, unknown>;
 

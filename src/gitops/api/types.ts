@@ -8,12 +8,6 @@
 import { GROUP } from '../../ports/walrus-app.ts';
 import type { BuildSpec, EnvFromSource, EnvVar, HealthSpec, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec } from '../../ports/walrus-app.ts';
 
-export { API_VERSION, FIELD_MANAGER, GROUP, KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from '../../ports/walrus-app.ts';
-export type {
-  AppManifest, Artifact, BuildSpec, BuildStatus, Condition, ConditionStatus, ConditionType, EnvFromSource, EnvVar, HeadStatus, HealthSpec, HistoryEntry, PolicySpec,
-  ReleaseResult, ResourceRequirements, RolloutSpec, RunSpec, WalrusApp, WalrusAppSpec, WalrusAppStatus,
-} from '../../ports/walrus-app.ts';
-
 /** Any new value forces a reconcile pass (like Flux's `reconcile.fluxcd.io/requestedAt`); `date +%s` is typical. */
 export const RECONCILE_NOW_ANNOTATION = `${GROUP}/reconcile-now`;
 /** How many past releases `status.history` keeps. */

@@ -19,7 +19,6 @@
 import { WalrusGitError } from '../../core/errors.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
 
-export type { AppManifest };
 
 export const MANIFEST_VERSION = 1;
 /** The manifest travels as the manifest step's termination message, which Kubernetes caps at 4096 bytes. */

@@ -6,9 +6,9 @@
  *   3. else the npm defaults (types.ts DEFAULTS).
  * A manifest beyond the offer is refused as a whole, naming the field: the release fails and the running one serves.
  */
-import type { EnvVar, WalrusApp } from '../api/types.ts';
-import type { ProviderOffer } from '../provider/offer.ts';
-import type { AppManifest } from './manifest.ts';
+import type { EnvVar, WalrusApp } from '../../ports/walrus-app.ts';
+import type { ProviderOffer } from '../api/offer.ts';
+import type { AppManifest } from '../../ports/walrus-app.ts';
 
 export type ManifestDecision = { ok: true; app: WalrusApp } | { ok: false; field: string; reason: string };
 

@@ -19,8 +19,8 @@
 import { createHash } from 'node:crypto';
 import type { V1LimitRange, V1NetworkPolicy, V1NetworkPolicyPeer, V1ResourceQuota } from '@kubernetes/client-node';
 import { LABELS } from '../templates/names.ts';
-import type { ProviderOffer } from './offer.ts';
-import { PROVIDER_LABELS, PROVIDER_MANAGED_BY } from './labels.ts';
+import type { ProviderOffer } from '../api/offer.ts';
+import { PROVIDER_LABELS, PROVIDER_MANAGED_BY } from '../api/labels.ts';
 
 export type TenantObject = V1NetworkPolicy | V1ResourceQuota | V1LimitRange;
 

@@ -8,14 +8,13 @@
 import { createHash } from 'node:crypto';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';
 import type { LeaseInfo } from '../../ports/market.ts';
-import type { ProviderOffer } from './offer.ts';
+import type { ProviderOffer } from '../api/offer.ts';
 import { canonical } from '../api/build-config.ts';
-import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../api/types.ts';
+import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../ports/walrus-app.ts';
 
-import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from './labels.ts';
+import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from '../api/labels.ts';
 import { tenantIsolation, type TenantObject } from './isolation.ts';
 
-export { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY };
 
 /** What the controller made for a lease, as read back from the cluster. */
 export interface LeaseApp {

@@ -9,8 +9,9 @@ import type { Companion } from '../../ports/companion.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import type { ObjectRef } from '../../ports/cluster.ts';
-import type { ProviderOffer } from './offer.ts';
-import { runsOutBy, plan, deployKey, PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+import type { ProviderOffer } from '../api/offer.ts';
+import { runsOutBy, plan, deployKey, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from '../api/labels.ts';
 import { messageOf } from '../../core/errors.ts';
 
 export interface ProviderReconcilerOptions {

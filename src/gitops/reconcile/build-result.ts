@@ -1,6 +1,6 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { Artifact } from '../api/types.ts';
-import { BuildResultError } from '../errors.ts';
+import type { Artifact } from '../../ports/walrus-app.ts';
+import { BuildResultError } from './errors.ts';
 
 export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {
   const conditions = job.status?.conditions ?? [];

@@ -1,4 +1,5 @@
-import { HISTORY_LIMIT, type Condition, type ConditionStatus, type ConditionType, type HistoryEntry } from '../api/types.ts';
+import { HISTORY_LIMIT } from '../api/types.ts';
+import { type Condition, type ConditionStatus, type ConditionType, type HistoryEntry } from '../../ports/walrus-app.ts';
 
 export interface ConditionUpdate {
   type: ConditionType;

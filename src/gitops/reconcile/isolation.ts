@@ -8,7 +8,7 @@ import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from '../../ports/cluster.ts';
 import type { Templates } from '../../ports/templates.ts';
 import type { WalrusApp } from '../../ports/walrus-app.ts';
-import { PROVIDER_LABELS } from '../provider/labels.ts';
+import { PROVIDER_LABELS } from '../api/labels.ts';
 
 /** Writes the app's ingress allowance when the controller has one to write and the app's namespace is a tenant's. */
 export async function applyIngressAllowance(cluster: Pick<Cluster, 'apply' | 'namespaceLabels'>, templates: Templates, app: WalrusApp): Promise<void> {

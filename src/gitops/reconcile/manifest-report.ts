@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { BuildResultError } from '../errors.ts';
-import { ManifestError, manifestFromReport, type AppManifest } from '../manifest/manifest.ts';
+import { BuildResultError } from './errors.ts';
+import { ManifestError, manifestFromReport } from '../manifest/manifest.ts';
+import { type AppManifest } from '../../ports/walrus-app.ts';
 import { MANIFEST_STEP } from '../templates/build-job.ts';
 
 /** The app's manifest as the build's manifest step reported it (its termination message), from the succeeded pod. */

@@ -1,5 +1,5 @@
 import { WalrusGitError, messageOf } from '../../core/errors.ts';
-import { ClusterAccessError, ClusterRequestError } from '../errors.ts';
+import { ClusterAccessError, ClusterRequestError } from '../../ports/cluster-errors.ts';
 
 /**
  * How a reconcile pass ends, and so what the work queue does with the app's key (the kinds of Flux's

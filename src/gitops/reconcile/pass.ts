@@ -3,12 +3,13 @@ import { InternalError } from '../../core/errors.ts';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import type { PushEvent } from '../../ports/ledger.ts';
 import type { Release, Templates } from '../../ports/templates.ts';
-import type { ProviderOffer } from '../provider/offer.ts';
+import type { ProviderOffer } from '../api/offer.ts';
 import type { PlannedConfig } from '../api/build-config.ts';
-import { appKey, resolveSpec, type AppManifest, type Artifact, type Condition, type HeadStatus, type ResolvedSpec, type WalrusApp, type WalrusAppStatus } from '../api/types.ts';
-import type { EventRecorder } from '../events.ts';
+import { appKey, resolveSpec, type ResolvedSpec } from '../api/types.ts';
+import { type AppManifest, type Artifact, type Condition, type HeadStatus, type WalrusApp, type WalrusAppStatus } from '../../ports/walrus-app.ts';
+import type { EventRecorder } from './events.ts';
 import type { ChainHead } from '../watch/head-reader.ts';
-import type { ReadAccessCheck } from './read-access.ts';
+import type { ReadAccessCheck } from './repository-access.ts';
 import { removeCondition, setCondition, type ConditionUpdate } from './conditions.ts';
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */

@@ -5,14 +5,14 @@ import { build } from './steps/build.ts';
 import { checkPolicy } from './steps/check-policy.ts';
 import { cleanUpJobs } from './steps/clean-up-jobs.ts';
 import { holdFailedRevision } from './steps/hold-failed-revision.ts';
-import { followOffer } from './steps/exposure.ts';
+import { followOffer } from './steps/follow-offer.ts';
 import { checkManifest } from './steps/manifest.ts';
 import { checkNetwork } from './steps/network.ts';
 import { planBuild } from './steps/plan-build.ts';
-import { checkReadAccess } from './steps/read-access.ts';
+import { checkReadAccess } from './steps/check-read-access.ts';
 import { readHead } from './steps/read-head.ts';
 import { markReady } from './steps/ready.ts';
-import { rollout } from './steps/rollout.ts';
+import { rollout } from './steps/roll-out.ts';
 import { skipIfSuspended } from './steps/suspend.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Release } from '../../ports/templates.ts';
-import type { WalrusAppStatus } from '../api/types.ts';
+import type { WalrusAppStatus } from '../../ports/walrus-app.ts';
 import { applyManifest } from '../manifest/precedence.ts';
 import type { Pass } from './pass.ts';
 import { applyIngressAllowance } from './isolation.ts';

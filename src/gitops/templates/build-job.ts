@@ -1,6 +1,6 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { PLAN_DIR, resolveSpec } from '../api/types.ts';
-import type { EnvVar, WalrusApp } from '../api/types.ts';
+import type { EnvVar, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
 import { containerSecurityContext, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Ingress } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
-import type { ProviderOffer } from '../provider/offer.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
+import type { ProviderOffer } from '../api/offer.ts';
 import { appResourceName, dnsLabel, labelsOf, ownerReference } from './names.ts';
 import { SERVICE_PORT } from './run.ts';
 

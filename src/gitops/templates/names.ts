@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { InternalError } from '../../core/errors.ts';
-import { API_VERSION, GROUP, KIND } from '../api/types.ts';
-import type { WalrusApp } from '../api/types.ts';
+import { API_VERSION, GROUP, KIND } from '../../ports/walrus-app.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
 
 /**
  * Names, labels and annotations of what the controller creates for a WalrusApp. Names are pure functions of the

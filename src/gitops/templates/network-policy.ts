@@ -1,6 +1,6 @@
 import type { V1NetworkPolicy, V1NetworkPolicyPeer } from '@kubernetes/client-node';
 import { resolveSpec } from '../api/types.ts';
-import type { WalrusApp } from '../api/types.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { V1Container, V1EnvVar, V1PodSecurityContext, V1ResourceRequirements, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
-import { PROVIDER_ANNOTATIONS } from '../provider/plan.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
+import { PROVIDER_ANNOTATIONS } from '../api/labels.ts';
 import { PROJECT_IMAGE } from './names.ts';
 
 /**

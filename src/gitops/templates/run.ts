@@ -1,6 +1,6 @@
 import type { V1Deployment, V1EnvVar, V1Service, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { resolveSpec } from '../api/types.ts';
-import type { Artifact, WalrusApp } from '../api/types.ts';
+import type { Artifact, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
 import { containerSecurityContext, forwardingShell, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';

@@ -1,7 +1,6 @@
 import { parseWalrusUrl } from '../../core/walrus-url.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
-import type { HeadStatus } from '../api/types.ts';
-import { pushThatSet } from '../reconcile/policy.ts';
+import type { HeadStatus } from '../../ports/walrus-app.ts';
 
 export interface ChainHead {
   repositoryId: string;
@@ -88,4 +87,13 @@ export function fullRefName(ref: string, refs: ReadonlyMap<string, string>): str
   if (ref.startsWith('refs/')) return ref;
   for (const candidate of [`refs/heads/${ref}`, `refs/tags/${ref}`]) if (refs.has(candidate)) return candidate;
   return `refs/heads/${ref}`;
+}
+
+/** The latest push that set `ref` to `commit` (the push log is in ascending seq order), or null. */
+export function pushThatSet(pushes: readonly PushEvent[], ref: string, commit: string): PushEvent | null {
+  for (let index = pushes.length - 1; index >= 0; index--) {
+    const update = pushes[index].updates.find((candidate) => candidate.name === ref);
+    if (update) return update.new === commit ? pushes[index] : null;
+  }
+  return null;
 }

@@ -14,7 +14,7 @@ import type { DeploymentLine } from './format.ts';
 
 export interface VerifyDeploymentsDeps {
   ledger: Pick<Ledger, 'listPushes'>;
-  /** The sha256 of an artifact's tar stream, fetched from Walrus (src/gitops/artifact/store.ts: one blob or an index of chunks). */
+  /** The sha256 of an artifact's tar stream, fetched from Walrus (artifacts.ts: one blob or an index of chunks). */
   artifactSha256(blobId: string): Promise<string>;
 }
 

@@ -4,7 +4,7 @@ import { explorerFor } from '../explorer.ts';
 import { html } from '../html.ts';
 import { formatUtc, page } from '../layout.ts';
 import { htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 
 const CHANGE_TEXT: Record<AccessChange['kind'], string> = {
   'writer-added': 'writer added',

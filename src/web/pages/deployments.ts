@@ -10,7 +10,7 @@ import { explorerFor } from '../explorer.ts';
 import { href, html } from '../html.ts';
 import { formatUtc, page, shortOid } from '../layout.ts';
 import { htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 import { marketOf } from './shared.ts';
 
 /** The URL the provider stated on a lease (`state_url`), when it is one a browser may follow. */

@@ -2,7 +2,7 @@ import type { PushEvent } from '../../ports/ledger.ts';
 import { html } from '../html.ts';
 import { formatUtc, page } from '../layout.ts';
 import { htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 
 /** Every repository of the registry, newest first, with a filter on name, owner and id. */
 export async function repositoriesPage(context: WebContext, { query }: RouteRequest): Promise<Reply> {

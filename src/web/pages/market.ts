@@ -5,7 +5,7 @@ import { explorerFor } from '../explorer.ts';
 import { html, type Html } from '../html.ts';
 import { formatUtc, page, shortOid } from '../layout.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 import { leaseUrl } from './deployments.ts';
 import { marketOf } from './shared.ts';
 

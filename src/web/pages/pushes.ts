@@ -14,7 +14,7 @@ import { href, html, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
 import type { LoadedRepository } from '../repositories.ts';
 import { jsonReply, redirect, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 import type { VerifyJob } from '../verify-jobs.ts';
 import { PUSHES_PER_PAGE } from './shared.ts';
 

@@ -8,7 +8,7 @@ import { formatUtc, page, pager, shortOid, type RepoNav } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import type { LoadedRepository } from '../repositories.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 import { deploymentsOf, pushLink } from './shared.ts';
 
 /** Files above this are not shown inline (a download link instead). */

@@ -1,6 +1,6 @@
 import type { DeployedRecord } from '../../ports/market.ts';
 import { href } from '../html.ts';
-import type { WebContext } from '../routes.ts';
+import type { WebContext } from '../web-context.ts';
 
 export const PUSHES_PER_PAGE = 50;
 

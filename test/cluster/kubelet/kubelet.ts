@@ -18,7 +18,6 @@ import { PodSync } from './pod-sync.ts';
 import { PodWorker } from './pod-worker.ts';
 import type { VolumeSources } from './volumes.ts';
 
-export type { ImageMap } from './images.ts';
 
 export interface KubeletOptions {
   kubeconfigPath: string;

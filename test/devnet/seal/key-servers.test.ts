@@ -12,7 +12,7 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
 import {
   ExpiredSessionKeyError, InvalidPTBError, InvalidSessionKeySignatureError, InvalidUserSignatureError, NoAccessError, SealClient, SessionKey,
 } from '@mysten/seal';
-import { DEVNET_SEAL } from '../../../src/config/networks.ts';
+import { DEVNET_SEAL } from '../../../src/core/devnet-protocol.ts';
 import { openLocalNetwork, type LocalNetwork } from '../../../src/devnet/local-network.ts';
 import { startDevnetServer, type DevnetServer } from '../../../src/devnet/server.ts';
 import { KEY_SERVER_VERSION, keyServersDown, setKeyServersDown } from '../../../src/devnet/seal/key-servers.ts';

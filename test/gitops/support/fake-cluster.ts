@@ -4,7 +4,7 @@
  * put in, and any call can be made to fail (`failOn`) to inject a fault.
  */
 import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
-import { ConflictError } from '../../../src/gitops/errors.ts';
+import { ConflictError } from '../../../src/ports/cluster-errors.ts';
 import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';

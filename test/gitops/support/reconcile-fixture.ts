@@ -5,13 +5,14 @@
  */
 import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { buildConfigHash } from '../../../src/gitops/api/build-config.ts';
-import { API_VERSION, KIND, resolveSpec, type WalrusApp, type WalrusAppSpec, type WalrusAppStatus } from '../../../src/gitops/api/types.ts';
+import { resolveSpec } from '../../../src/gitops/api/types.ts';
+import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec, type WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 import { Pass, type ReconcileDeps } from '../../../src/gitops/reconcile/pass.ts';
-import { createTemplates } from '../../../src/gitops/templates/index.ts';
-import type { ProviderOffer } from '../../../src/gitops/provider/offer.ts';
+import { createTemplates } from '../../../src/gitops/templates/create-templates.ts';
+import type { ProviderOffer } from '../../../src/gitops/api/offer.ts';
 import type { Templates } from '../../../src/ports/templates.ts';
 import type { ChainHead } from '../../../src/gitops/watch/head-reader.ts';
-import type { ReadAccessCheck } from '../../../src/gitops/reconcile/read-access.ts';
+import type { ReadAccessCheck } from '../../../src/gitops/reconcile/repository-access.ts';
 import type { PushEvent } from '../../../src/ports/ledger.ts';
 import { FakeCluster } from './fake-cluster.ts';
 

@@ -13,7 +13,7 @@
  *
  * The run is removed when the last handle made by testCluster() is stopped (every file stops its own
  * in `after`, failed tests included), and otherwise as the process exits: on SIGINT/SIGTERM/SIGHUP it
- * is stopped in order, and on any other end (kill -9 included) the process's watchdog (support/reaper.ts) runs the
+ * is stopped in order, and on any other end (kill -9 included) the process's watchdog (scripts/harness/reaper.ts) runs the
  * sweep once this process is gone.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../../cluster/node/node.ts';
-import { runAfterExit } from '../../support/reaper.ts';
+import { runAfterExit } from '../../../scripts/harness/reaper.ts';
 import type { Cluster } from '../../cluster/node/node.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);

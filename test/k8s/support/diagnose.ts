@@ -17,9 +17,9 @@
 import { readFile } from 'node:fs/promises';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/ports/walrus-app.ts';
 import type { Cluster } from '../../cluster/node/node.ts';
-import type { ControllerProcess } from './gitops.ts';
+import type { ControllerProcess } from '../../../scripts/harness/gitops.ts';
 import { containerLines } from './pods.ts';
 
 const LOG_LINES = 20;

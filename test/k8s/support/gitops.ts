@@ -9,14 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../../src/gitops/api/crd.ts';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/gitops/api/types.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/ports/walrus-app.ts';
 import { kubectl as runKubectl, within } from '../../../scripts/harness/gitops.ts';
 import type { World } from '../../../scripts/harness/world.ts';
 import { startApiRelay } from '../../cluster/node/api-relay.ts';
 import { sharedCluster, waitFor } from './control-plane.ts';
 
-export { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within } from '../../../scripts/harness/gitops.ts';
-export type { ControllerProcess } from '../../../scripts/harness/gitops.ts';
 
 let installed: Promise<void> | undefined;
 

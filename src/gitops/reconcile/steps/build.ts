@@ -1,6 +1,6 @@
 import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { builtWith } from '../../api/build-config.ts';
-import { BuildResultError } from '../../errors.ts';
+import { BuildResultError } from '../errors.ts';
 import { recordHistory } from '../conditions.ts';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
 import { jobOutcome, parseArtifact } from '../build-result.ts';

@@ -2,7 +2,7 @@ import { conditionOf } from '../conditions.ts';
 import { NEXT, stalling, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 import { applyRelease, lastGoodRelease } from '../release.ts';
-import { assessRollout } from '../rollout.ts';
+import { assessRollout } from '../assess-rollout.ts';
 
 /**
  * The head is a commit that failed (its build, or its rollout): it is not tried again until the head moves or the

@@ -1,6 +1,6 @@
-import type { Cluster } from '../ports/cluster.ts';
-import { API_VERSION, KIND, type WalrusApp } from './api/types.ts';
-import { messageOf } from '../core/errors.ts';
+import type { Cluster } from '../../ports/cluster.ts';
+import { API_VERSION, KIND, type WalrusApp } from '../../ports/walrus-app.ts';
+import { messageOf } from '../../core/errors.ts';
 
 export type EventType = 'Normal' | 'Warning';
 

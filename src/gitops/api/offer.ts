@@ -6,7 +6,7 @@
  * manifest; an operator-written WalrusApp overrides both) is described in docs/architecture.md.
  */
 import { WalrusGitError } from '../../core/errors.ts';
-import type { EnvVar } from '../api/types.ts';
+import type { EnvVar } from '../../ports/walrus-app.ts';
 
 /** A `networking.k8s.io/v1` NetworkPolicyPeer, as written in a policy. */
 export type NetworkPolicyPeer = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { MalformedArchiveError } from './errors.ts';
+import { MalformedArchiveError } from '../ports/artifact-errors.ts';
 
 /**
  * The tar format, as much of it as an app artifact needs (POSIX.1-2001 "pax": ustar headers, plus `x` extended

@@ -4,8 +4,8 @@ import type { Templates } from '../../ports/templates.ts';
 import { appNetworkPolicy } from './network-policy.ts';
 import { buildJob } from './build-job.ts';
 import { buildJobName } from './names.ts';
-import type { EnvVar } from '../api/types.ts';
-import type { ProviderOffer } from '../provider/offer.ts';
+import type { EnvVar } from '../../ports/walrus-app.ts';
+import type { ProviderOffer } from '../api/offer.ts';
 import { appIngress, appUrl } from './ingress.ts';
 import type { ToolConfig } from './pods.ts';
 import { appService, runDeployment } from './run.ts';
@@ -33,11 +33,3 @@ export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]
     buildJobName,
   };
 }
-
-export { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from './build-job.ts';
-export { appNetworkPolicy } from './network-policy.ts';
-export { appHost, appIngress, appUrl, CLUSTER_ISSUER_ANNOTATION } from './ingress.ts';
-export { appService, runDeployment, APP_DIR, PORT_NAME, SERVICE_PORT } from './run.ts';
-export { ANNOTATIONS, LABELS, MANAGED_BY, PROJECT_IMAGE, PROJECT_VERSION, appResourceName, buildJobName, dnsLabel, labelsOf, selectorLabels } from './names.ts';
-export { forwardingShell, RUN_AS } from './pods.ts';
-export type { ToolConfig } from './pods.ts';

@@ -1,4 +1,4 @@
-import { exposureDigest, alignExposure } from '../exposure.ts';
+import { exposureDigest, alignExposure } from '../align-exposure.ts';
 import { NEXT, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decideReadAccess, type AccessFacts } from '../../src/gitops/reconcile/read-access.ts';
+import { decideReadAccess, type AccessFacts } from '../../src/gitops/reconcile/repository-access.ts';
 import type { RepositoryInfo } from '../../src/ports/ledger.ts';
 import type { LeaseInfo } from '../../src/ports/market.ts';
 

@@ -1,4 +1,5 @@
-import { WalrusGitError } from '../../core/errors.ts';
+/** How artifacts fail (src/ports/tree-archive.ts, src/remote/artifacts.ts); the archive adapter and the use-case throw them. */
+import { WalrusGitError } from '../core/errors.ts';
 
 /** An archive entry would land outside the target directory (absolute path, `..`, a link leading out). */
 export class UnsafeArchiveEntryError extends WalrusGitError {

@@ -3,14 +3,15 @@ import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLog } from '../../../src/core/log.ts';
-import { artifactSha256, fetchArtifact, isSealedArtifactStart, publishArtifact } from '../../../src/gitops/artifact/store.ts';
-import { ArtifactDigestMismatchError, MalformedArchiveError, SealedArtifactError } from '../../../src/gitops/artifact/errors.ts';
-import { NotReaderError } from '../../../src/core/read-access.ts';
-import { newPackSealing, openSealedStream } from '../../../src/remote/sealed-packs.ts';
-import { tempDir } from '../../support/git-fixture.ts';
-import { MemoryKeyService } from '../../support/memory-key-service.ts';
-import { MemoryBlobStore, MemoryLedger } from '../../support/memory-ports.ts';
+import { silentLog } from '../../src/core/log.ts';
+import { tarballArchive } from '../../src/fs/tarball.ts';
+import { artifactSha256, fetchArtifact, isSealedArtifactStart, publishArtifact } from '../../src/remote/artifacts.ts';
+import { ArtifactDigestMismatchError, MalformedArchiveError, SealedArtifactError } from '../../src/ports/artifact-errors.ts';
+import { NotReaderError } from '../../src/core/read-access.ts';
+import { newPackSealing, openSealedStream } from '../../src/remote/sealed-packs.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
+import { MemoryKeyService } from '../support/memory-key-service.ts';
+import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 
 const store = suite('artifact store');
 
@@ -23,7 +24,7 @@ store('an artifact larger than one blob is cut into blobs plus an index, and com
     writeFileSync(join(src, 'noise.bin'), noise);
     writeFileSync(join(src, 'index.js'), 'console.log(1)\n');
     const blobStore = new MemoryBlobStore(16 * 1024);
-    const deps = { blobStore, log: silentLog };
+    const deps = { blobStore, archive: tarballArchive, log: silentLog };
     const artifact = await publishArtifact(deps, src, false);
     const chunks = Math.ceil(artifact.size / blobStore.maxBlobSize);
     assert.ok(chunks >= 6, `${chunks} chunks`);
@@ -58,7 +59,7 @@ store('a small artifact is one blob; a blob that is neither gzip nor an index is
     mkdirSync(src);
     writeFileSync(join(src, 'index.js'), 'console.log(1)\n');
     const blobStore = new MemoryBlobStore();
-    const deps = { blobStore, log: silentLog };
+    const deps = { blobStore, archive: tarballArchive, log: silentLog };
     const artifact = await publishArtifact(deps, src, false);
     assert.is(blobStore.writes, 1);
     assert.is((await blobStore.read(artifact.blobId)).byteLength, artifact.size);
@@ -81,13 +82,13 @@ store('artifactSha256: the tar stream\'s sha256 of a one-blob or chunked artifac
     mkdirSync(src);
     writeFileSync(join(src, 'noise.bin'), randomBytes(40_000));
     for (const blobStore of [new MemoryBlobStore(), new MemoryBlobStore(16 * 1024)]) {
-      const artifact = await publishArtifact({ blobStore, log: silentLog }, src, false);
-      assert.is(await artifactSha256(blobStore, artifact.blobId), artifact.sha256);
+      const artifact = await publishArtifact({ blobStore, archive: tarballArchive, log: silentLog }, src, false);
+      assert.is(await artifactSha256({ blobStore, archive: tarballArchive }, artifact.blobId), artifact.sha256);
       assert.is.not(createHash('sha256').update(await blobStore.read(artifact.blobId)).digest('hex'), artifact.sha256);
     }
     const blobStore = new MemoryBlobStore();
     const junk = await blobStore.write(Buffer.from('not an artifact'));
-    const error = await artifactSha256(blobStore, junk.blobId).then(() => null, (e: unknown) => e);
+    const error = await artifactSha256({ blobStore, archive: tarballArchive }, junk.blobId).then(() => null, (e: unknown) => e);
     assert.instance(error, MalformedArchiveError);
   } finally {
     dir.remove();
@@ -109,8 +110,8 @@ store('a private repository\'s artifact is sealed: no gzip, no plaintext on Walr
     const unseal = (sealedKey: string) => openSealedStream({ ledger, keyService }, sealedKey, 'the artifact');
     for (const blobStore of [new MemoryBlobStore(), new MemoryBlobStore(16 * 1024)]) {
       const sealing = await newPackSealing(keyService, id);
-      const artifact = await publishArtifact({ blobStore, log: silentLog, sealing }, src, false);
-      const plain = await publishArtifact({ blobStore: new MemoryBlobStore(), log: silentLog }, src, false);
+      const artifact = await publishArtifact({ blobStore, archive: tarballArchive, log: silentLog, sealing }, src, false);
+      const plain = await publishArtifact({ blobStore: new MemoryBlobStore(), archive: tarballArchive, log: silentLog }, src, false);
       assert.is(artifact.sha256, plain.sha256, 'the recorded sha256 is the plaintext tar\'s, sealed or not');
       const stored = Buffer.concat(await Promise.all([...blobStore.blobs.keys()].map((blobId) => blobStore.read(blobId))));
       assert.not.ok(stored.includes('secret sauce'));
@@ -120,14 +121,14 @@ store('a private repository\'s artifact is sealed: no gzip, no plaintext on Walr
       assert.not.ok(first[0] === 0x1f && first[1] === 0x8b, 'not a readable tarball');
 
       const out = join(dir.path, `out-${blobStore.maxBlobSize}`);
-      await fetchArtifact({ blobStore, log: silentLog, unseal }, artifact, out, false);
+      await fetchArtifact({ blobStore, archive: tarballArchive, log: silentLog, unseal }, artifact, out, false);
       assert.is(readFileSync(join(out, 'index.js'), 'utf8'), secret);
-      assert.is(await artifactSha256(blobStore, artifact.blobId, unseal), artifact.sha256);
+      assert.is(await artifactSha256({ blobStore, archive: tarballArchive }, artifact.blobId, unseal), artifact.sha256);
 
-      const noSeal = await fetchArtifact({ blobStore, log: silentLog }, artifact, join(dir.path, `no-seal-${blobStore.maxBlobSize}`), false).then(() => null, (e: unknown) => e);
+      const noSeal = await fetchArtifact({ blobStore, archive: tarballArchive, log: silentLog }, artifact, join(dir.path, `no-seal-${blobStore.maxBlobSize}`), false).then(() => null, (e: unknown) => e);
       assert.instance(noSeal, SealedArtifactError);
       ledger.address = `0x${'3'.repeat(64)}`;
-      const stranger = await artifactSha256(blobStore, artifact.blobId, unseal).then(() => null, (e: unknown) => e);
+      const stranger = await artifactSha256({ blobStore, archive: tarballArchive }, artifact.blobId, unseal).then(() => null, (e: unknown) => e);
       assert.instance(stranger, NotReaderError);
       ledger.address = owner;
     }

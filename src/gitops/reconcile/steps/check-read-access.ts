@@ -1,9 +1,9 @@
-import { PROVIDER_ANNOTATIONS } from '../../provider/plan.ts';
+import { PROVIDER_ANNOTATIONS } from '../../api/labels.ts';
 import { failed, NEXT, stalling, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 
 /**
- * A private repository is built only when this controller may read it (read-access.ts): as a reader, or as the
+ * A private repository is built only when this controller may read it (repository-access.ts): as a reader, or as the
  * provider of the app's open, funded lease whose tenant may read the repository. Otherwise Stalling with the reason
  * (NotAReader names the address to add; TenantNotReader the tenant; LeaseClosed, LeaseExhausted) until the
  * repository's readers or the lease change. A Stalling pass ends here, before any build or rollout: what the app

@@ -1,17 +1,13 @@
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import type { Log } from '../../core/log.ts';
-import type { BlobStore } from '../../ports/blob-store.ts';
-import type { PackDecryptor } from '../../core/pack-cipher.ts';
-import type { PackSealing } from '../../remote/sealed-packs.ts';
-import { formatBytes, rateOf } from '../../remote/progress.ts';
-import { MalformedArchiveError, SealedArtifactError } from './errors.ts';
-import { packTree, unpackTarball } from './tarball.ts';
+import type { Log } from '../core/log.ts';
+import type { PackDecryptor } from '../core/pack-cipher.ts';
+import { MalformedArchiveError, SealedArtifactError } from '../ports/artifact-errors.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { TreeArchive } from '../ports/tree-archive.ts';
+import { formatBytes, rateOf } from './progress.ts';
+import type { PackSealing } from './sealed-packs.ts';
 
 /**
- * Artifacts on Walrus. An artifact is the gzip-compressed deterministic tarball of a build's tree (tarball.ts). One
+ * Artifacts on Walrus. An artifact is the gzip-compressed deterministic tarball of a build's tree (the TreeArchive port, src/fs/tarball.ts). One
  * that fits one blob is stored as that blob; a larger one is cut into blobs of the store's maximum size, and a small
  * JSON index blob lists them: the artifact's blob id is then the index's. Either way the reader knows which it got
  * from the first bytes (gzip's magic number versus `{`), and the sha256 of the unpacked tar is checked at the end,
@@ -37,10 +33,11 @@ export interface ArtifactRef {
 
 export interface ArtifactDeps {
   blobStore: BlobStore;
+  archive: TreeArchive;
   log: Log;
 }
 
-/** Opens a sealed artifact's data key (remote/sealed-packs.ts `openSealedStream`): as a member, or under a lease. */
+/** Opens a sealed artifact's data key (sealed-packs.ts `openSealedStream`): as a member, or under a lease. */
 export type Unseal = (sealedKey: string) => Promise<PackDecryptor>;
 
 const INDEX_FORMAT = 'walrus-git-artifact/1';
@@ -58,7 +55,7 @@ interface ArtifactIndex {
  * compressor waits while a full chunk uploads).
  */
 export async function publishArtifact(deps: ArtifactDeps & { sealing?: PackSealing }, root: string, progress: boolean): Promise<ArtifactRef & { entries: number; tarSize: number }> {
-  const { blobStore, log } = deps;
+  const { blobStore, archive, log } = deps;
   const max = blobStore.maxBlobSize;
   const chunks: string[] = [];
   let buffer = new Uint8Array(max);
@@ -84,7 +81,7 @@ export async function publishArtifact(deps: ArtifactDeps & { sealing?: PackSeali
   };
   const { sealing } = deps;
   if (sealing) await store(sealedHeader(sealing.sealedKey));
-  const packed = await packTree(root, async (piece) => {
+  const packed = await archive.pack(root, async (piece) => {
     if (!sealing) return store(piece);
     for (const sealed of sealing.encryptor.update(piece)) await store(sealed);
   });
@@ -117,7 +114,7 @@ export async function fetchArtifact(deps: ArtifactDeps & { unseal?: Unseal }, re
       yield bytes;
     }
   }
-  const unpacked = await unpackTarball(download(), dir, ref.sha256, ref.blobId);
+  const unpacked = await deps.archive.unpack(download(), dir, ref.sha256, ref.blobId);
   if (progress) log.progress(`Receiving artifact: 100%, ${formatBytes(received)}, ${unpacked.entries} entries, done.`, true);
   return { ...unpacked, size: received };
 }
@@ -126,13 +123,9 @@ export async function fetchArtifact(deps: ArtifactDeps & { unseal?: Unseal }, re
  * The sha256 of the artifact `blobId`'s tar stream (its identity, what a build reports and a deploy record names),
  * computed while downloading, nothing written: what `git walrus deployments --verify` checks a record against.
  */
-export async function artifactSha256(blobStore: Pick<BlobStore, 'read'>, blobId: string, unseal?: Unseal): Promise<string> {
-  const { blobs } = await openArtifact(blobStore, blobId, unseal);
-  const hash = createHash('sha256');
-  await pipeline(Readable.from(blobs), createGunzip(), async (tar: AsyncIterable<Uint8Array>) => {
-    for await (const piece of tar) hash.update(piece);
-  });
-  return hash.digest('hex');
+export async function artifactSha256(deps: { blobStore: Pick<BlobStore, 'read'>; archive: Pick<TreeArchive, 'sha256'> }, blobId: string, unseal?: Unseal): Promise<string> {
+  const { blobs } = await openArtifact(deps.blobStore, blobId, unseal);
+  return deps.archive.sha256(blobs);
 }
 
 /**

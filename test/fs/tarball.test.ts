@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { tempDir } from '../../support/git-fixture.ts';
-import { packTree, unpackTarball } from '../../../src/gitops/artifact/tarball.ts';
-import { bodyPadding, endOfArchive, entryHeader } from '../../../src/gitops/artifact/tar.ts';
-import type { TarEntry } from '../../../src/gitops/artifact/tar.ts';
-import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../../../src/gitops/artifact/errors.ts';
+import { tempDir } from '../../scripts/harness/git-env.ts';
+import { packTree, unpackTarball } from '../../src/fs/tarball.ts';
+import { bodyPadding, endOfArchive, entryHeader } from '../../src/fs/tar-format.ts';
+import type { TarEntry } from '../../src/fs/tar-format.ts';
+import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../../src/ports/artifact-errors.ts';
 
 const LONG_DIR = `node_modules/${'a-rather-long-package-name-'.repeat(3)}/lib/${'deeply-nested-directory/'.repeat(2)}`;
 const LONG_FILE = `${LONG_DIR}index-with-a-long-name.js`;

@@ -1,6 +1,4 @@
-import { WalrusGitError } from '../core/errors.ts';
-
-export { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
+import { WalrusGitError } from '../../core/errors.ts';
 
 /** The build Job succeeded but its last container reported no usable `{blobId, sha256, size}`. */
 export class BuildResultError extends WalrusGitError {

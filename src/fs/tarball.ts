@@ -6,10 +6,11 @@ import { isAbsolute, join, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { claimEmptyDirectory, emptyDirectory } from '../../fs/empty-directory.ts';
-import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from './errors.ts';
-import { bodyPadding, endOfArchive, entryHeader, TarReader } from './tar.ts';
-import type { TarEntry } from './tar.ts';
+import { claimEmptyDirectory, emptyDirectory } from './empty-directory.ts';
+import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../ports/artifact-errors.ts';
+import type { PackedTree, TreeArchive, UnpackedTree } from '../ports/tree-archive.ts';
+import { bodyPadding, endOfArchive, entryHeader, TarReader } from './tar-format.ts';
+import type { TarEntry } from './tar-format.ts';
 
 /**
  * The app artifact: a directory tree as a deterministic tar, gzip-compressed for transport.
@@ -18,20 +19,12 @@ import type { TarEntry } from './tar.ts';
  * which depends only on the tree's names, file contents, exec bits and link targets: entries in byte order of their
  * names (depth first, a directory before its contents), mtime 0, uid/gid 0, no user or group names, modes 0644 or
  * 0755 by the owner's exec bit, directories 0755, links kept as links, `.git` left out, one canonical header form
- * (tar.ts). Our own code writes every byte of it, so it does not depend on the platform, the Node version or a
+ * (tar-format.ts). Our own code writes every byte of it, so it does not depend on the platform, the Node version or a
  * library's defaults. The gzip layer is transport only: Node's bundled zlib (Chromium's fork) picks its match-finding
  * hash by CPU feature (CRC32C where SSE4.2 or ARMv8 CRC exist), and distribution builds may link another zlib, so
  * the compressed bytes (and hence the Walrus blob id) can differ between machines for the same tree; the sha256 does
  * not. Unpacking verifies that sha256 over the decompressed stream before anything is left on disk.
  */
-
-export interface PackedTree {
-  /** sha256 of the tar stream, lowercase hex: the artifact's identity. */
-  sha256: string;
-  /** Bytes of the tar stream (before compression). */
-  tarSize: number;
-  entries: number;
-}
 
 /** gzip level: the zlib default, a fair trade of build time against Walrus storage (which is paid per byte). */
 const GZIP_LEVEL = 6;
@@ -110,11 +103,6 @@ async function* treeEntries(root: string, relative: string): AsyncGenerator<{ en
 /** Byte order of the UTF-8 names: the same on every machine and locale. */
 function byUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
-export interface UnpackedTree {
-  entries: number;
-  tarSize: number;
 }
 
 /**
@@ -265,3 +253,15 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < bytes.byteLength) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
 }
+
+/** The sha256 of a gzip-compressed tarball's tar stream, computed while reading it, nothing written. */
+export async function tarballSha256(source: AsyncIterable<Uint8Array>): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(Readable.from(source), createGunzip(), async (tar: AsyncIterable<Uint8Array>) => {
+    for await (const piece of tar) hash.update(piece);
+  });
+  return hash.digest('hex');
+}
+
+/** App artifacts as gzip-compressed deterministic tarballs. */
+export const tarballArchive: TreeArchive = { pack: packTree, unpack: unpackTarball, sha256: tarballSha256 };

@@ -2,7 +2,7 @@ import { recordHistory } from '../conditions.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 import { applyRelease, lastGoodRelease } from '../release.ts';
-import { assessRollout } from '../rollout.ts';
+import { assessRollout } from '../assess-rollout.ts';
 
 /**
  * The head's artifact rolls out: the Deployment's template and the Service are applied (server-side, the same

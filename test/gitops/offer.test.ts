@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_OFFER, OfferError, parseOffer } from '../../src/gitops/provider/offer.ts';
+import { DEFAULT_OFFER, OfferError, parseOffer } from '../../src/gitops/api/offer.ts';
 
 test('an empty offer is every default', () => {
   assert.equal(parseOffer({}), DEFAULT_OFFER);
