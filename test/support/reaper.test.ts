@@ -32,7 +32,7 @@ reaper('a test process killed with SIGKILL: its server\'s whole process group is
     const swept = join(dir.path, 'swept');
     // A stand-in test process: a "server" that started a child of its own, and a command for after its end.
     const script = `
-      import { runAfterExit, spawnReaped } from ${JSON.stringify(new URL('./reaper.ts', import.meta.url).href)};
+      import { runAfterExit, spawnReaped } from ${JSON.stringify(new URL('../../scripts/harness/reaper.ts', import.meta.url).href)};
       const server = spawnReaped('sh', ['-c', 'sleep 300 & sleep 300; wait'], { stdio: ['ignore', 'pipe', 'pipe'] });
       runAfterExit(['touch', ${JSON.stringify(swept)}]);
       process.stdout.write(server.pid + '\\n');
@@ -40,7 +40,13 @@ reaper('a test process killed with SIGKILL: its server\'s whole process group is
     `;
     const test = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     cleanup = () => test.kill('SIGKILL');
-    const pgid = Number(await new Promise<string>((resolve) => createInterface({ input: test.stdout }).once('line', resolve)));
+    // A stand-in that cannot start (its import failing) exits before its line: that fails here, it does not hang.
+    const pgid = Number(
+      await new Promise<string>((resolve, reject) => {
+        createInterface({ input: test.stdout }).once('line', resolve);
+        test.once('exit', (code) => reject(new Error(`the stand-in test process exited (${code}) before naming its server`)));
+      }),
+    );
     assert.ok(pgid > 0 && groupAlive(pgid), `the server runs in a group of its own (${pgid})`);
     test.kill('SIGKILL');
     await until('the server\'s group to be gone', () => !groupAlive(pgid));
