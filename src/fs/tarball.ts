@@ -6,8 +6,11 @@ import { isAbsolute, join, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
+import { manifestRoot } from '../core/manifest-root.ts';
+import type { ManifestEntry } from '../core/manifest-root.ts';
 import { claimEmptyDirectory, emptyDirectory } from './empty-directory.ts';
 import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../ports/artifact-errors.ts';
+import { BUILD_REPORT_DIR } from '../ports/tree-archive.ts';
 import type { PackedTree, TreeArchive, UnpackedTree } from '../ports/tree-archive.ts';
 import { bodyPadding, endOfArchive, entryHeader, TarReader } from './tar-format.ts';
 import type { TarEntry } from './tar-format.ts';
@@ -29,16 +32,20 @@ import type { TarEntry } from './tar-format.ts';
 /** gzip level: the zlib default, a fair trade of build time against Walrus storage (which is paid per byte). */
 const GZIP_LEVEL = 6;
 const READ_PIECE = 256 * 1024;
-/** Left out at any depth, as `tar --exclude=.git` does: repository metadata is not part of an app. */
-const EXCLUDED = new Set(['.git']);
+/**
+ * Left out at any depth, as `tar --exclude=.git` does: repository metadata is not part of an app, and neither is the
+ * report a reproducible build leaves about itself (BUILD_REPORT_DIR).
+ */
+const EXCLUDED = new Set(['.git', BUILD_REPORT_DIR]);
 
 /** Packs the tree at `root`, handing the gzip-compressed tarball to `sink` piece by piece (it may apply backpressure). */
 export async function packTree(root: string, sink: (compressed: Uint8Array) => Promise<void>): Promise<PackedTree> {
   const hash = createHash('sha256');
   let tarSize = 0;
   let entries = 0;
+  const manifest: ManifestEntry[] = [];
   async function* hashed(): AsyncGenerator<Uint8Array> {
-    for await (const piece of tarStream(root, () => { entries++; })) {
+    for await (const piece of tarStream(root, () => { entries++; }, (entry) => { manifest.push(entry); })) {
       hash.update(piece);
       tarSize += piece.byteLength;
       yield piece;
@@ -47,30 +54,38 @@ export async function packTree(root: string, sink: (compressed: Uint8Array) => P
   await pipeline(Readable.from(hashed()), createGzip({ level: GZIP_LEVEL }), async (compressed: AsyncIterable<Uint8Array>) => {
     for await (const piece of compressed) await sink(piece);
   });
-  return { sha256: hash.digest('hex'), tarSize, entries };
+  return { sha256: hash.digest('hex'), tarSize, entries, manifestRoot: manifestRoot(manifest), manifest };
 }
 
-/** The deterministic tar stream of the tree at `root` (uncompressed). */
-export async function* tarStream(root: string, onEntry: (entry: TarEntry) => void = () => {}): AsyncGenerator<Uint8Array> {
+/**
+ * The deterministic tar stream of the tree at `root` (uncompressed). `onFile` hears each file and link with the sha256
+ * of its bytes (a link's: of its target) once they are read: the tree's manifest (core/manifest-root.ts).
+ */
+export async function* tarStream(root: string, onEntry: (entry: TarEntry) => void = () => {}, onFile: (entry: ManifestEntry) => void = () => {}): AsyncGenerator<Uint8Array> {
   for await (const { entry, absolute } of treeEntries(root, '')) {
     onEntry(entry);
     const changed = (read: number) => new UnpackableTreeError(entry.path, `it changed while being packed (${entry.size} bytes when listed, ${read} when read)`);
     if (entry.type !== 'file') {
+      if (entry.type === 'symlink') onFile({ path: entry.path, mode: entry.mode, sha256: createHash('sha256').update(entry.target ?? '').digest('hex') });
       yield entryHeader(entry);
     } else if (entry.size <= READ_PIECE) {
       // Most files of an app are small: one read, and header, body and padding handed on as one piece.
       const body = await readFile(absolute);
       if (body.byteLength !== entry.size) throw changed(body.byteLength);
+      onFile({ path: entry.path, mode: entry.mode, sha256: createHash('sha256').update(body).digest('hex') });
       yield Buffer.concat([entryHeader(entry), body, bodyPadding(entry.size)]);
     } else {
       yield entryHeader(entry);
+      const digest = createHash('sha256');
       let read = 0;
       for await (const piece of createReadStream(absolute, { highWaterMark: READ_PIECE }) as AsyncIterable<Buffer>) {
         read += piece.byteLength;
         if (read > entry.size) throw changed(read);
+        digest.update(piece);
         yield piece;
       }
       if (read !== entry.size) throw changed(read);
+      onFile({ path: entry.path, mode: entry.mode, sha256: digest.digest('hex') });
       yield bodyPadding(entry.size);
     }
   }

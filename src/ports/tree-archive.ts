@@ -3,12 +3,24 @@
  * (src/remote/artifacts.ts) stores on Walrus. The filesystem adapter (src/fs/tarball.ts) writes and reads it.
  */
 
+import type { ManifestEntry } from '../core/manifest-root.ts';
+
+/**
+ * The directory a reproducible build writes its report into (tools, resolved dependencies, scripts that ran), at the
+ * tree's top: never part of the archive, as `.git` is not.
+ */
+export const BUILD_REPORT_DIR = '.walrus-build';
+
 export interface PackedTree {
   /** sha256 of the uncompressed archive stream, lowercase hex: the artifact's identity. */
   sha256: string;
   /** Bytes of the uncompressed archive stream. */
   tarSize: number;
   entries: number;
+  /** The Merkle root over the files' (path, mode, sha256), core/manifest-root.ts. */
+  manifestRoot: string;
+  /** Those leaves, in archive order: what names the differing files when two builds disagree. */
+  manifest: ManifestEntry[];
 }
 
 export interface UnpackedTree {

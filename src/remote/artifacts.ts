@@ -54,7 +54,7 @@ interface ArtifactIndex {
  * Packs `root` and stores it on Walrus: compression and upload overlap, and at most one blob's bytes are held (the
  * compressor waits while a full chunk uploads).
  */
-export async function publishArtifact(deps: ArtifactDeps & { sealing?: PackSealing }, root: string, progress: boolean): Promise<ArtifactRef & { entries: number; tarSize: number }> {
+export async function publishArtifact(deps: ArtifactDeps & { sealing?: PackSealing }, root: string, progress: boolean): Promise<ArtifactRef & { entries: number; tarSize: number; manifestRoot: string }> {
   const { blobStore, archive, log } = deps;
   const max = blobStore.maxBlobSize;
   const chunks: string[] = [];
@@ -95,7 +95,7 @@ export async function publishArtifact(deps: ArtifactDeps & { sealing?: PackSeali
   }
   await blobStore.release?.();
   if (progress) log.progress(`Uploading artifact: ${packed.entries} entries, ${formatBytes(packed.tarSize)} packed into ${formatBytes(size)} in ${chunks.length} blob${chunks.length > 1 ? 's' : ''}, done.`, true);
-  return { blobId, sha256: packed.sha256, size, entries: packed.entries, tarSize: packed.tarSize };
+  return { blobId, sha256: packed.sha256, size, entries: packed.entries, tarSize: packed.tarSize, manifestRoot: packed.manifestRoot };
 }
 
 /**
