@@ -145,6 +145,8 @@ export interface AppManifest {
   start?: string;
   replicas?: number;
   env?: Record<string, string>;
+  /** The dependencies whose install scripts run (`npm rebuild` of each); every other install script is held back. */
+  allowScripts?: string[];
 }
 
 export interface HistoryEntry {

@@ -6,13 +6,22 @@ import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../src
 
 const pkg = (walrus?: unknown) => JSON.stringify({ name: 'app', scripts: { start: 'node server.js' }, ...(walrus === undefined ? {} : { walrus }) });
 
-test('no package.json, or one without "walrus": npm defaults, npm ci only with a lockfile', () => {
+test('no package.json, or one without "walrus": npm defaults, npm ci only with a lockfile, install scripts held back', () => {
   assert.equal(parseManifest(null, false), { source: 'defaults', lockfile: false });
   assert.equal(parseManifest(pkg(), true), { source: 'defaults', lockfile: true });
-  assert.match(buildScript(parseManifest(pkg(), true)), /^npm ci$/m);
-  assert.match(buildScript(parseManifest(pkg(), false)), /^npm install$/m);
+  assert.match(buildScript(parseManifest(pkg(), true)), /^npm ci --ignore-scripts$/m);
+  assert.match(buildScript(parseManifest(pkg(), false)), /^npm install --ignore-scripts$/m);
+  assert.not.match(buildScript(parseManifest(pkg(), true)), /npm rebuild/);
   assert.match(buildScript(parseManifest(pkg(), false)), /^npm run build --if-present$/m);
   assert.match(testScript(parseManifest(pkg(), false)), /nothing to run/);
+});
+
+test('allowScripts: only the named packages run their install scripts (npm rebuild), after the install', () => {
+  const manifest = parseManifest(pkg({ allowScripts: ['esbuild', '@swc/core'] }), true);
+  assert.equal(manifest.allowScripts, ['esbuild', '@swc/core']);
+  assert.match(buildScript(manifest), /^npm ci --ignore-scripts\n.*\nnpm rebuild 'esbuild' '@swc\/core'$/m);
+  assert.throws(() => parseManifest(pkg({ allowScripts: ['esbuild; rm -rf /'] }), true), /walrus.allowScripts: expected npm package names/);
+  assert.throws(() => parseManifest(pkg({ allowScripts: 'esbuild' }), true), /walrus.allowScripts: expected a list/);
 });
 
 test('every field the app may set is read as written', () => {

@@ -11,10 +11,12 @@
  *     "test": "npm test",                 // run before the pack; failing tests stop the release (default: none)
  *     "start": "node server.js",          // default: npm start
  *     "replicas": 2,                      // at most the provider's cap (default 1)
- *     "env": { "NODE_ENV": "production" } // not secret: it is in the repository
+ *     "env": { "NODE_ENV": "production" }, // not secret: it is in the repository
+ *     "allowScripts": ["esbuild"]        // the only dependencies whose install scripts run (default: none)
  *   }
  *
- * The install is `npm ci` when a lockfile (package-lock.json or npm-shrinkwrap.json) is committed, else `npm install`.
+ * The install is `npm ci` when a lockfile (package-lock.json or npm-shrinkwrap.json) is committed, else `npm install`,
+ * always with `--ignore-scripts`, then `npm rebuild` of the allowed packages (src/gitops/build/reproducible.ts).
  */
 import { WalrusGitError } from '../../core/errors.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
@@ -31,7 +33,7 @@ export class ManifestError extends WalrusGitError {
   }
 }
 
-const FIELDS = ['version', 'port', 'health', 'build', 'test', 'start', 'replicas', 'env'];
+const FIELDS = ['version', 'port', 'health', 'build', 'test', 'start', 'replicas', 'env', 'allowScripts'];
 const HEALTH_FIELDS = ['path', 'periodSeconds', 'failureThreshold'];
 
 /** The manifest of a tree whose package.json reads `packageJson` (null: no package.json). */
@@ -69,6 +71,7 @@ export function parseManifest(packageJson: string | null, lockfile: boolean): Ap
   }
   if (walrus.replicas !== undefined) manifest.replicas = whole(walrus.replicas, 'walrus.replicas', 1, 1000);
   if (walrus.env !== undefined) manifest.env = environment(walrus.env);
+  if (walrus.allowScripts !== undefined) manifest.allowScripts = packageNames(walrus.allowScripts);
   const size = Buffer.byteLength(JSON.stringify(manifest));
   if (size > MANIFEST_MAX_BYTES) throw new ManifestError('walrus', `the manifest takes ${size} bytes; at most ${MANIFEST_MAX_BYTES} are carried (shorten env or the commands)`);
   return manifest;
@@ -77,10 +80,17 @@ export function parseManifest(packageJson: string | null, lockfile: boolean): Ap
 /** The build after the install when the manifest names none. */
 const DEFAULT_BUILD = 'npm run build --if-present';
 
-/** The build step's script: the install, then the app's build (`set -e`: the first failure ends it). */
-export function buildScript(manifest: AppManifest): string {
-  const install = manifest.lockfile ? 'npm ci' : 'npm install';
-  return ['set -e', `echo '$ ${install}'`, install, `echo ${shellQuote(`$ ${manifest.build ?? DEFAULT_BUILD}`)}`, manifest.build ?? DEFAULT_BUILD, ''].join('\n');
+/**
+ * The build step's script: `prelude` (the reproducible build's settings), the install without install scripts, the
+ * allowed packages' install scripts (`npm rebuild`), then the app's build (`set -e`: the first failure ends it), then
+ * `epilogue` (what the build reports about itself).
+ */
+export function buildScript(manifest: AppManifest, prelude: readonly string[] = [], epilogue: readonly string[] = []): string {
+  const install = manifest.lockfile ? 'npm ci --ignore-scripts' : 'npm install --ignore-scripts';
+  const allowed = manifest.allowScripts ?? [];
+  const rebuild = allowed.length === 0 ? [] : [`npm rebuild ${allowed.map(shellQuote).join(' ')}`];
+  const steps = [install, ...rebuild, manifest.build ?? DEFAULT_BUILD].flatMap((step) => [`echo ${shellQuote(`$ ${step}`)}`, step]);
+  return ['set -e', ...prelude, ...steps, ...epilogue, ''].join('\n');
 }
 
 /** The test step's script: the app's test command, or nothing to do. */
@@ -125,6 +135,17 @@ function whole(value: unknown, field: string, min: number, max: number): number 
 function command(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > 1000 || /[\0\n\r]/.test(value)) throw new ManifestError(field, 'expected a one-line shell command of at most 1000 characters');
   return value;
+}
+
+/** npm package names (scoped or not), as `npm rebuild` takes them. */
+function packageNames(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > 100) throw new ManifestError('walrus.allowScripts', 'expected a list of at most 100 package names');
+  for (const name of value) {
+    if (typeof name !== 'string' || !/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name) || name.length > 214) {
+      throw new ManifestError('walrus.allowScripts', `expected npm package names such as "esbuild" or "@scope/name", got ${JSON.stringify(name)}`);
+    }
+  }
+  return value as string[];
 }
 
 function environment(value: unknown): Record<string, string> {
