@@ -18,7 +18,7 @@ interface CheckoutArgs extends CliArgs {
  * every pack verified against the chain, checked out detached at `commit` (default: the commit of the repository's
  * HEAD branch), refused unless a branch or tag of the repository reaches it. A private repository is read as a member
  * (owner, writer, reader), or with `--lease <id>` as the provider of that lease. The build Job's first step; usable by
- * hand. Prints the commit on stdout.
+ * hand. Prints the commit on stdout; leaves the source (repository, commit, commit time) in the tree's build report.
  */
 export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
   command: 'checkout <remote> <dir>',
@@ -35,7 +35,7 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
     const { app } = argv;
     if (!app.createClone) throw new InternalError('this build of git walrus cannot create repositories');
     const createClone = app.createClone;
-    const [{ claimEmptyDirectory, emptyDirectory }, { checkoutCommit }] = await Promise.all([import('../fs/empty-directory.ts'), import('../remote/checkout.ts')]);
+    const [{ claimEmptyDirectory, emptyDirectory }, { checkoutCommit }, { writeSource }] = await Promise.all([import('../fs/empty-directory.ts'), import('../remote/checkout.ts'), import('../gitops/build/build-report.ts')]);
     const dir = resolve(argv.dir);
     await claimEmptyDirectory(dir, 'checkout');
     const services = await app.open({ network: argv.network });
@@ -46,6 +46,8 @@ export const checkoutCommand: CommandModule<CliArgs, CheckoutArgs> = {
       const underLease = argv.lease !== undefined && (await services.ledger.getRepository(id)).private;
       const keyService = underLease ? await leaseKeyService(services, argv.lease!, id) : services.keyService;
       result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(keyService ? { keyService } : {}) }, id, url, dir, argv.commit, app.log.verbosity >= 1);
+      // Where the tree came from, for the reproducible build's plan and key (never packed).
+      await writeSource(dir, { repository: id, commit: result.commit, commitTime: result.commitTime });
     } catch (error) {
       // Nothing half-cloned stays behind: the directory is as empty as it was.
       await emptyDirectory(dir);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
@@ -15,7 +15,8 @@ interface ManifestArgs extends CliArgs {
  * `git walrus manifest <dir> [--plan <dir>] [--termination-message <path>]`: reads and checks the app's manifest (the
  * `walrus` field of <dir>/package.json, npm defaults when absent) and prints it as JSON; a field it cannot use fails
  * the command, naming the field. The build Job's manifest step, with --plan: writes build.sh and test.sh there for
- * the build and test steps, and the manifest to its termination message, where the controller reads it. A tenant
+ * the build and test steps (the reproducible build's, src/gitops/build/reproducible.ts) and the plan into the tree's
+ * report directory, and the manifest to its termination message, where the controller reads it. A tenant
  * runs it in the app's directory to check a manifest before pushing.
  */
 export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
@@ -29,7 +30,7 @@ export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
       .option('plan', { type: 'string', describe: 'write the build and test scripts (build.sh, test.sh) into this directory' })
       .option('termination-message', { type: 'string', describe: 'also write the JSON manifest to this file (e.g. /dev/termination-log)' }) as never,
   handler: async (argv) => {
-    const { buildScript, ManifestError, parseManifest, testScript } = await import('../gitops/manifest/manifest.ts');
+    const [{ ManifestError, parseManifest }, { planBuild }] = await Promise.all([import('../gitops/manifest/manifest.ts'), import('../gitops/build/build-report.ts')]);
     const dir = resolve(argv.dir);
     const packageJson = await readFile(join(dir, 'package.json'), 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
@@ -43,11 +44,7 @@ export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
       if (error instanceof ManifestError) throw new UsageError(`the app's manifest: package.json ${error.message}`, error.data);
       throw error;
     }
-    if (argv.plan !== undefined) {
-      await mkdir(argv.plan, { recursive: true });
-      await writeFile(join(argv.plan, 'build.sh'), buildScript(manifest));
-      await writeFile(join(argv.plan, 'test.sh'), testScript(manifest));
-    }
+    if (argv.plan !== undefined) await planBuild(dir, manifest, argv.plan);
     const result = `${JSON.stringify(manifest)}\n`;
     if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
     argv.app.stdout(result);

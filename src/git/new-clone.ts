@@ -50,6 +50,10 @@ export class NativeNewClone extends NativeGitRepository implements NewClone {
     return out.split('\n').filter(Boolean);
   }
 
+  async commitTime(commit: string): Promise<number> {
+    return Number((await git(['show', '-s', '--format=%ct', commit], { env: this.#workEnv })).trim());
+  }
+
   async checkoutDetached(commit: string): Promise<void> {
     await git(['checkout', '-q', '--detach', commit], { env: this.#workEnv, cwd: this.#dir });
   }

@@ -84,6 +84,8 @@ export interface NewClone extends LocalRepository {
   refsContaining(commit: string): Promise<string[]>;
   /** Fills the work tree with `commit`, HEAD detached at it. */
   checkoutDetached(commit: string): Promise<void>;
+  /** The commit's committer time, in seconds since the epoch (a reproducible build's SOURCE_DATE_EPOCH). */
+  commitTime(commit: string): Promise<number>;
 }
 
 /** Creates the repository in `dir` (which the caller checked is new or empty), with `url` as its `origin`. */

@@ -22,6 +22,8 @@ export interface CheckoutResult {
   commit: string;
   /** The branches and tags that reach the commit. */
   refs: string[];
+  /** The commit's committer time, seconds since the epoch. */
+  commitTime: number;
 }
 
 /**
@@ -46,5 +48,5 @@ export async function checkoutCommit(deps: CheckoutDeps, repositoryId: string, u
   const refs = await clone.refsContaining(wanted);
   if (refs.length === 0) throw new CommitNotReachableError(repositoryId, wanted);
   await clone.checkoutDetached(wanted);
-  return { commit: wanted, refs };
+  return { commit: wanted, refs, commitTime: await clone.commitTime(wanted) };
 }

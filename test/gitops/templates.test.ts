@@ -59,7 +59,7 @@ job('five steps in order: checkout (tool) → manifest (tool) → build, test (u
   assert.ok(manifest.volumeMounts!.some((m) => m.mountPath === PLAN_DIR && !m.readOnly));
   assert.is(build.image, 'node:22');
   assert.is(build.workingDir, WORKSPACE);
-  assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--repository', 'walrus://0x2a/hello', '--termination-message', TERMINATION_MESSAGE_PATH]);
+  assert.equal(pack.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--repository', 'walrus://0x2a/hello', '--build-image', 'node:22', '--termination-message', TERMINATION_MESSAGE_PATH]);
   assert.is(pack.terminationMessagePath, TERMINATION_MESSAGE_PATH);
   assert.is(pack.image, PROJECT_IMAGE);
   // All three share the workspace.

@@ -1,4 +1,5 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { buildEnvDigest } from '../api/build-config.ts';
 import { PLAN_DIR, resolveSpec } from '../api/types.ts';
 import type { EnvVar, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
@@ -78,7 +79,8 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   });
   const manifest = toolContainer(MANIFEST_STEP, ['manifest', WORKSPACE, '--plan', PLAN_DIR, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace, { name: plan.name, mountPath: PLAN_DIR }]);
   manifest.terminationMessagePath = TERMINATION_MESSAGE_PATH;
-  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--repository', spec.repository, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
+  const buildKeyArgs = ['--build-image', spec.build.image, ...(buildEnv.length === 0 ? [] : ['--build-env-digest', buildEnvDigest(buildEnv)])];
+  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--repository', spec.repository, ...buildKeyArgs, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
   pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   return {
     apiVersion: 'batch/v1',
