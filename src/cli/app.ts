@@ -32,6 +32,8 @@ export interface CliApp {
   log: Log;
   /** Raw stderr, for the final `fatal:` line. */
   stderr(text: string): void;
+  /** The PATH a local rebuild finds node and npm on (`git walrus artifact rebuild`). */
+  toolPath?: string;
   /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */

@@ -5,15 +5,28 @@ import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { UsageError } from '../core/errors.ts';
 import type { Unseal } from '../remote/artifacts.ts';
 import { NoKeyServersError } from '../remote/errors.ts';
+import { InternalError } from '../core/errors.ts';
+import { normalizeSuiId } from '../core/walrus-url.ts';
+import type { RebuildTarget, RebuildVerdict } from '../gitops/build/rebuild.ts';
 import type { CliArgs, CliServices } from './app.ts';
-import { leaseKeyService } from './market-services.ts';
+import { ExitError } from './app.ts';
+import { leaseKeyService, withMarket } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
 
 interface PackArgs extends CliArgs {
   dir: string;
   terminationMessage?: string;
   repository?: string;
+  buildImage?: string;
+  buildEnvDigest?: string;
   network?: string;
+}
+
+interface RebuildArgs extends CliArgs {
+  target: string;
+  commit?: string;
+  network?: string;
+  json: boolean;
 }
 
 interface FetchArgs extends CliArgs {
@@ -39,15 +52,22 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       .example('$0 artifact pack build --termination-message result.json', 'store build/ on Walrus, the result also in result.json')
       .positional('dir', { type: 'string', demandOption: true, describe: 'the tree to pack (.git is left out)' })
       .option('termination-message', { type: 'string', describe: 'also write the JSON result to this file (e.g. /dev/termination-log)' })
-      .option('repository', { type: 'string', describe: 'the repository the tree was built from: a private one\'s artifact is encrypted for its readers and lease providers' }) as never,
+      .option('repository', { type: 'string', describe: 'the repository the tree was built from: a private one\'s artifact is encrypted for its readers and lease providers' })
+      .option('build-image', { type: 'string', describe: 'the image the build ran in (by digest to be comparable): part of the build key' })
+      .option('build-env-digest', { type: 'string', describe: 'the digest of the provider\'s build environment: part of the build key' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ publishArtifact }, { tarballArchive }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts')]);
+    const [{ publishArtifact }, { tarballArchive }, { readBuildInfo }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts'), import('../gitops/build/build-report.ts')]);
     const services = await app.open({ network: argv.network });
     try {
+      const dir = resolve(argv.dir);
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
-      const artifact = await publishArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(sealing ? { sealing } : {}) }, resolve(argv.dir), app.log.verbosity >= 1);
-      const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size })}\n`;
+      const artifact = await publishArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(sealing ? { sealing } : {}) }, dir, app.log.verbosity >= 1);
+      // The build-info record (public: versions and digests only) beside the artifact, when the build left its report.
+      const buildInfo = await readBuildInfo(dir, argv.buildImage ?? 'unknown', argv.buildEnvDigest ?? null);
+      const stored = buildInfo === null ? null : await services.blobStore.write(new TextEncoder().encode(JSON.stringify(buildInfo)));
+      const reproducible = buildInfo === null ? {} : { buildKey: buildInfo.buildKey, buildInfo: stored!.blobId };
+      const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size, manifestRoot: artifact.manifestRoot, ...reproducible })}\n`;
       if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
       app.stdout(result);
     } finally {
@@ -89,6 +109,69 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
   },
 };
 
+/**
+ * `git walrus artifact rebuild <lease | remote> [--commit <sha>]`: repeats a provider's recorded build on this
+ * machine (the lease's last deploy, or the repository's latest deploy record, of `--commit` when given): the tree
+ * checked out from the chain, the planned build and test steps run with this machine's node and npm, the tree packed
+ * without upload. Says whether the tar sha256 is the recorded one; when not, lists the differing files with both
+ * digests, and exits 1.
+ */
+const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
+  command: 'rebuild <target>',
+  describe: "repeat a provider's recorded build here and compare digests; on a mismatch, list the files that differ",
+  builder: (y) =>
+    y
+      .example('$0 artifact rebuild 0x5e1f…', "rebuild the lease's last deployed commit and compare")
+      .example('$0 artifact rebuild walrus --commit 39363cd6…', "rebuild that commit's deploy record")
+      .positional('target', { type: 'string', demandOption: true, describe: 'a lease id, or a repository (its deploy records)' })
+      .option('commit', { type: 'string', describe: 'with a repository: the deployed commit to rebuild (default: the latest record)' })
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    const { formatVerdict } = await import('../gitops/build/rebuild.ts');
+    const verdicts = await withMarket(app, argv, async (market, services) => {
+      // An object id names a lease or a repository: a lease when one has that id (a repository's read then answers).
+      const lease = /^0x[0-9a-fA-F]{1,64}$/.test(argv.target) && argv.commit === undefined ? await market.getLease(normalizeSuiId(argv.target)).catch(() => null) : null;
+      let target;
+      if (lease !== null) {
+        if (lease.lastDeploy === null) throw new UsageError(`lease ${lease.id} has recorded no deploy yet: there is nothing to rebuild`, { lease: lease.id });
+        target = { repository: lease.repository, commit: lease.lastDeploy.commit, artifact: lease.lastDeploy.artifact, sha256: lease.lastDeploy.sha256 };
+      } else {
+        const { id } = await resolveRemoteArg(argv.target, services.ledger, app.workspace);
+        const records = (await market.listDeployments(id)).filter((record) => argv.commit === undefined || record.commit.startsWith(argv.commit.toLowerCase()));
+        const record = records.at(-1);
+        if (record === undefined) throw new UsageError(`repository ${id} has no deploy record${argv.commit === undefined ? '' : ` of commit ${argv.commit}`}`, { repository: id });
+        target = { repository: id, commit: record.commit, artifact: record.artifact, sha256: record.sha256 };
+      }
+      return [await rebuildHere(services, app, target)];
+    });
+    app.stdout(argv.json ? `${JSON.stringify(verdicts)}\n` : verdicts.map(formatVerdict).join(''));
+    if (verdicts.some((verdict) => !verdict.reproduced)) throw new ExitError('', 1);
+  },
+};
+
+/** One recorded build, repeated here (gitops/build/rebuild.ts with this machine's clone, build and Walrus). */
+export async function rebuildHere(services: CliServices, app: CliArgs['app'], target: RebuildTarget): Promise<RebuildVerdict> {
+  if (!app.createClone || app.toolPath === undefined) throw new InternalError('this build of git walrus cannot rebuild (no git or PATH)');
+  const createClone = app.createClone;
+  const toolPath = app.toolPath;
+  const [{ rebuild }, { buildLocally }, { writeSource }, { checkoutCommit }, { fetchArtifact }, { packTree, tarballArchive }] = await Promise.all([
+    import('../gitops/build/rebuild.ts'), import('../gitops/build/local-build.ts'), import('../gitops/build/build-report.ts'),
+    import('../remote/checkout.ts'), import('../remote/artifacts.ts'), import('../fs/tarball.ts'),
+  ]);
+  const unseal = unsealer(services, undefined);
+  return rebuild({
+    checkout: async (repository, commit, dir) => {
+      const url = `walrus://${repository}`;
+      const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);
+      await writeSource(dir, { repository, commit: result.commit, commitTime: result.commitTime });
+    },
+    build: async (dir) => { await buildLocally(dir, { path: toolPath }); },
+    pack: (dir) => packTree(dir, async () => {}),
+    fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
+  }, target);
+}
+
 /** The sealing of a private repository's artifact (a fresh data key, sealed locally); none for a public one. */
 async function sealingFor(services: CliServices, remote: string, workspace: CliArgs['app']['workspace']) {
   const { id } = await resolveRemoteArg(remote, services.ledger, workspace);
@@ -118,6 +201,7 @@ export const artifactCommand: CommandModule<CliArgs, CliArgs> = {
     y
       .example('$0 artifact pack build', 'store build/ as a deterministic tarball on Walrus')
       .example('$0 artifact fetch <blobId> --sha256 <hex> app', 'download, check and unpack an artifact')
-      .command(packCommand).command(fetchCommand).demandCommand(1, 'name a subcommand: pack or fetch') as never,
+      .example('$0 artifact rebuild <lease>', "repeat the lease's last build here and compare digests")
+      .command(packCommand).command(fetchCommand).command(rebuildCommand).demandCommand(1, 'name a subcommand: pack, fetch or rebuild') as never,
   handler: () => {},
 };

@@ -44,6 +44,7 @@ const app: CliApp = {
   stdoutColor: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
   log,
   stderr: (text) => process.stderr.write(text),
+  toolPath: process.env.PATH ?? '/usr/bin:/bin',
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),

@@ -1,0 +1,79 @@
+/**
+ * `git walrus artifact rebuild`: the build a provider recorded, repeated on this machine, and its verdict. The tree is
+ * checked out from the chain at the recorded commit, built by the same planned steps (local-build.ts), packed without
+ * upload, and its tar sha256 compared with the record's. On a mismatch the provider's artifact is fetched, unpacked
+ * (its sha256 checked) and its manifest compared with ours: the verdict names each file that differs and both digests.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { diffManifests } from '../../core/manifest-root.ts';
+import type { ManifestDifference } from '../../core/manifest-root.ts';
+import type { PackedTree } from '../../ports/tree-archive.ts';
+import { readBuildInfo } from './build-report.ts';
+import type { BuildInfo } from './reproducible.ts';
+
+/** The image a local rebuild names in its build key: this machine's tools, not a provider's image. */
+export const LOCAL_IMAGE = 'local';
+
+export interface RebuildTarget {
+  repository: string;
+  commit: string;
+  /** The recorded artifact: its blob id and tar sha256. */
+  artifact: string;
+  sha256: string;
+}
+
+export interface RebuildDeps {
+  /** Checks `commit` of `repository` out into the empty directory `dir`, leaving its source in the build report. */
+  checkout(repository: string, commit: string, dir: string): Promise<void>;
+  build(dir: string): Promise<void>;
+  /** Packs the tree at `dir` without storing it: the digest and manifest. */
+  pack(dir: string): Promise<PackedTree>;
+  /** Fetches and unpacks the artifact into the empty directory `dir` (refused unless its sha256 matches). */
+  fetch(artifact: string, sha256: string, dir: string): Promise<void>;
+  scratch?: string;
+}
+
+export interface RebuildVerdict {
+  target: RebuildTarget;
+  reproduced: boolean;
+  sha256: string;
+  manifestRoot: string;
+  buildInfo: BuildInfo | null;
+  /** The files that differ, ours against the provider's (empty when reproduced). */
+  differences: ManifestDifference[];
+}
+
+export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise<RebuildVerdict> {
+  const scratch = await mkdtemp(join(deps.scratch ?? tmpdir(), 'walrus-rebuild-'));
+  try {
+    const tree = join(scratch, 'tree');
+    await deps.checkout(target.repository, target.commit, tree);
+    await deps.build(tree);
+    const ours = await deps.pack(tree);
+    const buildInfo = await readBuildInfo(tree, LOCAL_IMAGE, null);
+    const verdict = { target, sha256: ours.sha256, manifestRoot: ours.manifestRoot, buildInfo };
+    if (ours.sha256 === target.sha256) return { ...verdict, reproduced: true, differences: [] };
+    const theirsDir = join(scratch, 'theirs');
+    await deps.fetch(target.artifact, target.sha256, theirsDir);
+    const theirs = await deps.pack(theirsDir);
+    return { ...verdict, reproduced: false, differences: diffManifests(ours.manifest, theirs.manifest) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The verdict in words: reproduced, or the files that differ with both digests. */
+export function formatVerdict(verdict: RebuildVerdict): string {
+  const { target } = verdict;
+  const head = `${target.commit.slice(0, 12)} artifact ${target.artifact}`;
+  if (verdict.reproduced) return `${head}: reproduced (tar sha256 ${verdict.sha256}, manifest root ${verdict.manifestRoot})\n`;
+  const lines = [`${head}: NOT reproduced: the provider recorded tar sha256 ${target.sha256}, this machine built ${verdict.sha256}`];
+  if (verdict.differences.length === 0) lines.push('  the files agree (path, mode, content): the archives differ in directories only');
+  for (const difference of verdict.differences) {
+    const side = (entry: ManifestDifference['ours']) => entry === null ? 'absent' : `${entry.sha256} (${entry.mode.toString(8)})`;
+    lines.push(`  ${difference.path}`, `    here:     ${side(difference.ours)}`, `    provider: ${side(difference.theirs)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
