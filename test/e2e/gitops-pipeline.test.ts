@@ -32,6 +32,10 @@ async function pipeline(w: World, env: NodeJS.ProcessEnv): Promise<void> {
   assert.is(readlinkSync(w.path('co1', 'main.js')), 'server.js');
   assert.is(await w.ok('co1', ['config', 'remote.origin.url']), url);
   assert.is(await w.ok('co1', ['rev-parse', 'origin/main']), c2);
+  // The source of a reproducible build (never packed): the commit and its committer time.
+  const source = JSON.parse(readFileSync(w.path('co1', '.walrus-build', 'source.json'), 'utf8')) as { commit: string; commitTime: number };
+  assert.is(source.commit, c1);
+  assert.is(source.commitTime, Number(await w.ok('co1', ['show', '-s', '--format=%ct', c1])));
   // Without --commit: the HEAD branch's commit.
   assert.is(await w.ok('.', ['walrus', 'checkout', url, 'co2'], { env }), c2);
 
@@ -51,8 +55,10 @@ async function pipeline(w: World, env: NodeJS.ProcessEnv): Promise<void> {
 
   // pack: JSON on stdout and in the termination message; packing the same tree again gives the same artifact.
   const printed = await w.ok('.', ['walrus', 'artifact', 'pack', 'co1', '--termination-message', w.path('termination-log')], { env });
-  const artifact = JSON.parse(printed) as { blobId: string; sha256: string; size: number };
-  assert.equal(Object.keys(artifact), ['blobId', 'sha256', 'size']);
+  const artifact = JSON.parse(printed) as { blobId: string; sha256: string; size: number; manifestRoot: string };
+  // No build ran here (no plan, no tools in the report): no build key, only the manifest root beside the digest.
+  assert.equal(Object.keys(artifact), ['blobId', 'sha256', 'size', 'manifestRoot']);
+  assert.match(artifact.manifestRoot, /^[0-9a-f]{64}$/);
   assert.match(artifact.sha256, /^[0-9a-f]{64}$/);
   assert.ok(artifact.size > 0);
   assert.equal(JSON.parse(readFileSync(w.path('termination-log'), 'utf8')), artifact);
