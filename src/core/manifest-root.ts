@@ -55,8 +55,8 @@ function sortedEntries(entries: readonly ManifestEntry[]): ManifestEntry[] {
   return [...entries].sort((a, b) => byUtf8(a.path, b.path));
 }
 
-/** Byte order of the UTF-8 paths: the same on every machine and locale. */
-function byUtf8(a: string, b: string): number {
+/** Byte order of UTF-8 names: the same on every machine and locale (the artifact's entry order too). */
+export function byUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 

@@ -6,7 +6,7 @@ import { isAbsolute, join, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { manifestRoot } from '../core/manifest-root.ts';
+import { byUtf8, manifestRoot } from '../core/manifest-root.ts';
 import type { ManifestEntry } from '../core/manifest-root.ts';
 import { claimEmptyDirectory, emptyDirectory } from './empty-directory.ts';
 import { ArtifactDigestMismatchError, MalformedArchiveError, UnpackableTreeError, UnsafeArchiveEntryError } from '../ports/artifact-errors.ts';
@@ -113,11 +113,6 @@ async function* treeEntries(root: string, relative: string): AsyncGenerator<{ en
       throw new UnpackableTreeError(path, 'it is not a regular file, a directory or a symbolic link');
     }
   }
-}
-
-/** Byte order of the UTF-8 names: the same on every machine and locale. */
-function byUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /**

@@ -113,6 +113,11 @@ export interface Artifact {
   /** sha256 of the tarball, lowercase hex. */
   sha256: string;
   size: number;
+  /** The Merkle root over the tree's files (path, mode, sha256): what names the differing files of two builds. */
+  manifestRoot?: string;
+  /** The reproducible build's key, and the Walrus blob id of its build-info record (absent for a build without its report). */
+  buildKey?: string;
+  buildInfo?: string;
 }
 
 /** The ref's commit on chain and the push that set it. */

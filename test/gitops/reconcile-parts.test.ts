@@ -95,6 +95,10 @@ status('the artifact is read from the pack container\'s termination message, and
   const pod = (message: string): V1Pod => ({ status: { phase: 'Succeeded', containerStatuses: [{ name: 'pack', image: '', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, message } } }] } });
   const good = { blobId: 'abc', sha256: 'f'.repeat(64), size: 42 };
   assert.equal(parseArtifact('j', [pod(JSON.stringify(good))]), good);
+  // A reproducible build's report is kept; a malformed digest in it is left out, not trusted.
+  const reproducible = { ...good, manifestRoot: 'a'.repeat(64), buildKey: 'b'.repeat(64), buildInfo: 'blob-of-build-info' };
+  assert.equal(parseArtifact('j', [pod(JSON.stringify(reproducible))]), reproducible);
+  assert.equal(parseArtifact('j', [pod(JSON.stringify({ ...good, manifestRoot: 'nope', buildKey: 7 }))]), good);
   assert.throws(() => parseArtifact('j', [pod('{"blobId":"abc"}')]), (error: unknown) => error instanceof BuildResultError && /lacks/.test(error.message));
   assert.throws(() => parseArtifact('j', [pod('{not json')]), (error: unknown) => error instanceof BuildResultError && /not JSON/.test(error.message));
   assert.throws(() => parseArtifact('j', []), /pod is gone/);

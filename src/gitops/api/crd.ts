@@ -19,7 +19,10 @@ const resources = (defaults?: Schema): Schema => obj({ limits: quantities, reque
 /** A Sui address: 0x and 64 hex digits (what the chain reports; shorter forms are refused rather than guessed). */
 const address: Schema = str({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const commit: Schema = str({ pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$' });
-const artifact: Record<string, Schema> = { blobId: str(), sha256: str({ pattern: '^[0-9a-f]{64}$' }), size: int({ minimum: 0 }) };
+const artifact: Record<string, Schema> = {
+  blobId: str(), sha256: str({ pattern: '^[0-9a-f]{64}$' }), size: int({ minimum: 0 }),
+  manifestRoot: str({ pattern: '^[0-9a-f]{64}$' }), buildKey: str({ pattern: '^[0-9a-f]{64}$' }), buildInfo: str(),
+};
 
 /** The app's manifest as its build read it (manifest/manifest.ts). */
 const manifest: Record<string, Schema> = {

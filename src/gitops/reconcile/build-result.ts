@@ -9,7 +9,7 @@ export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {
   return 'running';
 }
 
-/** `{blobId, sha256, size}` from the termination message of the build pod's last (pack) container. */
+/** `{blobId, sha256, size}` (and manifestRoot, buildKey, buildInfo when reported) from the termination message of the build pod's last (pack) container. */
 export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact {
   const succeeded = pods.find((pod) => pod.status?.phase === 'Succeeded') ?? pods[0];
   if (!succeeded) throw new BuildResultError(jobName, 'its pod is gone');
@@ -22,9 +22,16 @@ export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact
   } catch {
     throw new BuildResultError(jobName, `the termination message is not JSON: ${message.slice(0, 200)}`);
   }
-  const { blobId, sha256, size } = (parsed ?? {}) as Record<string, unknown>;
+  const { blobId, sha256, size, manifestRoot, buildKey, buildInfo } = (parsed ?? {}) as Record<string, unknown>;
   if (typeof blobId !== 'string' || !blobId || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256) || typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
     throw new BuildResultError(jobName, `the termination message lacks blobId, sha256 or size: ${message.slice(0, 200)}`);
   }
-  return { blobId, sha256, size };
+  const hex = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+  // What a reproducible build adds, kept when well-formed (an older pack step reports none of it).
+  return {
+    blobId, sha256, size,
+    ...(hex(manifestRoot) ? { manifestRoot } : {}),
+    ...(hex(buildKey) ? { buildKey } : {}),
+    ...(typeof buildInfo === 'string' && buildInfo !== '' ? { buildInfo } : {}),
+  };
 }
