@@ -19,7 +19,7 @@ test('git walrus manifest: prints the settings, writes the plan and the terminat
     assert.is(result.code, 0, result.stderr);
     assert.equal(JSON.parse(result.stdout), { source: 'package.json', lockfile: true, port: 3000, test: 'npm test' });
     assert.is(readFileSync(join(dir, 'report'), 'utf8'), result.stdout);
-    assert.match(readFileSync(join(dir, 'plan', 'build.sh'), 'utf8'), /^npm ci$/m);
+    assert.match(readFileSync(join(dir, 'plan', 'build.sh'), 'utf8'), /^npm ci --ignore-scripts$/m, 'install scripts are held back unless the manifest allows them');
     assert.match(readFileSync(join(dir, 'plan', 'test.sh'), 'utf8'), /^npm test$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
