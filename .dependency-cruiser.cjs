@@ -1,12 +1,15 @@
 /**
  * The dependency direction of docs/architecture.md ("Layers and dependency direction"), checked by `npm run lint`
- * (depcruise src). Inner ring: core, ports, contract. Use-cases: remote. Fronts: cli, web, protocol, gitops.
- * Adapters: sui, walrus, seal, k8s, git, devnet, config, fs (walrus-protocol is what the Walrus adapter and the
- * devnet's Walrus service share). Composition roots: main.
+ * (depcruise src test scripts bench). Inner ring: core, ports, contract. Use-cases: remote. Fronts: cli, web,
+ * protocol, gitops. Adapters: sui, walrus, seal, k8s, git, devnet, config, fs (walrus-protocol is what the Walrus
+ * adapter and the devnet's Walrus service share). Composition roots: main. The rules on `src/` hold the product; the
+ * ones from anywhere (circles, unresolvable or undeclared packages, importing a test file) hold the tooling too.
  */
 const INNER = '^src/(core|ports|contract)/';
 const ADAPTERS = '(sui|walrus|seal|k8s|git|devnet|config|fs|walrus-protocol)';
 const FRONTS = '(cli|web|protocol|gitops)';
+/** Node's built-in modules that reach outside the process (files, processes, the network, the terminal, threads). */
+const IO_BUILTINS = '^(node:)?(fs|fs/promises|child_process|net|dgram|dns|dns/promises|http|https|http2|tls|os|readline|readline/promises|tty|worker_threads|cluster|inspector|process)$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -17,6 +20,13 @@ module.exports = {
       severity: 'error',
       from: { path: INNER },
       to: { path: '^src/', pathNot: INNER },
+    },
+    {
+      name: 'inner-ring-does-no-io',
+      comment: 'core, ports and contract do no I/O: no Node module for files, processes, the network or the terminal',
+      severity: 'error',
+      from: { path: INNER },
+      to: { dependencyTypes: ['core'], path: IO_BUILTINS },
     },
     {
       name: 'remote-sees-ports-only',
@@ -33,11 +43,25 @@ module.exports = {
       to: { path: `^src/(main|sui|walrus|seal|k8s|git|devnet|config|walrus-protocol)/` },
     },
     {
-      name: 'fronts-apart',
-      comment: 'no front imports another, except the CLI and the web front end fronting the controller\'s build steps (gitops)',
+      name: 'only-the-cli-touches-files',
+      comment: 'of the fronts only the CLI imports fs (the directories a command is given: a checkout, an artifact\'s tree), and only inside a handler (cli-loads-use-cases-on-run)',
       severity: 'error',
-      from: { path: `^src/${FRONTS}/` },
-      to: { path: `^src/${FRONTS}/`, pathNot: ['^src/$1/', '^src/gitops/'] },
+      from: { path: '^src/(web|protocol|gitops)/' },
+      to: { path: '^src/fs/' },
+    },
+    {
+      name: 'fronts-apart',
+      comment: 'no front imports another, statically or dynamically (the web front end reads what the controller recorded through ports, never the controller)',
+      severity: 'error',
+      from: { path: '^src/(web|protocol|gitops)/' },
+      to: { path: `^src/${FRONTS}/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'cli-fronts-only-the-manifest-step',
+      comment: 'the one crossing between fronts: `git walrus manifest`, a step of the controller\'s build Job, reads the app manifest with the controller\'s own parser (gitops/manifest/); the CLI imports no other front',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(web|protocol|gitops)/', pathNot: '^src/gitops/manifest/' },
     },
     {
       name: 'cli-loads-use-cases-on-run',
@@ -45,13 +69,6 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/cli/' },
       to: { path: '^src/(remote|gitops|fs)/', pathNot: '^src/remote/(errors|progress)\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'protocol-and-gitops-apart',
-      comment: 'the helper protocol and the controller share nothing but remote, core and ports',
-      severity: 'error',
-      from: { path: '^src/(protocol|gitops)/' },
-      to: { path: '^src/(protocol|gitops)/', pathNot: '^src/$1/' },
     },
     {
       name: 'adapters-inward',
@@ -101,6 +118,34 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'product-on-declared-dependencies',
+      comment: 'the product imports only its dependencies, never a devDependency (an install without them must run)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-undeclared-packages',
+      comment: 'a package imported anywhere is declared in package.json; one test compares our stand-in with the string-width that yargs itself installs, so that one, undeclared, is the point',
+      severity: 'error',
+      from: { pathNot: '^test/cli/string-width\\.test\\.ts$' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'no-circles',
+      comment: 'no module imports itself through others: each circle is one job cut in two, or a type in the wrong module',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'tests-are-not-libraries',
+      comment: 'nothing imports a test file; what tests share lives in test/**/support/ or scripts/harness/',
+      severity: 'error',
+      from: {},
+      to: { path: '\\.test\\.ts$' },
     },
     {
       name: 'not-to-unresolvable',
