@@ -138,7 +138,10 @@ export interface CliArgs {
   app: CliApp;
 }
 
-/** An expected way to stop (the message is already the whole story): exit with `exitCode`, no stack trace. */
+/**
+ * An expected way to stop (the message is already the whole story): exit with `exitCode`, no stack trace.
+ * What to do: nothing beyond the message: it is the whole story (e.g. the problems `verify` listed).
+ */
 export class ExitError extends WalrusGitError {
   readonly exitCode: number;
 

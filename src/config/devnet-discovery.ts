@@ -31,6 +31,7 @@ export class DevnetUnreachableError extends WalrusGitError {
   }
 }
 
+/** What to do: run the same git-remote-walrus version on both sides of `git walrus devnet`. */
 export class DevnetInfoError extends WalrusGitError {
   constructor(url: string, problem: string) {
     super('DEVNET_INFO_INVALID', `the devnet at ${url} answered ${DEVNET_INFO_PATH} with ${problem}; client and server versions may differ`, { url });

@@ -10,6 +10,7 @@ import { WalrusGitError } from '../core/errors.ts';
  * nor a curve library (~60 ms to load and derive one public key in JavaScript, against ~2 ms natively). Only signing
  * needs the SDK's keypair (src/config/keys.ts). The formats are the SDK's and the Sui CLI's: flag ‖ 32-byte secret, as
  * Bech32 `suiprivkey1…` or in a keystore; flag 0 = Ed25519, 1 = Secp256k1, 2 = Secp256r1. Pure.
+ * What to do: point the configuration at a Sui keystore or a `suiprivkey1…` key (the Sui CLI's `sui keytool export` prints one).
  */
 export class KeyFormatError extends WalrusGitError {
   constructor(source: string, problem: string) {

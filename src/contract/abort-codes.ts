@@ -90,6 +90,7 @@ export function abortName(code: number): AbortName | undefined {
 /**
  * A Move abort raised by the contract model (the chain engine turns it into a failed transaction with
  * `MoveAbort(location, code)`). `module` is the module name inside our package (e.g. `repository`).
+ * What to do: nothing by itself: the devnet reports it as the transaction's MoveAbort, and the command's own error says what to do.
  */
 export class MoveAbort<Name extends string = AbortName> extends WalrusGitError {
   readonly module: string;

@@ -66,7 +66,10 @@ export function marketAbortName(code: number): MarketAbortName | undefined {
   return namesByCode.get(code);
 }
 
-/** A Move abort raised by the market model (module `market`). */
+/**
+ * A Move abort raised by the market model (module `market`).
+ * What to do: nothing by itself: the devnet reports it as the transaction's MoveAbort, and the command's own error says what to do.
+ */
 export class MarketAbort extends MoveAbort<MarketAbortName> {
   constructor(functionName: string, name: MarketAbortName) {
     super('market', functionName, name, MarketAbortCode[name]);

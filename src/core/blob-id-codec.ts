@@ -10,7 +10,10 @@ const BLOB_ID_BYTES = 32;
 const BLOB_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const U256_MAX = (1n << 256n) - 1n;
 
-/** A string that is not a Walrus blob id (URL-safe base64 of 32 bytes, 43 characters). */
+/**
+ * A string that is not a Walrus blob id (URL-safe base64 of 32 bytes, 43 characters).
+ * What to do: pass the blob id as it was printed (`git walrus artifact pack`, `log`, `show`): 43 characters.
+ */
 export class InvalidBlobIdError extends WalrusGitError {
   constructor(blobId: string) {
     super('INVALID_BLOB_ID', `'${blobId}' is not a Walrus blob id (43 characters of URL-safe base64)`, { blobId });

@@ -23,7 +23,10 @@ export class InternalError extends WalrusGitError {
   }
 }
 
-/** Bad input from the user (arguments, URLs, config): the message says what is wrong and what would be right. */
+/**
+ * Bad input from the user (arguments, URLs, config): the message says what is wrong and what would be right.
+ * What to do: the message says what is wrong and what would be right.
+ */
 export class UsageError extends WalrusGitError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super('USAGE', message, data);

@@ -35,7 +35,10 @@ export const FRAME_SHIFT = 16;
 const MIN_FRAME_SHIFT = 12;
 const MAX_FRAME_SHIFT = 22;
 
-/** A stored pack that does not decrypt: altered, reordered, truncated, extended, or not this pack's at all. */
+/**
+ * A stored pack that does not decrypt: altered, reordered, truncated, extended, or not this pack's at all.
+ * What to do: fetch again; if it persists the stored pack was altered, and a writer with the objects runs `git walrus gc`.
+ */
 export class PackDecryptionError extends WalrusGitError {
   constructor(pack: string, reason: string) {
     super('PACK_DECRYPTION_FAILED', `${pack} does not decrypt: ${reason}; nothing was applied and no ref was changed`, { pack, reason });

@@ -11,7 +11,10 @@ import git from 'isomorphic-git';
 import type { CommitObject, ReadObjectResult, TagObject, TreeObject } from 'isomorphic-git';
 import { WalrusGitError } from '../core/errors.ts';
 
-/** A pack could not be indexed: corrupt bytes, or a thin pack whose delta base is in no earlier pack. */
+/**
+ * A pack could not be indexed: corrupt bytes, or a thin pack whose delta base is in no earlier pack.
+ * What to do: fetch again; if it persists, tell the repository's writers which pack (its blob id) cannot be read.
+ */
 export class PackUnreadableError extends WalrusGitError {
   constructor(label: string, reason: string, cause?: unknown) {
     super('PACK_UNREADABLE', `${label}: the pack cannot be read: ${reason}`, { pack: label, reason }, { cause });

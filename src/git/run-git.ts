@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { WalrusGitError } from '../core/errors.ts';
 
-/** A git command failed; `stderr` holds what git said. */
+/**
+ * A git command failed; `stderr` holds what git said.
+ * What to do: read what git said (the end of the message); the same git command run by hand shows more.
+ */
 export class GitCommandError extends WalrusGitError {
   constructor(args: readonly string[], exitCode: number | null, stderr: string) {
     super('GIT_COMMAND', `git ${args[0]} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no message'}`, { args, exitCode, stderr });

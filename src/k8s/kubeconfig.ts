@@ -12,7 +12,10 @@ const UNREADABLE: Record<string, string> = {
   EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is a file, not a directory',
 };
 
-/** The kubeconfig cannot be used: where it came from, what is wrong, what to do. */
+/**
+ * The kubeconfig cannot be used: where it came from, what is wrong, what to do.
+ * What to do: follow the advice at the end of the message.
+ */
 export class KubeconfigError extends WalrusGitError {
   constructor(source: { file: string } | 'default', problem: string, data: Record<string, unknown> = {}) {
     const writeOne = '`kubectl config view --minify --raw > FILE` writes one';

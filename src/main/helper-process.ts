@@ -6,7 +6,7 @@
  * touch no network. Once `capabilities` is answered, while git sends its options, the git process that reads the
  * config starts and the adapters load (open-backend.ts) and open the network; `list`, `fetch` and `push` wait for them.
  */
-import { fileAccessErrorOf, WalrusGitError } from '../core/errors.ts';
+import { fileAccessErrorOf, UsageError, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
 import { runSession } from '../protocol/session.ts';
@@ -25,7 +25,7 @@ async function main(args: string[]): Promise<number> {
   const [remote, url = remote] = args;
   let opening: Promise<OpenedBackend> | null = null;
   try {
-    if (remote === undefined) throw new WalrusGitError('USAGE', 'usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
+    if (remote === undefined) throw new UsageError('usage: git-remote-walrus <remote> [<url>] (git runs this for walrus:// URLs)');
     const locator = parseWalrusUrl(url);
     // Opened once the first answer is out (git asks for `capabilities` first), or at the first command needing it.
     // A failure to open is reported by the first command that needs the network (or not at all, if none does).

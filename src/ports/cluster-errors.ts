@@ -19,7 +19,10 @@ export class ClusterAccessError extends WalrusGitError {
   }
 }
 
-/** Any other refusal or failure of a Kubernetes API call, with the server's message. */
+/**
+ * Any other refusal or failure of a Kubernetes API call, with the server's message.
+ * What to do: read the API server's answer in the message; the controller retries the pass with back-off.
+ */
 export class ClusterRequestError extends WalrusGitError {
   constructor(verb: string, resource: string, status: number | undefined, detail: string) {
     super('K8S_REQUEST', `${verb} ${resource} failed${status ? ` (HTTP ${status})` : ''}: ${detail}`, { verb, resource, status }, { retryable: status === undefined || status >= 500 || status === 429 });

@@ -7,7 +7,10 @@ import type { FetchRequest, HelperBackend, PushRequest } from '../ports/helper-b
 /** The capabilities this helper announces. `object-format` makes git send `option object-format` before `list`. */
 export const CAPABILITIES = ['fetch', 'check-connectivity', 'push', 'option', 'object-format'] as const;
 
-/** git sent something this helper does not speak. */
+/**
+ * git sent something this helper does not speak.
+ * What to do: use a git that speaks the remote-helper protocol (git 2.x); report it if it persists.
+ */
 export class ProtocolError extends WalrusGitError {
   constructor(line: string) {
     super('PROTOCOL', `unexpected command from git: '${line}'`, { line });

@@ -22,7 +22,10 @@ export interface KeyServerAnswer {
   message: string;
 }
 
-/** The key servers refused a key request for a reason the user (or the repository's owner) can act on. */
+/**
+ * The key servers refused a key request for a reason the user (or the repository's owner) can act on.
+ * What to do: the reason says who acts: the repository's owner (a reader to add), the tenant (a lease to open or fund), or this machine (its clock, its network's package).
+ */
 export class KeyServerRefusalError extends WalrusGitError {
   constructor(code: string, repository: RepositoryName, reason: string, data: Record<string, unknown> = {}, retryable = false) {
     super(code, `cannot decrypt the packs of repository '${repository.name}' (${repository.id}): ${reason}`, { repository: repository.id, ...data }, { retryable });

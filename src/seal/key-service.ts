@@ -89,7 +89,10 @@ export class KeyServerApiKeyError extends WalrusGitError {
   }
 }
 
-/** A sealed key the key servers or the SDK refused for a reason other than access or availability. */
+/**
+ * A sealed key the key servers or the SDK refused for a reason other than access or availability.
+ * What to do: check that the network's Seal key servers answer, then run the command again.
+ */
 export class SealKeyError extends WalrusGitError {
   constructor(repository: RepositoryName, reason: string, cause?: unknown) {
     super('SEAL_KEY_FAILED', `cannot decrypt the packs of repository '${repository.name}' (${repository.id}): ${reason}`, { repository: repository.id, reason }, { cause });

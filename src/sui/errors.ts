@@ -17,7 +17,10 @@ export interface AbortDetails {
   digest: string | null;
 }
 
-/** Base of the errors that come from a Move abort in our package. */
+/**
+ * Base of the errors that come from a Move abort in our package.
+ * What to do: the abort's constant (contracts/README.md lists them) says which check refused the transaction.
+ */
 export class ContractAbortError extends WalrusGitError {
   readonly abort: AbortDetails;
   constructor(code: string, message: string, abort: AbortDetails, data: Record<string, unknown> = {}) {
@@ -48,7 +51,10 @@ export class NotWriterError extends ContractAbortError {
   }
 }
 
-/** Only the owner may do this (`ENotOwner`). */
+/**
+ * Only the owner may do this (`ENotOwner`).
+ * What to do: ask the repository's owner to do it.
+ */
 export class NotOwnerError extends ContractAbortError {
   readonly owner: string;
   constructor(abort: AbortDetails, sender: string, owner: string) {
@@ -57,7 +63,10 @@ export class NotOwnerError extends ContractAbortError {
   }
 }
 
-/** Force-updating or deleting a protected ref needs the owner (`EProtected`). */
+/**
+ * Force-updating or deleting a protected ref needs the owner (`EProtected`).
+ * What to do: push without force, or ask the owner (who may also `git walrus unprotect` the ref).
+ */
 export class ProtectedRefError extends ContractAbortError {
   readonly refs: string[];
   constructor(abort: AbortDetails, refs: string[]) {
@@ -66,14 +75,20 @@ export class ProtectedRefError extends ContractAbortError {
   }
 }
 
-/** The owner already has a repository of that name (`ENameTaken`). */
+/**
+ * The owner already has a repository of that name (`ENameTaken`).
+ * What to do: choose another name, or use the existing repository (`walrus://<owner>/<name>`).
+ */
 export class NameTakenError extends ContractAbortError {
   constructor(abort: AbortDetails, owner: string, name: string) {
     super('NAME_TAKEN', `${owner} already has a repository named '${name}'`, abort, { owner, name });
   }
 }
 
-/** A repository, ref or HEAD name the contract does not accept (`EInvalidName`, `EInvalidRefName`, `EInvalidHead`). */
+/**
+ * A repository, ref or HEAD name the contract does not accept (`EInvalidName`, `EInvalidRefName`, `EInvalidHead`).
+ * What to do: choose a name the rule in the message allows.
+ */
 export class InvalidNameError extends ContractAbortError {
   constructor(abort: AbortDetails, names: string[]) {
     const rule = abort.abortName === 'EInvalidName'
@@ -83,14 +98,20 @@ export class InvalidNameError extends ContractAbortError {
   }
 }
 
-/** Object ids of the wrong length for the repository (`EBadHashLen`, `EHashLenMismatch`). */
+/**
+ * Object ids of the wrong length for the repository (`EBadHashLen`, `EHashLenMismatch`).
+ * What to do: push from a repository of the remote's object format (SHA-1 or SHA-256, as `git clone` of the remote makes it).
+ */
 export class HashLengthError extends ContractAbortError {
   constructor(abort: AbortDetails) {
     super('HASH_LENGTH', 'object ids must be 20 bytes (SHA-1) or 32 bytes (SHA-256), the same for the whole repository', abort);
   }
 }
 
-/** A malformed update the contract refuses (length mismatch, empty, duplicate ref, no-op update, bad pack, bad live_from). */
+/**
+ * A malformed update the contract refuses (length mismatch, empty, duplicate ref, no-op update, bad pack, bad live_from).
+ * What to do: update git-remote-walrus (a current one never sends such an update), and report it if it persists.
+ */
 export class InvalidUpdateError extends ContractAbortError {
   constructor(abort: AbortDetails) {
     const why: Partial<Record<AbortName, string>> = {
@@ -107,7 +128,10 @@ export class InvalidUpdateError extends ContractAbortError {
   }
 }
 
-/** The writer, reader or protected-ref list is full (`ETooManyWriters`, `ETooManyReaders`, `ETooManyProtected`). */
+/**
+ * The writer, reader or protected-ref list is full (`ETooManyWriters`, `ETooManyReaders`, `ETooManyProtected`).
+ * What to do: remove an entry first (`git walrus writers remove`, `readers remove`, `unprotect`).
+ */
 export class LimitReachedError extends ContractAbortError {
   constructor(abort: AbortDetails) {
     const list = { ETooManyWriters: 'writer', ETooManyReaders: 'reader' } as Partial<Record<AbortName, string>>;
@@ -115,7 +139,10 @@ export class LimitReachedError extends ContractAbortError {
   }
 }
 
-/** Readers belong to private repositories only: anyone reads a public one (`ENotPrivate`). */
+/**
+ * Readers belong to private repositories only: anyone reads a public one (`ENotPrivate`).
+ * What to do: readers belong to private repositories (`git walrus init --private`); a public one needs none.
+ */
 export class NotPrivateError extends ContractAbortError {
   constructor(abort: AbortDetails) {
     super('NOT_PRIVATE', 'the repository is public: anyone may read it, so it has no readers', abort);
@@ -134,7 +161,10 @@ export class StaleRepackError extends ContractAbortError {
   }
 }
 
-/** The change is already in effect, or there is nothing to undo (already a writer, not protected, same owner…). */
+/**
+ * The change is already in effect, or there is nothing to undo (already a writer, not protected, same owner…).
+ * What to do: nothing: the change is already in effect.
+ */
 export class NoChangeError extends ContractAbortError {
   constructor(abort: AbortDetails, subject: string) {
     const why: Partial<Record<AbortName, string>> = {
@@ -157,6 +187,7 @@ export class PackageVersionError extends ContractAbortError {
   }
 }
 
+/** What to do: check the URL and the network (`git walrus whoami` names it). */
 export class RepositoryNotFoundError extends WalrusGitError {
   constructor(locator: string, why: string) {
     super('REPOSITORY_NOT_FOUND', `repository ${locator} not found: ${why}`, { locator });
@@ -170,7 +201,10 @@ export class InsufficientGasError extends WalrusGitError {
   }
 }
 
-/** A transaction that failed or was refused for a reason other than the above. */
+/**
+ * A transaction that failed or was refused for a reason other than the above.
+ * What to do: read the detail; check the signer's SUI balance (gas) and run the command again.
+ */
 export class TransactionFailedError extends WalrusGitError {
   constructor(what: string, detail: string, data: Record<string, unknown> = {}, retryable = false) {
     super('TRANSACTION_FAILED', `${what} failed: ${detail}`, { detail, ...data }, { retryable });

@@ -33,7 +33,10 @@ const REASONS: Record<MarketAbortName, string> = {
   EInvalidUrl: "a lease's URL must be 1 to 256 bytes of printable ASCII without spaces, starting with http:// or https://",
 };
 
-/** The market refused a transaction (a Move abort in module `market`): `abortName` is the constant. */
+/**
+ * The market refused a transaction (a Move abort in module `market`): `abortName` is the constant.
+ * What to do: change what the reason names (the market's rule) and run the command again.
+ */
 export class MarketRefusedError extends WalrusGitError {
   readonly abortName: MarketAbortName;
   constructor(what: string, abortName: MarketAbortName, abort: ModuleAbort) {
@@ -49,7 +52,10 @@ export function marketError(what: string, abort: ModuleAbort): Error | undefined
   return name ? new MarketRefusedError(what, name, abort) : undefined;
 }
 
-/** An id that names no market object of the kind asked for, on this network. */
+/**
+ * An id that names no market object of the kind asked for, on this network.
+ * What to do: check the id and the network (`--network`, `git walrus whoami`).
+ */
 export class MarketObjectNotFoundError extends WalrusGitError {
   constructor(kind: string, id: string) {
     super('MARKET_OBJECT_NOT_FOUND', `${kind} ${id} does not exist on this network`, { kind, id });

@@ -15,7 +15,10 @@ export class NoWalError extends WalrusGitError {
   }
 }
 
-/** Walrus refused a Blob-object transaction (an abort of the walrus package, or the chain's own check). */
+/**
+ * Walrus refused a Blob-object transaction (an abort of the walrus package, or the chain's own check).
+ * What to do: check the signer's WAL and SUI balances and that it owns the Blob objects named, then run the command again.
+ */
 export class BlobObjectTransactionError extends WalrusGitError {
   constructor(what: string, detail: string, data: Record<string, unknown> = {}) {
     super('BLOB_TRANSACTION_FAILED', `${what} failed: ${detail}`, { detail, ...data });

@@ -5,7 +5,10 @@ import { WalrusGitError } from '../core/errors.ts';
  * retryable: everything else is an answer that repeating the request would not change.
  */
 
-/** The blob does not exist on the network, or its storage epochs have run out. */
+/**
+ * The blob does not exist on the network, or its storage epochs have run out.
+ * What to do: check that the network's aggregator is the one the blob was stored on; a blob whose storage ran out must be stored again (`git walrus extend` renews live packs before they expire).
+ */
 export class BlobNotFoundError extends WalrusGitError {
   constructor(blobId: string, detail = 'it was never stored or its storage epochs have ended') {
     super('BLOB_NOT_FOUND', `Walrus blob ${blobId} is not available: ${detail}`, { blobId });
@@ -44,21 +47,30 @@ export class WalrusUnavailableError extends WalrusGitError {
   }
 }
 
-/** The service refused the request (a 4xx other than 404/413, or an answer that does not parse). */
+/**
+ * The service refused the request (a 4xx other than 404/413, or an answer that does not parse).
+ * What to do: read the publisher's or aggregator's answer in the message; check the network's Walrus endpoints.
+ */
 export class WalrusRequestError extends WalrusGitError {
   constructor(message: string, data: Record<string, unknown> = {}, cause?: unknown) {
     super('WALRUS_REQUEST_REJECTED', message, data, { cause });
   }
 }
 
-/** The blob exists but the network refuses to serve it (blocked, HTTP 451). */
+/**
+ * The blob exists but the network refuses to serve it (blocked, HTTP 451).
+ * What to do: read it through another aggregator (the network's settings), or push the content again so that it is stored anew.
+ */
 export class BlobBlockedError extends WalrusGitError {
   constructor(blobId: string) {
     super('BLOB_BLOCKED', `Walrus blob ${blobId} is blocked by the storage nodes or the aggregator (unavailable for legal reasons)`, { blobId });
   }
 }
 
-/** The bytes read back do not hash to the sha256 recorded on chain: the aggregator served other data. */
+/**
+ * The bytes read back do not hash to the sha256 recorded on chain: the aggregator served other data.
+ * What to do: fetch again, or set another aggregator for the network.
+ */
 export class PackIntegrityError extends WalrusGitError {
   constructor(expectedSha256: string, actualSha256: string, data: Record<string, unknown> = {}) {
     super('PACK_INTEGRITY', `pack data from Walrus has sha256 ${actualSha256}, but the chain records ${expectedSha256}; the aggregator served corrupt or foreign data`, { expectedSha256, actualSha256, ...data });

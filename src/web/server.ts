@@ -33,7 +33,10 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-/** The address cannot be served: taken, not this machine's, or not allowed. */
+/**
+ * The address cannot be served: taken, not this machine's, or not allowed.
+ * What to do: choose a free port (`--port`) or an address of this machine (`--host`).
+ */
 export class ListenError extends WalrusGitError {
   constructor(listen: { host: string; port: number }, cause: NodeJS.ErrnoException) {
     const why = cause.code === 'EADDRINUSE' ? `port ${listen.port} is in use (leave --port out for a free one)`

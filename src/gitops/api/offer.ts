@@ -68,7 +68,10 @@ export const DEFAULT_OFFER: ProviderOffer = {
   },
 };
 
-/** A field of the offer file the controller cannot use: `data.field` names it. */
+/**
+ * A field of the offer file the controller cannot use: `data.field` names it.
+ * What to do: fix the field the message names in the offer file (`--provider-offer`) and start the controller again.
+ */
 export class OfferError extends WalrusGitError {
   constructor(field: string, reason: string) {
     super('OFFER_INVALID', `provider offer: ${field}: ${reason}`, { field });

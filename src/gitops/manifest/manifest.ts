@@ -26,7 +26,10 @@ export const MANIFEST_VERSION = 1;
 /** The manifest travels as the manifest step's termination message, which Kubernetes caps at 4096 bytes. */
 export const MANIFEST_MAX_BYTES = 3072;
 
-/** A manifest the controller cannot use: `data.field` names it (as written in package.json, e.g. `walrus.port`). */
+/**
+ * A manifest the controller cannot use: `data.field` names it (as written in package.json, e.g. `walrus.port`).
+ * What to do: fix the field the message names in the `walrus` section of package.json and push again.
+ */
 export class ManifestError extends WalrusGitError {
   constructor(field: string, reason: string) {
     super('MANIFEST_INVALID', `${field}: ${reason}`, { field });

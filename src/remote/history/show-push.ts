@@ -43,7 +43,10 @@ export interface PushDetails {
   commits: ShownCommit[];
 }
 
-/** The pack of a push could not be read intact; `findings` say which push, blob and difference. */
+/**
+ * The pack of a push could not be read intact; `findings` say which push, blob and difference.
+ * What to do: run `git walrus verify --deep` to see the whole repository's state; a writer with the objects can store them again (`git walrus gc`).
+ */
 export class PackCheckFailedError extends WalrusGitError {
   constructor(findings: Finding[]) {
     super('PACK_CHECK_FAILED', findings.map((finding) => finding.message).join('\n'), { findings });
