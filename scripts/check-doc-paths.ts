@@ -32,7 +32,7 @@ export function namedPaths(text: string, document = 'docs/architecture.md'): Arr
   const found: Array<{ line: number; path: string }> = [];
   text.split('\n').forEach((content, index) => {
     const add = (raw: string) => {
-      const path = raw.replace(/^[('"]+|[)'",.;:]+$/g, '');
+      const path = raw.replace(/^[('"`]+|[)'"`,.;:]+$/g, '');
       if (path === '' || NOT_IN_TREE.test(path) || path.startsWith('-') || /^\.\w+$/.test(path)) return;
       found.push({ line: index + 1, path });
     };
