@@ -14,6 +14,7 @@ import type { MarketAbortName } from './market-abort-codes.ts';
 import type { MoveContext } from './context.ts';
 import type { RepositoryValue } from './bcs.ts';
 import { canRead, refValue } from './model.ts';
+import { accrualAt } from './lease-accrual.ts';
 import { isValidRefName } from './ref-name.ts';
 
 export const MARKET_VERSION = 1n;
@@ -49,9 +50,7 @@ function checkCap(fn: string, provider: ProviderValue, cap: ProviderCapValue): v
 /** `settle_to`: moves what accrued since `settled_until_ms` to `earned`; exhausted when the escrow runs dry. */
 function settleTo(ctx: MoveContext, lease: LeaseValue, now: bigint): void {
   if (lease.state !== LeaseState.open || now <= lease.settled_until_ms) return;
-  const owed = (now - lease.settled_until_ms) * lease.price_per_ms;
-  const available = lease.escrow.value;
-  const amount = owed >= available ? available : owed;
+  const amount = accrualAt(true, lease.settled_until_ms, lease.price_per_ms, lease.escrow.value, now).accrued;
   lease.escrow.value -= amount;
   lease.earned.value += amount;
   lease.settled_until_ms = now;
@@ -62,7 +61,7 @@ function settleTo(ctx: MoveContext, lease: LeaseValue, now: bigint): void {
 /** `lease_state_at`: the state settling the lease at `now` would leave (exhausted once the escrow does not outlast it). */
 export function leaseStateAt(lease: LeaseValue, now: bigint): number {
   if (lease.state !== LeaseState.open || now <= lease.settled_until_ms) return lease.state;
-  return (now - lease.settled_until_ms) * lease.price_per_ms >= lease.escrow.value ? LeaseState.exhausted : LeaseState.open;
+  return accrualAt(true, lease.settled_until_ms, lease.price_per_ms, lease.escrow.value, now).runsDry ? LeaseState.exhausted : LeaseState.open;
 }
 
 /** Module initializer: the shared Market and the AdminCap, sent to the publisher. */

@@ -5,7 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeaseInfo } from '../../src/ports/market.ts';
 import type { WalrusAppStatus } from '../../src/ports/walrus-app.ts';
-import { claimable, leaseApp, leaseAppName, plan, runsOutBy, tenantNamespace, type Action, type LeaseApp, type PlanInput } from '../../src/gitops/provider/plan.ts';
+import { claimable, leaseApp, leaseAppName, plan, tenantNamespace, type Action, type LeaseApp, type PlanInput } from '../../src/gitops/provider/plan.ts';
+import { runsOutBy } from '../../src/contract/lease-accrual.ts';
 import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
 
 const test = suite('provider mode: which leases → which apps, when to record, claim and tear down');

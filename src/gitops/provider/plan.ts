@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';
+import { leaseAccrualAt, runsOutBy } from '../../contract/lease-accrual.ts';
 import type { LeaseInfo } from '../../ports/market.ts';
 import type { ProviderOffer } from '../api/offer.ts';
 import { canonical } from '../api/build-config.ts';
@@ -102,18 +103,9 @@ export function leaseApp(providerId: string, lease: LeaseInfo, template: PlanInp
   };
 }
 
-/** Whether the lease has no funds left at `nowMs`: exhausted on chain, or would be once settled now. */
-export function runsOutBy(lease: LeaseInfo, nowMs: number): boolean {
-  if (lease.state !== 'open') return lease.state === 'exhausted';
-  if (nowMs <= lease.settledUntilMs) return lease.escrow === 0n;
-  return BigInt(nowMs - lease.settledUntilMs) * lease.pricePerMs >= lease.escrow;
-}
-
 /** What the provider could claim at `nowMs`. */
 export function claimable(lease: LeaseInfo, nowMs: number): bigint {
-  if (lease.state !== 'open' || nowMs <= lease.settledUntilMs) return lease.earned;
-  const owed = BigInt(nowMs - lease.settledUntilMs) * lease.pricePerMs;
-  return lease.earned + (owed < lease.escrow ? owed : lease.escrow);
+  return lease.earned + leaseAccrualAt(lease, nowMs).accrued;
 }
 
 /**

@@ -10,7 +10,8 @@ import type { MarketLedger } from '../../ports/market.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import type { ObjectRef } from '../../ports/cluster.ts';
 import type { ProviderOffer } from '../api/offer.ts';
-import { runsOutBy, plan, deployKey, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+import { plan, deployKey, type Action, type LeaseApp, type PlanInput } from './plan.ts';
+import { runsOutBy } from '../../contract/lease-accrual.ts';
 import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from '../api/labels.ts';
 import { messageOf } from '../../core/errors.ts';
 

@@ -7,6 +7,7 @@
  * the lease that ended), not a checkout that fails again and again; the key servers decide all the same.
  */
 import { canRead } from '../../core/read-access.ts';
+import { runsOutBy } from '../../contract/lease-accrual.ts';
 import type { Ledger, RepositoryInfo } from '../../ports/ledger.ts';
 import type { LeaseInfo, MarketLedger } from '../../ports/market.ts';
 
@@ -54,16 +55,10 @@ export function decideReadAccess(facts: AccessFacts): ReadAccess {
   if (lease.state === 'closed') {
     return { allowed: false, reason: 'LeaseClosed', message: `lease closed: ${under}: the key servers give its provider no keys any more, so nothing pushed since is built (what runs keeps running until the app is removed)` };
   }
-  if (lease.state === 'exhausted' || exhaustedBy(lease, facts.nowMs)) {
+  if (runsOutBy(lease, facts.nowMs)) {
     return { allowed: false, reason: 'LeaseExhausted', message: `lease exhausted: ${under}: its funds ran out by the chain's clock, so the key servers give its provider no keys any more` };
   }
   return { allowed: true };
-}
-
-/** `market::lease_state_at`: the escrow does not outlast `nowMs` (settled or not). */
-function exhaustedBy(lease: LeaseInfo, nowMs: number): boolean {
-  if (nowMs <= lease.settledUntilMs) return false;
-  return BigInt(nowMs - lease.settledUntilMs) * lease.pricePerMs >= lease.escrow;
 }
 
 /** The check a reconcile pass runs: `repositoryId` read as the app of `lease` (null: the controller's own app). */

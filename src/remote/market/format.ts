@@ -3,6 +3,7 @@
  * from MIST) and times in UTC. Pure.
  */
 import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+import { leaseAccrualAt } from '../../contract/lease-accrual.ts';
 import type { DeployedRecord, LeaseInfo, MarketParams, ProviderInfo } from '../../ports/market.ts';
 
 const time = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -67,9 +68,7 @@ export function fundedUntilMs(lease: LeaseInfo): number {
 
 /** What has accrued since the last settlement, as settlement at `nowMs` would compute it (capped at the escrow). */
 export function accruedAt(lease: LeaseInfo, nowMs: number): bigint {
-  if (lease.state !== 'open' || nowMs <= lease.settledUntilMs) return 0n;
-  const owed = BigInt(nowMs - lease.settledUntilMs) * lease.pricePerMs;
-  return owed < lease.escrow ? owed : lease.escrow;
+  return leaseAccrualAt(lease, nowMs).accrued;
 }
 
 export function formatLease(lease: LeaseInfo, nowMs: number): string {
