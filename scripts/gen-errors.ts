@@ -10,9 +10,10 @@
  *   node scripts/gen-errors.ts --check   exit 1 when the catalogue is stale (part of `npm run lint`)
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { writeOrCheck } from './generated-file.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CATALOGUE = `${root}docs/errors.md`;
@@ -227,19 +228,5 @@ function sourceFiles(): Map<string, string> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = catalogueMarkdown(catalogueOf(sourceFiles()));
-  if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(CATALOGUE, 'utf8');
-    } catch {
-      // missing: stale
-    }
-    if (current !== text) {
-      console.error('docs/errors.md is stale: run `node scripts/gen-errors.ts` and commit the result');
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(CATALOGUE, text);
-  }
+  writeOrCheck(CATALOGUE, catalogueMarkdown(catalogueOf(sourceFiles())), 'node scripts/gen-errors.ts');
 }

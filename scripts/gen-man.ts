@@ -7,11 +7,12 @@
  *   node scripts/gen-man.ts           write the page
  *   node scripts/gen-man.ts --check   exit 1 when the page is stale (part of `npm run lint`)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { silentLog } from '../src/core/log.ts';
 import type { CliApp } from '../src/cli/app.ts';
 import { cliParser } from '../src/cli/index.ts';
+import { writeOrCheck } from './generated-file.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const MAN_PAGE = `${root}docs/man/man1/git-walrus.1`;
@@ -140,19 +141,5 @@ export async function manPage(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const page = await manPage();
-  if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(MAN_PAGE, 'utf8');
-    } catch {
-      // missing: stale
-    }
-    if (current !== page) {
-      process.stderr.write(`${MAN_PAGE} is stale: run node scripts/gen-man.ts\n`);
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(MAN_PAGE, page);
-  }
+  writeOrCheck(MAN_PAGE, await manPage(), 'node scripts/gen-man.ts');
 }
