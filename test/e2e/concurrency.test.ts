@@ -2,19 +2,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync } from 'node:fs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
+import { commit } from '../../scripts/harness/world.ts';
+import { inPushedRepository } from '../support/pushed-repository.ts';
 
 const PUSHERS = 10;
 
 const concurrent = suite('concurrent pushers');
 
 concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or hears "fetch first"; nothing is lost`, async () => {
-  const w = createWorld();
-  try {
-    const src = await initWorkRepo(w, 'src');
-    const base = await commit(w, src, 'base.txt', 'base\n');
-    const url = await walrusInit(w, src, 'busy');
-    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('busy', { dir: 'src', file: 'base.txt', content: 'base\n' }, async ({ world: w, repo: src, url, first: base }) => {
     await w.ok('.', ['clone', '-q', url, 'p0']);
     const names = Array.from({ length: PUSHERS }, (_, i) => `p${i}`);
     for (const name of names.slice(1)) cpSync(w.path('p0'), w.path(name), { recursive: true });
@@ -49,16 +45,11 @@ concurrent(`${PUSHERS} pushers to one branch: each lands as a fast-forward or he
     await w.ok('src', ['merge-base', '--is-ancestor', base, 'walrus/main']);
     await w.ok('.', ['clone', '-q', url, 'final']);
     await w.ok('final', ['fsck', '--strict']);
-  } finally { w.remove(); }
+  });
 });
 
 concurrent('pushers sharing ONE key: every push to its own branch lands; to one branch, each lands or hears "fetch first"', async () => {
-  const w = createWorld();
-  try {
-    const src = await initWorkRepo(w, 'src');
-    await commit(w, src, 'base.txt', 'base\n');
-    const url = await walrusInit(w, src, 'one-key');
-    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('one-key', { dir: 'src', file: 'base.txt', content: 'base\n' }, async ({ world: w, url }) => {
     await w.ok('.', ['clone', '-q', url, 'k0']);
     const branchers = ['k0', 'k1', 'k2', 'k3'];
     const mainers = ['k4', 'k5', 'k6'];
@@ -86,7 +77,7 @@ concurrent('pushers sharing ONE key: every push to its own branch lands; to one 
     assert.ok(landed.map((name) => tips.get(name)).includes(remote.get('refs/heads/main')), 'main is a landed commit');
     await w.ok('.', ['clone', '-q', url, 'final']);
     await w.ok('final', ['fsck', '--strict']);
-  } finally { w.remove(); }
+  });
 });
 
 concurrent.run();

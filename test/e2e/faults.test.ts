@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { commit, createWorld, initWorkRepo, refsOf, walrusInit } from '../../scripts/harness/world.ts';
+import { commit, createWorld, refsOf } from '../../scripts/harness/world.ts';
+import { inPushedRepository } from '../support/pushed-repository.ts';
 import type { World } from '../../scripts/harness/world.ts';
 
 const STACK_LINE = /^\s+at /m;
@@ -19,12 +20,7 @@ const interrupted = suite('interrupted pushes');
 
 for (const fault of ['during-upload', 'after-upload']) {
   interrupted(`a push killed ${fault.replace('-', ' ')} leaves the remote consistent, and the retry lands`, async () => {
-    const w = createWorld();
-    try {
-      const src = await initWorkRepo(w, 'src');
-      const first = await commit(w, src, 'a.txt', 'one\n');
-      const url = await walrusInit(w, src, 'crashy');
-      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+    await inPushedRepository('crashy', { dir: 'src', file: 'a.txt', content: 'one\n' }, async ({ world: w, repo: src, url, first: first }) => {
       const second = await commit(w, src, 'b.txt', 'two\n'.repeat(1000));
       const killed = await w.run(src, ['push', 'walrus', 'main'], { env: { GIT_WALRUS_FAULT: fault } });
       assert.is.not(killed.code, 0);
@@ -33,17 +29,12 @@ for (const fault of ['during-upload', 'after-upload']) {
       const retry = await w.run(src, ['push', 'walrus', 'main']);
       assert.is(retry.code, 0, retry.stderr);
       await assertConsistentClone(w, url, 'after-retry', second);
-    } finally { w.remove(); }
+    });
   });
 }
 
 interrupted('a fetch killed mid-download leaves its partial pack only until the next fetch, which removes it', async () => {
-  const w = createWorld();
-  try {
-    const src = await initWorkRepo(w, 'src');
-    await commit(w, src, 'a.txt', 'one\n');
-    const url = await walrusInit(w, src, 'killed-fetch');
-    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('killed-fetch', { dir: 'src', file: 'a.txt', content: 'one\n' }, async ({ world: w, repo: src, url }) => {
     await w.ok('.', ['clone', '-q', url, 'clone']);
     // Incompressible content, so the download and index-pack take long enough to be caught in the middle.
     writeFileSync(w.path(src, 'big.bin'), randomBytes(6 * 1024 * 1024));
@@ -69,18 +60,13 @@ interrupted('a fetch killed mid-download leaves its partial pack only until the 
     assert.equal(incoming(), [], 'the next fetch removed what the killed one left');
     assert.is(await w.ok('clone', ['rev-parse', 'origin/main']), await w.ok(src, ['rev-parse', 'HEAD']));
     await w.ok('clone', ['fsck', '--strict']);
-  } finally { w.remove(); }
+  });
 });
 
 const tampered = suite('tampered packs');
 
 tampered('a pack whose bytes do not match the chain fails clone and fetch clearly, refs untouched', async () => {
-  const w = createWorld();
-  try {
-    const src = await initWorkRepo(w, 'src');
-    await commit(w, src, 'a.txt', 'one\n');
-    const url = await walrusInit(w, src, 'tampered');
-    await w.ok(src, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('tampered', { dir: 'src', file: 'a.txt', content: 'one\n' }, async ({ world: w, repo: src, url }) => {
     await w.ok('.', ['clone', '-q', url, 'clone']);
     const refsBefore = await refsOf(w, 'clone');
 
@@ -103,7 +89,7 @@ tampered('a pack whose bytes do not match the chain fails clone and fetch clearl
     const clone = await w.run('.', ['clone', url, 'fresh']);
     assert.is.not(clone.code, 0);
     assert.match(clone.stderr, /is corrupt/);
-  } finally { w.remove(); }
+  });
 });
 
 const errors = suite('errors the user can act on');

@@ -2,17 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { readdirSync } from 'node:fs';
-import { commit, createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
+import { commit } from '../../scripts/harness/world.ts';
+import { inPushedRepository } from '../support/pushed-repository.ts';
 
 const rules = suite('push rules');
 
 rules('fetch first, leases, atomic and dry runs answer in git words', async () => {
-  const w = createWorld();
-  try {
-    const a = await initWorkRepo(w, 'a');
-    const base = await commit(w, a, 'f.txt', '1\n');
-    const url = await walrusInit(w, a, 'rules');
-    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('rules', { dir: 'a', file: 'f.txt', content: '1\n' }, async ({ world: w, repo: a, url, first: base }) => {
     await w.ok('.', ['clone', '-q', url, 'b']);
     await commit(w, a, 'f.txt', '2\n');
     await w.ok(a, ['push', '-q', 'walrus', 'main']);
@@ -55,16 +51,11 @@ rules('fetch first, leases, atomic and dry runs answer in git words', async () =
     const stats = w.takeStats();
     assert.is(stats.reduce((n, s) => n + s.blobWrites + s.transactions, 0), 0);
     assert.is(await w.ok(a, ['ls-remote', 'walrus', 'refs/heads/dry']), '');
-  } finally { w.remove(); }
+  });
 });
 
 rules('writers and protected refs: a stranger is refused naming the owner; a writer may not force a protected ref', async () => {
-  const w = createWorld();
-  try {
-    const a = await initWorkRepo(w, 'a');
-    await commit(w, a, 'f.txt', '1\n');
-    const url = await walrusInit(w, a, 'guarded');
-    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('guarded', { dir: 'a', file: 'f.txt', content: '1\n' }, async ({ world: w, repo: a, url }) => {
     const owner = (await w.ok(a, ['walrus', 'whoami'])).split('\n')[0];
     const stranger = new Ed25519Keypair();
     const asStranger = { env: { GIT_WALRUS_KEY: stranger.getSecretKey() } };
@@ -99,16 +90,11 @@ rules('writers and protected refs: a stranger is refused naming the owner; a wri
     const removed = await w.run('b', ['push', 'origin', 'main'], asStranger);
     assert.is.not(removed.code, 0);
     assert.match(removed.stderr, /is not a writer/);
-  } finally { w.remove(); }
+  });
 });
 
 rules('a ref name git accepts and the contract does not is refused before the pack is uploaded, with the contract\'s rule', async () => {
-  const w = createWorld();
-  try {
-    const a = await initWorkRepo(w, 'a');
-    await commit(w, a, 'f.txt', '1\n');
-    await walrusInit(w, a, 'names');
-    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('names', { dir: 'a', file: 'f.txt', content: '1\n' }, async ({ world: w, repo: a }) => {
     const blobs = () => readdirSync(w.path('walrus-home', 'local', 'walrus', 'blobs')).length;
     const before = blobs();
     await w.ok(a, ['checkout', '-q', '-b', 'feat']);
@@ -126,7 +112,7 @@ rules('a ref name git accepts and the contract does not is refused before the pa
     assert.match(atomic.stderr, /atomic push failed/);
     assert.is(blobs(), before);
     assert.is(await w.ok(a, ['ls-remote', 'walrus', 'refs/heads/feat']), '');
-  } finally { w.remove(); }
+  });
 });
 
 rules.run();
