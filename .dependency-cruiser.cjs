@@ -58,10 +58,10 @@ module.exports = {
     },
     {
       name: 'cli-fronts-only-the-manifest-step',
-      comment: 'the one crossing between fronts: `git walrus manifest`, a step of the controller\'s build Job, reads the app manifest with the controller\'s own parser (gitops/manifest/); the CLI imports no other front',
+      comment: 'the one crossing between fronts: the build Job\'s tool steps (`git walrus manifest`, `checkout`, `artifact pack|rebuild`) read the app manifest and plan the build with the controller\'s own code (gitops/manifest/, gitops/build/), so a local rebuild runs exactly what the Job runs; the CLI imports no other front',
       severity: 'error',
       from: { path: '^src/cli/' },
-      to: { path: '^src/(web|protocol|gitops)/', pathNot: '^src/gitops/manifest/' },
+      to: { path: '^src/(web|protocol|gitops)/', pathNot: '^src/gitops/(manifest|build)/' },
     },
     {
       name: 'cli-loads-use-cases-on-run',

@@ -14,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 const ROOTS = ['src', 'test', 'scripts', 'bench', 'docs', 'contracts', 'deploy', 'examples', 'bin'];
 const CODE_FILE = /\.(ts|cjs|js|move|sh)$/;
 /**
- * What the document names that lives outside the tree: build output, installed packages, run-time state, git refs,
+ * What the document names that lives outside the tree: build output (ours, and a build report in a checkout), installed packages, run-time state, git refs,
  * URLs and Kubernetes API groups (a host name before the slash).
  */
-const NOT_IN_TREE = /^(dist|node_modules|chain)\/|[<>$~*{}]|:\/\/|^refs\/|^[a-z0-9-]+\.[a-z0-9.-]+\//;
+const NOT_IN_TREE = /^(dist|node_modules|chain|\.walrus-build)\/|[<>$~*{}]|:\/\/|^refs\/|^[a-z0-9-]+\.[a-z0-9.-]+\//;
 
 export interface MissingPath {
   line: number;
