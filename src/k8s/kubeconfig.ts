@@ -19,8 +19,9 @@ const UNREADABLE: Record<string, string> = {
 export class KubeconfigError extends WalrusGitError {
   constructor(source: { file: string } | 'default', problem: string, data: Record<string, unknown> = {}) {
     const writeOne = '`kubectl config view --minify --raw > FILE` writes one';
+    // $KUBECONFIG may list several files: the one that failed is named.
     const [named, advice] = source === 'default'
-      ? ['$KUBECONFIG or ~/.kube/config', `fix it, or pass --kubeconfig FILE with a kubeconfig that names the cluster (${writeOne})`]
+      ? [typeof data.file === 'string' ? `${data.file} (from $KUBECONFIG or ~/.kube/config)` : '$KUBECONFIG or ~/.kube/config', `fix it, or pass --kubeconfig FILE with a kubeconfig that names the cluster (${writeOne})`]
       : [source.file, `pass --kubeconfig the path of a kubeconfig that names the cluster (${writeOne}), or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config`];
     super('KUBECONFIG', `cannot use the kubeconfig ${named}: ${problem}; ${advice}`, { source: named, ...data });
   }
@@ -38,8 +39,8 @@ export function loadKubeConfig(source: KubeconfigSource): KubeConfig {
     if (source === 'default') kc.loadFromDefault();
     else kc.loadFromFile(source.file);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && UNREADABLE[code]) throw new KubeconfigError(source, UNREADABLE[code], { code });
+    const { code, path } = error as { code?: unknown; path?: unknown };
+    if (typeof code === 'string' && UNREADABLE[code]) throw new KubeconfigError(source, UNREADABLE[code], { code, ...(typeof path === 'string' ? { file: path } : {}) });
     // The YAML parser's or client-node's words (a syntax error, a cluster without a server): no secret in them.
     throw new KubeconfigError(source, `it is not a valid kubeconfig (${messageOf(error).split('\n')[0]})`);
   }

@@ -34,6 +34,13 @@ kubeconfig('git walrus controller --kubeconfig /missing/file: the file named, wh
   assert.not.match(run.stderr, 'internal error');
 });
 
+kubeconfig('KUBECONFIG naming a missing file: that file named (it may be one of several), no internal error', () => {
+  const missing = join(dir, 'gone.yaml');
+  const run = spawnSync(join(root, 'bin', 'git-walrus'), ['controller'], { encoding: 'utf8', env: { ...process.env, GIT_WALRUS_HOME: dir, KUBECONFIG: `${missing}:${join(dir, 'other.yaml')}` } });
+  assert.is(run.status, 1);
+  assert.ok(run.stderr.startsWith(`fatal: cannot use the kubeconfig ${missing} (from $KUBECONFIG or ~/.kube/config): there is no such file; fix it,`), run.stderr);
+});
+
 kubeconfig('a directory, a YAML error (without the file\'s lines, which may hold a token), no current context, a context without its cluster', () => {
   assert.equal([refusal(() => loadKubeConfig({ file: dir })).data, refusal(() => loadKubeConfig({ file: dir })).code], [{ source: dir, code: 'EISDIR' }, 'KUBECONFIG']);
   assert.match(refusal(() => loadKubeConfig({ file: dir })).message, `cannot use the kubeconfig ${dir}: it is a directory;`);
