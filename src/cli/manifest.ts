@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';import { join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import type { CliArgs } from './app.ts';
+
+/** Far above any real package.json (npm's own is 5 KB); what a link to /dev/zero would read without end. */
+const PACKAGE_JSON_MAX_BYTES = 1024 * 1024;
 
 interface ManifestArgs extends CliArgs {
   dir: string;
@@ -30,18 +32,18 @@ export const manifestCommand: CommandModule<CliArgs, ManifestArgs> = {
       .option('plan', { type: 'string', describe: 'write the build and test scripts (build.sh, test.sh) into this directory' })
       .option('termination-message', { type: 'string', describe: 'also write the JSON manifest to this file (e.g. /dev/termination-log)' }) as never,
   handler: async (argv) => {
-    const [{ ManifestError, parseManifest }, { planBuild }] = await Promise.all([import('../gitops/manifest/manifest.ts'), import('../gitops/build/build-report.ts')]);
-    const dir = resolve(argv.dir);
-    const packageJson = await readFile(join(dir, 'package.json'), 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
-      throw error;
-    });
+    const [{ ManifestError, parseManifest }, { planBuild }, { readContainedFile, UncontainedFileError }] = await Promise.all([
+      import('../gitops/manifest/manifest.ts'),
+      import('../gitops/build/build-report.ts'),
+      import('../fs/contained-file.ts'),
+    ]);    const dir = resolve(argv.dir);
     const lockfile = existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'npm-shrinkwrap.json'));
     let manifest;
     try {
-      manifest = parseManifest(packageJson, lockfile);
+      manifest = parseManifest(await readContainedFile(dir, 'package.json', PACKAGE_JSON_MAX_BYTES), lockfile);
     } catch (error) {
       if (error instanceof ManifestError) throw new UsageError(`the app's manifest: package.json ${error.message}`, error.data);
+      if (error instanceof UncontainedFileError) throw new UsageError(`the app's manifest: ${error.message}`, error.data);
       throw error;
     }
     if (argv.plan !== undefined) await planBuild(dir, manifest, argv.plan);

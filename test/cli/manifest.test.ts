@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMemoryCli } from '../support/memory-cli.ts';
@@ -34,6 +34,37 @@ test('git walrus manifest: a field it cannot use fails the command, naming it; n
     const result = await run(['manifest', dir]);
     assert.is.not(result.code, 0);
     assert.match(result.stderr, /package\.json walrus\.replicas: expected a whole number from 1 to 1000, got "two"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('git walrus manifest: a package.json linked out of the app\'s directory, not a file, or too large is refused unread', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-cli-'));
+  const refusal = async (expected: RegExp) => {
+    const result = await run(['manifest', dir]);
+    assert.is(result.code, 129, result.stderr);
+    assert.is(result.stdout, '');
+    assert.match(result.stderr, expected);
+    assert.not.match(result.stderr, /root:|internal error/);
+  };
+  try {
+    symlinkSync('/etc/passwd', join(dir, 'package.json'));
+    await refusal(/the app's manifest: package\.json is a symbolic link to outside the app's directory; commit the file itself/);
+    rmSync(join(dir, 'package.json'));
+    symlinkSync('/dev/zero', join(dir, 'package.json'));
+    await refusal(/package\.json is a symbolic link to outside the app's directory/);
+    rmSync(join(dir, 'package.json'));
+    mkdirSync(join(dir, 'package.json'));
+    await refusal(/the app's manifest: package\.json is not a regular file; commit the file itself/);
+    rmSync(join(dir, 'package.json'), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `{"pad":"${'x'.repeat(1024 * 1024)}"}`);
+    await refusal(/the app's manifest: package\.json takes 1048586 bytes; at most 1048576 are read/);
+    // A link that stays inside the checkout is the checkout's own file.
+    writeFileSync(join(dir, 'real.json'), JSON.stringify({ walrus: { port: 3000 } }));
+    rmSync(join(dir, 'package.json'));
+    symlinkSync('real.json', join(dir, 'package.json'));
+    assert.equal(JSON.parse((await run(['manifest', dir])).stdout), { source: 'package.json', lockfile: false, port: 3000 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
