@@ -8,8 +8,15 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import type { CommitObject, ReadObjectResult, TagObject, TreeObject } from 'isomorphic-git';
+import type { CommitObject, TagObject } from 'isomorphic-git';
 import { WalrusGitError } from '../core/errors.ts';
+import { parseTree, type TreeEntry } from './tree-entries.ts';
+
+type StoredObject =
+  | { type: 'commit'; object: CommitObject }
+  | { type: 'tag'; object: TagObject }
+  | { type: 'tree'; object: TreeEntry[] }
+  | { type: 'blob' };
 
 /**
  * A pack could not be indexed: corrupt bytes, or a thin pack whose delta base is in no earlier pack.
@@ -100,9 +107,9 @@ export class PackObjectReader {
   /** The commit `oid` (peeling annotated tags), or null when it is not a commit or tag. Throws when absent. */
   async readCommit(oid: string): Promise<CommitSummary | null> {
     const object = await this.#read(oid);
-    if (object.type === 'tag') return this.readCommit((object.object as TagObject).object);
+    if (object.type === 'tag') return this.readCommit(object.object.object);
     if (object.type !== 'commit') return null;
-    const commit = object.object as CommitObject;
+    const commit = object.object;
     return {
       oid,
       tree: commit.tree,
@@ -117,7 +124,7 @@ export class PackObjectReader {
   /** The type of `oid`, or null when the store does not hold it. */
   async typeOf(oid: string): Promise<'commit' | 'tree' | 'blob' | 'tag' | null> {
     try {
-      return (await this.#read(oid)).type as 'commit' | 'tree' | 'blob' | 'tag';
+      return (await this.#read(oid)).type;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -134,7 +141,7 @@ export class PackObjectReader {
     while (stack.length > 0) {
       const next = stack.pop()!;
       if (seen.has(next.oid)) continue;
-      let object: ReadObjectResult;
+      let object: StoredObject;
       try {
         object = await this.#read(next.oid);
       } catch (error) {
@@ -143,13 +150,13 @@ export class PackObjectReader {
       }
       seen.add(next.oid);
       const from = next.oid;
-      if (object.type === 'tag') stack.push({ oid: (object.object as TagObject).object, referencedBy: from });
+      if (object.type === 'tag') stack.push({ oid: object.object.object, referencedBy: from });
       else if (object.type === 'commit') {
-        const commit = object.object as CommitObject;
+        const commit = object.object;
         stack.push({ oid: commit.tree, referencedBy: from });
         for (const parent of commit.parent) stack.push({ oid: parent, referencedBy: from });
       } else if (object.type === 'tree') {
-        for (const entry of object.object as TreeObject) {
+        for (const entry of object.object) {
           if (entry.type !== 'commit') stack.push({ oid: entry.oid, referencedBy: from });
         }
       }
@@ -161,8 +168,16 @@ export class PackObjectReader {
     await rm(this.#gitdir, { recursive: true, force: true });
   }
 
-  #read(oid: string): Promise<ReadObjectResult> {
-    return git.readObject({ fs, gitdir: this.#gitdir, oid, format: 'parsed', cache: this.#cache });
+  /**
+   * Object `oid`, commits and tags parsed by isomorphic-git, trees by our own reader: isomorphic-git's tree parser
+   * refuses names a checkout on Windows or macOS could not write, which a history may hold all the same.
+   */
+  async #read(oid: string): Promise<StoredObject> {
+    const raw = await git.readObject({ fs, gitdir: this.#gitdir, oid, format: 'content', cache: this.#cache });
+    if (raw.type === 'tree') return { type: 'tree', object: parseTree(oid, raw.object as Uint8Array) };
+    if (raw.type === 'blob') return { type: 'blob' };
+    const parsed = await git.readObject({ fs, gitdir: this.#gitdir, oid, format: 'parsed', cache: this.#cache });
+    return parsed.type === 'commit' ? { type: 'commit', object: parsed.object as CommitObject } : { type: 'tag', object: parsed.object as TagObject };
   }
 }
 

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PackObjectReader, PackUnreadableError } from '../../src/git/pack-reader.ts';
@@ -105,6 +107,27 @@ FindMissing('names a missing starting point', () =>
     assert.equal(await reader.findMissing(c2), { oid: c2, referencedBy: null });
     assert.is(await reader.typeOf(c2), null);
   }));
+
+FindMissing('walks trees whose names git checks out on Linux but isomorphic-git\'s path filter refuses: data, not an error', async () => {
+  const names = new ScratchRepo();
+  try {
+    for (const name of ['a\\b.txt', 'git~1', 'file.txt:stream', 'dots..']) writeFileSync(join(names.dir, name), name);
+    // git itself refuses git~1 only under core.protectNTFS (a guard for checkouts on Windows); a Linux user may commit it.
+    names.git(['-c', 'core.protectNTFS=false', 'add', '-A']);
+    names.git(['commit', '-q', '-m', 'odd names']);
+    const commit = names.text(['rev-parse', 'HEAD']);
+    const blob = names.text(['rev-parse', `${commit}:a\\b.txt`]);
+    await withReader(async (reader) => {
+      await reader.addPack(names.pack([commit]), '#0');
+      assert.equal((await reader.readCommit(commit))?.subject, 'odd names');
+      assert.is(await reader.findMissing(commit), null);
+      assert.is(await reader.typeOf(names.text(['rev-parse', `${commit}^{tree}`])), 'tree');
+      assert.is(await reader.typeOf(blob), 'blob');
+    });
+  } finally {
+    names.remove();
+  }
+});
 
 // uvu runs a file's suites in order: the last one removes the fixture repository every suite above shares.
 FindMissing.after(() => repo.remove());
