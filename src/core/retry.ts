@@ -1,6 +1,7 @@
 /**
- * Retries an operation whose failures say whether repeating could help (`retryable`, as on WalrusGitError), with
- * exponential backoff and full jitter. Non-retryable errors and the last failure propagate unchanged.
+ * Retries an operation whose failures say whether repeating could help (`retryable`, as on WalrusGitError, unless
+ * the caller's `retryIf` decides), with exponential backoff and full jitter. Non-retryable errors and the last failure
+ * propagate unchanged.
  */
 export interface RetryPolicy {
   attempts: number;
@@ -12,14 +13,14 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDe
 
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
-  options: { policy?: RetryPolicy; signal?: AbortSignal; onRetry?: (error: unknown, attempt: number, delayMs: number) => void } = {},
+  options: { policy?: RetryPolicy; signal?: AbortSignal; retryIf?: (error: unknown) => boolean; onRetry?: (error: unknown, attempt: number, delayMs: number) => void } = {},
 ): Promise<T> {
   const policy = options.policy ?? DEFAULT_RETRY;
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);
     } catch (error) {
-      const retryable = (error as { retryable?: unknown } | null)?.retryable === true;
+      const retryable = options.retryIf ? options.retryIf(error) : (error as { retryable?: unknown } | null)?.retryable === true;
       if (!retryable || attempt >= policy.attempts || options.signal?.aborted) throw error;
       const delayMs = Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
       options.onRetry?.(error, attempt, delayMs);

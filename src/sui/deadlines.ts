@@ -5,8 +5,11 @@ import type { RetryPolicy } from '../core/retry.ts';
 
 /**
  * Deadlines for a Sui node: every request the SDK sends (gRPC-web or JSON-RPC, through the `fetch` both transports
- * accept) gets `timeoutMs` to be answered, and a connection that fails or times out is tried again with back-off, a
- * bounded number of times. A signed transaction sent twice is the same transaction (one digest), so retrying writes
+ * accept) gets `timeoutMs` to be answered. What is tried again depends on what failed: a refused or failed connection
+ * (a node restarting, a reset, undici's own 10 s connect timeout) is tried again with back-off, a bounded number of
+ * times; a request the node took and never answered within the deadline is not, because a node that holds a
+ * connection silent for the whole deadline is stuck or overloaded and would make the user wait the deadline again
+ * for each try (three tries of 30 s were 92 s). A signed transaction sent twice is the same transaction (one digest), so retrying writes
  * is safe. When the tries run out, `client.core` throws a ServiceUnreachableError that names the node and what the
  * call was doing; the transports would otherwise turn it into an untyped "fetch failed".
  */
@@ -44,7 +47,7 @@ export function suiDeadlineFetch(options: SuiDeadlines): DeadlineFetch {
       failures.set(failure.message, failure);
       throw failure;
     }
-  }, { policy, ...(init.signal ? { signal: init.signal } : {}) });
+  }, { policy, retryIf: (error) => error instanceof ServiceUnreachableError && error.unreachable.problem !== 'timeout', ...(init.signal ? { signal: init.signal } : {}) });
   return {
     fetch: request,
     typed: (error) => (error instanceof ServiceUnreachableError ? error : failures.get((error as Error | null)?.message ?? '') ?? error),
