@@ -18,6 +18,8 @@ import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import { holdPidLock } from '../fs/pid-lock.ts';
+import { isJsonRequest, readCappedBody } from './capped-body.ts';
+import { foreignRequest } from './local-origin.ts';
 import type { HeldLock, LockHolder } from '../fs/pid-lock.ts';
 
 /**
@@ -102,6 +104,11 @@ async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: Devn
 
   const listener = nodeListener(handle);
   const server = createServer((req, res) => {
+    const refusal = foreignRequest({ host: req.headers.host, origin: req.headers.origin }, host);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(refusal.message);
+      return;
+    }
     // A key server that is down answers nothing: the connection drops, as with a dead process behind the address.
     if (keyServers.isDown(new URL(req.url ?? '/', 'http://devnet').pathname)) req.socket.destroy();
     else listener(req, res);
@@ -134,12 +141,29 @@ async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: Devn
   };
 }
 
+const FAUCET_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+function parsedJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * `POST /v2/gas` as the Sui faucet speaks it (`requestSuiFromFaucetV2`); `POST /v2/wal` the same way for WAL, which
  * Walrus storage is paid in (on testnet, `walrus get-wal` exchanges SUI for it).
  */
 async function faucetV2(engine: ChainEngine, request: Request, coin: 'SUI' | 'WAL'): Promise<Response> {
-  const body = (await request.json().catch(() => null)) as { FixedAmountRequest?: { recipient?: unknown } } | null;
+  // The faucet is an axum service: its JSON extractor's content-type check and default body limit (2 MB).
+  if (!isJsonRequest(request)) {
+    await request.body?.cancel().catch(() => {});
+    return new Response('Expected request with `Content-Type: application/json`', { status: 415, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
+  const bytes = await readCappedBody(request, FAUCET_MAX_BODY_BYTES);
+  if (bytes === null) return new Response('Failed to buffer the request body: length limit exceeded', { status: 413, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  const body = parsedJson(bytes) as { FixedAmountRequest?: { recipient?: unknown } } | null;
   const recipient = body?.FixedAmountRequest?.recipient;
   if (typeof recipient !== 'string' || !isValidSuiAddress(normalizeSuiAddress(recipient))) {
     return Response.json({ status: { Failure: { internal: 'request body must be {"FixedAmountRequest":{"recipient":"0x…"}}' } }, coins_sent: null }, { status: 400 });

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -95,6 +96,79 @@ server('serves the Walrus API over the same state directory as the embedded netw
   const viaLocal = await local.walrusFetch(`${local.walrusUrl}/v1/blobs/${blobId}`);
   assert.equal(new Uint8Array(await viaLocal.arrayBuffer()), body);
   assert.equal([local.packageId, local.registryId], [s.packageId, s.registryId]);
+});
+
+/** A request sent with node:http (fetch will not set Host), its body streamed in 64 KiB chunks until the answer comes. */
+function rawRequest(url: string, options: { method?: string; path: string; headers: Record<string, string>; bodyBytes?: number }): Promise<{ status: number; text: string; sent: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const request = httpRequest(`${url}${options.path}`, { method: options.method ?? 'POST', headers: options.headers }, (response) => {
+      answered = true;
+      let text = '';
+      response.setEncoding('utf8').on('data', (d: string) => { text += d; }).on('end', () => { resolve({ status: response.statusCode!, text, sent }); request.destroy(); });
+    });
+    request.on('error', (error) => { if (!answered) reject(error); });
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const write = () => {
+      while (!answered && sent < (options.bodyBytes ?? 0)) {
+        sent += chunk.length;
+        if (!request.write(chunk)) { request.once('drain', write); return; }
+      }
+      if (!answered) request.end();
+    };
+    write();
+  });
+}
+
+server('refuses requests for another Host or from a web page of another origin, before any coin is minted', async ({ server: s }) => {
+  const address = Ed25519Keypair.generate().toSuiAddress();
+  const body = JSON.stringify({ FixedAmountRequest: { recipient: address } });
+  const port = new URL(s.url).port;
+  // What a page on another site can send without a CORS preflight: a text/plain POST.
+  const page = await fetch(`${s.faucetUrl}/v2/gas`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, body });
+  assert.is(page.status, 403);
+  assert.match(await page.text(), 'this devnet does not answer web pages of other origins (Origin "https://evil.example")');
+  // DNS rebinding: the page's own name resolves to 127.0.0.1, so the Host is the page's.
+  const rebound = await rawRequest(s.url, { path: '/v2/gas', headers: { host: `evil.example:${port}`, 'content-type': 'application/json' } });
+  assert.equal([rebound.status, rebound.text], [403, `this devnet answers requests for 127.0.0.1, localhost, [::1] only, not Host "evil.example:${port}"`]);
+  const client = new SuiJsonRpcClient({ url: s.suiRpcUrl, network: 'localnet' });
+  assert.is((await client.core.getBalance({ owner: address })).balance.balance, '0');
+  // The server's own names pass, with or without an Origin of its own.
+  const own = await fetch(`${s.url}/v1/devnet`, { headers: { origin: `http://localhost:${port}` } });
+  assert.is(own.status, 200);
+  assert.is((await rawRequest(s.url, { method: 'GET', path: '/v1/devnet', headers: { host: `localhost:${port}` } })).status, 200);
+});
+
+server('JSON-RPC and the faucet parse JSON only when told it is JSON, and a method named after Object\'s prototype is not found', async ({ server: s }) => {
+  const plain = await fetch(s.suiRpcUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sui_getChainIdentifier', params: [] }) });
+  assert.equal([plain.status, await plain.text()], [415, 'Supplied content type is not allowed. Content-Type: application/json is required']);
+  const faucet = await fetch(`${s.faucetUrl}/v2/gas`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"FixedAmountRequest":{"recipient":"0x1"}}' });
+  assert.equal([faucet.status, await faucet.text()], [415, 'Expected request with `Content-Type: application/json`']);
+  for (const method of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const answer = await fetch(s.suiRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: [] }) });
+    assert.is(answer.status, 200, method);
+    assert.equal(await answer.json(), { jsonrpc: '2.0', id: 9, error: { code: -32601, message: `Method not found: ${method}` } });
+  }
+});
+
+server('bodies are read as they arrive up to each service\'s limit and answered 413 long before a 64 MB body ends', async ({ server: s }) => {
+  const huge = 64 * 1024 * 1024;
+  const json = { 'content-type': 'application/json' };
+  const rpc = await rawRequest(s.url, { path: '/', headers: json, bodyBytes: huge });
+  assert.equal([rpc.status, JSON.parse(rpc.text)], [413, { jsonrpc: '2.0', id: null, error: { code: -32007, message: 'Request is too big' } }]);
+  assert.ok(rpc.sent < huge / 2, `${rpc.sent} bytes sent before the answer`);
+  const faucet = await rawRequest(s.url, { path: '/v2/gas', headers: json, bodyBytes: huge });
+  assert.equal([faucet.status, faucet.text], [413, 'Failed to buffer the request body: length limit exceeded']);
+  assert.ok(faucet.sent < huge / 2, `${faucet.sent} bytes sent before the answer`);
+  const seal = await rawRequest(s.url, { path: '/seal/1/v1/fetch_key', headers: { ...json, 'client-sdk-type': 'typescript', 'client-sdk-version': '1.0.0' }, bodyBytes: huge });
+  assert.is(seal.status, 413);
+  assert.ok(seal.sent < huge / 2, `${seal.sent} bytes sent before the answer`);
+  const grpc = await rawRequest(s.url, { path: '/sui.rpc.v2.LedgerService/GetServiceInfo', headers: { 'content-type': 'application/grpc-web+proto' }, bodyBytes: huge });
+  assert.is(grpc.status, 200);
+  assert.ok(grpc.sent < huge / 2, `${grpc.sent} bytes sent before the answer`);
+  // The server is still itself afterwards.
+  assert.is((await fetch(`${s.url}/v1/devnet`)).status, 200);
 });
 
 server('close() stops listening', async () => {

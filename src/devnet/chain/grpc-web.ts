@@ -1,6 +1,7 @@
 import { GrpcTypes } from '@mysten/sui/grpc';
 import { fromBase64, toBase64 } from '@mysten/sui/utils';
 import { concatBytes } from '../../core/bytes.ts';
+import { readCappedBody } from '../capped-body.ts';
 import type { ChainEngine } from './engine.ts';
 import { Code, GrpcStatusError } from './grpc-messages.ts';
 import { grpcMethods, statusOf } from './grpc-services.ts';
@@ -40,8 +41,10 @@ export function grpcWebHandler(engine: ChainEngine): (request: Request) => Promi
       const descriptor = SERVICES.find((service) => service.typeName === serviceName)?.methods.find((method) => method.name === methodName);
       const implementation = methods[path];
       if (!descriptor || !implementation) throw new GrpcStatusError(Code.UNIMPLEMENTED, `Method not found: ${path}`);
-      const body = new Uint8Array(await request.arrayBuffer());
-      if (body.length > MAX_REQUEST_BYTES) throw new GrpcStatusError(Code.INTERNAL, `request of ${body.length} bytes exceeds the limit of ${MAX_REQUEST_BYTES}`);
+      // The text form is base64: four characters carry three bytes (plus the frame header and padding).
+      const bodyLimit = text ? Math.ceil((MAX_REQUEST_BYTES + 5) / 3) * 4 : MAX_REQUEST_BYTES + 5;
+      const body = await readCappedBody(request, bodyLimit);
+      if (body === null) throw new GrpcStatusError(Code.INTERNAL, `request of more than ${MAX_REQUEST_BYTES} bytes exceeds the limit of ${MAX_REQUEST_BYTES}`);
       let input: object;
       try {
         input = descriptor.I.fromBinary(requestMessage(text ? fromBase64(new TextDecoder().decode(body)) : body));

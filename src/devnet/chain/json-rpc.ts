@@ -13,6 +13,7 @@ import type { MoveFunction } from './packages.ts';
 import type { TxRecord } from './store.ts';
 import { WalrusGitError } from '../../core/errors.ts';
 import { fromStoredBase64 } from './stored-base64.ts';
+import { isJsonRequest, readCappedBody } from '../capped-body.ts';
 
 /**
  * The network front's Sui RPC: the JSON-RPC 2.0 methods `SuiJsonRpcClient` (and its `client.core`) calls, answered
@@ -27,6 +28,10 @@ const DELETED_DIGEST = toBase58(new Uint8Array(32).fill(99));
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
+/** jsonrpsee's answer (with HTTP 413) to a body above its limit. */
+const OVERSIZED_REQUEST = -32007;
+/** jsonrpsee's default request limit (10 MB), which a fullnode's JSON-RPC server keeps; a transaction is at most 128 KiB. */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 /** What fullnodes answer for a transaction refused by validators (input errors, bad signature). */
 const TRANSACTION_REJECTED = -32002;
 
@@ -41,9 +46,15 @@ class RpcError extends Error {
 export function jsonRpcHandler(engine: ChainEngine): (request: Request) => Promise<Response> {
   const methods = rpcMethods(engine);
   return async (request) => {
+    if (!isJsonRequest(request)) {
+      await request.body?.cancel().catch(() => {});
+      return new Response('Supplied content type is not allowed. Content-Type: application/json is required', { status: 415 });
+    }
+    const bytes = await readCappedBody(request, MAX_REQUEST_BYTES);
+    if (bytes === null) return Response.json({ jsonrpc: '2.0', id: null, error: { code: OVERSIZED_REQUEST, message: 'Request is too big' } }, { status: 413 });
     let body: RpcRequest;
     try {
-      body = (await request.json()) as RpcRequest;
+      body = JSON.parse(new TextDecoder().decode(bytes)) as RpcRequest;
     } catch {
       return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
@@ -51,7 +62,8 @@ export function jsonRpcHandler(engine: ChainEngine): (request: Request) => Promi
     if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.method !== 'string') {
       return Response.json({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid request: expected an object with "jsonrpc", "id", "method" and "params"' } });
     }
-    const method = methods[body.method];
+    // Own methods only: `constructor` or `__proto__` must not reach the prototype chain.
+    const method = Object.hasOwn(methods, body.method) ? methods[body.method] : undefined;
     if (!method) return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${body.method}` } });
     const params = body.params ?? [];
     const wrong = Array.isArray(params) ? wrongParam(PARAMS[body.method] ?? [], params) : 'params must be an array';

@@ -25,6 +25,7 @@ import type { ChainEngine } from '../chain/engine.ts';
 import { PACKAGE_TYPE } from '../chain/objects.ts';
 import { KeyServerV2, keyServerObjects } from './objects.ts';
 import { BodyRejection, KeyServerError, PlainRejection } from './errors.ts';
+import { isJsonRequest, readCappedBody } from '../capped-body.ts';
 import { dryRun } from './policy.ts';
 import type { KeyRequestContext } from './fetch-key.ts';
 
@@ -289,12 +290,9 @@ async function serviceResponse(masterKey: Uint8Array, objectId: string, params: 
 }
 
 async function readJsonBody(request: Request): Promise<unknown> {
-  if (!(request.headers.get('content-type') ?? '').startsWith('application/json')) {
-    throw new PlainRejection(415, 'Expected request with `Content-Type: application/json`');
-  }
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  const body = declared > MAX_REQUEST_BYTES ? null : new Uint8Array(await request.arrayBuffer());
-  if (body === null || body.length > MAX_REQUEST_BYTES) throw new PlainRejection(413, 'Failed to buffer the request body: length limit exceeded');
+  if (!isJsonRequest(request)) throw new PlainRejection(415, 'Expected request with `Content-Type: application/json`');
+  const body = await readCappedBody(request, MAX_REQUEST_BYTES);
+  if (body === null) throw new PlainRejection(413, 'Failed to buffer the request body: length limit exceeded');
   try {
     return JSON.parse(new TextDecoder().decode(body));
   } catch (error) {
