@@ -41,7 +41,8 @@ const EWrongVersion: u64 = 0;
 const EStakeTooLow: u64 = 1;
 /// The price per millisecond must be above zero.
 const EInvalidPrice: u64 = 2;
-/// Endpoint 1–256 bytes; at most 32 attributes, keys and values of the same count, unique keys, each ≤ 256 bytes.
+/// Endpoint an http(s) URL with a host (as `is_valid_url`); at most 32 attributes, keys and values of the same count,
+/// unique keys, each ≤ 256 bytes without control characters.
 const EInvalidProviderInfo: u64 = 3;
 /// The ProviderCap belongs to another provider.
 const ENotProvider: u64 = 4;
@@ -205,9 +206,8 @@ public fun register(
     assert!(stake.value() >= market.min_stake, EStakeTooLow);
     assert!(price_per_ms > 0, EInvalidPrice);
     let n = keys.length();
-    let endpoint_length = endpoint.length();
     assert!(
-        endpoint_length > 0 && endpoint_length <= MAX_TEXT_LENGTH && values.length() == n && n <= MAX_ATTRIBUTES,
+        is_valid_url(endpoint.as_bytes()) && values.length() == n && n <= MAX_ATTRIBUTES,
         EInvalidProviderInfo,
     );
     let mut attributes = vec_map::empty();
@@ -219,6 +219,7 @@ public fun register(
             key.length() <= MAX_TEXT_LENGTH && value.length() <= MAX_TEXT_LENGTH && !attributes.contains(&key),
             EInvalidProviderInfo,
         );
+        assert!(is_free_of_controls(key.as_bytes()) && is_free_of_controls(value.as_bytes()), EInvalidProviderInfo);
         attributes.insert(key, value);
         i = i + 1;
     };
@@ -522,7 +523,8 @@ public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
 
 // === Internals ===
 
-/// 1–256 bytes of printable ASCII without spaces (0x21..0x7e), starting with http:// or https://.
+/// 1–256 bytes of printable ASCII without spaces (0x21..0x7e), starting with http:// or https:// and a host: the
+/// byte after the scheme is none of `/ ? # : @` (which would leave the host empty).
 fun is_valid_url(bytes: &vector<u8>): bool {
     let n = bytes.length();
     if (n == 0 || n > MAX_TEXT_LENGTH) return false;
@@ -532,7 +534,24 @@ fun is_valid_url(bytes: &vector<u8>): bool {
         if (b < 0x21 || b > 0x7e) return false;
         i = i + 1;
     };
-    starts_with(bytes, &b"http://") || starts_with(bytes, &b"https://")
+    let host_at = if (starts_with(bytes, &b"http://")) { 7 } else if (starts_with(bytes, &b"https://")) { 8 } else { 0 };
+    if (host_at == 0 || n <= host_at) return false;
+    let first = bytes[host_at];
+    first != 0x2f && first != 0x3f && first != 0x23 && first != 0x3a && first != 0x40
+}
+
+/// No control character: none of C0 (0x00..0x1f), DEL (0x7f), or C1 (U+0080..U+009F, UTF-8 0xc2 0x80..0x9f). A
+/// terminal acts on them (clear the screen, set the title or the clipboard, start a new line).
+fun is_free_of_controls(bytes: &vector<u8>): bool {
+    let n = bytes.length();
+    let mut i = 0;
+    while (i < n) {
+        let b = bytes[i];
+        if (b < 0x20 || b == 0x7f) return false;
+        if (b == 0xc2 && i + 1 < n && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9f) return false;
+        i = i + 1;
+    };
+    true
 }
 
 fun starts_with(bytes: &vector<u8>, prefix: &vector<u8>): bool {

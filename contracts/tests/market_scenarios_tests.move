@@ -5175,9 +5175,599 @@ fun scenario_42_an_empty_endpoint_aborts() {
     s.end();
 }
 
+/// an endpoint that is no http(s) URL with a host aborts (http:// alone)
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_43_an_endpoint_that_is_no_http_s_url_with_a_host_aborts_http_alone() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"http://"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// an endpoint whose host is empty aborts (https:///path)
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_44_an_endpoint_whose_host_is_empty_aborts_https_path() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https:///path"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// an endpoint with a control character aborts (an escape sequence)
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_45_an_endpoint_with_a_control_character_aborts_an_escape_sequence() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(x"68747470733a2f2f70322e6578616d706c652f1b5d303b7469746c6507"), vector<std::string::String>[], vector<std::string::String>[], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// an attribute value with a newline aborts (it would forge an output row)
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_46_an_attribute_value_with_a_newline_aborts_it_would_forge_an_output_row() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example"), vector[string::utf8(b"region")], vector[string::utf8(x"65750a307846414b4550524f5649444552202039393920535549202074727573746564")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// an attribute key with an escape character aborts
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_47_an_attribute_key_with_an_escape_character_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example"), vector[string::utf8(x"1b5b324a726567696f6e")], vector[string::utf8(b"eu")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// an attribute value with a C1 control character aborts
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
+fun scenario_48_an_attribute_value_with_a_c1_control_character_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register aborts with EInvalidProviderInfo
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let _provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example"), vector[string::utf8(b"region")], vector[string::utf8(x"6575c29b324a")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.end();
+}
+
+/// attributes in any script register, without control characters
+#[test]
+fun scenario_49_attributes_in_any_script_register_without_control_characters() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. quinn at 0 ms: register
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let provider_p2 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 3, string::utf8(b"https://p2.example:8443/gw"), vector[string::utf8(x"72c3a967696f6e"), string::utf8(b"gpu")], vector[string::utf8(x"5ac3bc7269636820e2809420e69db1e4baac"), string::utf8(x"6131303020c3972032")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x0000000000000000000000000000000000000000000000000000000000009017);
+    let cap_p2 = ts::most_recent_id_for_address<ProviderCap>(@0x0000000000000000000000000000000000000000000000000000000000009017).destroy_some();
+    s.end();
+}
+
 /// two leases of one provider settle independently
 #[test]
-fun scenario_43_two_leases_of_one_provider_settle_independently() {
+fun scenario_50_two_leases_of_one_provider_settle_independently() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5382,7 +5972,7 @@ fun scenario_43_two_leases_of_one_provider_settle_independently() {
 
 /// the provider states the lease's URL; stating it again replaces it
 #[test]
-fun scenario_44_the_provider_states_the_lease_s_url_stating_it_again_replaces_it() {
+fun scenario_51_the_provider_states_the_lease_s_url_stating_it_again_replaces_it() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5518,7 +6108,7 @@ fun scenario_44_the_provider_states_the_lease_s_url_stating_it_again_replaces_it
 
 /// another provider cannot state a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::EWrongProvider)]
-fun scenario_45_another_provider_cannot_state_a_lease_s_url() {
+fun scenario_52_another_provider_cannot_state_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5641,7 +6231,7 @@ fun scenario_45_another_provider_cannot_state_a_lease_s_url() {
 
 /// a foreign cap cannot state a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::ENotProvider)]
-fun scenario_46_a_foreign_cap_cannot_state_a_lease_s_url() {
+fun scenario_53_a_foreign_cap_cannot_state_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5764,7 +6354,7 @@ fun scenario_46_a_foreign_cap_cannot_state_a_lease_s_url() {
 
 /// a closed lease's URL cannot be stated
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseClosed)]
-fun scenario_47_a_closed_lease_s_url_cannot_be_stated() {
+fun scenario_54_a_closed_lease_s_url_cannot_be_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5895,7 +6485,7 @@ fun scenario_47_a_closed_lease_s_url_cannot_be_stated() {
 
 /// an exhausted lease's URL cannot be stated
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_48_an_exhausted_lease_s_url_cannot_be_stated() {
+fun scenario_55_an_exhausted_lease_s_url_cannot_be_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6021,7 +6611,7 @@ fun scenario_48_an_exhausted_lease_s_url_cannot_be_stated() {
 
 /// a URL is http:// or https://
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_49_a_url_is_http_or_https() {
+fun scenario_56_a_url_is_http_or_https() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6130,7 +6720,7 @@ fun scenario_49_a_url_is_http_or_https() {
 
 /// a URL has no spaces or control characters
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_50_a_url_has_no_spaces_or_control_characters() {
+fun scenario_57_a_url_has_no_spaces_or_control_characters() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6237,9 +6827,118 @@ fun scenario_50_a_url_has_no_spaces_or_control_characters() {
     s.end();
 }
 
+/// a URL names a host (http:// alone aborts)
+#[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
+fun scenario_58_a_url_names_a_host_http_alone_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_url(), string::utf8(b""));
+        ts::return_shared(lease);
+    };
+
+    // 6. pat at 1100 ms: state_url aborts with EInvalidUrl
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::state_url(&mut lease, &provider, &cap, string::utf8(b"http://"), &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.end();
+}
+
 /// a URL is at most 256 bytes
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_51_a_url_is_at_most_256_bytes() {
+fun scenario_59_a_url_is_at_most_256_bytes() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6348,7 +7047,7 @@ fun scenario_51_a_url_is_at_most_256_bytes() {
 
 /// a URL of exactly 256 bytes is stated
 #[test]
-fun scenario_52_a_url_of_exactly_256_bytes_is_stated() {
+fun scenario_60_a_url_of_exactly_256_bytes_is_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6463,7 +7162,7 @@ fun scenario_52_a_url_of_exactly_256_bytes_is_stated() {
 
 /// the provider withdraws the lease's URL; withdrawing again changes nothing
 #[test]
-fun scenario_53_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes_nothing() {
+fun scenario_61_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes_nothing() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6620,7 +7319,7 @@ fun scenario_53_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes
 
 /// another provider cannot withdraw a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::EWrongProvider)]
-fun scenario_54_another_provider_cannot_withdraw_a_lease_s_url() {
+fun scenario_62_another_provider_cannot_withdraw_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6764,7 +7463,7 @@ fun scenario_54_another_provider_cannot_withdraw_a_lease_s_url() {
 
 /// a foreign cap cannot withdraw a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::ENotProvider)]
-fun scenario_55_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
+fun scenario_63_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6908,7 +7607,7 @@ fun scenario_55_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
 
 /// a closed lease's URL is withdrawn
 #[test]
-fun scenario_56_a_closed_lease_s_url_is_withdrawn() {
+fun scenario_64_a_closed_lease_s_url_is_withdrawn() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7070,7 +7769,7 @@ fun scenario_56_a_closed_lease_s_url_is_withdrawn() {
 
 /// an exhausted lease's URL is withdrawn
 #[test]
-fun scenario_57_an_exhausted_lease_s_url_is_withdrawn() {
+fun scenario_65_an_exhausted_lease_s_url_is_withdrawn() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7224,7 +7923,7 @@ fun scenario_57_an_exhausted_lease_s_url_is_withdrawn() {
 
 /// a stranger cannot lease a private repository: its provider would get the keys
 #[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
-fun scenario_58_a_stranger_cannot_lease_a_private_repository_its_provider_would_get_the_keys() {
+fun scenario_66_a_stranger_cannot_lease_a_private_repository_its_provider_would_get_the_keys() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7337,7 +8036,7 @@ fun scenario_58_a_stranger_cannot_lease_a_private_repository_its_provider_would_
 
 /// a reader, a writer and the owner lease a private repository
 #[test]
-fun scenario_59_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
+fun scenario_67_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7509,7 +8208,7 @@ fun scenario_59_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
 
 /// anyone leases a public repository
 #[test]
-fun scenario_60_anyone_leases_a_public_repository() {
+fun scenario_68_anyone_leases_a_public_repository() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7598,7 +8297,7 @@ fun scenario_60_anyone_leases_a_public_repository() {
 
 /// a deploy record for a tenant removed as a reader aborts
 #[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
-fun scenario_61_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
+fun scenario_69_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7767,7 +8466,7 @@ fun scenario_61_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
 
 /// a deploy record on a lease whose funds ran out by the clock, unsettled, aborts
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_62_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled_aborts() {
+fun scenario_70_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7887,7 +8586,7 @@ fun scenario_62_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unse
 
 /// a URL cannot be stated on a lease whose funds ran out by the clock, unsettled
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_63_a_url_cannot_be_stated_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled() {
+fun scenario_71_a_url_cannot_be_stated_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());

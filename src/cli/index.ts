@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { fileAccessErrorOf, InternalError, UsageError, WalrusGitError } from '../core/errors.ts';
 import { isBlobId } from '../core/blob-id-codec.ts';
 import { NETWORK_NAMES } from '../core/network-names.ts';
+import { visibleText } from '../core/terminal-text.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
 import { commands } from './commands.ts';
@@ -114,15 +115,16 @@ export async function runCli(args: readonly string[], app: CliApp): Promise<numb
       return error.exitCode;
     }
     if (error instanceof UsageError) {
-      app.stderr(`fatal: ${error.message}\n`);
+      app.stderr(`fatal: ${visibleText(error.message)}\n`);
       return 129;
     }
+    // A message may quote a remote's words (a key server's, a publisher's): shown, never obeyed by the terminal.
     if (error instanceof WalrusGitError && !(error instanceof InternalError)) {
-      app.stderr(`fatal: ${error.message}\n`);
+      app.stderr(`fatal: ${visibleText(error.message)}\n`);
       return 1;
     }
     const message = error instanceof InternalError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)} (please report this)`;
-    app.stderr(`fatal: ${message}\n`);
+    app.stderr(`fatal: ${visibleText(message)}\n`);
     if (app.log.verbosity >= 2) app.stderr(`${(error as Error)?.stack ?? ''}\n`);
     return 1;
   }

@@ -12,7 +12,7 @@ export const MarketAbortCode = {
   EStakeTooLow: 1,
   /** The price per millisecond must be above zero. */
   EInvalidPrice: 2,
-  /** Endpoint 1–256 bytes; at most 32 attributes, keys and values of the same count, unique keys, each ≤ 256 bytes. */
+  /** Endpoint an http(s) URL with a host; at most 32 attributes, keys and values of the same count, unique keys, each ≤ 256 bytes without control characters. */
   EInvalidProviderInfo: 3,
   /** The ProviderCap belongs to another provider. */
   ENotProvider: 4,

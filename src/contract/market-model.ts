@@ -94,13 +94,13 @@ export function register(
   check(stake.balance.value >= market.min_stake, fn, 'EStakeTooLow');
   check(pricePerMs > 0n, fn, 'EInvalidPrice');
   const n = keys.length;
-  const endpointLength = byteLength(endpoint);
-  check(endpointLength > 0 && endpointLength <= MAX_TEXT_LENGTH && values.length === n && n <= MAX_ATTRIBUTES, fn, 'EInvalidProviderInfo');
+  check(isValidUrl(endpoint) && values.length === n && n <= MAX_ATTRIBUTES, fn, 'EInvalidProviderInfo');
   const attributes: { key: string; value: string }[] = [];
   for (let i = 0; i < n; i++) {
     const key = keys[i]!;
     const value = values[i]!;
     check(byteLength(key) <= MAX_TEXT_LENGTH && byteLength(value) <= MAX_TEXT_LENGTH && !attributes.some((a) => a.key === key), fn, 'EInvalidProviderInfo');
+    check(isFreeOfControls(key) && isFreeOfControls(value), fn, 'EInvalidProviderInfo');
     attributes.push({ key, value });
   }
   const provider: ProviderValue = {
@@ -332,10 +332,16 @@ export function withdrawUrl(ctx: MoveContext, lease: LeaseValue, provider: Provi
   emit(ctx, 'UrlWithdrawn', { lease: lease.id, provider: lease.provider, at_ms: now });
 }
 
-/** `is_valid_url`: 1–256 bytes of printable ASCII without spaces, starting with http:// or https://. */
+/** `is_valid_url`: 1–256 bytes of printable ASCII without spaces, `http://` or `https://`, then a host (none of `/?#:@` first). */
 function isValidUrl(url: string): boolean {
   const bytes = utf8.encode(url);
   if (bytes.length === 0 || bytes.length > MAX_TEXT_LENGTH) return false;
   if (bytes.some((b) => b < 0x21 || b > 0x7e)) return false;
-  return url.startsWith('http://') || url.startsWith('https://');
+  const hostAt = url.startsWith('http://') ? 7 : url.startsWith('https://') ? 8 : -1;
+  return hostAt > 0 && url.length > hostAt && !'/?#:@'.includes(url[hostAt]!);
+}
+
+/** `is_free_of_controls`: no C0 control, DEL, or C1 control (U+0080..U+009F). */
+function isFreeOfControls(text: string): boolean {
+  return !/[\u0000-\u001f\u007f-\u009f]/.test(text);
 }

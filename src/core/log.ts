@@ -1,3 +1,5 @@
+import { visibleLine, visibleText } from './terminal-text.ts';
+
 /** Log levels follow git's `option verbosity`: 0 = quiet (-q), 1 = default, 2+ = verbose (-v, -vv). */
 export interface Log {
   readonly verbosity: number;
@@ -18,13 +20,14 @@ export interface Log {
 export function streamLog(write: (text: string) => void, verbosity = 1, isTty: () => boolean = () => false): Log {
   return {
     verbosity,
-    info: (m) => { if (verbosity >= 1) write(`${m}\n`); },
-    debug: (m) => { if (verbosity >= 2) write(`${m}\n`); },
-    warn: (m) => write(`warning: ${m}\n`),
+    // Messages may quote a remote's or the chain's words: their control characters are shown, not obeyed.
+    info: (m) => { if (verbosity >= 1) write(`${visibleText(m)}\n`); },
+    debug: (m) => { if (verbosity >= 2) write(`${visibleText(m)}\n`); },
+    warn: (m) => write(`warning: ${visibleText(m)}\n`),
     progress: (m, done = false) => {
       if (verbosity < 1) return;
-      if (isTty()) write(`\r${m}${done ? '\n' : ''}`);
-      else if (done) write(`${m}\n`);
+      if (isTty()) write(`\r${visibleLine(m)}${done ? '\n' : ''}`);
+      else if (done) write(`${visibleLine(m)}\n`);
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { fileAccessErrorOf, UsageError, WalrusGitError } from '../core/errors.ts';
 import { adjustableLog } from '../core/log.ts';
+import { visibleText } from '../core/terminal-text.ts';
 import { parseWalrusUrl } from '../core/walrus-url.ts';
 import { runSession } from '../protocol/session.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
@@ -60,7 +61,7 @@ async function main(args: string[]): Promise<number> {
     const error = fileAccessErrorOf(thrown);
     // One clear line for what the user can act on; a stack only for bugs at -v.
     const message = error instanceof WalrusGitError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)} (please report this)`;
-    process.stderr.write(`fatal: ${message}\n`);
+    process.stderr.write(`fatal: ${visibleText(message)}\n`);
     if (!(error instanceof WalrusGitError) && options.verbosity >= 2) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
     return 1;
   } finally {

@@ -9,7 +9,7 @@ const REASONS: Record<MarketAbortName, string> = {
   EWrongVersion: 'the market object belongs to another version of the git-walrus package: upgrade git-remote-walrus',
   EStakeTooLow: "the stake is below the market's minimum (`git walrus providers` shows it); a provider slashed below it takes no new lease until it adds stake",
   EInvalidPrice: 'the price per millisecond must be above zero',
-  EInvalidProviderInfo: 'the endpoint must be 1 to 256 bytes, with at most 32 attributes of unique keys, keys and values at most 256 bytes each',
+  EInvalidProviderInfo: 'the endpoint must be an http:// or https:// URL with a host, at most 256 bytes of printable ASCII; at most 32 attributes of unique keys, keys and values at most 256 bytes each, without control characters',
   ENotProvider: "this key does not hold the provider's ProviderCap",
   EWrongProvider: 'the lease belongs to another provider',
   ENotAccepting: 'the provider is unbonding and takes no new lease',
@@ -30,7 +30,7 @@ const REASONS: Record<MarketAbortName, string> = {
   ECannotRead:
     'the repository is private and the sender cannot read it: ask its owner to run `git walrus readers add walrus://<repository> <address>` ' +
     "(a private repository is leased only by its owner, a writer or a reader; a deploy is recorded only while the lease's tenant may read it)",
-  EInvalidUrl: "a lease's URL must be 1 to 256 bytes of printable ASCII without spaces, starting with http:// or https://",
+  EInvalidUrl: "a lease's URL must be 1 to 256 bytes of printable ASCII without spaces, starting with http:// or https:// and a host",
 };
 
 /**

@@ -2,6 +2,7 @@
  * `git walrus show` output: the push as `log` prints it, then the commits its pack introduced; or stable JSON.
  */
 import { formatPushText, pushToJson, type PushJson, type Style } from './format-log.ts';
+import { visibleLine } from '../../core/terminal-text.ts';
 import type { PushDetails, ShownCommit } from './show-push.ts';
 
 export function formatShowText(details: PushDetails, style: Style): string {
@@ -11,8 +12,9 @@ export function formatShowText(details: PushDetails, style: Style): string {
   const lines = [`Commits: ${count === 0 ? 'none (the pack holds no commit)' : count}`];
   for (const commit of details.commits) {
     lines.push(`  ${style.header(commit.oid)}`);
-    lines.push(`      ${commit.author.name} <${commit.author.email}>  ${formatGitDate(commit.author.timestamp, commit.author.timezoneOffset)}`);
-    lines.push(`      ${commit.subject}`);
+    // Names and subjects are whatever the commit's author wrote: shown, never obeyed by the terminal.
+    lines.push(`      ${visibleLine(commit.author.name)} <${visibleLine(commit.author.email)}>  ${formatGitDate(commit.author.timestamp, commit.author.timezoneOffset)}`);
+    lines.push(`      ${visibleLine(commit.subject)}`);
   }
   return `${head}\n${lines.join('\n')}\n`;
 }

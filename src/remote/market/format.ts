@@ -4,6 +4,7 @@
  */
 import { formatPrice, formatSui } from '../../core/sui-amount.ts';
 import { leaseAccrualAt } from '../../contract/lease-accrual.ts';
+import { visibleLine } from '../../core/terminal-text.ts';
 import type { DeployedRecord, LeaseInfo, MarketParams, ProviderInfo } from '../../ports/market.ts';
 
 const time = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -39,7 +40,7 @@ export function formatProviders(providers: ProviderInfo[], params: MarketParams,
     String(p.activeLeases),
     String(p.completedLeases),
     p.stake < params.minStake && p.unbondsAtMs === null ? 'below minimum stake' : providerStatus(p, nowMs),
-    p.endpoint,
+    visibleLine(p.endpoint),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
@@ -48,13 +49,13 @@ export function formatProviders(providers: ProviderInfo[], params: MarketParams,
 }
 
 export function formatProvider(p: ProviderInfo, nowMs: number): string {
-  const attributes = Object.entries(p.attributes).map(([k, v]) => `${k}=${v}`).join(', ');
+  const attributes = Object.entries(p.attributes).map(([k, v]) => `${visibleLine(k)}=${visibleLine(v)}`).join(', ');
   return [
     `provider  ${p.id}`,
     `owner     ${p.owner}`,
     `stake     ${formatSui(p.stake)}${p.slashed > 0n ? ` (${formatSui(p.slashed)} slashed)` : ''}`,
     `price     ${formatPrice(p.pricePerMs)}`,
-    `endpoint  ${p.endpoint}`,
+    `endpoint  ${visibleLine(p.endpoint)}`,
     ...(attributes ? [`attributes ${attributes}`] : []),
     `leases    ${p.activeLeases} active, ${p.completedLeases} completed, ${p.providerClosedLeases} closed by the provider`,
     `status    ${providerStatus(p, nowMs)}`,
@@ -78,14 +79,14 @@ export function formatLease(lease: LeaseInfo, nowMs: number): string {
     `state       ${lease.state}`,
     `tenant      ${lease.tenant}`,
     `provider    ${lease.provider}`,
-    `repository  ${lease.repository} ${lease.ref}`,
+    `repository  ${lease.repository} ${visibleLine(lease.ref)}`,
     `price       ${formatPrice(lease.pricePerMs)}`,
     `escrow      ${formatSui(lease.escrow - accrued)}${accrued > 0n ? ` (${formatSui(accrued)} accrued to the provider since ${time(lease.settledUntilMs)})` : ''}`,
     `earned      ${formatSui(lease.earned + accrued)} not yet claimed`,
   ];
   if (lease.state === 'open') lines.push(`funded until ${time(fundedUntilMs(lease))}`);
   lines.push(lease.lastDeploy ? `deployed    ${lease.lastDeploy.commit} as ${lease.lastDeploy.artifact} at ${time(lease.lastDeploy.atMs)}` : 'deployed    nothing yet');
-  lines.push(`url         ${lease.url || 'none (the provider states one while it serves the app)'}`);
+  lines.push(`url         ${lease.url ? visibleLine(lease.url) : 'none (the provider states one while it serves the app)'}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -102,9 +103,9 @@ export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
     .map(({ record: r, problems, unchecked }) => {
-      const head = `${time(r.atMs)}  ${r.commit}  ${r.ref}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${r.url}` : ''}`;
+      const head = `${time(r.atMs)}  ${r.commit}  ${visibleLine(r.ref)}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${visibleLine(r.url)}` : ''}`;
       if (problems === undefined) return head;
-      if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${p}`).join('\n')}`;
+      if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${visibleLine(p)}`).join('\n')}`;
       if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;
       return `${head}\n    verified: the artifact matches its sha256 and the commit was pushed to ${r.ref}`;
     })

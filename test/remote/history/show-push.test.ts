@@ -107,6 +107,14 @@ FormatShowText('the push, then each commit with author, date and subject', async
   assert.ok(text.includes(`\nCommits: 2\n  ${c3}\n      Ada Lovelace <ada@example.org>  2023-11-14 23:16:20 +0100\n      third\n  ${c2}\n`));
   assert.not.ok(formatShowText(await showPush(deps(h), h.repository.id, 3), plainStyle).includes('Commits'));
 });
+FormatShowText('an author\'s name and a subject are shown with their control characters visible, on one line each', async () => {
+  const h = history();
+  const details = await showPush(deps(h), h.repository.id, 1);
+  const forged = { ...details, commits: details.commits.map((commit) => ({ ...commit, author: { ...commit.author, name: 'Ada\u001b]0;title\u0007', email: 'ada@example.org\r' }, subject: '\u001b[2Jfirst\u202e' })) };
+  const text = formatShowText(forged, plainStyle);
+  assert.ok(text.includes('\n      Ada\\x1b]0;title\\x07 <ada@example.org\\x0d>  '), text);
+  assert.ok(text.includes('\n      \\x1b[2Jfirst\\u202e\n'), text);
+});
 FormatShowText.run();
 
 // ---
