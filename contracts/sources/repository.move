@@ -7,7 +7,7 @@
 module walrus_git::repository;
 
 use std::string::String;
-use sui::{clock::Clock, table::{Self, Table}, vec_set::{Self, VecSet}};
+use sui::{clock::Clock, dynamic_field as df, table::{Self, Table}, vec_set::{Self, VecSet}};
 use walrus_git::{events, pack::{Self, PackEntry}, push_log::{Self, RefUpdate}};
 
 /// Package version; objects carry the version that created them and every function checks it, so objects can be
@@ -95,6 +95,15 @@ const ENoAccess: u64 = 32;
 /// The repository moved on (a push or another repack landed) since the consolidated pack was built: nothing changed;
 /// build it again from the new state.
 const EStaleRepack: u64 = 33;
+/// A push would leave one ref as a directory of another (`refs/heads/main` and `refs/heads/main/x`): git's ref store
+/// cannot hold both, so no clone or checkout could.
+const ERefClash: u64 = 34;
+
+/// Key of a dynamic field on a repository: how many refs lie below `name` + `/` (absent: none). Keeps the check of
+/// a new ref against the refs below it to one lookup, however many refs the repository holds.
+public struct RefDir has copy, drop, store {
+    name: String,
+}
 
 /// The shared index of repositories by (owner, name), created once at publish.
 public struct Registry has key {
@@ -213,6 +222,7 @@ public fun push(
         if (repo.protected.contains(name) && (*forces.borrow(i) || new.is_none())) {
             assert!(sender == repo.owner, EProtected);
         };
+        if (old.is_none() && new.is_some()) assert!(!repo.clashes(&names, &news, i), ERefClash);
         i = i + 1;
     };
 
@@ -229,6 +239,7 @@ public fun push(
         } else {
             repo.refs.add(name, *new.borrow());
         };
+        if (olds.borrow(i).is_none() || new.is_none()) repo.count_below(&name, new.is_some());
         updates.push_back(push_log::new_ref_update(name, *olds.borrow(i), new, *forces.borrow(i)));
         i = i + 1;
     };
@@ -623,6 +634,86 @@ public(package) fun is_valid_name(name: &String): bool {
         i = i + 1;
     };
     true
+}
+
+/// Whether creating `names[i]` would clash with a ref as file and directory, once the push applied: a proper prefix of
+/// it (cut at a `/`) that stays a ref or is pushed too, or a ref below it that stays or is pushed too. Bounded by the
+/// name's length and the push's size, never by the number of refs: those below a name are counted in `RefDir`.
+fun clashes(repo: &Repository, names: &vector<String>, news: &vector<Option<vector<u8>>>, i: u64): bool {
+    let name = names.borrow(i);
+    let bytes = name.as_bytes();
+    let mut k = 0;
+    while (k < bytes.length()) {
+        if (bytes[k] == 0x2f) {
+            let prefix = name.substring(0, k);
+            let (pushed, deleted) = pushed_as(names, news, &prefix);
+            if ((repo.refs.contains(prefix) || pushed) && !deleted) return true;
+        };
+        k = k + 1;
+    };
+    let mut below = if (df::exists_(&repo.id, RefDir { name: *name })) {
+        *df::borrow<RefDir, u64>(&repo.id, RefDir { name: *name })
+    } else { 0 };
+    let n = names.length();
+    let mut j = 0;
+    while (j < n) {
+        if (is_below(names.borrow(j), name)) {
+            if (news.borrow(j).is_some()) return true;
+            if (below > 0) below = below - 1;
+        };
+        j = j + 1;
+    };
+    below > 0
+}
+
+/// Whether the push names `name`, and whether it deletes it.
+fun pushed_as(names: &vector<String>, news: &vector<Option<vector<u8>>>, name: &String): (bool, bool) {
+    let mut j = 0;
+    while (j < names.length()) {
+        if (names.borrow(j) == name) return (true, news.borrow(j).is_none());
+        j = j + 1;
+    };
+    (false, false)
+}
+
+/// Whether `name` lies below `dir` (starts with `dir` + `/`).
+fun is_below(name: &String, dir: &String): bool {
+    let (a, b) = (name.as_bytes(), dir.as_bytes());
+    if (a.length() <= b.length() || a[b.length()] != 0x2f) return false;
+    let mut k = 0;
+    while (k < b.length()) {
+        if (a[k] != b[k]) return false;
+        k = k + 1;
+    };
+    true
+}
+
+/// Counts a ref created (`added`) or deleted below each proper prefix of its name.
+fun count_below(repo: &mut Repository, name: &String, added: bool) {
+    let bytes = name.as_bytes();
+    let mut k = 0;
+    while (k < bytes.length()) {
+        if (bytes[k] == 0x2f) {
+            let key = RefDir { name: name.substring(0, k) };
+            if (added) {
+                if (df::exists_(&repo.id, key)) {
+                    let count = df::borrow_mut<RefDir, u64>(&mut repo.id, key);
+                    *count = *count + 1;
+                } else {
+                    df::add(&mut repo.id, key, 1u64);
+                };
+            } else if (df::exists_(&repo.id, key)) {
+                // (A ref created before refs were counted has no count to take back.)
+                let count = *df::borrow<RefDir, u64>(&repo.id, key);
+                if (count == 1) {
+                    let _: u64 = df::remove(&mut repo.id, key);
+                } else {
+                    *df::borrow_mut<RefDir, u64>(&mut repo.id, key) = count - 1;
+                };
+            };
+        };
+        k = k + 1;
+    };
 }
 
 /// Ref names: `refs/` then at most 255 bytes in all of printable ASCII without `~^:?*[\`, no `..`, `//`, `@{` or

@@ -4916,3 +4916,453 @@ fun scenario_86_repack_the_entry_of_older_clients_racing_a_push_aborts_with_esta
     };
     s.end();
 }
+
+/// a ref below an existing ref aborts (refs/heads/main/evil beside refs/heads/main)
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_87_a_ref_below_an_existing_ref_aborts_refs_heads_main_evil_beside_refs_heads_main() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/evil")], vector[option::none()], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a ref above existing refs aborts (refs/heads/main beside refs/heads/main/x)
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_88_a_ref_above_existing_refs_aborts_refs_heads_main_beside_refs_heads_main_x() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/x"), string::utf8(b"refs/heads/main/y")], vector[option::none(), option::none()], vector[option::some(x"1111111111111111111111111111111111111111"), option::some(x"1111111111111111111111111111111111111111")], vector[false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main/x"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false), push_log::new_ref_update(string::utf8(b"refs/heads/main/y"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"2222222222222222222222222222222222222222")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// two refs of one push that clash abort, in either order
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_89_two_refs_of_one_push_that_clash_abort_in_either_order() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/a"), string::utf8(b"refs/heads/a/b")], vector[option::none(), option::none()], vector[option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222")], vector[false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// a ref below a ref pushed before it in the same push aborts
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_90_a_ref_below_a_ref_pushed_before_it_in_the_same_push_aborts() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), push_log::genesis());
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/a/b"), string::utf8(b"refs/heads/a")], vector[option::none(), option::none()], vector[option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222")], vector[false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// deleting a ref frees its name as a directory in the same push, and the last ref below a name frees it
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_91_deleting_a_ref_frees_its_name_as_a_directory_in_the_same_push_and_the_last_ref_below_a_name_frees_it() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main"), string::utf8(b"refs/heads/main/x")], vector[option::some(x"1111111111111111111111111111111111111111"), option::none()], vector[option::none(), option::some(x"2222222222222222222222222222222222222222")], vector[false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::some(x"1111111111111111111111111111111111111111"), option::none(), false), push_log::new_ref_update(string::utf8(b"refs/heads/main/x"), option::none(), option::some(x"2222222222222222222222222222222222222222"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::none());
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main/x")), option::some(x"2222222222222222222222222222222222222222"));
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main/y")), option::none());
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/y")], vector[option::none()], vector[option::some(x"3333333333333333333333333333333333333333")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 3, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 3000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main/y"), option::none(), option::some(x"3333333333333333333333333333333333333333"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 3);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 5. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(4000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/x")], vector[option::some(x"2222222222222222222222222222222222222222")], vector[option::none()], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 4, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 4000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main/x"), option::some(x"2222222222222222222222222222222222222222"), option::none(), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 4);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 6. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(5000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// deleting every ref below a name frees it as a ref in the same push
+#[test, expected_failure(abort_code = walrus_git::repository::ERefClash)]
+fun scenario_92_deleting_every_ref_below_a_name_frees_it_as_a_ref_in_the_same_push() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/x"), string::utf8(b"refs/heads/main/y")], vector[option::none(), option::none()], vector[option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222")], vector[false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main/x"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false), push_log::new_ref_update(string::utf8(b"refs/heads/main/y"), option::none(), option::some(x"2222222222222222222222222222222222222222"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 3. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(2000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/y"), string::utf8(b"refs/heads/main"), string::utf8(b"refs/heads/main/x")], vector[option::some(x"2222222222222222222222222222222222222222"), option::none(), option::some(x"1111111111111111111111111111111111111111")], vector[option::none(), option::some(x"3333333333333333333333333333333333333333"), option::none()], vector[false, false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 2, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 2000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main/y"), option::some(x"2222222222222222222222222222222222222222"), option::none(), false), push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"3333333333333333333333333333333333333333"), false), push_log::new_ref_update(string::utf8(b"refs/heads/main/x"), option::some(x"1111111111111111111111111111111111111111"), option::none(), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 2);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.ref_count(), 1);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"3333333333333333333333333333333333333333"));
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main/x")), option::none());
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main/y")), option::none());
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main/z")), option::none());
+        ts::return_shared(repo);
+    };
+
+    // 4. alice: push aborts with ERefClash
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(3000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main/z")], vector[option::none()], vector[option::some(x"1111111111111111111111111111111111111111")], vector[false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    s.end();
+}
+
+/// names that share a prefix but not a directory do not clash
+#[test]
+fun scenario_93_names_that_share_a_prefix_but_not_a_directory_do_not_clash() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    repository::init_for_testing(s.ctx());
+    let mut log_app = push_log::genesis();
+
+    // 1. alice: create
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 0);
+        assert_eq!(repo.log_head(), log_app);
+        ts::return_shared(repo);
+    };
+
+    // 2. alice: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main"), string::utf8(b"refs/heads/main-x"), string::utf8(b"refs/heads/mainx/y")], vector[option::none(), option::none(), option::none()], vector[option::some(x"1111111111111111111111111111111111111111"), option::some(x"2222222222222222222222222222222222222222"), option::some(x"3333333333333333333333333333333333333333")], vector[false, false, false], option::none(), &clock, s.ctx());
+        clock.destroy_for_testing();
+        ts::return_shared(repo);
+    };
+    log_app = push_log::next_head(
+        &log_app,
+        &push_log::new_record(repo_app, 1, 0, @0x00000000000000000000000000000000000000000000000000000000000a11ce, 1000, vector[push_log::new_ref_update(string::utf8(b"refs/heads/main"), option::none(), option::some(x"1111111111111111111111111111111111111111"), false), push_log::new_ref_update(string::utf8(b"refs/heads/main-x"), option::none(), option::some(x"2222222222222222222222222222222222222222"), false), push_log::new_ref_update(string::utf8(b"refs/heads/mainx/y"), option::none(), option::some(x"3333333333333333333333333333333333333333"), false)], option::none(), 0),
+    );
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        assert_eq!(repo.seq(), 1);
+        assert_eq!(repo.log_head(), log_app);
+        assert_eq!(repo.ref_count(), 3);
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main")), option::some(x"1111111111111111111111111111111111111111"));
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/main-x")), option::some(x"2222222222222222222222222222222222222222"));
+        assert_eq!(repo.ref_value(string::utf8(b"refs/heads/mainx/y")), option::some(x"3333333333333333333333333333333333333333"));
+        ts::return_shared(repo);
+    };
+    s.end();
+}

@@ -153,6 +153,7 @@ export function contractStructs(pkg: string): string[] {
   const names = [
     'repository::Registry',
     'repository::RegistryKey',
+    'repository::RefDir',
     'repository::Repository',
     'pack::PackEntry',
     'push_log::RefUpdate',

@@ -74,6 +74,8 @@ export const AbortCode = {
   ENoAccess: 32,
   /** The repository moved on (a push or another repack landed) since the consolidated pack was built: nothing changed; build it again from the new state. */
   EStaleRepack: 33,
+  /** A push would leave one ref as a directory of another (`refs/heads/main` and `refs/heads/main/x`): git cannot hold both. */
+  ERefClash: 34,
 } as const;
 
 export type AbortName = keyof typeof AbortCode;

@@ -74,6 +74,8 @@ export const PackEntry = bcs.struct('PackEntry', {
 
 /** `walrus_git::repository::RegistryKey`. */
 export const RegistryKey = bcs.struct('RegistryKey', { owner: Address, name: MoveString });
+/** `walrus_git::repository::RefDir`: the key of a repository's count of refs below a name. */
+export const RefDir = bcs.struct('RefDir', { name: MoveString });
 
 /** `walrus_git::repository::Registry` (shared, created by `init`). */
 export const Registry = bcs.struct('Registry', {
@@ -179,6 +181,9 @@ export function registryType(pkg: string): string {
 export function registryKeyType(pkg: string): string {
   return `${pkg}::repository::RegistryKey`;
 }
+export function refDirType(pkg: string): string {
+  return `${pkg}::repository::RefDir`;
+}
 export function packEntryType(pkg: string): string {
   return `${pkg}::pack::PackEntry`;
 }
@@ -275,6 +280,7 @@ export function layoutOf(pkg: string, type: string): AnyLayout | undefined {
   const ours: Record<string, AnyLayout> = {
     'pack::PackEntry': PackEntry,
     'repository::RegistryKey': RegistryKey,
+    'repository::RefDir': RefDir,
     'repository::Registry': Registry,
     'repository::Repository': Repository,
     'push_log::RefUpdate': RefUpdate,

@@ -16,10 +16,12 @@ import {
   MoveString,
   PackEntry,
   RegistryKey,
+  RefDir,
   STRING_TYPE,
   U64,
   packEntryType,
   registryKeyType,
+  refDirType,
 } from './bcs.ts';
 import type { EventName, PackEntryValue, RefUpdateValue, RegistryValue, RepositoryValue } from './bcs.ts';
 import type { MoveContext } from './context.ts';
@@ -67,6 +69,10 @@ export function isValidName(name: string): boolean {
 
 function refKey(name: string): Uint8Array {
   return MoveString.serialize(name).toBytes();
+}
+
+function refDirKey(name: string): Uint8Array {
+  return RefDir.serialize({ name }).toBytes();
 }
 
 function getRef(ctx: MoveContext, repo: RepositoryValue, name: string): Uint8Array | null {
@@ -228,6 +234,7 @@ export function push(
     if (old === null) check(value === null, fn, 'ERefExists');
     else check(value !== null && equalBytes(value, old), fn, 'ERefMismatch');
     if (repo.protected.contents.includes(name) && (forces[i] || next === null)) check(ctx.sender === repo.owner, fn, 'EProtected');
+    if (old === null && next !== null) check(!clashes(ctx, repo, names, news, i), fn, 'ERefClash');
     current.push(value);
   }
 
@@ -244,11 +251,56 @@ export function push(
     } else {
       ctx.tables.set(repo.refs.id, STRING_TYPE, key, BYTES_TYPE, Bytes.serialize(next).toBytes());
     }
+    if (olds[i] === null || next === null) countBelow(ctx, repo, names[i]!, next !== null);
     updates.push({ name: names[i]!, old: olds[i]!, new: next, forced: forces[i]! });
   }
   repo.hash_len = hashLen;
   const packIndex = pack === null ? null : appendPack(ctx, repo, pack);
   record(ctx, repo, RecordKind.push, clockMs, updates, pack, packIndex);
+}
+
+/** The proper prefixes of a ref name, cut at each `/`: `refs`, `refs/heads` for `refs/heads/main`. */
+function dirsOf(name: string): string[] {
+  const dirs: string[] = [];
+  for (let k = name.indexOf('/'); k !== -1; k = name.indexOf('/', k + 1)) dirs.push(name.slice(0, k));
+  return dirs;
+}
+
+/** `RefDir` counts: refs below a name (a dynamic field on the repository; absent is 0). */
+function refsBelow(ctx: MoveContext, repo: RepositoryValue, dir: string): bigint {
+  const value = ctx.tables.get(repo.id, refDirType(ctx.packageId), refDirKey(dir));
+  return value === null ? 0n : U64.parse(value);
+}
+
+/** `clashes`: creating `names[i]` would leave a ref as a directory of another once the push applied. */
+function clashes(ctx: MoveContext, repo: RepositoryValue, names: string[], news: (Uint8Array | null)[], i: number): boolean {
+  const name = names[i]!;
+  for (const dir of dirsOf(name)) {
+    const j = names.indexOf(dir);
+    const deleted = j !== -1 && news[j] === null;
+    if ((getRef(ctx, repo, dir) !== null || j !== -1) && !deleted) return true;
+  }
+  let below = refsBelow(ctx, repo, name);
+  for (let j = 0; j < names.length; j++) {
+    if (!names[j]!.startsWith(`${name}/`)) continue;
+    if (news[j] !== null) return true;
+    if (below > 0n) below -= 1n;
+  }
+  return below > 0n;
+}
+
+/** `count_below`: a ref created (`added`) or deleted is counted in the `RefDir` of each proper prefix of its name. */
+function countBelow(ctx: MoveContext, repo: RepositoryValue, name: string, added: boolean): void {
+  const type = refDirType(ctx.packageId);
+  for (const dir of dirsOf(name)) {
+    const count = refsBelow(ctx, repo, dir);
+    const key = refDirKey(dir);
+    if (added && count === 0n) ctx.tables.add(repo.id, type, key, U64_TYPE, U64.serialize(1n).toBytes());
+    else if (added) ctx.tables.set(repo.id, type, key, U64_TYPE, U64.serialize(count + 1n).toBytes());
+    else if (count === 0n) continue; // a ref created before refs were counted has no count to take back
+    else if (count === 1n) ctx.tables.remove(repo.id, type, key);
+    else ctx.tables.set(repo.id, type, key, U64_TYPE, U64.serialize(count - 1n).toBytes());
+  }
 }
 
 /**

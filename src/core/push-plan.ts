@@ -80,7 +80,7 @@ export function planPush(
   ancestry: ReadonlyMap<string, Ancestry>,
   atomic: boolean,
 ): RefDecision[] {
-  const decisions = requests.map((request) => decide(request, state, sender, ancestry));
+  const decisions = refuseRefClashes(requests.map((request) => decide(request, state, sender, ancestry)), state.refs);
   if (atomic && decisions.some((d) => d.kind === 'reject')) {
     return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
   }
@@ -129,6 +129,32 @@ export function dropMovedRefs(decisions: readonly RefDecision[], refs: ReadonlyM
   return decisions.map((d) => {
     if (d.kind !== 'update' || (refs.get(d.dst) ?? null) === d.update.old) return d;
     return { kind: 'reject', dst: d.dst, reason: d.leased ? 'stale info' : 'fetch first' };
+  });
+}
+
+/**
+ * Refuses each new ref that would stand beside another as file and directory (`refs/heads/main` and
+ * `refs/heads/main/x`) once the push applied: git's ref store cannot hold both, so the repository could no longer be
+ * cloned or checked out. Refs the push deletes no longer count; refs it creates do. In git's own words: "'X' exists;
+ * cannot create 'Y'", and "cannot process 'X' and 'Y' at the same time" for two refs of one push.
+ */
+export function refuseRefClashes(decisions: readonly RefDecision[], refs: ReadonlyMap<string, string>): RefDecision[] {
+  const updates = updatesOf(decisions);
+  const deleted = new Set(updates.filter((u) => u.new === null).map((u) => u.name));
+  const kept = [...refs.keys()].filter((name) => !deleted.has(name));
+  const pushed = updates.filter((u) => u.new !== null).map((u) => u.name);
+  const clash = (name: string): string | null => {
+    const dirOf = (other: string) => other.startsWith(`${name}/`) || name.startsWith(`${other}/`);
+    const existing = kept.find(dirOf);
+    if (existing !== undefined) return `'${existing}' exists; cannot create '${name}'`;
+    const together = pushed.find(dirOf);
+    if (together !== undefined) return `cannot process '${[name, together].sort().join("' and '")}' at the same time`;
+    return null;
+  };
+  return decisions.map((d) => {
+    if (d.kind !== 'update' || d.update.old !== null || d.update.new === null) return d;
+    const reason = clash(d.dst);
+    return reason === null ? d : { kind: 'reject', dst: d.dst, reason };
   });
 }
 

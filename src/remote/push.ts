@@ -4,7 +4,7 @@ import { WalrusGitError, messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import { isValidRefName, REF_NAME_RULE } from '../contract/ref-name.ts';
-import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, updatesOf } from '../core/push-plan.ts';
+import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedRefReason, refuseRefClashes, updatesOf } from '../core/push-plan.ts';
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
@@ -169,7 +169,10 @@ async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision
 
 /** Re-reads the chain and refuses the updates it no longer allows, each in the words that fit. */
 async function refuseWhatChanged(ledger: Ledger, repositoryId: string, decisions: RefDecision[], refusal: 'conflict' | 'protected' | 'not-writer'): Promise<RefDecision[]> {
-  if (refusal === 'conflict') return dropMovedRefs(decisions, await ledger.listRefs(repositoryId));
+  if (refusal === 'conflict') {
+    const refs = await ledger.listRefs(repositoryId);
+    return refuseRefClashes(dropMovedRefs(decisions, refs), refs);
+  }
   const state = await ledger.getRepository(repositoryId);
   const signer = await ledger.signerAddress();
   return decisions.map((d) => {
@@ -184,7 +187,8 @@ async function refuseWhatChanged(ledger: Ledger, repositoryId: string, decisions
 function refusalOf(error: unknown): 'conflict' | 'protected' | 'not-writer' | null {
   if (!(error instanceof WalrusGitError)) return null;
   const name = error.data.abortName ?? error.code;
-  if (name === 'ERefMismatch' || name === 'ERefExists') return 'conflict';
+  // A ref created meanwhile can also make a new one clash as file and directory (ERefClash): read again, like a move.
+  if (name === 'ERefMismatch' || name === 'ERefExists' || name === 'ERefClash') return 'conflict';
   if (name === 'EProtected') return 'protected';
   if (name === 'ENotWriter') return 'not-writer';
   return null;

@@ -29,13 +29,18 @@ export class ContractAbortError extends WalrusGitError {
   }
 }
 
-/** A ref held another value than the push expected (`ERefMismatch`), or a ref to create already exists (`ERefExists`). */
+/**
+ * A ref held another value than the push expected (`ERefMismatch`), a ref to create already exists (`ERefExists`),
+ * or a ref to create would stand beside another as file and directory (`ERefClash`).
+ */
 export class RefConflictError extends ContractAbortError {
   readonly refs: string[];
-  readonly check: 'mismatch' | 'exists';
+  readonly check: 'mismatch' | 'exists' | 'clash';
   constructor(abort: AbortDetails, refs: string[]) {
-    const check = abort.abortName === 'ERefExists' ? 'exists' : 'mismatch';
-    const what = check === 'exists' ? 'a ref to create already exists' : 'a ref no longer holds the expected value';
+    const check = abort.abortName === 'ERefExists' ? 'exists' : abort.abortName === 'ERefClash' ? 'clash' : 'mismatch';
+    const what = check === 'exists' ? 'a ref to create already exists'
+      : check === 'clash' ? 'a ref to create would stand beside another as file and directory (refs/heads/a and refs/heads/a/b), which git cannot hold'
+        : 'a ref no longer holds the expected value';
     super('REF_CONFLICT', `push refused: ${what} among ${refs.join(', ')}; fetch and retry`, abort, { refs, check });
     this.refs = refs;
     this.check = check;

@@ -389,7 +389,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     const abort: AbortDetails = { abortName: name, abortCode: moduleAbort.code, module: moduleAbort.module, functionName: moduleAbort.functionName, digest: moduleAbort.digest };
     const owner = async () => (subject.repositoryId ? (await this.#repository(subject.repositoryId).catch(() => null))?.owner ?? 'unknown' : 'unknown');
     switch (name) {
-      case 'ERefMismatch': case 'ERefExists': return new RefConflictError(abort, subject.refs ?? []);
+      case 'ERefMismatch': case 'ERefExists': case 'ERefClash': return new RefConflictError(abort, subject.refs ?? []);
       case 'ENotWriter': return new NotWriterError(abort, sender, await owner());
       case 'ENotOwner': return new NotOwnerError(abort, sender, await owner());
       case 'EProtected': return new ProtectedRefError(abort, subject.refs ?? []);

@@ -129,3 +129,24 @@ questions.run();
 planning.run();
 moved.run();
 writers.run();
+
+const clashes = suite('planPush: refs that would stand as file and directory');
+const reasons = (requests: RefRequest[], s: RemoteState, atomic = false) =>
+  plan(requests, s, {}, writer, atomic).map((d) => (d.kind === 'reject' ? `${d.dst}: ${d.reason}` : `${d.dst}: ${d.kind}`));
+clashes('a ref below or above an existing one is refused in git\'s words, before any upload', () => {
+  assert.equal(reasons([{ dst: `${main}/evil`, new: B, force: false }], state({ [main]: A })), [`${main}/evil: 'refs/heads/main' exists; cannot create 'refs/heads/main/evil'`]);
+  assert.equal(reasons([{ dst: main, new: B, force: false }], state({ [`${main}/x`]: A })), [`${main}: 'refs/heads/main/x' exists; cannot create 'refs/heads/main'`]);
+  assert.equal(reasons([{ dst: 'refs/heads/main-x', new: B, force: false }, { dst: 'refs/heads/mainx/y', new: C, force: false }], state({ [main]: A })), ['refs/heads/main-x: update', 'refs/heads/mainx/y: update']);
+});
+clashes('two new refs of one push clash with each other; a deletion in the same push frees the name', () => {
+  assert.equal(reasons([{ dst: 'refs/heads/a', new: A, force: false }, { dst: 'refs/heads/a/b', new: B, force: false }], state({})), [
+    "refs/heads/a: cannot process 'refs/heads/a' and 'refs/heads/a/b' at the same time",
+    "refs/heads/a/b: cannot process 'refs/heads/a' and 'refs/heads/a/b' at the same time",
+  ]);
+  assert.equal(reasons([{ dst: main, new: null, force: false }, { dst: `${main}/x`, new: B, force: false }], state({ [main]: A })), [`${main}: update`, `${main}/x: update`]);
+  // atomic: one refusal fails the whole push.
+  assert.equal(reasons([{ dst: 'refs/heads/ok', new: A, force: false }, { dst: `${main}/evil`, new: B, force: false }], state({ [main]: A }), true), [
+    'refs/heads/ok: atomic push failed', `${main}/evil: 'refs/heads/main' exists; cannot create 'refs/heads/main/evil'`,
+  ]);
+});
+clashes.run();

@@ -115,4 +115,25 @@ rules('a ref name git accepts and the contract does not is refused before the pa
   });
 });
 
+rules('a ref that would stand beside another as file and directory is refused in git\'s words before any upload; the repository stays clonable', async () => {
+  const w = createWorld();
+  try {
+    const a = await initWorkRepo(w, 'a');
+    await commit(w, a, 'f.txt', '1\n');
+    const url = await walrusInit(w, a, 'clash');
+    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+    const blobs = () => readdirSync(w.path('walrus-home', 'local', 'walrus', 'blobs')).length;
+    const before = blobs();
+    await commit(w, a, 'g.txt', 'new content that needs a pack\n');
+    const below = await w.run(a, ['push', 'walrus', 'HEAD:refs/heads/main/evil']);
+    assert.is.not(below.code, 0);
+    assert.match(below.stderr, "HEAD -> main/evil ('refs/heads/main' exists; cannot create 'refs/heads/main/evil')");
+    const together = await w.run(a, ['push', 'walrus', 'HEAD:refs/heads/x', 'HEAD:refs/heads/x/y']);
+    assert.match(together.stderr, "HEAD -> x/y (cannot process 'refs/heads/x' and 'refs/heads/x/y' at the same time)");
+    assert.is(blobs(), before, 'no pack was stored');
+    assert.is(await w.ok(a, ['ls-remote', 'walrus', 'refs/heads/main/*']), '');
+    await w.ok('.', ['clone', '-q', url, 'b']);
+  } finally { w.remove(); }
+});
+
 rules.run();
