@@ -8,6 +8,7 @@ import { messageOf } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { abortName } from '../contract/abort-codes.ts';
+import { fromChainBytes } from '../contract/chain-bytes.ts';
 import {
   PackEntry as PackEntryBcs, Pushed, Registry, RegistryKey, Repository, eventType, packEntryType, registryKeyType, repositoryType,
   type PushedValue, type RepositoryValue,
@@ -92,12 +93,13 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
       await this.#repository(locator.id);
       return normalizeSuiAddress(locator.id);
     }
-    const registry = Registry.parse(await this.#content(this.#registryId, 'the registry'));
+    const content = await this.#content(this.#registryId, 'the registry');
+    const registry = fromChainBytes('the registry', () => Registry.parse(content));
     const key = RegistryKey.serialize({ owner: locator.owner, name: locator.name }).toBytes();
     const fieldId = deriveDynamicFieldID(registry.entries.id, TypeTagSerializer.parseFromStr(registryKeyType(this.#packageId), true), key);
     const [field] = (await this.#client.core.getObjects({ objectIds: [fieldId], include: { content: true } })).objects;
     if (field instanceof Error) throw new RepositoryNotFoundError(`${locator.owner}/${locator.name}`, `${locator.owner} has no repository of that name`);
-    return bcs.Address.parse(field.content.slice(32 + key.length));
+    return fromChainBytes('a registry entry', () => bcs.Address.parse(field.content.slice(32 + key.length)));
   }
 
   async getRepository(id: string): Promise<RepositoryInfo> {
@@ -155,7 +157,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     for (let start = 0; start < wanted.length; start += PAGE) pages.push(wanted.slice(start, start + PAGE));
     const packs: PackEntry[] = [];
     for await (const values of mapOrdered(pages, PAGES_IN_FLIGHT, (page) => this.#fieldValues(page))) {
-      for (const value of values) packs.push(packEntryOf(PackEntryBcs.parse(value)));
+      for (const value of values) packs.push(fromChainBytes('a pack entry', () => packEntryOf(PackEntryBcs.parse(value))));
     }
     return packs;
   }
@@ -167,8 +169,8 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     do {
       const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: eventType(this.#packageId, 'Pushed') }, after, limit: PAGE });
       for (const event of page.events) {
-        const pushed = Pushed.parse(event.bcs);
-        if (pushed.repository === repositoryId) pushes.push(pushEventOf(pushed, event.transactionDigest));
+        const pushed = fromChainBytes('a Pushed event', () => Pushed.parse(event.bcs));
+        if (pushed.repository === repositoryId) pushes.push(fromChainBytes('a Pushed event', () => pushEventOf(pushed, event.transactionDigest)));
       }
       after = page.hasNextPage ? page.endCursor : null;
     } while (after !== null);
@@ -177,7 +179,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
 
   async listPushesAfter(cursor: string | null): Promise<PushEventPage> {
     const page = await this.#client.core.listEvents({ filter: { eventType: eventType(this.#packageId, 'Pushed') }, after: cursor, limit: PAGE });
-    const events = page.events.map((event) => pushEventOf(Pushed.parse(event.bcs), event.transactionDigest));
+    const events = page.events.map((event) => pushEventFromBcs(event.bcs, event.transactionDigest));
     return { events, cursor: page.endCursor ?? null, hasNextPage: page.hasNextPage };
   }
 
@@ -346,11 +348,12 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
     const type = normalizeStructTag(eventType(this.#packageId, 'Pushed'));
     const event = result.events.find((e) => normalizeStructTag(e.eventType) === type);
     if (!event) throw new TransactionFailedError('the push', `transaction ${result.digest} emitted no Pushed event`, { digest: result.digest });
-    return Number(Pushed.parse(event.bcs).seq);
+    return Number(fromChainBytes('a Pushed event', () => Pushed.parse(event.bcs)).seq);
   }
 
   async #repository(id: string): Promise<RepositoryValue> {
-    const repo = Repository.parse(await this.#content(id, `repository ${id}`, repositoryType(this.#packageId)));
+    const content = await this.#content(id, `repository ${id}`, repositoryType(this.#packageId));
+    const repo = fromChainBytes(`repository ${id}`, () => Repository.parse(content));
     this.#tables.set(normalizeSuiAddress(id), { refs: repo.refs.id, packs: repo.packs.id });
     return repo;
   }
@@ -413,6 +416,11 @@ function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
   const pack: PackEntry = { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
   if (entry.sealed_key !== null) pack.sealedKey = Buffer.from(entry.sealed_key).toString('hex');
   return pack;
+}
+
+/** A push log record from a `Pushed` event's BCS; a MalformedChainDataError when the node served bytes that are none. */
+export function pushEventFromBcs(bytes: Uint8Array, txDigest: string): PushEvent {
+  return fromChainBytes('a Pushed event', () => pushEventOf(Pushed.parse(bytes), txDigest));
 }
 
 function pushEventOf(pushed: PushedValue, txDigest: string): PushEvent {
