@@ -10,13 +10,14 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
 import {
-  EncryptedObject, ExpiredSessionKeyError, GeneralError, InternalError as KeyServerFailure, SealClient, SessionKey,
+  ExpiredSessionKeyError, GeneralError, InternalError as KeyServerFailure, SealClient, SessionKey,
   TooManyFailedFetchKeyRequestsError,
 } from '@mysten/seal';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { KeyServerRefusalError, refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
+import { parseSealedKey } from './sealed-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
 
@@ -166,7 +167,7 @@ export class SealKeyService implements KeyService {
   }
 
   async identityOf(sealedKey: string): Promise<Uint8Array> {
-    return Uint8Array.from(Buffer.from(EncryptedObject.parse(Buffer.from(sealedKey, 'hex')).id, 'hex'));
+    return Uint8Array.from(Buffer.from(parseSealedKey(sealedKey).id, 'hex'));
   }
 
   prepare(): void {
@@ -178,12 +179,11 @@ export class SealKeyService implements KeyService {
 
   async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const objects = sealedKeys.map((hex) => {
-      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
-      const parsed = EncryptedObject.parse(bytes);
+      const parsed = parseSealedKey(hex);
       if (normalizeSuiAddress(parsed.packageId) !== this.#packageId) {
         throw new SealKeyError(repository, `a pack key is sealed for package ${parsed.packageId}, not this network's ${this.#packageId}`);
       }
-      return { bytes, id: parsed.id, threshold: parsed.threshold };
+      return { bytes: parsed.bytes, id: parsed.id, threshold: parsed.threshold };
     });
     const fetched: { client: SealClient; txBytes: Uint8Array; bytes: Uint8Array }[] = [];
     for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {

@@ -19,9 +19,11 @@ import { fromChainBytes } from '../../src/contract/chain-bytes.ts';
 import { pushEventFromBcs } from '../../src/sui/ledger.ts';
 import { Events } from '../../src/contract/bcs.ts';
 import { ScratchRepo } from '../remote/history/scratch-repo.ts';
+import { EncryptedObject } from '@mysten/seal';
+import { parseSealedKey } from '../../src/seal/sealed-key.ts';
 
 /** Runs per target: enough to cross every branch of these small parsers, few enough for seconds in `npm test`. */
-const RUNS = { tar: 400, manifest: 1000, envelope: 300, chainBcs: 1000, pushLog: 1000, tree: 1000, pack: 60 } as const;
+const RUNS = { tar: 400, manifest: 1000, envelope: 300, sealedKey: 1000, chainBcs: 1000, pushLog: 1000, tree: 1000, pack: 60 } as const;
 
 /** Calls `parse`; passes when it returns or throws a coded error, fails on anything else. */
 function parsesOrRefuses(parse: () => unknown): void {
@@ -91,6 +93,16 @@ fuzz(`the encrypted pack envelope (${RUNS.envelope} stored packs)`, () => {
   const plain = new Uint8Array(9000).map((_, i) => i % 251);
   const valid = Buffer.concat([...encryptor.update(plain), encryptor.end()]);
   fc.assert(fc.property(mutationsOf(valid, 16384), (bytes) => parsesOrRefuses(() => new PackDecryptor(key, identity, 'pack #0').all(bytes))), { numRuns: RUNS.envelope });
+});
+
+fuzz(`the Seal envelope of a pack's data key: its EncryptedObject (${RUNS.sealedKey})`, () => {
+  const id = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+  const valid = EncryptedObject.serialize({
+    version: 0, packageId: id(1), id: 'ab'.repeat(40), services: [[id(2), 0], [id(3), 1]], threshold: 2,
+    encryptedShares: { BonehFranklinBLS12381: { nonce: new Uint8Array(96).fill(7), encryptedShares: [new Uint8Array(32), new Uint8Array(32).fill(1)], encryptedRandomness: new Uint8Array(32).fill(2) } },
+    ciphertext: { Aes256Gcm: { blob: new Uint8Array(48).fill(3), aad: null } },
+  }).toBytes();
+  fc.assert(fc.property(mutationsOf(valid), (bytes) => parsesOrRefuses(() => parseSealedKey(Buffer.from(bytes).toString('hex')))), { numRuns: RUNS.sealedKey });
 });
 
 fuzz(`BCS of chain objects: a Repository (${RUNS.chainBcs})`, () => {
