@@ -116,12 +116,7 @@ rules('a ref name git accepts and the contract does not is refused before the pa
 });
 
 rules('a ref that would stand beside another as file and directory is refused in git\'s words before any upload; the repository stays clonable', async () => {
-  const w = createWorld();
-  try {
-    const a = await initWorkRepo(w, 'a');
-    await commit(w, a, 'f.txt', '1\n');
-    const url = await walrusInit(w, a, 'clash');
-    await w.ok(a, ['push', '-q', 'walrus', 'main']);
+  await inPushedRepository('clash', { dir: 'a', file: 'f.txt', content: '1\n' }, async ({ world: w, repo: a, url }) => {
     const blobs = () => readdirSync(w.path('walrus-home', 'local', 'walrus', 'blobs')).length;
     const before = blobs();
     await commit(w, a, 'g.txt', 'new content that needs a pack\n');
@@ -133,7 +128,7 @@ rules('a ref that would stand beside another as file and directory is refused in
     assert.is(blobs(), before, 'no pack was stored');
     assert.is(await w.ok(a, ['ls-remote', 'walrus', 'refs/heads/main/*']), '');
     await w.ok('.', ['clone', '-q', url, 'b']);
-  } finally { w.remove(); }
+  });
 });
 
 rules.run();
