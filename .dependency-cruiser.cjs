@@ -2,11 +2,12 @@
  * The dependency direction of docs/architecture.md ("Layers and dependency direction"), checked by `npm run lint`
  * (depcruise src test scripts bench). Inner ring: core, ports, contract. Use-cases: remote. Fronts: cli, web,
  * protocol, gitops. Adapters: sui, walrus, seal, k8s, git, devnet, config, fs (walrus-protocol is what the Walrus
- * adapter and the devnet's Walrus service share). Composition roots: main. The rules on `src/` hold the product; the
- * ones from anywhere (circles, unresolvable or undeclared packages, importing a test file) hold the tooling too.
+ * adapter and the devnet's Walrus service share; light-client is the checkpoint verifier the Sui adapter runs and the
+ * devnet's checkpoints are made for). Composition roots: main. The rules on `src/` hold the product; the ones from
+ * anywhere (circles, unresolvable or undeclared packages, importing a test file) hold the tooling too.
  */
 const INNER = '^src/(core|ports|contract)/';
-const ADAPTERS = '(sui|walrus|seal|k8s|git|devnet|config|fs|walrus-protocol)';
+const ADAPTERS = '(sui|walrus|seal|k8s|git|devnet|config|fs|walrus-protocol|light-client)';
 const FRONTS = '(cli|web|protocol|gitops)';
 /** Node's built-in modules that reach outside the process (files, processes, the network, the terminal, threads). */
 const IO_BUILTINS = '^(node:)?(fs|fs/promises|child_process|net|dgram|dns|dns/promises|http|https|http2|tls|os|readline|readline/promises|tty|worker_threads|cluster|inspector|process)$';
@@ -40,7 +41,7 @@ module.exports = {
       comment: 'fronts call remote, core and ports; the composition root gives them adapters',
       severity: 'error',
       from: { path: `^src/${FRONTS}/` },
-      to: { path: `^src/(main|sui|walrus|seal|k8s|git|devnet|config|walrus-protocol)/` },
+      to: { path: `^src/(main|sui|walrus|seal|k8s|git|devnet|config|walrus-protocol|light-client)/` },
     },
     {
       name: 'only-the-cli-touches-files',
@@ -75,7 +76,7 @@ module.exports = {
       comment: 'an adapter implements ports: it imports the inner ring, crash-safe files (fs) and walrus-protocol, never a use-case, a front or another adapter',
       severity: 'error',
       from: { path: `^src/${ADAPTERS}/` },
-      to: { path: '^src/', pathNot: ['^src/$1/', INNER, '^src/fs/', '^src/walrus-protocol/'] },
+      to: { path: '^src/', pathNot: ['^src/$1/', INNER, '^src/fs/', '^src/walrus-protocol/', '^src/light-client/'] },
     },
     {
       name: 'sdks-in-adapters-only',
@@ -88,7 +89,7 @@ module.exports = {
       name: 'bcs-in-codecs-only',
       comment: 'the pure BCS codec is for the twin, the shared Walrus pieces and the adapters',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(sui|walrus|seal|devnet|config|main|contract|walrus-protocol)/'] },
+      from: { path: '^src/', pathNot: ['^src/(sui|walrus|seal|devnet|config|main|contract|walrus-protocol|light-client)/'] },
       to: { path: 'node_modules/@mysten/(sui/dist/bcs|bcs|walrus-wasm)/' },
     },
     {

@@ -9,3 +9,8 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** Whether two byte strings are equal. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}

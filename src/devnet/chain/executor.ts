@@ -1,7 +1,8 @@
 import { bcs } from '@mysten/sui/bcs';
 import { toBase58, normalizeSuiAddress } from '@mysten/sui/utils';
 import { TransactionDataBuilder } from '@mysten/sui/transactions';
-import { SUI_FRAMEWORK, hashTyped } from './objects.ts';
+import { SUI_FRAMEWORK } from './objects.ts';
+import { hashTyped } from '../../light-client/digests.ts';
 import { MoveAbortFailure, type MoveValue } from './packages.ts';
 import { TransactionRejectedError } from './errors.ts';
 import { ObjectRuntimeLimitFailure, WorkingSet } from './working-set.ts';

@@ -2,6 +2,7 @@ import { bcs, TypeTagSerializer } from '@mysten/sui/bcs';
 import { normalizeStructTag, normalizeSuiAddress, toBase58, fromBase58 } from '@mysten/sui/utils';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { concatBytes } from '../../core/bytes.ts';
+import { hashTyped } from '../../light-client/digests.ts';
 import { remembered } from './move-types.ts';
 import { fromStoredBase64, toStoredBase64 } from './stored-base64.ts';
 
@@ -38,16 +39,6 @@ export const GAS_COIN_TYPE = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>'
 export const CLOCK_TYPE = normalizeStructTag('0x2::clock::Clock');
 /** The `type` of a package object (Sui reports packages with this type string). */
 export const PACKAGE_TYPE = 'package';
-
-/** blake2b-256 over `<Name>::` ‖ data: Sui's typed-data hashing for digests. */
-export function hashTyped(name: string, data: Uint8Array): Uint8Array {
-  const hash = blake2b.create({ dkLen: 32 });
-  hash.update(remembered(typedPrefixes, name, () => new TextEncoder().encode(`${name}::`)));
-  hash.update(data);
-  return hash.digest();
-}
-
-const typedPrefixes = new Map<string, Uint8Array>();
 
 /** Id of the n-th object created by a transaction: blake2b256(0xf1 ‖ tx digest ‖ u64le(n)) (Sui `derive_id`). */
 export function deriveObjectId(txDigest: string, creationIndex: number): string {

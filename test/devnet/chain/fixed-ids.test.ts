@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toBase58 } from '@mysten/sui/utils';
-import { deriveObjectId, hashTyped } from '../../../src/devnet/chain/objects.ts';
+import { deriveObjectId } from '../../../src/devnet/chain/objects.ts';
+import { hashTyped } from '../../../src/light-client/digests.ts';
 import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS, WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from '../../../src/devnet/chain/fixed-ids.ts';
 
 test('each system transaction digest is the typed hash of its seed', () => {
