@@ -16,6 +16,12 @@ import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 export interface LocalNetwork {
   /** The in-process Sui client (`client.core` is the devnet's CoreClient). */
   client: ClientWithCoreApi;
+  /**
+   * A `fetch` that serves `suiGrpcUrl` in-process: the chain's gRPC-web API exactly as `git walrus devnet` serves it
+   * (give both to `SuiGrpcClient`; the certified reads use its ledger service).
+   */
+  suiGrpcFetch: typeof fetch;
+  suiGrpcUrl: string;
   /** A `fetch` that serves `walrusUrl` in-process (publisher and aggregator API). */
   walrusFetch: typeof fetch;
   /** Base URL to give the HTTP blob store together with `walrusFetch`; it is never resolved on a network. */
@@ -40,6 +46,7 @@ export interface LocalNetwork {
 
 /** The in-process Walrus is addressed by a name that no resolver knows, so nothing can leak to a real network. */
 export const LOCAL_WALRUS_URL = 'http://walrus.local.invalid';
+export const LOCAL_SUI_GRPC_URL = 'http://sui.local.invalid';
 
 export interface LocalNetworkOptions {
   /** Seal key servers (1-based) to mark down from now on (absent: as the state directory says, see setKeyServersDown). */
@@ -53,6 +60,8 @@ export async function openLocalNetwork(dir: string, options: LocalNetworkOptions
   const keyServers = await openKeyServers(dir, engine, { down: options.keyServersDown });
   return {
     client: new DevnetCoreClient(engine),
+    suiGrpcFetch: grpcFetch(engine),
+    suiGrpcUrl: LOCAL_SUI_GRPC_URL,
     walrusFetch: serviceFetch(walrus, LOCAL_WALRUS_URL),
     walrusUrl: LOCAL_WALRUS_URL,
     numShards: walrus.numShards,
@@ -70,4 +79,13 @@ export async function openLocalNetwork(dir: string, options: LocalNetworkOptions
     walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID,
     close: async () => {},
   };
+}
+
+/**
+ * The gRPC-web front's handler behind a `fetch`, loaded at the first call: only certified reads take this path, and
+ * a helper that never makes one never loads the gRPC services.
+ */
+function grpcFetch(engine: ChainEngine): typeof fetch {
+  let handler: Promise<(request: Request) => Promise<Response>> | undefined;
+  return async (input, init) => (await (handler ??= import('./chain/grpc-web.ts').then((m) => m.grpcWebHandler(engine))))(new Request(input, init));
 }

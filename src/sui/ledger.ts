@@ -61,6 +61,25 @@ function pushShapeKey(id: string, updates: RefUpdate[], pack: PackEntry | null):
   return JSON.stringify([normalizeSuiAddress(id), updates, pack && [pack.chunks.length, pack.size, pack.sealedKey ?? null]]);
 }
 
+/** The Repository object's fields as the port names them. */
+export function repositoryInfo(id: string, repo: RepositoryValue): RepositoryInfo {
+  return {
+    id: normalizeSuiAddress(id),
+    name: repo.name,
+    owner: repo.owner,
+    writers: [...repo.writers.contents],
+    private: repo.private,
+    readers: [...repo.readers.contents],
+    protectedRefs: [...repo.protected.contents],
+    head: repo.head,
+    hashLength: repo.hash_len as 0 | 20 | 32,
+    seq: Number(repo.seq),
+    logHead: Buffer.from(repo.log_head).toString('hex'),
+    packCount: Number(repo.pack_count),
+    liveFrom: Number(repo.live_from),
+  };
+}
+
 export class SuiLedger implements Ledger, TransactionSubmitter {
   readonly #client: ClientWithCoreApi;
   readonly #transactions: TransactionRunner;
@@ -103,22 +122,7 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
   }
 
   async getRepository(id: string): Promise<RepositoryInfo> {
-    const repo = await this.#repository(id);
-    return {
-      id: normalizeSuiAddress(id),
-      name: repo.name,
-      owner: repo.owner,
-      writers: [...repo.writers.contents],
-      private: repo.private,
-      readers: [...repo.readers.contents],
-      protectedRefs: [...repo.protected.contents],
-      head: repo.head,
-      hashLength: repo.hash_len as 0 | 20 | 32,
-      seq: Number(repo.seq),
-      logHead: Buffer.from(repo.log_head).toString('hex'),
-      packCount: Number(repo.pack_count),
-      liveFrom: Number(repo.live_from),
-    };
+    return repositoryInfo(id, await this.#repository(id));
   }
 
   async listRefs(id: string): Promise<Map<string, string>> {

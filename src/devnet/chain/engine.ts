@@ -7,6 +7,7 @@ import type { GenesisInfo } from './snapshot.ts';
 import { ChainStore, type CommitRecord, type EventPosition, type TxRecord } from './store.ts';
 import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
 import type { ExecutionResult } from './execution.ts';
+import { DevnetCertifier } from './certification.ts';
 import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
 import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_TYPE, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
 import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS, WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
@@ -67,7 +68,11 @@ export class ChainEngine {
 
   private constructor(store: ChainStore) {
     this.store = store;
+    this.certifier = new DevnetCertifier(store);
   }
+
+  /** The chain's checkpoints, certified by its committees. */
+  readonly certifier: DevnetCertifier;
 
   /**
    * The Move packages the chain runs, loaded and built at the first call or dry run: a process that only reads the

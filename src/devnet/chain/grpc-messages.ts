@@ -2,7 +2,8 @@ import { bcs } from '@mysten/sui/bcs';
 import { parseTransactionEffectsBcs, type SuiClientTypes } from '@mysten/sui/client';
 import { GrpcTypes } from '@mysten/sui/grpc';
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
-import { fromBase64 } from '@mysten/sui/utils';
+import { fromBase64, toBase58 } from '@mysten/sui/utils';
+import { hashTyped } from '../../light-client/digests.ts';
 import { ChainEngine } from './engine.ts';
 import { EPOCH } from './genesis.ts';
 import { objectView } from './core-client.ts';
@@ -150,7 +151,7 @@ function effectsProto(effectsBytes: Uint8Array, record: TxRecord): Message {
   });
   return {
     bcs: { name: 'TransactionEffects', value: effectsBytes },
-    digest: undefined,
+    digest: toBase58(hashTyped('TransactionEffects', effectsBytes)),
     version: 2,
     status: statusProto(effectsBytes, effects.status),
     epoch: BigInt(EPOCH),

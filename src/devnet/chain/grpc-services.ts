@@ -6,6 +6,8 @@ import { ChainEngine } from './engine.ts';
 import { EPOCH } from './genesis.ts';
 import { DevnetCoreClient, dryRunBytes } from './core-client.ts';
 import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
+import { epochCommittee, getCheckpoint } from './grpc-checkpoints.ts';
+import { epochOfCheckpoint } from './certification.ts';
 import { GrpcTransactionError, transactionFromGrpc } from './grpc-transaction.ts';
 import { messageOf } from '../../core/errors.ts';
 import { Code, GrpcStatusError, type Mask, mask, objectInclude, objectProto, balanceProto, pageCursor, nextPageToken, eventFilter, stored, timestamp, executedTransaction, systemStateProto, signatureProto, type Message } from './grpc-messages.ts';
@@ -82,6 +84,7 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       lowestAvailableCheckpointObjects: 0n,
       server: 'git-walrus devnet',
     }),
+    'sui.rpc.v2.LedgerService/GetCheckpoint': (request: GrpcTypes.GetCheckpointRequest) => getCheckpoint(engine, request),
     'sui.rpc.v2.LedgerService/GetObject': async (request: GrpcTypes.GetObjectRequest) => {
       const [found] = await objects([request], mask(request.readMask));
       if (found.result.oneofKind === 'error') throw new GrpcStatusError(Code.NOT_FOUND, found.result.error!.message);
@@ -98,12 +101,12 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       })),
     }),
     'sui.rpc.v2.LedgerService/GetEpoch': async (request: GrpcTypes.GetEpochRequest) => {
-      if (request.epoch !== undefined && request.epoch !== BigInt(EPOCH)) throw new GrpcStatusError(Code.NOT_FOUND, `Epoch ${request.epoch} not found`);
+      // Checkpoints are certified in epochs of their own; transactions still execute in the system state's epoch 0.
+      const certified = epochCommittee(engine, request.epoch ?? epochOfCheckpoint(engine.certifier.latest));
       const [{ systemState: state }, { protocolConfig }] = await Promise.all([core.getCurrentSystemState(), core.getProtocolConfig()]);
       return {
         epoch: {
-          epoch: BigInt(EPOCH),
-          firstCheckpoint: 0n,
+          ...certified,
           start: timestamp(Number(state.epochStartTimestampMs)),
           referenceGasPrice: BigInt(state.referenceGasPrice),
           protocolConfig: { protocolVersion: BigInt(protocolConfig.protocolVersion), featureFlags: protocolConfig.featureFlags, attributes: protocolConfig.attributes, configs: {} },

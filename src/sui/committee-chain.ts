@@ -1,0 +1,96 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { GrpcTypes } from '@mysten/sui/grpc';
+import { writeFileAtomic } from '../fs/atomic.ts';
+import { CheckpointSummaryLayout } from '../light-client/bcs.ts';
+import type { SignedSummary } from '../light-client/certificate.ts';
+import { checkedCommittee, type Committee } from '../light-client/committee.ts';
+import { NotCertifiedError } from '../light-client/errors.ts';
+import { nextCommittee } from '../light-client/ratchet.ts';
+
+type Call<Request, Response> = (request: Request) => PromiseLike<{ response: Response }>;
+
+/** The `sui.rpc.v2.LedgerService` calls a light client makes: `SuiGrpcClient.ledgerService` is one. */
+export interface LedgerReads {
+  getObject: Call<GrpcTypes.GetObjectRequest, GrpcTypes.GetObjectResponse>;
+  getTransaction: Call<GrpcTypes.GetTransactionRequest, GrpcTypes.GetTransactionResponse>;
+  getCheckpoint: Call<GrpcTypes.GetCheckpointRequest, GrpcTypes.GetCheckpointResponse>;
+  getEpoch: Call<GrpcTypes.GetEpochRequest, GrpcTypes.GetEpochResponse>;
+}
+
+/** A checkpoint's summary and signature as the gRPC API carries them, in the light client's terms. */
+export function signedSummaryOf(checkpoint: GrpcTypes.Checkpoint | undefined, sequence: bigint): SignedSummary {
+  const summaryBcs = checkpoint?.summary?.bcs?.value;
+  const signature = checkpoint?.signature;
+  if (!summaryBcs || !signature?.signature || !signature.bitmap || signature.epoch === undefined) {
+    throw new NotCertifiedError(`checkpoint ${sequence} was served without its summary BCS or its validators' signature`);
+  }
+  return { summaryBcs, signature: { epoch: signature.epoch.toString(), signature: signature.signature, signersMap: signature.bitmap } as SignedSummary['signature'] };
+}
+
+/**
+ * The validator committees from a pinned anchor on: epoch e+1's committee is taken only from epoch e's last
+ * checkpoint, certified by epoch e's committee (sui-light-client's sync). Any RPC may serve those checkpoints;
+ * where the epoch ends is only a hint it gives. Each verified end-of-epoch summary is kept in `dir` (one file per
+ * epoch), so a ratchet is paid once per machine; what is read back from there was verified before it was written.
+ */
+export class CommitteeChain {
+  readonly #known = new Map<bigint, Committee>();
+  readonly #anchor: Committee;
+  readonly #dir: string | null;
+
+  constructor(anchor: Committee, dir: string | null) {
+    this.#anchor = checkedCommittee(anchor);
+    this.#known.set(anchor.epoch, this.#anchor);
+    this.#dir = dir;
+  }
+
+  get anchorEpoch(): bigint {
+    return this.#anchor.epoch;
+  }
+
+  async committee(epoch: bigint, ledger: LedgerReads): Promise<Committee> {
+    if (epoch < this.#anchor.epoch) throw new NotCertifiedError(`epoch ${epoch} is before the pinned anchor (epoch ${this.#anchor.epoch})`);
+    let known = this.#known.get(epoch) ?? (await this.#cached(epoch));
+    if (known) return known;
+    let from = epoch - 1n;
+    while (!this.#known.has(from) && !(await this.#cached(from))) from -= 1n;
+    known = this.#known.get(from)!;
+    for (let e = from; e < epoch; e++) {
+      const last = (await ledger.getEpoch({ epoch: e, readMask: { paths: ['last_checkpoint'] } })).response.epoch?.lastCheckpoint;
+      if (last === undefined) throw new NotCertifiedError(`epoch ${e} has no last checkpoint on this RPC, so epoch ${e + 1n}'s committee cannot be learnt`);
+      const served = (await ledger.getCheckpoint({ checkpointId: { oneofKind: 'sequenceNumber', sequenceNumber: last }, readMask: { paths: ['summary.bcs', 'signature'] } })).response.checkpoint;
+      const signed = signedSummaryOf(served, last);
+      known = nextCommittee(known, signed);
+      this.#known.set(known.epoch, known);
+      await this.#keep(known.epoch, signed);
+    }
+    return known;
+  }
+
+  async #cached(epoch: bigint): Promise<Committee | undefined> {
+    if (this.#dir === null || epoch <= this.#anchor.epoch) return undefined;
+    const text = await readFile(join(this.#dir, `epoch-${epoch}.json`), 'utf8').catch(() => null);
+    if (text === null) return undefined;
+    try {
+      const summary = CheckpointSummaryLayout.parse(Buffer.from((JSON.parse(text) as { summary: string }).summary, 'base64'));
+      const members = summary.endOfEpochData?.nextEpochCommittee;
+      if (!members || BigInt(summary.epoch) + 1n !== epoch) return undefined;
+      const committee = { epoch, members: members.map((m) => ({ publicKey: Uint8Array.from(m.publicKey), stake: BigInt(m.stake) })) };
+      this.#known.set(epoch, committee);
+      return committee;
+    } catch {
+      return undefined; // a damaged cache entry is learnt again
+    }
+  }
+
+  async #keep(epoch: bigint, signed: SignedSummary): Promise<void> {
+    if (this.#dir === null) return;
+    await mkdir(this.#dir, { recursive: true });
+    const entry = {
+      summary: Buffer.from(signed.summaryBcs).toString('base64'),
+      signature: { epoch: String(signed.signature.epoch), signature: Buffer.from(signed.signature.signature).toString('base64'), bitmap: Buffer.from(signed.signature.signersMap).toString('base64') },
+    };
+    await writeFileAtomic(join(this.#dir, `epoch-${epoch}.json`), `${JSON.stringify(entry)}\n`);
+  }
+}
