@@ -1,3 +1,4 @@
+import type { CertifiedReads } from '../ports/certified.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
@@ -128,6 +129,8 @@ export interface CliServices {
   openPackObjects(): Promise<PackObjects & PackCommits>;
   /** The active network's name (`local`, `devnet`, `testnet`, `mainnet`). */
   networkName: string;
+  /** Reads proved against the validators' certificates; absent where the network has no trust anchor. */
+  certified?: () => Promise<CertifiedReads>;
   /** The network's compute market (throws where none is known); absent in apps that offer none. */
   market?(): Promise<MarketLedger>;
   close(): Promise<void>;

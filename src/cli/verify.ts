@@ -1,12 +1,14 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
+import { UsageError } from '../core/errors.ts';
 import { REMOTE_ARG, withRemoteRepository } from './remote-arg.ts';
 import { EXPIRY_WARNING_OPTION, expiryWarningEpochs } from './lifetime.ts';
 
 interface VerifyArgs extends CliArgs {
   remote: string;
   deep?: boolean;
+  certified?: boolean;
   json?: boolean;
   network?: string;
   expiryWarning?: number;
@@ -25,6 +27,7 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
       .example('$0 verify walrus --deep', 'also every commit a ref ever pointed to')
       .positional('remote', REMOTE_ARG)
       .option('deep', { type: 'boolean', default: false, describe: 'also apply every pack in order and check every commit any ref pointed to' })
+      .option('certified', { type: 'boolean', describe: 'prove the repository state against the validators\' certificates, asking every configured RPC (default: where the network has a trust anchor; --no-certified: trust the one node)' })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
       .option('expiry-warning', EXPIRY_WARNING_OPTION) as never,
   handler: async (argv) => {
@@ -36,8 +39,12 @@ export const verifyCommand: CommandModule<CliArgs, VerifyArgs> = {
       import('../remote/lifetime.ts'),
     ]);
     const problems = await withRemoteRepository(app, argv, async (services, id) => {
+      if (argv.certified === true && services.certified === undefined) {
+        throw new UsageError(`network ${services.networkName} has no trust anchor for certified reads: set walrus.certifiedAnchor (see README, Certified reads), or run without --certified`);
+      }
+      const certified = argv.certified === false ? undefined : await services.certified?.();
       const report = await verifyRepository(
-        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log },
+        { ledger: services.ledger, blobStore: services.blobStore, blobIdOf: services.blobIdOf, openPackObjects: services.openPackObjects, keyService: services.keyService, log: app.log, ...(certified ? { certified } : {}) },
         id,
         { deep: argv.deep, expiryWarningEpochs: await expiryWarningEpochs(app, argv.expiryWarning) },
       );

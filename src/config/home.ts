@@ -23,6 +23,12 @@ export interface NetworkSettings {
   sealThreshold?: string;
   /** API keys some key servers' operators require: `<object id>=<header name>:<value>`, comma-separated (secret). */
   sealApiKeys?: string;
+  /** More gRPC nodes of the network whose answers certified reads verify too: URLs, comma-separated. */
+  certifiedRpcs?: string;
+  /** The committee certified reads start from (testnet, mainnet): a JSON file `{epoch, members: [{publicKey, stake}]}`. */
+  certifiedAnchor?: string;
+  /** `true`: clone and fetch refuse heads they cannot prove certified. */
+  requireCertified?: string;
 }
 
 /** `$GIT_WALRUS_HOME/config.json`. Every field is optional; an absent file is an empty one. */

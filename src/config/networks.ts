@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError, WalrusGitError } from '../core/errors.ts';
 import { MAX_EPOCHS_AHEAD } from '../core/blob-lifetime.ts';
 import { DEFAULT_TIMEOUT_MS } from '../core/service-unreachable.ts';
 import { NETWORK_NAMES } from '../core/network-names.ts';
-import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
+import { DEVNET_GENESIS_COMMITTEE, DEVNET_SEAL } from '../core/devnet-protocol.ts';
 import type { SealConfig } from '../core/devnet-protocol.ts';
 import type { NetworkName } from '../core/network-names.ts';
 import { discoverDevnet } from './devnet-discovery.ts';
@@ -51,6 +52,19 @@ export interface NetworkConfig {
    * default 30). A publisher storing a blob gets ten times as long, at least 5 minutes.
    */
   timeoutMs: number;
+  /** Certified reads (checkpoint-certified state), where the network has a trust anchor; absent: not available. */
+  certified?: CertifiedSettings;
+}
+
+/**
+ * What certified reads need: the committee to start from (hex BLS keys, stakes), the RPCs whose answers are each
+ * verified (the network's own first), and whether clone and fetch must refuse what they cannot prove.
+ */
+export interface CertifiedSettings {
+  anchor: { epoch: number | string; members: { publicKey: string; stake: number | string }[] };
+  /** gRPC URLs besides the network's own node (none for the embedded network). */
+  extraRpcs: string[];
+  require: boolean;
 }
 
 /**
@@ -138,8 +152,14 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
 
   const timeoutMs = timeoutSetting(input.env.GIT_WALRUS_TIMEOUT || input.gitConfig('walrus.timeout'));
   const apiKeys = setting('sealApiKeys', 'GIT_WALRUS_SEAL_API_KEYS');
+  const require = booleanSetting('require certified', 'GIT_WALRUS_REQUIRE_CERTIFIED, git config walrus.requireCertified, or "requireCertified" in the network\'s section of config.json',
+    setting('requireCertified', 'GIT_WALRUS_REQUIRE_CERTIFIED'));
+  const extraRpcs = (setting('certifiedRpcs', 'GIT_WALRUS_CERTIFIED_RPCS') ?? '').split(',').map((url) => url.trim()).filter((url) => url !== '');
   if (name === 'local') {
-    return { name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, timeoutMs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys) };
+    return {
+      name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, timeoutMs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys),
+      certified: { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs: [], require },
+    };
   }
 
   if (name === 'devnet') {
@@ -162,6 +182,8 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       timeoutMs,
       ...(info.walrusSystemObjectId ? { walrusSystemObjectId: info.walrusSystemObjectId } : {}),
       ...(info.seal === undefined ? {} : { seal: withSealApiKeys(info.seal, apiKeys) }),
+      // Certification needs the gRPC ledger calls: a JSON-RPC-only server cannot serve a checkpoint's signers.
+      ...(info.suiGrpcUrl ? { certified: { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs, require } } : {}),
     };
   }
 
@@ -188,7 +210,29 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     timeoutMs,
     walrusSystemObjectId: WALRUS_SYSTEM_OBJECTS[name],
     ...(seal === undefined ? {} : { seal: withSealApiKeys(seal, apiKeys) }),
+    ...anchorSetting(setting('certifiedAnchor', 'GIT_WALRUS_CERTIFIED_ANCHOR'), extraRpcs, require),
   };
+}
+
+/**
+ * Testnet and mainnet have no anchor built in: certified reads start from a committee the user pins from a source
+ * they trust (a JSON file `{epoch, members: [{publicKey: <96-byte hex>, stake}]}`), and are unavailable without one.
+ */
+function anchorSetting(path: string | undefined, extraRpcs: string[], require: boolean): { certified?: CertifiedSettings } {
+  if (path === undefined) {
+    if (require) throw new UsageError('walrus.requireCertified needs a trust anchor on this network: set GIT_WALRUS_CERTIFIED_ANCHOR or git config walrus.certifiedAnchor to a committee file');
+    return {};
+  }
+  let anchor: CertifiedSettings['anchor'];
+  try {
+    anchor = JSON.parse(readFileSync(path, 'utf8')) as CertifiedSettings['anchor'];
+  } catch (error) {
+    throw new UsageError(`cannot read the certified-reads anchor ${path}: ${(error as Error).message}`, { path });
+  }
+  if (!Array.isArray(anchor?.members) || anchor.members.some((m) => !/^[0-9a-f]{192}$/.test(String(m.publicKey)) || !/^\d+$/.test(String(m.stake))) || !/^\d+$/.test(String(anchor.epoch))) {
+    throw new UsageError(`the certified-reads anchor ${path} must be {"epoch": <n>, "members": [{"publicKey": <96-byte hex>, "stake": <n>}, …]}`, { path });
+  }
+  return { certified: { anchor, extraRpcs, require } };
 }
 
 const SEAL_API_KEYS_HELP = 'GIT_WALRUS_SEAL_API_KEYS="<key server object id>=<header name>:<api key>,…" (or git config walrus.sealApiKeys, ' +

@@ -30,6 +30,7 @@ const app: CliApp = {
       ...(opened.blobObjects ? { blobObjects: opened.blobObjects } : {}),
       openPackObjects: async () => (await import('../git/pack-reader.ts')).PackObjectReader.open(),
       networkName: opened.name,
+      ...(opened.certified ? { certified: opened.certified } : {}),
       market: opened.market,
       close: opened.close,
     };

@@ -5,7 +5,7 @@ import { InternalError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { requireContract } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
-import type { NetworkConfig } from '../config/networks.ts';
+import type { CertifiedSettings, NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
 import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
@@ -13,6 +13,7 @@ import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { RepositoryDirectory } from '../ports/directory.ts';
+import type { CertifiedReads } from '../ports/certified.ts';
 import { SuiLedger } from '../sui/ledger.ts';
 import { computeBlobId } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
@@ -42,6 +43,13 @@ export interface OpenedNetwork {
   blobObjects?: () => Promise<BlobObjects>;
   /** The compute market of this network; throws MarketNotPublishedError where no Market is known. */
   market(): Promise<MarketLedger>;
+  /**
+   * Reads verified against the validators' certificates, from every configured RPC; absent where the network has no
+   * trust anchor (or its node no gRPC API). Loaded on first use.
+   */
+  certified?: () => Promise<CertifiedReads>;
+  /** Clone and fetch refuse heads they cannot prove certified (walrus.requireCertified). */
+  requireCertified: boolean;
   /** Every repository and access change, from the package's events (`git walrus web`). */
   directory(): Promise<RepositoryDirectory>;
   /** `target` with its methods timed into this process's GIT_WALRUS_STATS line (itself when no stats are kept). */
@@ -68,7 +76,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
   let signer: Promise<Signer> | null = null;
   const loadSigner = () => (signer ??= loadKey().then(async ({ material }) => (await import('../config/keys.ts')).keypairOf(material)));
   const signerAddress = async () => (await loadKey()).address;
-  const { client, blobStore, close, faucet, walFaucet, walrusSystemObjectId, contract, numShards, keyServerFetch } = await openAdapters(config, options.log, loadSigner, signerAddress);
+  const { client, blobStore, close, faucet, walFaucet, walrusSystemObjectId, contract, numShards, keyServerFetch, grpc } = await openAdapters(config, options.log, loadSigner, signerAddress);
   const { packageId, registryId } = contract ?? requireContract(config);
   // One transaction at a time per signer address, across every process sharing this home: they spend the same gas.
   const exclusive = <T>(signerAddress: string, submit: () => Promise<T>) => withFileLock(join(home, 'locks', `${signerAddress}.lock`), submit, SIGNER_LOCK_TIMEOUT_MS);
@@ -125,6 +133,8 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
     market,
+    ...(config.certified && grpc ? { certified: certifiedReads(config.name, config.certified, grpc, join(home, 'certified', config.name)) } : {}),
+    requireCertified: config.certified?.require ?? false,
     directory: async () => new (await import('../sui/directory.ts')).SuiDirectory({ client, packageId }),
     timed: (target, name, nested) => (statsFile ? timed(target, stats, name, nested) : target),
     close: async () => {
@@ -148,6 +158,21 @@ interface Adapters {
   numShards: number;
   /** How Seal key-server requests travel, where not over the network (the embedded network serves them in process). */
   keyServerFetch?: typeof fetch;
+  /** The network's own gRPC endpoint (absent: its node speaks JSON-RPC only). */
+  grpc?: { url: string; fetch?: typeof fetch };
+}
+
+/** Certified reads over the network's node and the extra RPCs configured, with the committees cached in `cacheDir`. */
+function certifiedReads(network: string, settings: CertifiedSettings, own: { url: string; fetch?: typeof fetch }, cacheDir: string): () => Promise<CertifiedReads> {
+  let reads: Promise<CertifiedReads> | null = null;
+  return () => (reads ??= (async () => {
+    const [{ SuiGrpcClient }, { CertifiedSuiReads }, { CommitteeChain }, { committeeFromHex }] = await Promise.all([
+      import('@mysten/sui/grpc'), import('../sui/certified-reads.ts'), import('../sui/committee-chain.ts'), import('../sui/anchors.ts'),
+    ]);
+    const rpc = (url: string, fetchFn?: typeof fetch) => ({ name: url, ledger: new SuiGrpcClient({ baseUrl: url, network, ...(fetchFn ? { fetch: fetchFn } : {}) }).ledgerService });
+    const rpcs = [rpc(own.url, own.fetch), ...settings.extraRpcs.map((url) => rpc(url))];
+    return new CertifiedSuiReads(rpcs, new CommitteeChain(committeeFromHex(settings.anchor), cacheDir));
+  })());
 }
 
 async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => Promise<Signer>, signerAddress: () => Promise<string>): Promise<Adapters> {
@@ -171,11 +196,13 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       contract: { packageId: local.packageId, registryId: local.registryId, marketId: local.marketId },
       numShards: local.numShards,
       keyServerFetch: local.keyServerFetch,
+      grpc: { url: local.suiGrpcUrl, fetch: local.suiGrpcFetch },
     };
   }
   if (config.walrus.kind === 'embedded') throw new InternalError(`network ${config.name}: an embedded Walrus needs the embedded chain`);
   const { suiDeadlineFetch, withDeadlines } = await import('../sui/deadlines.ts');
   const deadlines = suiDeadlineFetch({ url: config.sui.url, timeoutMs: config.timeoutMs, help: unreachableHelp(config, 'the node\'s URL', 'GIT_WALRUS_SUI_URL, git config walrus.suiUrl') });
+  const grpc = config.sui.kind === 'grpc' ? { url: config.sui.url, fetch: deadlines.fetch } : undefined;
   const client: ClientWithCoreApi = withDeadlines(config.sui.kind === 'jsonrpc'
     ? await jsonRpcClient(config.sui.url, config.name, deadlines.fetch)
     : new (await import('@mysten/sui/grpc')).SuiGrpcClient({ baseUrl: config.sui.url, network: config.name, fetch: deadlines.fetch }), deadlines);
@@ -193,6 +220,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
       faucet: null,
       walrusSystemObjectId: config.walrusSystemObjectId,
       numShards,
+      grpc,
     };
   }
   const { publisherUrl, aggregatorUrl, storageNodeUrl, numShards } = config.walrus;
@@ -211,6 +239,7 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
     ...(faucetUrl ? { walFaucet: (recipient: string) => requestDevnetWal(faucetUrl, recipient) } : {}),
     walrusSystemObjectId: config.walrusSystemObjectId,
     numShards,
+    grpc,
   };
 }
 

@@ -4,6 +4,7 @@
  * (scripts/already-loaded.ts) and whatever they load lazily finds them loaded.
  */
 import { resolve } from 'node:path';
+import { UsageError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
@@ -23,7 +24,9 @@ export async function openBackend(locator: RepositoryLocator, gitConfig: Promise
   mark('network');
   const gitDir = process.env.GIT_DIR;
   const local = gitDir ? network.timed(new NativeGitRepository(resolve(gitDir), process.env), 'local', ['receivePack', 'packObjects']) : null;
-  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options });
+  const certified = network.requireCertified ? network.certified : undefined;
+  if (network.requireCertified && !certified) throw new UsageError(`walrus.requireCertified is set, but network ${network.name} cannot serve certified reads (its node has no gRPC API)`);
+  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options, ...(certified ? { certified } : {}) });
   return {
     ...backend,
     close: async () => {

@@ -78,3 +78,15 @@ export class CommitNotReachableError extends WalrusGitError {
     super('COMMIT_NOT_REACHABLE', `commit ${commit} is not reachable from any branch or tag of repository ${repository}; refusing to check it out`, { repository, commit });
   }
 }
+
+/** Clone or fetch with walrus.requireCertified, and the heads the node listed are not the certified ones. */
+export class UncertifiedHeadsError extends WalrusGitError {
+  constructor(id: string, problems: string[]) {
+    super(
+      'UNCERTIFIED_HEADS',
+      `refusing the heads of repository ${id}: they cannot be proved against the validators' certificates (${problems.join('; ')}). ` +
+        'Try again later or another RPC (walrus.certifiedRpcs); unset walrus.requireCertified to take the node\'s word',
+      { id, problems },
+    );
+  }
+}

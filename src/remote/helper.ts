@@ -5,6 +5,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, RepositoryInfo, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
+import type { CertifiedReads } from '../ports/certified.ts';
 import type { PackPrefetch } from './fetch.ts';
 import { listingOf } from './list.ts';
 import type { LocalRepository } from '../ports/local-repository.ts';
@@ -31,6 +32,8 @@ export interface HelperDeps {
   locator: RepositoryLocator;
   /** Shared with the Log, whose level follows `option verbosity`. */
   options: HelperOptions;
+  /** Given (walrus.requireCertified): a clone or fetch takes only heads proved against the validators' certificates. */
+  certified?: () => Promise<CertifiedReads>;
 }
 
 /**
@@ -92,6 +95,10 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
         const format = await into.formatWhileEmpty().catch(() => null);
         if (format !== null && format === formatOfHashLength(info.hashLength)) await startPrefetch(info);
       });
+      if (!forPush && deps.certified) {
+        const { certifyHeads } = await import('./certified-heads.ts');
+        await certifyHeads(await deps.certified(), ledger, id, listed);
+      }
       if (!forPush && deps.local !== null) {
         leftoversWanted = true;
         setImmediate(removeLeftovers);

@@ -8,6 +8,8 @@ import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import type { ResolveNetworkInput } from '../../src/config/networks.ts';
 import { UsageError } from '../../src/core/errors.ts';
 import { ConfigFileError } from '../../src/config/home.ts';
+import { DEVNET_GENESIS_COMMITTEE } from '../../src/core/devnet-protocol.ts';
+import { rejected } from '../support/rejected.ts';
 
 const emptyHome = () => mkdtempSync(join(tmpdir(), 'walrus-net-'));
 const git = (values: Record<string, string>) => (key: string) => values[key];
@@ -18,7 +20,25 @@ const resolve = suite('resolveNetwork');
 resolve('defaults to the embedded local network, kept under GIT_WALRUS_HOME', async () => {
   const home = emptyHome();
   const config = await resolveNetwork(input({ home }));
-  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, timeoutMs: 30_000, stateDir: join(home, 'local'), seal: DEVNET_SEAL });
+  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, timeoutMs: 30_000, stateDir: join(home, 'local'), seal: DEVNET_SEAL,
+    certified: { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs: [], require: false },
+  });
+});
+
+resolve('certified reads: the devnet anchor, extra RPCs and the requirement; testnet only with a pinned anchor file', async () => {
+  const env = { GIT_WALRUS_CERTIFIED_RPCS: 'https://a.example, https://b.example', GIT_WALRUS_REQUIRE_CERTIFIED: 'true' };
+  // The embedded network has no URL to ask others about: it is its own only RPC.
+  assert.equal((await resolveNetwork(input({ env }))).certified, { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs: [], require: true });
+  assert.is((await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'testnet' } }))).certified, undefined);
+  await rejected(resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_REQUIRE_CERTIFIED: 'true' } })), (error) => /needs a trust anchor/.test((error as Error).message));
+  const home = emptyHome();
+  const file = join(home, 'anchor.json');
+  const member = { publicKey: DEVNET_GENESIS_COMMITTEE.members[0]!.publicKey, stake: 10000 };
+  writeFileSync(file, JSON.stringify({ epoch: 812, members: [member] }));
+  assert.equal((await resolveNetwork(input({ home, env: { ...env, GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_CERTIFIED_ANCHOR: file } }))).certified,
+    { anchor: { epoch: 812, members: [member] }, extraRpcs: ['https://a.example', 'https://b.example'], require: true });
+  writeFileSync(file, JSON.stringify({ epoch: 812, members: [{ publicKey: 'ab', stake: 1 }] }));
+  await rejected(resolveNetwork(input({ home, env: { GIT_WALRUS_NETWORK: 'testnet', GIT_WALRUS_CERTIFIED_ANCHOR: file } })), (error) => /must be \{"epoch"/.test((error as Error).message));
 });
 
 resolve('Seal key servers: the devnet\'s 2 of 3 on local, the configured ones on testnet and mainnet', async () => {

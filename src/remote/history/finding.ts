@@ -28,5 +28,6 @@ export type FindingCode =
   | 'PACK_NOT_ENCRYPTED'
   | 'COMMIT_MISSING'
   | 'HISTORY_INCOMPLETE'
-  | 'PACK_EXPIRED';
+  | 'PACK_EXPIRED'
+  | 'CERT_ANSWER_REFUSED';
 

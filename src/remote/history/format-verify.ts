@@ -8,6 +8,7 @@ import type { VerifyReport } from './verify-repository.ts';
 
 /** The checks in the order they run, each with the finding codes (by prefix) that fail it. */
 const AREAS: Array<{ name: string; prefixes: string[]; passed: (r: VerifyReport) => string }> = [
+  { name: 'certified', prefixes: ['CERT_'], passed: (r) => `every RPC's answer verified against the validators' certificates (${r.certified?.answers.length} RPC${r.certified?.answers.length === 1 ? '' : 's'})` },
   { name: 'push log', prefixes: ['LOG_'], passed: (r) => `${r.pushes} push events replay to the on-chain log_head ${r.logHead}` },
   { name: 'chain state', prefixes: ['STATE_'], passed: () => 'refs and pack table agree with the push events' },
   { name: 'packs', prefixes: ['BLOB_', 'PACK_'], passed: (r) => `${r.packsChecked} live packs (${r.bytesChecked} bytes): blob ids, sizes and sha256 match` },
@@ -20,8 +21,18 @@ function inArea(code: FindingCode, prefixes: string[]): boolean {
 
 export function formatVerifyText(report: VerifyReport, style: Style): string {
   const lines = [`repository ${report.repository}: seq ${report.seq}, log_head ${report.logHead}`];
+  const certified = report.certified;
+  if (certified) {
+    lines.push(`certified: as of checkpoint ${certified.checkpoint}, epoch ${certified.epoch}, time ${new Date(certified.timestampMs).toISOString()} (version ${certified.version}, from ${certified.rpc})`);
+    for (const answer of certified.answers) {
+      if (answer.version !== undefined && answer.version !== certified.version) lines.push(`        RPC ${answer.rpc} lags: it proves version ${answer.version} (checkpoint ${answer.checkpoint}), not ${certified.version}`);
+    }
+  } else {
+    lines.push('not certified: the state is as one RPC node reports it');
+  }
   for (const area of AREAS) {
     if (area.name === 'history' && report.commitsChecked === undefined) continue;
+    if (area.name === 'certified' && !certified) continue;
     const found = report.findings.filter((finding) => inArea(finding.code, area.prefixes));
     if (found.length === 0) lines.push(`ok      ${area.name}: ${area.passed(report)}`);
     else {

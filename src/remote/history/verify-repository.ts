@@ -14,6 +14,7 @@ import { PackDecryptionError } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { KeyService } from '../../ports/key-service.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
+import type { CertifiedReads, CertifiedRepository, RpcAnswer } from '../../ports/certified.ts';
 import { PackKeys } from '../sealed-packs.ts';
 import type { Finding } from './finding.ts';
 import { findRewrites, type HistoryRewrite } from './rewrites.ts';
@@ -41,7 +42,14 @@ export interface VerifyDeps {
   openPackObjects?: () => Promise<PackObjects>;
   /** Opens a private repository's pack keys, for `deep` (what anyone can check needs no key). */
   keyService?: KeyService;
+  /** Given: the repository state checked against is the highest version the validators certified, not one node's word. */
+  certified?: CertifiedReads;
   log: Log;
+}
+
+/** Where the certified state came from: its checkpoint, and what every configured RPC answered. */
+export interface CertifiedSource extends Omit<CertifiedRepository, 'repository'> {
+  answers: RpcAnswer[];
 }
 
 export interface VerifyReport {
@@ -57,6 +65,8 @@ export interface VerifyReport {
   rewrites?: HistoryRewrite[];
   /** How long the live packs stay on Walrus, where it can tell (expired ones are also findings). */
   lifetimes?: LiveLifetimes;
+  /** Present when the state was proved against the validators' certificates. */
+  certified?: CertifiedSource;
   findings: Finding[];
 }
 
@@ -65,7 +75,17 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   const deep = options.deep ?? false;
   if (deep && deps.openPackObjects === undefined) throw new InternalError('verify --deep was asked without an object store');
   log.progress('reading chain state');
-  const repository = await ledger.getRepository(id);
+  let certified: CertifiedSource | undefined;
+  let repository;
+  if (deps.certified) {
+    log.progress('proving the repository against the validators\' certificates');
+    const { best, answers } = await deps.certified.repository(id);
+    const { repository: state, ...source } = best;
+    repository = state;
+    certified = { ...source, answers };
+  } else {
+    repository = await ledger.getRepository(id);
+  }
   if (deep && repository.hashLength === 32) throw new UsageError('verify --deep reads SHA-1 repositories only; this one uses SHA-256');
   const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
   log.progress(`reading chain state: ${events.length} push events, ${refs.size} refs, ${packs.length} live packs`, true);
@@ -73,7 +93,9 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
   // Only readers get past this for a private repository's history; checking storage needs no key.
   const keys = deep ? await PackKeys.of({ ledger, keyService: deps.keyService }, repository, packs, repository.liveFrom) : null;
   const replay = verifyPushLog(repository, events);
-  const findings = [...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
+  const refused = (certified?.answers ?? []).filter((answer) => answer.problem !== undefined)
+    .map((answer): Finding => ({ code: 'CERT_ANSWER_REFUSED', seq: null, message: `RPC ${answer.rpc}: ${answer.problem}` }));
+  const findings = [...refused, ...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
   const report: VerifyReport = {
     repository: id,
     seq: repository.seq,
@@ -82,6 +104,7 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
     pushes: events.length,
     packsChecked: 0,
     bytesChecked: 0,
+    ...(certified ? { certified } : {}),
     findings,
   };
 
