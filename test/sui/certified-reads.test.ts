@@ -17,8 +17,16 @@ import { devnetAnchor } from '../../src/sui/anchors.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { u256ToBlobId } from '../../src/core/blob-id-codec.ts';
 import { LIES, lyingLedger, type Lie } from '../support/lying-rpc.ts';
+import { rejected } from '../support/rejected.ts';
+import { MemoryBlobStore } from '../support/memory-ports.ts';
+import { certifyHeads } from '../../src/remote/certified-heads.ts';
+import { UncertifiedHeadsError } from '../../src/remote/errors.ts';
+import { verifyRepository } from '../../src/remote/history/verify-repository.ts';
+import { formatVerifyText } from '../../src/remote/history/format-verify.ts';
+import { plainStyle } from '../../src/remote/history/format-log.ts';
+import { silentLog } from '../../src/core/log.ts';
 
-interface Context { dir: string; ledger: LedgerReads; id: string; seq: number; stale: GrpcTypes.GetObjectResponse; close(): Promise<void> }
+interface Context { dir: string; ledger: LedgerReads; owner: SuiLedger; id: string; seq: number; stale: GrpcTypes.GetObjectResponse; close(): Promise<void> }
 
 const oid = (n: number) => n.toString(16).padStart(40, '0');
 const pack = (n: number) => ({ chunks: [u256ToBlobId(BigInt(n) * 0x1234567n)], size: 100 + n, sha256: createHash('sha256').update(`pack ${n}`).digest('hex') });
@@ -40,7 +48,7 @@ test.before(async (context) => {
     await owner.push(id, [{ name: 'refs/heads/main', old: n === 1 ? null : oid(n - 1), new: oid(n), force: false }], pack(n));
     if (n === PUSHES - 1) stale = (await ledger.getObject({ objectId: id, readMask: { paths: ['bcs', 'previous_transaction'] } })).response;
   }
-  Object.assign(context, { dir, ledger, id, seq: PUSHES, stale: stale!, close: async () => { await network.close(); rmSync(dir, { recursive: true, force: true }); } });
+  Object.assign(context, { dir, ledger, owner, id, seq: PUSHES, stale: stale!, close: async () => { await network.close(); rmSync(dir, { recursive: true, force: true }); } });
 });
 
 test.after(async ({ close }) => close());
@@ -106,6 +114,28 @@ for (const lie of LIES) {
     }
   });
 }
+
+test('clone heads: the node\'s listing is proved, a lied ref or a withheld push is refused', async ({ ledger, owner, id, seq }) => {
+  const reads = new CertifiedSuiReads([{ name: 'node-a', ledger }], new CommitteeChain(anchor(), null));
+  const listed = { info: await owner.getRepository(id), refs: await owner.listRefs(id) };
+  await certifyHeads(reads, owner, id, listed);
+  await rejected(certifyHeads(reads, owner, id, { ...listed, refs: new Map([['refs/heads/main', oid(99)]]) }),
+    (error) => error instanceof UncertifiedHeadsError && /ref refs\/heads\/main is 0+63 on chain, but the push events leave it at 0+22/.test(error.message));
+  await rejected(certifyHeads(reads, owner, id, { ...listed, info: { ...listed.info, seq: seq - 1 } }),
+    (error) => error instanceof UncertifiedHeadsError && new RegExp(`the node lists the refs at push ${seq - 1}, the certified state is at push ${seq}`).test(error.message));
+});
+
+test('verify: a lying RPC beside an honest one is a finding that names it; the log replays to the certified head', async ({ ledger, owner, id, seq }) => {
+  const reads = new CertifiedSuiReads([{ name: 'liar.example', ledger: lyingLedger(ledger, 'edit-summary-field') }, { name: 'honest.example', ledger }], new CommitteeChain(anchor(), null));
+  const report = await verifyRepository({ ledger: owner, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', certified: reads, log: silentLog }, id);
+  assert.is(report.certified?.rpc, 'honest.example');
+  assert.is(report.seq, seq);
+  const certification = report.findings.filter((f) => f.code.startsWith('CERT_'));
+  assert.is(certification.length, 1);
+  assert.match(certification[0]!.message, /^RPC liar\.example: checkpoint 15's aggregate signature does not verify under epoch 0's committee \(served by liar\.example\)$/);
+  assert.equal(report.findings.filter((f) => f.code.startsWith('LOG_') || f.code.startsWith('STATE_')), []);
+  assert.match(formatVerifyText(report, plainStyle), /certified: as of checkpoint \d+, epoch 2, time \d{4}-\d\d-\d\dT[\d:.]+Z \(version \d+, from honest\.example\)/);
+});
 
 test.run();
 
