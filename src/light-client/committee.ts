@@ -34,17 +34,28 @@ export function checkedCommittee(committee: Committee): Committee {
   return committee;
 }
 
-/** A 96-byte compressed G2 key as a point, or undefined if it is not one a signature may use. */
+/**
+ * A 96-byte compressed G2 key as a point, or undefined if it is not one a signature may use. Decoding with the
+ * subgroup check costs more than the pairing itself, and committees change one seat at a time: each key is checked
+ * once per process.
+ */
 export function publicKeyPoint(publicKey: Uint8Array) {
   if (publicKey.length !== 96) return undefined;
+  const hex = Buffer.from(publicKey).toString('hex');
+  if (checkedKeys.has(hex)) return checkedKeys.get(hex);
+  let point: ReturnType<typeof bls12_381.G2.Point.fromBytes> | undefined;
   try {
-    const point = bls12_381.G2.Point.fromBytes(publicKey);
+    point = bls12_381.G2.Point.fromBytes(publicKey);
     point.assertValidity();
-    return point.is0() ? undefined : point;
+    if (point.is0()) point = undefined;
   } catch {
-    return undefined;
+    point = undefined;
   }
+  checkedKeys.set(hex, point);
+  return point;
 }
+
+const checkedKeys = new Map<string, ReturnType<typeof bls12_381.G2.Point.fromBytes> | undefined>();
 
 export function committeeFromBcs(bytes: Uint8Array): Committee {
   const parsed = CommitteeLayout.parse(bytes);

@@ -37,7 +37,7 @@ export function devnetCommittee(epoch: bigint): Committee {
 }
 
 /** Every validator but the one with the least stake signs (9,000 of 10,000): a quorum, not unanimity. */
-function signersOf(validators: Validator[]): number[] {
+export function signersOf(validators: Validator[]): number[] {
   const least = validators.reduce((min, v, i) => (v.stake < validators[min]!.stake ? i : min), 0);
   return validators.map((_, i) => i).filter((i) => i !== least);
 }
