@@ -97,7 +97,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       });
       if (!forPush && deps.certified) {
         const { certifyHeads } = await import('./certified-heads.ts');
-        await certifyHeads(await deps.certified(), ledger, id, listed);
+        await certifyHeads(await deps.certified(), ledger, id, listed, log);
       }
       if (!forPush && deps.local !== null) {
         leftoversWanted = true;

@@ -4,7 +4,7 @@ import { concatBytes } from '../../core/bytes.ts';
 import { readCappedBody } from '../capped-body.ts';
 import type { ChainEngine } from './engine.ts';
 import { Code, GrpcStatusError } from './grpc-messages.ts';
-import { grpcMethods, statusOf } from './grpc-services.ts';
+import { grpcMethods, statusOf, type GrpcMethod } from './grpc-services.ts';
 
 /**
  * The network front's Sui gRPC API, spoken as gRPC-web over HTTP/1.1 (what `SuiGrpcClient`'s fetch transport sends):
@@ -31,7 +31,14 @@ export function isGrpcWebRequest(request: Request): boolean {
 }
 
 export function grpcWebHandler(engine: ChainEngine): (request: Request) => Promise<Response> {
-  const methods = grpcMethods(engine);
+  return grpcWebServer(grpcMethods(engine), () => engine.refresh());
+}
+
+/**
+ * gRPC-web over `methods` (by gRPC path), each call after `beforeCall`: the chain's API, or any stand-in that must
+ * speak exactly what a fullnode speaks (the tests' lying RPC).
+ */
+export function grpcWebServer(methods: Record<string, GrpcMethod>, beforeCall: () => Promise<void> = async () => {}): (request: Request) => Promise<Response> {
   return async (request) => {
     const text = (request.headers.get('content-type') ?? '').startsWith('application/grpc-web-text');
     const contentType = text ? 'application/grpc-web-text' : 'application/grpc-web+proto';
@@ -51,7 +58,7 @@ export function grpcWebHandler(engine: ChainEngine): (request: Request) => Promi
       } catch (error) {
         throw error instanceof GrpcStatusError ? error : new GrpcStatusError(Code.INTERNAL, `failed to decode ${descriptor.I.typeName}: ${(error as Error).message}`);
       }
-      await engine.refresh();
+      await beforeCall();
       const output = await implementation(input);
       const messages = descriptor.serverStreaming ? (output as object[]) : [output];
       const frames = [...messages.map((message) => frame(DATA_FRAME, descriptor.O.toBinary(descriptor.O.create(message)))), frame(TRAILER_FRAME, trailers(Code.OK, ''))];
