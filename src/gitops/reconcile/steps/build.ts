@@ -1,4 +1,4 @@
-import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
 import { builtWith } from '../../api/build-config.ts';
 import { BuildResultError } from '../errors.ts';
 import { recordHistory } from '../conditions.ts';
@@ -9,6 +9,7 @@ import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../
 import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
 import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
+import { withoutEnvValues } from '../../templates/release-output.ts';
 
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
@@ -133,13 +134,4 @@ async function failureMessage(pass: Pass, failure: BuildFailure, job: V1Job): Pr
   const appStep = container.name === BUILD_STEP || container.name === TEST_STEP;
   const env = appStep ? job.spec?.template.spec?.initContainers?.find((candidate) => candidate.name === container.name)?.env ?? [] : [];
   return `${failure.summary}${text ? `:\n${withoutEnvValues(text, env)}` : ''}`;
-}
-
-/** Shorter values are settings (true, 1, a port), not secrets, and would blank out ordinary words. */
-const SECRET_MIN_LENGTH = 8;
-
-/** `text` with each environment value of SECRET_MIN_LENGTH characters or more written as `$NAME`, longest first. */
-function withoutEnvValues(text: string, env: readonly V1EnvVar[]): string {
-  const values = env.filter((variable) => (variable.value?.length ?? 0) >= SECRET_MIN_LENGTH).sort((a, b) => b.value!.length - a.value!.length);
-  return values.reduce((result, variable) => result.split(variable.value!).join(`$${variable.name}`), text);
 }
