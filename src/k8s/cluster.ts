@@ -164,6 +164,14 @@ export class KubernetesCluster implements Cluster {
     return orNull(call('get', 'configmaps', ref.namespace, () => this.#core.readNamespacedConfigMap(ref)));
   }
 
+  async listConfigMaps(namespace: string, labelSelector: string): Promise<V1ConfigMap[]> {
+    return (await call('list', 'configmaps', namespace, () => this.#core.listNamespacedConfigMap({ namespace, labelSelector }))).items;
+  }
+
+  async deleteConfigMap(ref: ObjectRef): Promise<void> {
+    await orNull(call('delete', 'configmaps', ref.namespace, () => this.#core.deleteNamespacedConfigMap(ref)));
+  }
+
   async createEvent(event: CoreV1Event): Promise<void> {
     const namespace = event.metadata.namespace!;
     await call('create', 'events', namespace, () => this.#core.createNamespacedEvent({ namespace, body: event }));

@@ -77,6 +77,10 @@ export interface Cluster {
    */
   admitPod(pod: V1Pod): Promise<string | null>;
   readConfigMap(ref: ObjectRef): Promise<V1ConfigMap | null>;
+  /** The ConfigMaps of `namespace` matching `labelSelector` (an app's kept build output). */
+  listConfigMaps(namespace: string, labelSelector: string): Promise<V1ConfigMap[]>;
+  /** Deletes a ConfigMap; a missing one is not an error. */
+  deleteConfigMap(ref: ObjectRef): Promise<void>;
 
   createEvent(event: CoreV1Event): Promise<void>;
   /** Bumps a recorded event's count and last time (client-go's event aggregation). */

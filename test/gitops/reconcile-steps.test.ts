@@ -21,6 +21,7 @@ import { NPM_CI_FAILED } from './support/npm-output.ts';
 import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
 import { exposureDigest } from '../../src/gitops/reconcile/align-exposure.ts';
 import type { ProviderOffer } from '../../src/gitops/api/offer.ts';
+import { releaseOutputName } from '../../src/gitops/templates/release-output.ts';
 
 interface Row {
   name: string;
@@ -75,6 +76,8 @@ const released = (f: Fixture): WalrusAppStatus => ({
 });
 const setStatus = (f: Fixture, status: WalrusAppStatus) => { f.app!.status = status; };
 const jobName = (f: Fixture, commit: string, attempt = 1) => f.templates.buildJobName(f.app!, commit, f.configHash(), attempt);
+/** The build output a finished Job leaves (templates/release-output.ts). */
+const keptOutput = (f: Fixture, commit: string) => `apply configmaps ${NAMESPACE}/${releaseOutputName(f.app!, commit, f.configHash())}`;
 
 table('suspend', [
   { name: 'not suspended → next step', given: () => {}, result: 'Next', conditions: [] },
@@ -401,7 +404,7 @@ table('build', [
       f.jobs.push(f.job(oid(1), 'succeeded'));
       f.cluster.pods.set(jobName(f, oid(1)), [packedPod('p1', JSON.stringify(artifact))]);
     },
-    result: 'Next', conditions: ['Built: True BuildSucceeded'],
+    result: 'Next', actions: (f) => [keptOutput(f, oid(1))], conditions: ['Built: True BuildSucceeded'],
     then: (pass, f) => {
       assert.equal(pass.fact('artifact'), artifact);
       assert.equal(pass.status.artifact, { commit: oid(1), configHash: f.configHash(), buildEnvCounted: true, ...artifact });
@@ -432,7 +435,7 @@ table('build', [
       }]);
       f.cluster.logs.set('p2', 'not ok 2 - a regression\n# fail 1\n');
     },
-    result: 'Stalling TestsFailed',
+    result: 'Stalling TestsFailed', actions: (f) => [keptOutput(f, oid(2))],
     then: (pass) => {
       assert.is(pass.status.failedRevision, oid(2));
       const built = pass.conditions.find((condition) => condition.type === 'Built')!;
@@ -446,7 +449,7 @@ table('build', [
       f.jobs.push(f.job(oid(1), 'succeeded'));
       f.cluster.pods.set(jobName(f, oid(1)), [packedPod('p1', undefined)]);
     },
-    result: 'Waiting BuildRetrying', conditions: ['Built: Unknown BuildRetrying'],
+    result: 'Waiting BuildRetrying', actions: (f) => [keptOutput(f, oid(1))], conditions: ['Built: Unknown BuildRetrying'],
     then: (pass, f) => {
       assert.is(pass.status.build?.attempt, 2);
       assert.is(pass.status.build?.retryAt, new Date(f.now.getTime() + 10_000).toISOString());
@@ -463,7 +466,7 @@ table('build', [
       f.cluster.pods.set(jobName(f, oid(2)), [failedPod('p2', 'build', 1)]);
       f.cluster.logs.set('p2', 'npm error 404 no-such-package\n');
     },
-    result: 'Stalling BuildFailed',
+    result: 'Stalling BuildFailed', actions: (f) => [keptOutput(f, oid(2))],
     then: (pass) => {
       assert.is(pass.status.failedRevision, oid(2));
       assert.is(pass.status.history?.[0]?.result, 'BuildFailed');
@@ -479,7 +482,7 @@ table('build', [
       f.jobs.push(f.job(oid(1), 'failed', BUILD_ATTEMPTS));
       f.cluster.pods.set(jobName(f, oid(1), BUILD_ATTEMPTS), [failedPod('p3', 'checkout', 1)]);
     },
-    result: 'Stalling BuildFailed',
+    result: 'Stalling BuildFailed', actions: (f) => [keptOutput(f, oid(1))],
     then: (pass) => assert.match(pass.conditions.find((condition) => condition.type === 'Built')!.message, `CheckoutFailed (after ${BUILD_ATTEMPTS} attempts): `),
   },
   {
@@ -489,7 +492,7 @@ table('build', [
       f.jobs.push(f.job(oid(1), 'failed', BUILD_ATTEMPTS));
       f.cluster.pods.set(jobName(f, oid(1), BUILD_ATTEMPTS), [failedPod('p3', 'build', 1, NPM_CI_FAILED.E503)]);
     },
-    result: 'Stalling BuildFailed', conditions: ['Built: False BuildFailed'],
+    result: 'Stalling BuildFailed', actions: (f) => [keptOutput(f, oid(1))], conditions: ['Built: False BuildFailed'],
     then: (pass) => {
       assert.is(pass.status.failedRevision, oid(1));
       assert.match(pass.conditions[0]!.message, `RegistryUnreachable (after ${BUILD_ATTEMPTS} attempts): the build step could not reach the package registry at 127.0.0.1:8082: npm E503, the registry answered HTTP 503 Service Unavailable`);

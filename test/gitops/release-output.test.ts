@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { WalrusApp } from '../../src/gitops/api/types.ts';
+import type { WalrusApp } from '../../src/ports/walrus-app.ts';
 import { boundRelease, parseReleaseOutput, releaseOutputConfigMap, releaseOutputName, releaseOutputsToPrune, withoutEnvValues, type ReleaseOutput } from '../../src/gitops/templates/release-output.ts';
 
 const app: WalrusApp = { apiVersion: 'gitops.walrus-git.dev/v1alpha1', kind: 'WalrusApp', metadata: { name: 'hello', namespace: 'apps', uid: 'u-1' }, spec: { repository: 'walrus://0x1' } };

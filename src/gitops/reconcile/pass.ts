@@ -14,7 +14,7 @@ import { removeCondition, setCondition, type ConditionUpdate } from './condition
 
 /** What one reconcile pass reads and writes. Caches are the informers' (listers); writes go to the API server. */
 export interface ReconcileDeps {
-  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod'>;
+  cluster: Pick<Cluster, 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'listConfigMaps' | 'deleteConfigMap'>;
   templates: Templates;
   /** The app as the informer holds it now. */
   app(key: string): WalrusApp | undefined;

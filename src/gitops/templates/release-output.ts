@@ -1,5 +1,5 @@
 import type { V1ConfigMap, V1EnvVar } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, dnsLabel, LABELS, labelsOf, ownerReference } from './names.ts';
 
 /**

@@ -9,7 +9,7 @@ import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 
-type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
+type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'listConfigMaps' | 'deleteConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
 
 /** An informer over objects the test holds: `start` lists them as adds, `emit` plays a watch event, `restart` a restart. */
 export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
@@ -175,6 +175,18 @@ export class FakeCluster implements Cluster {
   async readConfigMap(): Promise<V1ConfigMap | null> {
     this.#call('readConfigMap', 'get configmaps', false);
     return null;
+  }
+
+  async listConfigMaps(namespace: string, labelSelector: string): Promise<V1ConfigMap[]> {
+    this.#call('listConfigMaps', `list configmaps ${namespace}`, false);
+    const wanted = labelSelector.split(',').map((pair) => pair.split('='));
+    return [...this.objects.values()].filter((object): object is V1ConfigMap => object.kind === 'ConfigMap' && object.metadata?.namespace === namespace
+      && wanted.every(([name, value]) => object.metadata?.labels?.[name!] === value)).map((object) => structuredClone(object));
+  }
+
+  async deleteConfigMap(ref: ObjectRef): Promise<void> {
+    this.#call('deleteConfigMap', `delete configmaps ${ref.namespace}/${ref.name}`);
+    this.objects.delete(objectKey('ConfigMap', ref));
   }
 
   async createEvent(event: CoreV1Event): Promise<void> {

@@ -4,6 +4,7 @@ import { BuildResultError } from '../errors.ts';
 import { recordHistory } from '../conditions.ts';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, type BuildFailure } from '../build-failure.ts';
 import { jobOutcome, parseArtifact } from '../build-result.ts';
+import { keepReleaseOutput } from '../keep-output.ts';
 import { parseManifestReport } from '../manifest-report.ts';
 import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../outcome.ts';
 import type { Pass, PlannedBuild } from '../pass.ts';
@@ -56,6 +57,7 @@ export async function build(pass: Pass): Promise<StepResult> {
   if (outcome === 'succeeded') {
     try {
       const pods = await deps.cluster.jobPods(pass.ref(jobName));
+      await keepReleaseOutput(pass, job, pods, 'Built');
       const artifact = parseArtifact(jobName, pods);
       const manifest = parseManifestReport(jobName, pods);
       status.artifact = { commit, configHash, buildEnvCounted: true, ...artifact };
@@ -71,7 +73,9 @@ export async function build(pass: Pass): Promise<StepResult> {
       return attemptFailed(pass, planned, { kind: 'infrastructure', reason: 'ArtifactMissing', summary: error.message }, error.message);
     }
   }
-  const failure = classifyBuildFailure(job, await deps.cluster.jobPods(pass.ref(jobName)));
+  const pods = await deps.cluster.jobPods(pass.ref(jobName));
+  const failure = classifyBuildFailure(job, pods);
+  await keepReleaseOutput(pass, job, pods, failure.reason);
   return attemptFailed(pass, planned, failure, await failureMessage(pass, failure, job));
 }
 
