@@ -43,6 +43,8 @@ export interface CliApp {
   serveDevnet?(options: DevnetServeOptions): Promise<ServedDevnet>;
   /** Composes and starts the web front end (`git walrus web`). */
   startWeb?(options: WebRunOptions): Promise<WebRun>;
+  /** `git walrus gateway`: the provider's gateway (HTTP API for its leases' tenants). */
+  startGateway?(options: GatewayRunOptions): Promise<GatewayRun>;
   /** This package's version (`git walrus --version`). */
   version?: string;
 }
@@ -82,6 +84,19 @@ export interface WebRun {
   url: string;
   /** The ledger it reads (to resolve a `<remote|url>` argument to the repository's page). */
   ledger: Ledger;
+  close(): Promise<void>;
+}
+
+export interface GatewayRunOptions {
+  providerId: string;
+  kubeconfig?: string;
+  network?: string;
+  host: string;
+  port: number;
+}
+
+export interface GatewayRun {
+  url: string;
   close(): Promise<void>;
 }
 
@@ -133,6 +148,8 @@ export interface CliServices {
   certified?: () => Promise<CertifiedReads>;
   /** The network's compute market (throws where none is known); absent in apps that offer none. */
   market?(): Promise<MarketLedger>;
+  /** The key's Sui personal-message signature (requests to a provider's gateway); absent in apps that sign none. */
+  signPersonalMessage?(message: Uint8Array): Promise<{ address: string; signature: string }>;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,7 @@ import type { CliArgs } from './app.ts';
 import { artifactCommand } from './artifact.ts';
 import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
+import { gatewayCommand } from './gateway.ts';
 import { deploymentsCommand } from './deployments.ts';
 import { devnetCommand } from './devnet.ts';
 import { gcCommand } from './gc.ts';
@@ -40,6 +41,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   artifactCommand,
   manifestCommand,
   controllerCommand,
+  gatewayCommand,
   providerCommand,
   providersCommand,
   leaseCommand,

@@ -5,9 +5,10 @@ import { formatPrice, formatSui, parseSuiAmount } from '../core/sui-amount.ts';
 import type { CliArgs } from './app.ts';
 import { withMarket } from './market-services.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
+import type { WindowArgs } from './lease-window.ts';
 
-interface LeaseArgs extends CliArgs {
-  action: 'open' | 'top-up' | 'close' | 'show';
+interface LeaseArgs extends CliArgs, WindowArgs {
+  action: 'open' | 'top-up' | 'close' | 'show' | 'status' | 'logs' | 'events';
   target: string;
   provider?: string;
   deposit?: string;
@@ -15,7 +16,6 @@ interface LeaseArgs extends CliArgs {
   ref?: string;
   'allow-missing-ref'?: boolean;
   network?: string;
-  json: boolean;
 }
 
 /**
@@ -25,18 +25,27 @@ interface LeaseArgs extends CliArgs {
  */
 export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
   command: 'lease <action> <target>',
-  describe: 'lease a compute provider for a repository (open), fund it (top-up), end it (close) or show it',
+  describe: 'lease a compute provider for a repository (open), fund it (top-up), end it (close), show it, or see its app through the provider\'s gateway (status, logs, events)',
   builder: (y) =>
     y
       .example('$0 lease open walrus --provider 0x… --deposit 5', 'lease a provider for the remote\'s HEAD with 5 SUI of escrow')
       .example('$0 lease show 0x… --json', 'escrow, accrued and last deployment, as JSON')
-      .positional('action', { choices: ['open', 'top-up', 'close', 'show'] as const, demandOption: true })
+      .example('$0 lease status 0x… --wait 1a2b3c4', 'follow a pushed commit to live or to its refusal, through the provider\'s gateway')
+      .example('$0 lease logs 0x… --build', 'what the latest build and its tests printed')
+      .example('$0 lease logs 0x… --follow', 'the app\'s logs as they are written, every replica, across rolling updates')
+      .positional('action', { choices: ['open', 'top-up', 'close', 'show', 'status', 'logs', 'events'] as const, demandOption: true })
       .positional('target', { type: 'string', demandOption: true, describe: 'open: a git remote or walrus:// URL; otherwise the lease id' })
       .option('provider', { type: 'string', describe: 'open: the provider object id (see `git walrus providers`)' })
       .option('deposit', { type: 'string', describe: 'open: the escrow, in SUI (e.g. 5 or 5SUI) or MIST' })
       .option('ref', { type: 'string', describe: "open: the ref to serve (default: the repository's HEAD)" })
       .option('allow-missing-ref', { type: 'boolean', describe: 'open: lease a ref that does not exist yet (it runs once it is pushed)' })
-      .option('json', { type: 'boolean', default: false, describe: 'show: machine-readable output' })
+      .option('json', { type: 'boolean', default: false, describe: 'show, status, logs, events: machine-readable output' })
+      .option('wait', { type: 'string', describe: 'status: follow this commit to live or to its refusal, printing each stage' })
+      .option('build', { type: 'string', describe: 'logs: what a build printed, step by step (the latest, or the commit given)' })
+      .option('follow', { type: 'boolean', describe: 'logs: keep printing as the app writes, new replicas joining' })
+      .option('since', { type: 'string', describe: 'logs: only lines newer than this (30s, 5m, 2h, 1d)' })
+      .option('tail', { type: 'number', describe: 'logs: the last N lines of each replica (default 100)' })
+      .option('replica', { type: 'number', describe: 'logs: only replica N (0-based, by pod name)' })
       .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' }) as never,
   handler: async (argv) => {
     const { app } = argv;
@@ -59,6 +68,14 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         return;
       }
       const lease = normalizeSuiId(argv.target);
+      if (argv.action === 'status' || argv.action === 'logs' || argv.action === 'events') {
+        if (!services.signPersonalMessage) throw new UsageError('this build cannot sign requests to a provider\'s gateway');
+        const window = await import('./lease-window.ts');
+        const target = await window.gatewayOf(market, lease);
+        const run = { status: window.leaseStatus, logs: window.leaseLogs, events: window.leaseEvents }[argv.action];
+        await run(app, target, services.signPersonalMessage, argv);
+        return;
+      }
       if (argv.action === 'show') {
         const [info, now] = await Promise.all([market.getLease(lease), market.clockMs()]);
         app.stdout(argv.json ? leaseJson(info, now) : formatLease(info, now));

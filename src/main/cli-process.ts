@@ -32,6 +32,7 @@ const app: CliApp = {
       networkName: opened.name,
       ...(opened.certified ? { certified: opened.certified } : {}),
       market: opened.market,
+      signPersonalMessage: opened.signPersonalMessage,
       close: opened.close,
     };
   },
@@ -50,6 +51,7 @@ const app: CliApp = {
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
   startWeb: async (options) => (await import('./web.ts')).startWeb(options, process.env, log),
+  startGateway: async (options) => (await import('./gateway.ts')).startGateway(options, process.env, log),
   version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
 

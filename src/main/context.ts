@@ -52,6 +52,8 @@ export interface OpenedNetwork {
   requireCertified: boolean;
   /** Every repository and access change, from the package's events (`git walrus web`). */
   directory(): Promise<RepositoryDirectory>;
+  /** The key's Sui personal-message signature over `message` (a request to a provider's gateway). */
+  signPersonalMessage(message: Uint8Array): Promise<{ address: string; signature: string }>;
   /** `target` with its methods timed into this process's GIT_WALRUS_STATS line (itself when no stats are kept). */
   timed<T extends object>(target: T, name: string, nested?: readonly string[]): T;
   close(): Promise<void>;
@@ -136,6 +138,10 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     ...(config.certified && grpc ? { certified: certifiedReads(config.name, config.certified, grpc, join(home, 'certified', config.name)) } : {}),
     requireCertified: config.certified?.require ?? false,
     directory: async () => new (await import('../sui/directory.ts')).SuiDirectory({ client, packageId }),
+    signPersonalMessage: async (message) => {
+      const { signature } = await (await loadSigner()).signPersonalMessage(message);
+      return { address: await signerAddress(), signature };
+    },
     timed: (target, name, nested) => (statsFile ? timed(target, stats, name, nested) : target),
     close: async () => {
       if (statsFile) reportStats(statsFile, options.role, stats);
