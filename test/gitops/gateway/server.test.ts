@@ -1,0 +1,102 @@
+/**
+ * The gateway's HTTP front with real Sui signatures (the SDK's Ed25519 keys and verifier): who gets in, and what a
+ * stranger, a replay, a stale time or another tenant's lease get. The lease and provider records stand for the chain's
+ * and the cluster has no app yet, so an admitted request is answered NotDeployed.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { canonicalRequest, formatAuthorization } from '../../../src/core/signed-request.ts';
+import { Gateway, serveGateway } from '../../../src/gitops/gateway/server.ts';
+import { verifyPersonalMessage } from '../../../src/sui/personal-message.ts';
+import type { AppWindow } from '../../../src/ports/app-window.ts';
+import type { LeaseInfo, ProviderInfo } from '../../../src/ports/market.ts';
+
+const tenant = Ed25519Keypair.generate();
+const owner = Ed25519Keypair.generate();
+const stranger = Ed25519Keypair.generate();
+const providerId = `0x${'55'.repeat(32)}`;
+const lease = (id: string, who: Ed25519Keypair): LeaseInfo => ({
+  id, tenant: who.toSuiAddress(), provider: providerId, repository: `0x${'77'.repeat(32)}`, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1n, earned: 0n,
+  settledUntilMs: 0, state: 'open', lastDeploy: null, url: '',
+});
+const mine = lease(`0x${'44'.repeat(32)}`, tenant);
+const theirs = lease(`0x${'66'.repeat(32)}`, stranger);
+const provider = { id: providerId, owner: owner.toSuiAddress() } as ProviderInfo;
+const leases = new Map([[mine.id, mine], [theirs.id, theirs]]);
+const emptyCluster: AppWindow = {
+  readApp: async () => null, readDeployment: async () => null, listPods: async () => [], listEvents: async () => [], listConfigMaps: async () => [],
+  readLog: async () => '', followLog: async function* () {},
+};
+
+const now = 1_800_000_000_000;
+const gateway = new Gateway({
+  providerId, window: emptyCluster, verify: verifyPersonalMessage, now: () => now, log: () => {},
+  market: { getLease: async (id) => leases.get(id)!, getProvider: async () => provider },
+});
+const served = await serveGateway(gateway, '127.0.0.1', 0);
+
+async function signed(key: Ed25519Keypair, path: string, leaseId: string, options: { timeMs?: number; nonce?: string } = {}) {
+  const timeMs = options.timeMs ?? now;
+  const nonce = options.nonce ?? Math.random().toString(16).slice(2).padEnd(16, '0');
+  const { signature } = await key.signPersonalMessage(new TextEncoder().encode(canonicalRequest({ method: 'GET', path, lease: leaseId, timeMs, nonce })));
+  return formatAuthorization({ address: key.toSuiAddress(), timeMs, nonce, signature });
+}
+
+async function get(path: string, authorization?: string) {
+  const response = await fetch(`${served.url}${path}`, authorization ? { headers: { authorization } } : {});
+  return { status: response.status, body: await response.json() as Record<string, unknown> };
+}
+
+const status = (id: string) => `/v1/leases/${id}/status`;
+
+const auth = suite('the gateway lets in a lease\'s tenant and provider, nobody else');
+auth('health needs no signature', async () => {
+  assert.equal(await get('/v1/health'), { status: 200, body: { ok: true, provider: providerId } });
+});
+auth('the tenant and the provider\'s owner are answered', async () => {
+  const asTenant = await get(status(mine.id), await signed(tenant, status(mine.id), mine.id));
+  assert.is(asTenant.status, 200);
+  assert.is(asTenant.body.phase, 'NotDeployed');
+  assert.is((await get(status(mine.id), await signed(owner, status(mine.id), mine.id))).status, 200);
+});
+auth('an unsigned request gets 401 saying how to sign', async () => {
+  const answer = await get(status(mine.id));
+  assert.is(answer.status, 401);
+  assert.match(String(answer.body.why), /no Authorization header/);
+});
+auth('a stranger\'s signature gets 403 naming who may read', async () => {
+  const answer = await get(status(mine.id), await signed(stranger, status(mine.id), mine.id));
+  assert.is(answer.status, 403);
+  assert.match(String(answer.body.why), new RegExp(`may be read by its tenant ${tenant.toSuiAddress()} and its provider's owner ${owner.toSuiAddress()}; the request was signed by ${stranger.toSuiAddress()}`));
+});
+auth('the tenant asking for another tenant\'s lease gets 403', async () => {
+  const answer = await get(status(theirs.id), await signed(tenant, status(theirs.id), theirs.id));
+  assert.is(answer.status, 403);
+});
+auth('a replayed request gets 401', async () => {
+  const header = await signed(tenant, status(mine.id), mine.id);
+  assert.is((await get(status(mine.id), header)).status, 200);
+  const again = await get(status(mine.id), header);
+  assert.is(again.status, 401);
+  assert.match(String(again.body.why), /already served/);
+});
+auth('a stale time gets 401', async () => {
+  const answer = await get(status(mine.id), await signed(tenant, status(mine.id), mine.id, { timeMs: now - 5 * 60_000 }));
+  assert.is(answer.status, 401);
+  assert.match(String(answer.body.why), /300 s behind the gateway's clock/);
+});
+auth('a signature over another path (or lease) gets 401', async () => {
+  const header = await signed(tenant, `/v1/leases/${mine.id}/events`, mine.id);
+  const answer = await get(status(mine.id), header);
+  assert.is(answer.status, 401);
+  assert.match(String(answer.body.why), /signature is not/);
+});
+auth('a bad parameter gets 400', async () => {
+  const path = `/v1/leases/${mine.id}/logs?tail=lots`;
+  assert.is((await get(path, await signed(tenant, path, mine.id))).status, 400);
+});
+auth.after(async () => {
+  await served.close();
+});
+auth.run();
