@@ -3,7 +3,7 @@
  * from the app, its Deployment, pods, events and kept build output as the cluster has them. Pure.
  */
 import type { CoreV1Event, V1ConfigMap, V1ContainerStatus, V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { WalrusApp } from '../api/types.ts';
+import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { parseReleaseOutput, type ReleaseOutput } from '../templates/release-output.ts';
 import { ANNOTATIONS } from '../templates/names.ts';
 
