@@ -26,7 +26,9 @@ export async function openBackend(locator: RepositoryLocator, gitConfig: Promise
   const local = gitDir ? network.timed(new NativeGitRepository(resolve(gitDir), process.env), 'local', ['receivePack', 'packObjects']) : null;
   const certified = network.requireCertified ? network.certified : undefined;
   if (network.requireCertified && !certified) throw new UsageError(`walrus.requireCertified is set, but network ${network.name} cannot serve certified reads (its node has no gRPC API)`);
-  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options, ...(certified ? { certified } : {}) });
+  // A network without a market (MarketNotPublishedError) has no leases to tell of: the push says nothing.
+  const leasesOf = async (repositoryId: string) => (await network.market()).leasesOfRepository(repositoryId);
+  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options, leasesOf, ...(certified ? { certified } : {}) });
   return {
     ...backend,
     close: async () => {

@@ -86,6 +86,8 @@ export interface MarketLedger {
   getLease(id: string): Promise<LeaseInfo>;
   /** Every lease ever opened with a provider (from `LeaseOpened` events), each read from its object: its state now. */
   listLeases(providerId: string): Promise<LeaseInfo[]>;
+  /** Every lease ever opened on a repository (from `LeaseOpened` events), each read from its object: its state now. */
+  leasesOfRepository(repositoryId: string): Promise<LeaseInfo[]>;
   /** Every `Deployed` record of a repository, oldest first. */
   listDeployments(repositoryId: string): Promise<DeployedRecord[]>;
 

@@ -9,6 +9,7 @@ import type { CertifiedReads } from '../ports/certified.ts';
 import type { PackPrefetch } from './fetch.ts';
 import { listingOf } from './list.ts';
 import type { LocalRepository } from '../ports/local-repository.ts';
+import type { LeaseInfo } from '../ports/market.ts';
 import { applyOption, endPushBatch } from './options.ts';
 import type { HelperOptions } from './options.ts';
 import { readRemote } from './remote-state.ts';
@@ -34,6 +35,8 @@ export interface HelperDeps {
   options: HelperOptions;
   /** Given (walrus.requireCertified): a clone or fetch takes only heads proved against the validators' certificates. */
   certified?: () => Promise<CertifiedReads>;
+  /** The repository's leases on the compute market (a push tells which deploy it); absent where there is none. */
+  leasesOf?: (repositoryId: string) => Promise<LeaseInfo[]>;
 }
 
 /**
@@ -112,7 +115,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     push: async (requests) => {
       try {
         const { pushRefs } = await import('./push.ts');
-        return await pushRefs({ ledger, blobStore, keyService, local: local(), log }, await repository(), requests, {
+        return await pushRefs({ ledger, blobStore, keyService, local: local(), log, ...(deps.leasesOf ? { leasesOf: deps.leasesOf } : {}) }, await repository(), requests, {
           atomic: options.atomic,
           dryRun: options.dryRun,
           progress: progress(),

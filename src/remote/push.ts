@@ -12,6 +12,8 @@ import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, PackEntry } from '../ports/ledger.ts';
 import type { PushResult } from '../ports/helper-backend.ts';
 import type { PushRequest } from '../ports/helper-backend.ts';
+import type { LeaseInfo } from '../ports/market.ts';
+import { deployLines } from './market/push-deploys.ts';
 import { NoKeyServersError, ObjectFormatMismatchError } from './errors.ts';
 import type { LocalRepository } from '../ports/local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
@@ -26,6 +28,8 @@ export interface PushDeps {
   log: Log;
   /** Seals the data key of each pack pushed to a private repository (never used for a public one). */
   keyService?: KeyService;
+  /** The repository's leases (the compute market's), to tell which deploy the push; absent where there is no market. */
+  leasesOf?: (repositoryId: string) => Promise<LeaseInfo[]>;
 }
 
 export interface PushSettings {
@@ -35,6 +39,9 @@ export interface PushSettings {
   /** `--force-with-lease` expectations: ref → expected id (null: must not exist). */
   leases: ReadonlyMap<string, string | null>;
 }
+
+/** How long a push that landed waits for its lease lookup (started beside the upload) before answering git without it. */
+const LEASE_LOOKUP_GRACE_MS = 250;
 
 /** How often a batch is retried after refs moved under it (each retry drops the refs that moved). */
 const MAX_ATTEMPTS = 5;
@@ -90,6 +97,8 @@ export async function pushRefs(
   }
 
   if (updatesOf(decisions).length > 0 && !settings.dryRun) {
+    // Which leases deploy these refs is asked beside the upload, never before it: it is news, not part of the push.
+    const leases = deps.leasesOf?.(repositoryId).catch((error) => { log.debug(`lease lookup: ${messageOf(error)}`); return []; });
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
     const present = await local.presentObjects([...snapshot.refs.values()]);
     // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
@@ -109,10 +118,22 @@ export async function pushRefs(
     await deps.blobStore.release?.();
     const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
     decisions = decisions.map((d) => landed.get(d.dst) ?? d);
+    if (leases) await tellDeploys(log, leases, updatesOf(decisions));
   } else if (settings.dryRun) {
     log.debug(`dry run: no upload and no transaction (${batches.length} transaction(s) planned)`);
   }
   return [...decisions.map(resultOf), ...unresolved];
+}
+
+/** Says which open leases deploy the refs that landed, if the lookup answers in time. */
+async function tellDeploys(log: Log, lookup: Promise<LeaseInfo[]>, landed: readonly { name: string; new: string | null }[]): Promise<void> {
+  const moved = new Map(landed.flatMap((update) => (update.new === null ? [] : [[update.name, update.new] as const])));
+  if (moved.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), LEASE_LOOKUP_GRACE_MS); });
+  const leases = await Promise.race([lookup, late]);
+  clearTimeout(timer);
+  for (const line of deployLines(leases ?? [], moved)) log.info(line);
 }
 
 /**

@@ -88,7 +88,17 @@ export class SuiMarket implements MarketLedger {
 
   async listLeases(providerId: string): Promise<LeaseInfo[]> {
     const provider = normalizeSuiAddress(providerId);
-    const ids = (await this.#events('LeaseOpened')).map(({ bcs }) => MarketEvents.LeaseOpened.parse(bcs)).filter((e) => e.provider === provider).map((e) => e.lease);
+    return this.#leasesOpened((event) => event.provider === provider);
+  }
+
+  async leasesOfRepository(repositoryId: string): Promise<LeaseInfo[]> {
+    const repository = normalizeSuiAddress(repositoryId);
+    return this.#leasesOpened((event) => event.repository === repository);
+  }
+
+  /** The leases whose `LeaseOpened` event `wanted` picks, each read from its object: its state now. */
+  async #leasesOpened(wanted: (event: ReturnType<typeof MarketEvents.LeaseOpened.parse>) => boolean): Promise<LeaseInfo[]> {
+    const ids = (await this.#events('LeaseOpened')).map(({ bcs }) => MarketEvents.LeaseOpened.parse(bcs)).filter(wanted).map((e) => e.lease);
     const leases: LeaseInfo[] = [];
     for (let start = 0; start < ids.length; start += PAGE) {
       const { objects } = await this.#client.core.getObjects({ objectIds: ids.slice(start, start + PAGE), include: { content: true } });

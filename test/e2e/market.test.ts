@@ -86,6 +86,19 @@ test('a tenant leases the provider for the pushed repository', async () => {
   assert.match((await ok(['providers'])).stdout, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+1\\s+0`));
 });
 
+test('a push to the leased ref names the lease that deploys it and the command that follows it; an unreachable gateway is named', async () => {
+  const next = await commit(world, repo, 'index.js', 'console.log("again")\n', 'again');
+  const pushed = await world.run(repo, ['push', 'walrus', 'main']);
+  assert.is(pushed.code, 0, pushed.stderr);
+  head = next.trim();
+  const short = head.slice(0, 12);
+  assert.match(pushed.stderr, `remote: refs/heads/main ${short} deploys on lease ${leaseId} (provider ${providerId}): git walrus lease status ${leaseId} --wait ${short}`);
+  const status = await walrus(['lease', 'status', leaseId]);
+  assert.is.not(status.code, 0);
+  assert.match(status.stderr, `the gateway of provider ${providerId} at https://compute.example did not answer`);
+  assert.match(status.stderr, /check that the endpoint the provider registered is where its gateway runs/);
+});
+
 test('the provider claims what accrued; a second claim pays nothing', async () => {
   await at(1000n + 600_000n);
   assert.match(await ok(['lease', 'show', leaseId]).then((r) => r.stdout), /0\.0006 SUI accrued to the provider/);
