@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../core/errors.ts';
 import type { MarketLedger } from '../ports/market.ts';
-import type { EventView, ReleaseView, StatusView } from '../gitops/gateway/status-view.ts';
+import type { EventView, ReleaseView, StatusView } from '../ports/gateway-api.ts';
 import type { CliApp } from './app.ts';
 import { gatewayGet, gatewayJson, ndjson, type GatewayTarget, type Signer } from './gateway-client.ts';
 

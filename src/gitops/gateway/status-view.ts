@@ -4,47 +4,9 @@
  */
 import type { CoreV1Event, V1ConfigMap, V1ContainerStatus, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { WalrusApp } from '../../ports/walrus-app.ts';
-import { parseReleaseOutput, type ReleaseOutput } from '../templates/release-output.ts';
+import type { ContainerView, EventView, PodView, ReleaseOutput, ReleaseView, StatusView } from '../../ports/gateway-api.ts';
+import { parseReleaseOutput } from '../templates/release-output.ts';
 import { ANNOTATIONS } from '../templates/names.ts';
-
-export interface ContainerView {
-  name: string;
-  /** running, waiting or terminated. */
-  state: string;
-  /** Why it waits or ended: CrashLoopBackOff, OOMKilled, Error, Completed… */
-  reason?: string;
-  exitCode?: number;
-  message?: string;
-  restarts: number;
-  /** How its previous run ended (the crash a restart followed). */
-  lastTermination?: { reason?: string; exitCode: number; finishedAt?: string };
-}
-
-export interface PodView {
-  name: string;
-  phase: string;
-  ready: boolean;
-  restarts: number;
-  /** The commit the pod runs. */
-  commit?: string;
-  containers: ContainerView[];
-}
-
-export interface StatusView {
-  lease: string;
-  app: { namespace: string; name: string };
-  /** One word: Live, Building, RollingOut, Refused, Failing, Waiting, NotDeployed, Gone. */
-  phase: string;
-  message: string;
-  replicas: { desired: number; ready: number; updated: number };
-  serving: { commit: string; since: string | null } | null;
-  refused: { commit: string; reason: string; message: string; time: string } | null;
-  building: { commit: string; attempt: number } | null;
-  head: string | null;
-  url: string | null;
-  conditions: { type: string; status: string; reason: string; message: string; time: string }[];
-  pods: PodView[];
-}
 
 /** What a lease's app looks like now, in the tenant's words. */
 export function statusView(lease: string, ref: { namespace: string; name: string }, app: WalrusApp | null, deployment: V1Deployment | null, pods: readonly V1Pod[]): StatusView {
@@ -122,14 +84,6 @@ function containerView(container: V1ContainerStatus): ContainerView {
   };
 }
 
-export interface ReleaseView {
-  commit: string;
-  result: string;
-  time: string;
-  message: string;
-  output: ReleaseOutput | null;
-}
-
 /** The app's releases and refusals, newest first, each with its kept build output when there is some. */
 export function releasesView(app: WalrusApp | null, configMaps: readonly V1ConfigMap[]): ReleaseView[] {
   const outputs = configMaps.map(parseReleaseOutput).filter((output): output is ReleaseOutput => output !== null).sort((a, b) => b.time.localeCompare(a.time));
@@ -144,15 +98,6 @@ export function releasesView(app: WalrusApp | null, configMaps: readonly V1Confi
     if (!views.some((view) => view.commit === output.commit)) views.push({ commit: output.commit, result: output.result, time: output.time, message: '', output });
   }
   return views.sort((a, b) => b.time.localeCompare(a.time));
-}
-
-export interface EventView {
-  time: string;
-  type: string;
-  reason: string;
-  object: string;
-  message: string;
-  count: number;
 }
 
 /** The namespace's events about the app, its pods, its Deployment and its build Jobs, newest first. */

@@ -1,4 +1,5 @@
 import type { V1ConfigMap, V1EnvVar } from '@kubernetes/client-node';
+import type { ReleaseOutput, StepOutput } from '../../ports/gateway-api.ts';
 import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, dnsLabel, LABELS, labelsOf, ownerReference } from './names.ts';
 
@@ -21,31 +22,6 @@ export const RELEASES_KEPT = 10;
 /** The label that marks a release-output ConfigMap (beside the app's own labels). */
 export const RELEASE_OUTPUT_LABEL = 'gitops.walrus-git.dev/release-output';
 const RELEASE_KEY = 'release.json';
-
-export interface StepOutput {
-  /** The build pod's container: checkout, manifest, build, test, pack. */
-  name: string;
-  /** How it ended; absent when it never ran (an earlier step failed). */
-  exitCode?: number;
-  /** The kubelet's reason (Completed, Error, OOMKilled…). */
-  reason?: string;
-  /** Its last output, with the build environment's values masked; '' when it printed nothing. */
-  output: string;
-  /** How many bytes of its output were cut from the front. */
-  cutBytes?: number;
-}
-
-export interface ReleaseOutput {
-  commit: string;
-  /** The build settings' hash (buildConfigHash) it ran with. */
-  configHash: string;
-  attempt: number;
-  /** Built, or the refusal's reason: BuildFailed, TestsFailed, ManifestInvalid, BuildTimedOut… */
-  result: string;
-  /** RFC 3339: when the build ended. */
-  time: string;
-  steps: StepOutput[];
-}
 
 /** The ConfigMap of a commit's output (one per commit and build settings: a rebuild of both replaces it). */
 export function releaseOutputName(app: Pick<WalrusApp, 'metadata'>, commit: string, configHash: string): string {

@@ -1,0 +1,85 @@
+/**
+ * What the provider's gateway answers (docs/architecture.md, The provider's gateway, API): the JSON shapes of its
+ * status, releases and events paths, shared by the gateway that writes them and the tenant's CLI that reads them.
+ */
+
+export interface StepOutput {
+  /** The build pod's container: checkout, manifest, build, test, pack. */
+  name: string;
+  /** How it ended; absent when it never ran (an earlier step failed). */
+  exitCode?: number;
+  /** The kubelet's reason (Completed, Error, OOMKilled…). */
+  reason?: string;
+  /** Its last output, with the build environment's values masked; '' when it printed nothing. */
+  output: string;
+  /** How many bytes of its output were cut from the front. */
+  cutBytes?: number;
+}
+
+export interface ReleaseOutput {
+  commit: string;
+  /** The build settings' hash (buildConfigHash) it ran with. */
+  configHash: string;
+  attempt: number;
+  /** Built, or the refusal's reason: BuildFailed, TestsFailed, ManifestInvalid, BuildTimedOut… */
+  result: string;
+  /** RFC 3339: when the build ended. */
+  time: string;
+  steps: StepOutput[];
+}
+
+export interface ContainerView {
+  name: string;
+  /** running, waiting or terminated. */
+  state: string;
+  /** Why it waits or ended: CrashLoopBackOff, OOMKilled, Error, Completed… */
+  reason?: string;
+  exitCode?: number;
+  message?: string;
+  restarts: number;
+  /** How its previous run ended (the crash a restart followed). */
+  lastTermination?: { reason?: string; exitCode: number; finishedAt?: string };
+}
+
+export interface PodView {
+  name: string;
+  phase: string;
+  ready: boolean;
+  restarts: number;
+  /** The commit the pod runs. */
+  commit?: string;
+  containers: ContainerView[];
+}
+
+export interface StatusView {
+  lease: string;
+  app: { namespace: string; name: string };
+  /** One word: Live, Building, RollingOut, Refused, Failing, Waiting, NotDeployed, Gone. */
+  phase: string;
+  message: string;
+  replicas: { desired: number; ready: number; updated: number };
+  serving: { commit: string; since: string | null } | null;
+  refused: { commit: string; reason: string; message: string; time: string } | null;
+  building: { commit: string; attempt: number } | null;
+  head: string | null;
+  url: string | null;
+  conditions: { type: string; status: string; reason: string; message: string; time: string }[];
+  pods: PodView[];
+}
+
+export interface ReleaseView {
+  commit: string;
+  result: string;
+  time: string;
+  message: string;
+  output: ReleaseOutput | null;
+}
+
+export interface EventView {
+  time: string;
+  type: string;
+  reason: string;
+  object: string;
+  message: string;
+  count: number;
+}
