@@ -5,8 +5,8 @@
  * Called by scripts/gen-move-tests.ts, which writes it and lets scripts/check-move.ts find it stale.
  */
 import { toHex } from '@mysten/bcs';
-import { LEASE_STATES } from '../test/contract/vectors/market-scenarios.ts';
-import type { MarketScenarioFile, MarketStep } from '../test/contract/vectors/market-scenarios.ts';
+import { LEASE_STATES, abortingModule } from '../test/contract/vectors/market-scenarios.ts';
+import type { MarketScenarioFile, MarketStep, SecretId } from '../test/contract/vectors/market-scenarios.ts';
 
 const str = (s: string): string =>
   /^[\x20-\x7e]*$/.test(s) && !/["\\]/.test(s) ? `string::utf8(b"${s}")` : `string::utf8(x"${Buffer.from(s).toString('hex')}")`;
@@ -15,6 +15,17 @@ const addr = (a: string): string => `@${a}`;
 const ident = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
 const strings = (items: string[]): string => (items.length === 0 ? 'vector<std::string::String>[]' : `vector[${items.map(str).join(', ')}]`);
 const mint = (amount: bigint): string => `coin::mint_for_testing<SUI>(${amount}, s.ctx())`;
+
+/** A key id for the secrets policies, as a Move expression. */
+function secretId(id: SecretId): string {
+  const parts = [
+    ...(id.lease === null ? [] : [`object::id_to_bytes(&lease_${ident(id.lease)})`]),
+    ...(id.repo === null ? [] : [`object::id_to_bytes(&repo_${ident(id.repo)})`]),
+    ...(id.lease !== null && id.domain ? ['b"lease-secrets"'] : []),
+    bytes(id.suffix),
+  ];
+  return parts.length === 1 ? parts[0]! : `{ let mut id = ${parts[0]}; ${parts.slice(1).map((p) => `id.append(${p});`).join(' ')} id }`;
+}
 
 /** The statements of one step's transaction (inside a block), with `clock` in scope. */
 function stepBody(step: MarketStep, owners: Map<string, string>, admin: string): string[] {
@@ -90,6 +101,16 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string):
         give.cap(c.cap), give.shared('lease'), give.shared('repo'),
       ];
     }
+    case 'set_secrets':
+      return [take.lease(c.lease, true), `lease_secrets::set_secrets(&mut lease, ${c.blob_id}, ${c.version}, &clock, s.ctx());`, give.shared('lease')];
+    case 'seal_approve_lease_secrets':
+      return [
+        take.repo(c.repo, false), take.lease(c.lease, false), take.cap(c.cap),
+        `lease_secrets::seal_approve_lease_secrets_for_testing(${secretId(c.id)}, &repo, &lease, &cap, &clock);`,
+        give.cap(c.cap), give.shared('lease'), give.shared('repo'),
+      ];
+    case 'seal_approve_lease_secrets_as_tenant':
+      return [take.lease(c.lease, false), `lease_secrets::seal_approve_lease_secrets_as_tenant_for_testing(${secretId(c.id)}, &lease, s.ctx());`, give.shared('lease')];
     case 'state_url':
       return [
         take.lease(c.lease, true), take.provider(c.provider, false), take.cap(c.cap),
@@ -114,7 +135,7 @@ function defines(step: MarketStep): string | null {
   return null;
 }
 
-/** The Move tests of a scenario file in this format: market_scenarios.json, or lease_access_scenarios.json. */
+/** The Move tests of a scenario file in this format: market_scenarios.json, lease_access_scenarios.json or lease_secrets_scenarios.json. */
 export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'market_scenarios.json'): string {
   const module = source.replace(/\.json$/, '_tests');
   const policy = file.scenarios.some((scenario) => scenario.steps.some((step) => step.call.call === 'seal_approve_lease'));
@@ -122,6 +143,8 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
   out.push('#[test_only]', `module walrus_git::${module};`, '');
   out.push('use std::string;', 'use std::unit_test::assert_eq;', 'use sui::clock;', 'use sui::coin::{Self, Coin};', 'use sui::sui::SUI;', 'use sui::test_scenario as ts;');
   if (policy) out.push('use walrus_git::lease_access;');
+  const secrets = file.scenarios.some((scenario) => scenario.steps.some((step) => abortingModule(step.call.call) === 'lease_secrets'));
+  if (secrets) out.push('use walrus_git::lease_secrets;');
   out.push('use walrus_git::market::{Self, AdminCap, Lease, Market, Provider, ProviderCap};', 'use walrus_git::repository::{Self, Registry, Repository};');
   const admin = file.actors.get(file.admin)!;
   const line = (indent: number, ...lines: string[]) => lines.forEach((l) => out.push(`${'    '.repeat(indent)}${l}`));
@@ -129,7 +152,7 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
   file.scenarios.forEach((scenario, index) => {
     const last = scenario.steps.at(-1)!;
     out.push('', `/// ${scenario.name}`);
-    const aborting = last.call.call === 'seal_approve_lease' ? 'lease_access' : 'market';
+    const aborting = abortingModule(last.call.call);
     out.push(last.expect === 'ok' ? '#[test]' : `#[test, expected_failure(abort_code = walrus_git::${aborting}::${last.expect})]`);
     out.push(`fun scenario_${String(index + 1).padStart(2, '0')}_${ident(scenario.name)}() {`);
     line(1, `let mut s = ts::begin(${addr(admin)});`, 'repository::init_for_testing(s.ctx());', 'market::init_for_testing(s.ctx());');
@@ -173,6 +196,7 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
         for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (want[key] !== undefined) line(2, `assert_eq!(lease.${key}(), ${want[key]});`);
         if (want.last_commit !== undefined) line(2, `assert_eq!(lease.last_deploy_commit(), ${want.last_commit === null ? 'option::none()' : `option::some(${bytes(want.last_commit)})`});`);
         if (want.url !== undefined) line(2, `assert_eq!(lease.lease_url(), ${str(want.url)});`);
+        if (want.secrets_version !== undefined) line(2, `assert_eq!(lease_secrets::secrets_version(&lease), ${want.secrets_version});`);
         line(2, 'ts::return_shared(lease);');
       }
       line(1, '};');

@@ -521,6 +521,12 @@ public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
     if (lease.last_deploy.is_some()) option::some(lease.last_deploy.borrow().commit) else option::none()
 }
 
+/// The lease's UID, for this package's modules that keep data beside a lease as dynamic fields (`lease_secrets`):
+/// a package upgrade cannot change the Lease's layout, dynamic fields can be added at any time.
+public(package) fun lease_uid(lease: &Lease): &UID { &lease.id }
+
+public(package) fun lease_uid_mut(lease: &mut Lease): &mut UID { &mut lease.id }
+
 // === Internals ===
 
 /// 1–256 bytes of printable ASCII without spaces (0x21..0x7e), starting with http:// or https:// and a host: the

@@ -43,7 +43,7 @@ const abi = suite('contractFunctions');
 
 abi('lists every public and entry function of the Move modules, with its index in declaration order', () => {
   const functions = contractFunctions(PKG);
-  for (const module of ['repository', 'pack', 'market', 'lease_access']) {
+  for (const module of ['repository', 'pack', 'market', 'lease_access', 'lease_secrets']) {
     const declared = moveFunctions(module);
     const listed = functions.filter((f) => f.module === module);
     const callable = declared.map((f, index) => ({ ...f, index })).filter((f) => f.visibility === 'public' || f.entry);
@@ -57,7 +57,12 @@ abi('lists every public and entry function of the Move modules, with its index i
   }
   assert.ok(functions.every((f) => f.typeParameters.length === 0));
   // Seal's rule: the policy is a non-public entry function, callable from a transaction only.
-  assert.equal(functions.filter((f) => f.isEntry).map((f) => [f.name, f.visibility]), [['seal_approve', 'private'], ['seal_approve_lease', 'private']]);
+  assert.equal(functions.filter((f) => f.isEntry).map((f) => [f.name, f.visibility]), [
+    ['seal_approve', 'private'],
+    ['seal_approve_lease', 'private'],
+    ['seal_approve_lease_secrets', 'private'],
+    ['seal_approve_lease_secrets_as_tenant', 'private'],
+  ]);
 });
 
 abi('parameter counts match the Move source, TxContext included', () => {

@@ -13,13 +13,15 @@ import type { AdminCapValue, LeaseValue, MarketValue, ProviderCapValue, Provider
 import * as market from '../../src/contract/market-model.ts';
 import * as repository from '../../src/contract/model.ts';
 import { sealApproveLease } from '../../src/contract/lease-access-model.ts';
+import { SECRETS_DOMAIN, sealApproveLeaseSecrets, sealApproveLeaseSecretsAsTenant, secretsOf, setSecrets } from '../../src/contract/lease-secrets-model.ts';
 import { ID } from '../../src/contract/bcs.ts';
-import { LEASE_STATES, depositOf, parseMarketScenarios, stakeOf } from './vectors/market-scenarios.ts';
-import type { MarketScenarioFile, MarketStep } from './vectors/market-scenarios.ts';
+import { LEASE_STATES, abortingModule, depositOf, parseMarketScenarios, stakeOf } from './vectors/market-scenarios.ts';
+import type { MarketScenarioFile, MarketStep, SecretId } from './vectors/market-scenarios.ts';
 
 const read = (source: string) => parseMarketScenarios(JSON.parse(readFileSync(new URL(`../../contracts/tests/${source}`, import.meta.url), 'utf8')), source);
 const file = read('market_scenarios.json');
 const leaseAccess = read('lease_access_scenarios.json');
+const leaseSecrets = read('lease_secrets_scenarios.json');
 
 interface World {
   chain: MemoryChain;
@@ -35,6 +37,13 @@ interface World {
 /** A coin value handed to a call by value (as `splitCoins` makes one). */
 function coin(ctx: MoveContext, value: bigint) {
   return { id: ctx.newId(), balance: { value } };
+}
+
+/** The bytes of a secrets key id the vector describes. */
+function secretIdBytes(w: World, id: SecretId): Uint8Array {
+  const lease = id.lease === null ? [] : [...ID.serialize(w.leases.get(id.lease)!.id).toBytes(), ...(id.domain ? SECRETS_DOMAIN : [])];
+  const repo = id.repo === null ? [] : [...ID.serialize(w.repos.get(id.repo)!.id).toBytes()];
+  return Uint8Array.from([...lease, ...repo, ...id.suffix]);
 }
 
 function perform(ctx: MoveContext, w: World, step: MarketStep): void {
@@ -94,6 +103,12 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       return market.stateUrl(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, c.url, now);
     case 'withdraw_url':
       return market.withdrawUrl(ctx, w.leases.get(c.lease)!, w.providers.get(c.provider)!, w.caps.get(c.cap)!, now);
+    case 'set_secrets':
+      return setSecrets(ctx, w.leases.get(c.lease)!, c.blob_id, c.version, now);
+    case 'seal_approve_lease_secrets':
+      return sealApproveLeaseSecrets(secretIdBytes(w, c.id), w.repos.get(c.repo)!, w.leases.get(c.lease)!, w.caps.get(c.cap)!, now);
+    case 'seal_approve_lease_secrets_as_tenant':
+      return sealApproveLeaseSecretsAsTenant(ctx, secretIdBytes(w, c.id), w.leases.get(c.lease)!);
   }
 }
 
@@ -166,6 +181,9 @@ function checkState(where: string, w: World, step: MarketStep): void {
     if (want.settled_until_ms !== undefined) assert.is(l.settled_until_ms, want.settled_until_ms, `${where}: ${label}.settled_until_ms`);
     if (want.last_commit !== undefined) assert.equal(l.last_deploy?.commit ?? null, want.last_commit, `${where}: ${label}.last_commit`);
     if (want.url !== undefined) assert.is(l.url, want.url, `${where}: ${label}.url`);
+    if (want.secrets_version !== undefined) {
+      assert.is(secretsOf(w.chain.tables, w.chain.packageId, l)?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
+    }
   }
 }
 
@@ -176,6 +194,14 @@ scenarios('lease_access_scenarios.json covers the grant and every refusal of the
   assert.equal([...outcomes].sort(), ['ELeaseClosed', 'ELeaseExhausted', 'ENotProvider', 'ETenantNotReader', 'EWrongKeyId', 'EWrongRepository', 'ok']);
 });
 
+scenarios('lease_secrets_scenarios.json covers every refusal of set_secrets and of both policies, and their grants', () => {
+  const outcomes = (calls: string[]) =>
+    [...new Set(leaseSecrets.scenarios.flatMap((s) => [...s.steps].filter((st) => calls.includes(st.call.call)).map((st) => st.expect)))].sort();
+  assert.equal(outcomes(['set_secrets']), ['ELeaseClosed', 'ENotTenant', 'EVersionNotNext', 'ok']);
+  assert.equal(outcomes(['seal_approve_lease_secrets']), ['ELeaseClosed', 'ELeaseExhausted', 'ENotProvider', 'ETenantNotReader', 'EWrongKeyId', 'EWrongRepository', 'ok']);
+  assert.equal(outcomes(['seal_approve_lease_secrets_as_tenant']), ['ENotTenant', 'EWrongKeyId', 'ok']);
+});
+
 scenarios('cover every failure mode the issue names', () => {
   const expected = new Set(file.scenarios.map((s) => s.steps.at(-1)!.expect));
   for (const name of ['ELeaseClosed', 'ELeaseExhausted', 'EActiveLeases', 'ETooEarly', 'ENotAccepting', 'ESlashExceedsStake', 'ENotHead', 'ENotProvider', 'EDepositTooSmall', 'ENotTenant', 'ECannotRead']) {
@@ -183,7 +209,7 @@ scenarios('cover every failure mode the issue names', () => {
   }
 });
 
-for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess]] as [string, MarketScenarioFile][]) for (const [index, scenario] of f.scenarios.entries()) {
+for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets]] as [string, MarketScenarioFile][]) for (const [index, scenario] of f.scenarios.entries()) {
   scenarios(`${source} ${index + 1}. ${scenario.name}`, () => {
     const chain = new MemoryChain();
     const boot = chain.context(f.actors.get(f.admin)!);
@@ -206,7 +232,7 @@ for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scena
       }
       if (step.expect !== 'ok') {
         assert.ok(aborted, `${where}: expected ${step.expect}, the call succeeded`);
-        assert.is(aborted.module, step.call.call === 'seal_approve_lease' ? 'lease_access' : 'market', where);
+        assert.is(aborted.module, abortingModule(step.call.call), where);
         assert.is(aborted.abortName, step.expect, where);
         assert.is(snapshot(w), before, `${where}: an abort changed state`);
         continue;

@@ -14,6 +14,10 @@ import { parseMarketScenarios, depositOf, stakeOf } from '../contract/vectors/ma
 import type { MarketStep } from '../contract/vectors/market-scenarios.ts';
 import { grpcWebServer, inProcess, simulateAs, type Front } from './fronts.ts';
 import { leaseAccessAbortName } from '../../src/contract/lease-access-model.ts';
+import { SECRETS_DOMAIN, leaseSecretsAbortName } from '../../src/contract/lease-secrets-model.ts';
+import { SuiLeaseSecrets } from '../../src/sui/lease-secrets.ts';
+import { LeaseSecretsRefusedError } from '../../src/core/lease-secrets.ts';
+import type { SecretId } from '../contract/vectors/market-scenarios.ts';
 
 /**
  * The market's scenario vectors (contracts/tests/market_scenarios.json, and lease_access_scenarios.json, whose
@@ -26,6 +30,8 @@ const read = (source: string) => parseMarketScenarios(JSON.parse(readFileSync(ne
 const file = read('market_scenarios.json');
 /** The lease's Seal policy, in the same format: its `seal_approve_lease` steps are dry-run as the key servers do. */
 const leaseAccess = read('lease_access_scenarios.json');
+/** A lease's secrets: `set_secrets` through SuiLeaseSecrets, both policies dry-run like `seal_approve_lease`. */
+const leaseSecrets = read('lease_secrets_scenarios.json');
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const SUI_COIN = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
 
@@ -131,6 +137,14 @@ async function rawCall(front: Front, ledger: SuiLedger, step: MarketStep, labels
   }
 }
 
+/** The bytes of a secrets key id the vector describes, from the labels' object ids. */
+function secretIdBytes(labels: Labels, id: SecretId): number[] {
+  const bytes = (objectId: string) => [...Buffer.from(objectId.slice(2), 'hex')];
+  const lease = id.lease === null ? [] : [...bytes(labels.leases.get(id.lease)!), ...(id.domain ? SECRETS_DOMAIN : [])];
+  const repo = id.repo === null ? [] : bytes(labels.repos.get(id.repo)!);
+  return [...lease, ...repo, ...id.suffix];
+}
+
 /** Runs one step; returns its outcome and, when it landed, its digest. */
 async function perform(front: Front, actors: Actors, step: MarketStep, labels: Labels, owners: Map<string, string>): Promise<{ outcome: string; digest: string | null }> {
   const { ledger, market } = await actors.as(step.sender);
@@ -145,6 +159,26 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       });
     });
     return { outcome, digest: null };
+  }
+  if (c.call === 'seal_approve_lease_secrets' || c.call === 'seal_approve_lease_secrets_as_tenant') {
+    const outcome = await simulateAs(front, actors.address(step.sender), leaseSecretsAbortName, (tx) => {
+      const id = tx.pure.vector('u8', secretIdBytes(labels, c.id));
+      const lease = tx.object(labels.leases.get(c.lease)!);
+      tx.moveCall({
+        target: `${front.packageId}::lease_secrets::${c.call}`,
+        arguments: c.call === 'seal_approve_lease_secrets' ? [id, tx.object(labels.repos.get(c.repo)!), lease, tx.object(labels.caps.get(c.cap)!), tx.object.clock()] : [id, lease],
+      });
+    });
+    return { outcome, digest: null };
+  }
+  if (c.call === 'set_secrets') {
+    try {
+      const secrets = new SuiLeaseSecrets({ client: front.client, ledger, packageId: front.packageId });
+      return { outcome: 'ok', digest: (await secrets.set(labels.leases.get(c.lease)!, u256ToBlobId(c.blob_id), c.version)).digest };
+    } catch (error) {
+      if (error instanceof LeaseSecretsRefusedError) return { outcome: error.abortName, digest: null };
+      throw error;
+    }
   }
   if (needsRawCall(step, labels, owners)) return rawCall(front, ledger, step, labels);
   try {
@@ -243,7 +277,7 @@ for (const factory of [inProcess, grpcWebServer]) {
     await front.close();
   });
 
-  for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess]] as const) for (const scenario of f.scenarios) {
+  for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets]] as const) for (const scenario of f.scenarios) {
     // Steps whose call cannot be expressed through the adapter (a register with a repeated key) run on the twin only.
     if (scenario.steps.some((s) => s.call.call === 'register' && new Set(s.call.keys).size !== s.call.keys.length)) continue;
     test(`${source}: ${scenario.name}`, async ({ front, engine, admin }) => {
@@ -311,6 +345,10 @@ for (const factory of [inProcess, grpcWebServer]) {
           if (want.settled_until_ms !== undefined) assert.is(l.settledUntilMs, Number(base + want.settled_until_ms), `${where}: ${label}.settled_until_ms`);
           if (want.last_commit !== undefined) assert.is(l.lastDeploy?.commit ?? null, want.last_commit === null ? null : hex(want.last_commit), `${where}: ${label}.last_commit`);
           if (want.url !== undefined) assert.is(l.url, want.url, `${where}: ${label}.url`);
+          if (want.secrets_version !== undefined) {
+            const secrets = new SuiLeaseSecrets({ client: front.client, ledger: (await actors.as(step.sender)).ledger, packageId: front.packageId });
+            assert.is((await secrets.current(labels.leases.get(label)!))?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
+          }
         }
       }
     });

@@ -1,7 +1,8 @@
 /**
- * Scenario vectors of the compute market (contracts/tests/market_scenarios.json) and of the lease's Seal policy
+ * Scenario vectors of the compute market (contracts/tests/market_scenarios.json), of the lease's Seal policy
  * (contracts/tests/lease_access_scenarios.json, same format; its `seal_approve_lease` steps expect `lease_access`
- * aborts): calls with their sender, the clock
+ * aborts) and of a lease's secrets (contracts/tests/lease_secrets_scenarios.json; its `set_secrets` and
+ * `seal_approve_lease_secrets*` steps expect `lease_secrets` aborts): calls with their sender, the clock
  * time of their transaction, the expected result (`ok` or a market abort name), the coins the call pays to whom, and
  * the expected state of providers and leases afterwards; the `setup` steps begin every scenario. The same file drives the twin (test/contract/), the signed
  * transactions on the devnet (test/sui/) and the generated Move tests (scripts/gen-move-tests.ts); so it names actors
@@ -14,6 +15,8 @@ import { MarketAbortCode } from '../../../src/contract/market-abort-codes.ts';
 import type { MarketAbortName } from '../../../src/contract/market-abort-codes.ts';
 import { LeaseAccessAbortCode } from '../../../src/contract/lease-access-model.ts';
 import type { LeaseAccessAbortName } from '../../../src/contract/lease-access-model.ts';
+import { LEASE_SECRETS_MODULE, LeaseSecretsAbortCode } from '../../../src/contract/lease-secrets-model.ts';
+import type { LeaseSecretsAbortName } from '../../../src/contract/lease-secrets-model.ts';
 import type { KeyId } from './scenarios.ts';
 
 export type MarketCall =
@@ -33,7 +36,28 @@ export type MarketCall =
   | { call: 'close'; lease: string; provider: string }
   | { call: 'record_deploy'; lease: string; cap: string; repo: string; commit: Uint8Array; artifact: bigint; sha256: Uint8Array }
   | { call: 'seal_approve_lease'; id: KeyId; repo: string; lease: string; cap: string }
-  | { call: 'state_url'; lease: string; provider: string; cap: string; url: string };
+  | { call: 'state_url'; lease: string; provider: string; cap: string; url: string }
+  | { call: 'set_secrets'; lease: string; blob_id: bigint; version: bigint }
+  | { call: 'seal_approve_lease_secrets'; id: SecretId; repo: string; lease: string; cap: string }
+  | { call: 'seal_approve_lease_secrets_as_tenant'; id: SecretId; lease: string };
+
+/**
+ * A key id for the secrets policies: the id bytes of a lease (then the domain tag unless `domain` is false) or of a
+ * repository, or nothing, then `suffix`.
+ */
+export interface SecretId {
+  lease: string | null;
+  repo: string | null;
+  domain: boolean;
+  suffix: Uint8Array;
+}
+
+/** The module whose aborts a call's expectation names. */
+export function abortingModule(call: MarketCall['call']): 'market' | 'lease_access' | typeof LEASE_SECRETS_MODULE {
+  if (call === 'seal_approve_lease') return 'lease_access';
+  if (call === 'set_secrets' || call === 'seal_approve_lease_secrets' || call === 'seal_approve_lease_secrets_as_tenant') return LEASE_SECRETS_MODULE;
+  return 'market';
+}
 
 export const LEASE_STATES = ['open', 'exhausted', 'closed'] as const;
 
@@ -56,6 +80,8 @@ export interface ExpectedLease {
   last_commit?: Uint8Array | null;
   /** The URL its provider stated ('' before any). */
   url?: string;
+  /** The version of its secrets (`lease_secrets::secrets_version`, 0 before any). */
+  secrets_version?: bigint;
 }
 
 export interface MarketStep {
@@ -64,8 +90,8 @@ export interface MarketStep {
   /** Clock time of the transaction (non-decreasing through a scenario). */
   clockMs: bigint;
   call: MarketCall;
-  /** A `lease_access` abort for `seal_approve_lease`, a `market` one for every other call. */
-  expect: 'ok' | MarketAbortName | LeaseAccessAbortName;
+  /** An abort of the module `abortingModule` names for the call. */
+  expect: 'ok' | MarketAbortName | LeaseAccessAbortName | LeaseSecretsAbortName;
   /** Coins the call sends, by actor name (each actor gets at most one coin per call); absent actors get nothing. */
   pays: Map<string, bigint>;
   providers: Map<string, ExpectedProvider>;
@@ -177,6 +203,20 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
       if (typeof a.url !== 'string') fail(where, 'expected url to be a string');
       return { call: name, lease: lease(), provider: p, cap: provider(a.cap ?? p), url: a.url };
     }
+    case 'set_secrets':
+      return { call: name, lease: lease(), blob_id: amount(a.blob_id, where), version: amount(a.version, where) };
+    case 'seal_approve_lease_secrets':
+    case 'seal_approve_lease_secrets_as_tenant': {
+      const l = lease();
+      const id: SecretId = {
+        lease: a.id?.lease === undefined ? null : known(labels.leases, a.id.lease, 'lease'),
+        repo: a.id?.repo === undefined ? null : known(labels.repos, a.id.repo, 'repository'),
+        domain: a.id?.domain ?? true,
+        suffix: hex(a.id?.suffix ?? '', where),
+      };
+      if (name === 'seal_approve_lease_secrets_as_tenant') return { call: name, id, lease: l };
+      return { call: name, id, repo: repo(), lease: l, cap: provider(a.cap ?? labels.leases.get(l)) };
+    }
     default:
       return fail(where, `unknown call ${name}`);
   }
@@ -195,7 +235,7 @@ function expectedLease(l: any, where: string): ExpectedLease {
     if (!LEASE_STATES.includes(l.state)) fail(where, `unknown lease state ${l.state}`);
     out.state = l.state;
   }
-  for (const key of ['escrow', 'earned', 'settled_until_ms'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
+  for (const key of ['escrow', 'earned', 'settled_until_ms', 'secrets_version'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
   if (l.last_commit !== undefined) out.last_commit = l.last_commit === null ? null : hex(l.last_commit, where);
   if (l.url !== undefined) out.url = String(l.url);
   return out;
@@ -217,7 +257,7 @@ export function parseMarketScenarios(json: any, source = 'market_scenarios.json'
     const all = [...setup, ...sc.steps];
     const steps = all.map((st: any, i: number): MarketStep => {
       const where = `${source}: scenario ${si + 1} (${sc.name}) step ${i + 1}`;
-      const aborts = st.call === 'seal_approve_lease' ? LeaseAccessAbortCode : MarketAbortCode;
+      const aborts = { market: MarketAbortCode, lease_access: LeaseAccessAbortCode, [LEASE_SECRETS_MODULE]: LeaseSecretsAbortCode }[abortingModule(st.call)];
       if (st.expect !== 'ok' && !(st.expect in aborts)) fail(where, `unknown expectation ${st.expect}`);
       if (st.expect !== 'ok' && i !== all.length - 1) fail(where, 'an expected abort must be the last step');
       const clockMs = amount(st.clock_ms ?? 0, where);

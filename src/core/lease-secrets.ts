@@ -1,0 +1,123 @@
+/**
+ * A tenant's secrets for the app its lease runs (docs/architecture.md, Secrets sealed to a lease): what a name and a
+ * value may be, the typed refusals, and the changes `git walrus secrets set|unset` make to the current set. Pure.
+ * No message here ever carries a value: a refusal names the secret, its size or the file, never its content.
+ */
+import { WalrusGitError } from './errors.ts';
+
+/** An environment variable name as POSIX shells and Kubernetes accept it: a letter or `_`, then letters, digits, `_`. */
+export const SECRET_NAME_RULE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Largest value, in bytes of UTF-8 (32 KiB: a certificate chain or a service account key fits, far under Linux's 128 KiB per variable). */
+export const MAX_SECRET_VALUE_BYTES = 32 * 1024;
+/** Most secrets one lease holds. */
+export const MAX_SECRETS = 100;
+
+/** One secret as the sealed set holds it: its value, the version that last set it and when. */
+export interface SecretEntry {
+  name: string;
+  value: string;
+  version: number;
+  setAtMs: number;
+}
+
+/** What `list` shows of a secret: never its value. */
+export type SecretListing = Omit<SecretEntry, 'value'>;
+
+/** A name that is not a valid environment variable name. */
+export class InvalidSecretNameError extends WalrusGitError {
+  constructor(name: string) {
+    super('SECRET_NAME_INVALID', `${JSON.stringify(name.slice(0, 64))} is not a valid secret name: an environment variable name is a letter or _, then letters, digits or _ (e.g. DATABASE_URL); nothing was stored`, { name: name.slice(0, 64) });
+  }
+}
+
+/** A value over MAX_SECRET_VALUE_BYTES, or a set over MAX_SECRETS. */
+export class SecretTooLargeError extends WalrusGitError {
+  constructor(what: string) {
+    super('SECRET_TOO_LARGE', `${what}; nothing was stored`, {});
+  }
+}
+
+/** `--from-file NAME=path` names a file that cannot be read. */
+export class SecretFileError extends WalrusGitError {
+  constructor(name: string, path: string, reason: string) {
+    super('SECRET_FILE_UNREADABLE', `secret ${name}: cannot read ${path} (${reason}); nothing was stored`, { name, path, reason });
+  }
+}
+
+/** The signer is not the lease's tenant: only the tenant reads or changes its secrets. */
+export class NotLeaseTenantError extends WalrusGitError {
+  constructor(leaseId: string, signer: string, tenant: string) {
+    super('NOT_LEASE_TENANT', `only the tenant of lease ${leaseId} (${tenant}) sets or reads its secrets; ${signer} is not: sign with the tenant's key; nothing was stored`, { leaseId, signer, tenant });
+  }
+}
+
+/** The lease is closed: its secrets no longer change. */
+export class LeaseClosedForSecretsError extends WalrusGitError {
+  constructor(leaseId: string) {
+    super('LEASE_CLOSED', `lease ${leaseId} is closed: its secrets no longer change and its provider gets no keys of them (open a new lease); nothing was stored`, { leaseId });
+  }
+}
+
+/** A stored set of secrets that does not open: altered, of another lease or version, or not a secrets envelope at all. */
+export class SecretsEnvelopeError extends WalrusGitError {
+  constructor(blobId: string, reason: string) {
+    super('SECRETS_ENVELOPE_INVALID', `the sealed secrets in blob ${blobId} do not open: ${reason}`, { blobId, reason });
+  }
+}
+
+/** Why `lease_secrets` refused, in words, per abort constant of lease_secrets.move. */
+export const LEASE_SECRETS_REASONS: Record<string, string> = {
+  ENotTenant: "only the lease's tenant sets its secrets or gets their keys as the tenant: sign with the tenant's key",
+  ELeaseClosed: 'the lease is closed: its secrets no longer change and its provider gets no keys of them',
+  EVersionNotNext: 'another change of these secrets landed first: run the command again, it starts from the new version',
+  EWrongKeyId: "the key id is not one of the lease's secret identities",
+  EWrongRepository: "the repository is not the lease's",
+  ENotProvider: "the signer does not hold the ProviderCap of the lease's provider",
+  ETenantNotReader: "the lease's tenant may no longer read the repository",
+  ELeaseExhausted: "the lease's funds ran out by the chain's clock: the tenant tops it up (`git walrus lease top-up`)",
+};
+
+/** `lease_secrets` refused a transaction or a key request: `abortName` is the constant. */
+export class LeaseSecretsRefusedError extends WalrusGitError {
+  readonly abortName: string;
+  constructor(what: string, abortName: string, data: Record<string, unknown> = {}) {
+    super('LEASE_SECRETS_REFUSED', `${what} refused: ${LEASE_SECRETS_REASONS[abortName] ?? abortName}`, { abortName, ...data });
+    this.abortName = abortName;
+  }
+}
+
+/** Checks one NAME=value: a valid name, a value within the limit. */
+export function checkSecret(name: string, value: string): void {
+  if (!SECRET_NAME_RULE.test(name)) throw new InvalidSecretNameError(name);
+  const size = Buffer.byteLength(value, 'utf8');
+  if (size > MAX_SECRET_VALUE_BYTES) throw new SecretTooLargeError(`secret ${name} is ${size} bytes, over the limit of ${MAX_SECRET_VALUE_BYTES} bytes (32 KiB)`);
+}
+
+/** Splits `NAME=value` at its first `=`; the value may hold `=` and be empty. */
+export function parseAssignment(text: string): { name: string; value: string } {
+  const at = text.indexOf('=');
+  if (at < 0) throw new InvalidSecretNameError(text);
+  const name = text.slice(0, at);
+  const value = text.slice(at + 1);
+  checkSecret(name, value);
+  return { name, value };
+}
+
+/**
+ * The next set of secrets: `current` with `set` written and `unset` removed, every changed secret stamped with
+ * `version` and `nowMs`, the rest kept as they were. Checks every name and value (again), and the count.
+ */
+export function nextSecrets(current: readonly SecretEntry[], set: ReadonlyMap<string, string>, unset: readonly string[], version: number, nowMs: number): SecretEntry[] {
+  for (const name of unset) if (!SECRET_NAME_RULE.test(name)) throw new InvalidSecretNameError(name);
+  for (const [name, value] of set) checkSecret(name, value);
+  const out = new Map(current.map((entry) => [entry.name, entry]));
+  for (const name of unset) out.delete(name);
+  for (const [name, value] of set) out.set(name, { name, value, version, setAtMs: nowMs });
+  if (out.size > MAX_SECRETS) throw new SecretTooLargeError(`a lease holds at most ${MAX_SECRETS} secrets; this would make ${out.size}`);
+  return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The environment the app gets: the manifest's `env`, then the secrets over it (a secret wins over an env entry of its name). */
+export function appEnvironment(manifestEnv: Readonly<Record<string, string>>, secrets: readonly SecretEntry[]): Record<string, string> {
+  return { ...manifestEnv, ...Object.fromEntries(secrets.map((entry) => [entry.name, entry.value])) };
+}
