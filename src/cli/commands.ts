@@ -16,6 +16,7 @@ import { protectCommand, unprotectCommand } from './protect.ts';
 import { providerCommand } from './provider.ts';
 import { providersCommand } from './providers.ts';
 import { readersCommand } from './readers.ts';
+import { secretsCommand } from './secrets.ts';
 import { showCommand } from './show.ts';
 import { verifyCommand } from './verify.ts';
 import { webCommand } from './web.ts';
@@ -45,6 +46,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   providerCommand,
   providersCommand,
   leaseCommand,
+  secretsCommand,
   deploymentsCommand,
   webCommand,
 ];

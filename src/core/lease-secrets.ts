@@ -23,10 +23,13 @@ export interface SecretEntry {
 /** What `list` shows of a secret: never its value. */
 export type SecretListing = Omit<SecretEntry, 'value'>;
 
-/** A name that is not a valid environment variable name. */
+/**
+ * A name that is not a valid environment variable name. The text is not repeated: a mistyped argument may be a value
+ * (a token pasted without its NAME=), so the error says where it stands instead.
+ */
 export class InvalidSecretNameError extends WalrusGitError {
-  constructor(name: string) {
-    super('SECRET_NAME_INVALID', `${JSON.stringify(name.slice(0, 64))} is not a valid secret name: an environment variable name is a letter or _, then letters, digits or _ (e.g. DATABASE_URL); nothing was stored`, { name: name.slice(0, 64) });
+  constructor(where: string) {
+    super('SECRET_NAME_INVALID', `${where} has no valid secret name: a secret is NAME=value, where NAME is a letter or _, then letters, digits or _ (e.g. DATABASE_URL); nothing was stored`, { where });
   }
 }
 
@@ -48,6 +51,13 @@ export class SecretFileError extends WalrusGitError {
 export class NotLeaseTenantError extends WalrusGitError {
   constructor(leaseId: string, signer: string, tenant: string) {
     super('NOT_LEASE_TENANT', `only the tenant of lease ${leaseId} (${tenant}) sets or reads its secrets; ${signer} is not: sign with the tenant's key; nothing was stored`, { leaseId, signer, tenant });
+  }
+}
+
+/** `unset` names a secret the lease does not hold. */
+export class UnknownSecretError extends WalrusGitError {
+  constructor(leaseId: string, name: string) {
+    super('SECRET_NOT_SET', `lease ${leaseId} holds no secret ${name} (\`git walrus secrets list ${leaseId}\` shows the names); nothing was stored`, { leaseId, name });
   }
 }
 
@@ -86,20 +96,26 @@ export class LeaseSecretsRefusedError extends WalrusGitError {
   }
 }
 
+/** Checks a secret's name (an environment variable name); `where` names it in the refusal. */
+export function checkSecretName(name: string, where = 'a secret'): void {
+  if (!SECRET_NAME_RULE.test(name)) throw new InvalidSecretNameError(where);
+}
+
 /** Checks one NAME=value: a valid name, a value within the limit. */
-export function checkSecret(name: string, value: string): void {
-  if (!SECRET_NAME_RULE.test(name)) throw new InvalidSecretNameError(name);
+export function checkSecret(name: string, value: string, where = 'a secret'): void {
+  checkSecretName(name, where);
+  if (value.includes('\0')) throw new SecretTooLargeError(`secret ${name} holds a NUL byte, which no environment variable can`);
   const size = Buffer.byteLength(value, 'utf8');
   if (size > MAX_SECRET_VALUE_BYTES) throw new SecretTooLargeError(`secret ${name} is ${size} bytes, over the limit of ${MAX_SECRET_VALUE_BYTES} bytes (32 KiB)`);
 }
 
-/** Splits `NAME=value` at its first `=`; the value may hold `=` and be empty. */
-export function parseAssignment(text: string): { name: string; value: string } {
+/** Splits `NAME=value` at its first `=` (the value may hold `=` and be empty); `where` names it in a refusal. */
+export function parseAssignment(text: string, where: string): { name: string; value: string } {
   const at = text.indexOf('=');
-  if (at < 0) throw new InvalidSecretNameError(text);
+  if (at < 0) throw new InvalidSecretNameError(where);
   const name = text.slice(0, at);
   const value = text.slice(at + 1);
-  checkSecret(name, value);
+  checkSecret(name, value, where);
   return { name, value };
 }
 
@@ -108,7 +124,7 @@ export function parseAssignment(text: string): { name: string; value: string } {
  * `version` and `nowMs`, the rest kept as they were. Checks every name and value (again), and the count.
  */
 export function nextSecrets(current: readonly SecretEntry[], set: ReadonlyMap<string, string>, unset: readonly string[], version: number, nowMs: number): SecretEntry[] {
-  for (const name of unset) if (!SECRET_NAME_RULE.test(name)) throw new InvalidSecretNameError(name);
+  unset.forEach((name) => checkSecretName(name));
   for (const [name, value] of set) checkSecret(name, value);
   const out = new Map(current.map((entry) => [entry.name, entry]));
   for (const name of unset) out.delete(name);
@@ -117,7 +133,10 @@ export function nextSecrets(current: readonly SecretEntry[], set: ReadonlyMap<st
   return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The environment the app gets: the manifest's `env`, then the secrets over it (a secret wins over an env entry of its name). */
-export function appEnvironment(manifestEnv: Readonly<Record<string, string>>, secrets: readonly SecretEntry[]): Record<string, string> {
-  return { ...manifestEnv, ...Object.fromEntries(secrets.map((entry) => [entry.name, entry.value])) };
+/**
+ * The secrets as a file a POSIX shell sources (`set -a; . file`): one `NAME='value'` per secret, a quote in a value
+ * written as '\''. What the app's pod reads from its in-memory volume before it starts the app.
+ */
+export function shellEnvironmentFile(secrets: readonly SecretEntry[]): string {
+  return secrets.map(({ name, value }) => `${name}='${value.replaceAll("'", "'\\''")}'\n`).join('');
 }

@@ -2,7 +2,7 @@ import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
 import type { Log } from '../core/log.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, LeaseGrant, RepositoryName } from '../ports/key-service.ts';
+import type { KeyService, LeaseGrant, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
 
 /** A network's Seal key servers, as its configuration names them (with the API key an operator may require). */
 export interface SealSettings {
@@ -26,7 +26,7 @@ export interface KeyServiceInput {
  * The Seal key service, built on its first call: a session that only touches public repositories never loads
  * `@mysten/seal` and never asks a key server anything.
  */
-export function lazyKeyService(input: KeyServiceInput, lease?: LeaseGrant): KeyService {
+export function lazyKeyService(input: KeyServiceInput, lease?: LeaseGrant, secrets?: SecretsGrant): KeyService {
   let service: Promise<KeyService> | null = null;
   const load = () => (service ??= import('../seal/key-service.ts').then(({ SealKeyService }) => {
     const transport = input.fetch ?? globalThis.fetch;
@@ -40,12 +40,14 @@ export function lazyKeyService(input: KeyServiceInput, lease?: LeaseGrant): KeyS
       fetch: onRequest ? (url, init) => { onRequest(); return transport(url, init); } : transport,
       log: input.log,
       ...(lease ? { lease } : {}),
+      ...(secrets ? { secrets } : {}),
     });
   }));
   return {
     maxKeysPerRequest: MAX_KEYS_PER_REQUEST,
     ...(lease ? { lease } : {}),
     forLease: (grant: LeaseGrant) => lazyKeyService(input, grant),
+    forLeaseSecrets: (grant: SecretsGrant) => lazyKeyService(input, undefined, grant),
     seal: async (identity: Uint8Array, dataKey: Uint8Array) => (await load()).seal(identity, dataKey),
     identityOf: async (sealedKey: string) => (await load()).identityOf(sealedKey),
     open: async (repository: RepositoryName, sealedKeys: readonly string[]) => (await load()).open(repository, sealedKeys),

@@ -26,6 +26,16 @@ export interface LeaseGrant {
   cap: string;
 }
 
+/**
+ * A claim to the keys of a lease's secrets (src/core/secrets-envelope.ts): as its provider, with the signer's
+ * ProviderCap (`lease_secrets::seal_approve_lease_secrets`), or as its tenant without one
+ * (`lease_secrets::seal_approve_lease_secrets_as_tenant`).
+ */
+export interface SecretsGrant {
+  lease: string;
+  cap?: string;
+}
+
 export interface KeyService {
   /**
    * Seals `dataKey` under `identity` (local work: no key-server request) and returns the Seal `EncryptedObject`
@@ -54,6 +64,8 @@ export interface KeyService {
   readonly lease?: LeaseGrant;
   /** A key service asking as the provider of `grant.lease` (the same key servers and signer). */
   forLease(grant: LeaseGrant): KeyService;
+  /** A key service asking for the secrets of `grant.lease` (the same key servers and signer); `open` takes the lease's repository. */
+  forLeaseSecrets(grant: SecretsGrant): KeyService;
 }
 
 /**

@@ -52,6 +52,13 @@ export interface LeaseInfo {
   url: string;
 }
 
+/** Where a lease's current secrets are (`lease_secrets`): the Walrus blob of their sealed set, its version, when set. */
+export interface SecretsPointer {
+  blobId: string;
+  version: bigint;
+  setAtMs: bigint;
+}
+
 /** A `Deployed` event. */
 export interface DeployedRecord extends Deployment {
   lease: string;
@@ -112,4 +119,8 @@ export interface MarketLedger {
   slash(providerId: string, leaseId: string, amount: bigint): Promise<TxReceipt>;
   /** Admin (AdminCap holder). */
   setParams(params: MarketParams): Promise<TxReceipt>;
+  /** Where lease `leaseId`'s sealed secrets are now, or null before any. */
+  leaseSecrets(leaseId: string): Promise<SecretsPointer | null>;
+  /** The tenant points the lease at `version` of its secrets (the current one plus one), sealed in Walrus blob `blobId`. */
+  setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt>;
 }

@@ -14,6 +14,8 @@ import { abortName } from '../contract/abort-codes.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import { NotReaderError } from '../core/read-access.ts';
 import { leaseAccessAbortName } from '../contract/lease-access-model.ts';
+import { leaseSecretsAbortName } from '../contract/lease-secrets-model.ts';
+import { LeaseSecretsRefusedError } from '../core/lease-secrets.ts';
 import type { LeaseGrant, RepositoryName } from '../ports/key-service.ts';
 
 /** A key server's error body. */
@@ -48,8 +50,17 @@ export function parseMoveAbort(message: string): { address: string; module: stri
  * The error to report for `error` (what @mysten/seal threw for a key request, after the session renewal the service
  * does itself) given the bodies the key servers answered; null when it is no refusal this module explains.
  */
-export function refusalError(error: unknown, answers: readonly KeyServerAnswer[], repository: RepositoryName, packageId: string, signer: string, lease?: LeaseGrant): WalrusGitError | null {
+export function refusalError(
+  error: unknown, answers: readonly KeyServerAnswer[], repository: RepositoryName, packageId: string, signer: string, lease?: LeaseGrant, secretsOf?: string,
+): WalrusGitError | null {
   const answer = (name: string) => answers.find((a) => a.error === name);
+  if (secretsOf !== undefined && error instanceof NoAccessError) {
+    // The keys of a lease's secrets: `lease_secrets` says why, in its own words.
+    const denied = answer('NoAccess');
+    const abort = denied ? parseMoveAbort(denied.message) : null;
+    const name = abort !== null && abort.address === normalizeSuiAddress(packageId) && abort.module === 'lease_secrets' ? leaseSecretsAbortName(abort.code) : undefined;
+    if (name !== undefined) return new LeaseSecretsRefusedError(`the keys of lease ${secretsOf}'s secrets for ${signer}`, name, { lease: secretsOf, address: signer });
+  }
   if (lease !== undefined && error instanceof NoAccessError) {
     const denied = answer('NoAccess');
     const abort = denied ? parseMoveAbort(denied.message) : null;

@@ -19,7 +19,7 @@ import { silentLog } from '../core/log.ts';
 import { KeyServerRefusalError, refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
 import { parseSealedKey } from './sealed-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName } from '../ports/key-service.ts';
+import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
 
 export interface KeyServerConfig {
   /** The key server's object id on chain (its `KeyServer` object names its URL and public key). */
@@ -43,6 +43,8 @@ export interface SealKeyServiceOptions {
   fetch?: typeof fetch;
   /** Ask as the provider of this lease (`lease_access::seal_approve_lease`); as a member otherwise. */
   lease?: LeaseGrant;
+  /** Ask for the secrets of this lease (`lease_secrets`), as its provider (with a cap) or its tenant. */
+  secrets?: SecretsGrant;
   /** Per key-server request, ms (the SDK's default is 10 s). */
   timeoutMs?: number;
   /** Session key lifetime in minutes, 1 to 30 (the key servers' default maximum is 30). */
@@ -148,7 +150,11 @@ export class SealKeyService implements KeyService {
   }
 
   forLease(grant: LeaseGrant): KeyService {
-    return new SealKeyService({ ...this.#options, lease: grant });
+    return new SealKeyService({ ...this.#options, lease: grant, secrets: undefined });
+  }
+
+  forLeaseSecrets(grant: SecretsGrant): KeyService {
+    return new SealKeyService({ ...this.#options, lease: undefined, secrets: grant });
   }
 
   /** Session keys signed so far (one unless a long fetch outlived one). */
@@ -266,7 +272,9 @@ export class SealKeyService implements KeyService {
 
   async #translate(repository: RepositoryName, error: unknown, threshold: number): Promise<Error> {
     const total = this.#options.keyServers.reduce((sum, server) => sum + server.weight, 0);
-    const refused = refusalError(error, this.#answers, repository, this.#packageId, await this.#address(), this.#options.lease);
+    const secrets = this.#options.secrets;
+    const grant = this.#options.lease ?? (secrets?.cap === undefined ? undefined : { lease: secrets.lease, cap: secrets.cap });
+    const refused = refusalError(error, this.#answers, repository, this.#packageId, await this.#address(), grant, secrets?.lease);
     if (refused !== null) return refused;
     const refusal = this.#refusals[0];
     if (refusal !== undefined) {
@@ -306,15 +314,25 @@ export class SealKeyService implements KeyService {
 
   /**
    * The PTB the key servers dry-run (TransactionKind bytes), one call per id: `seal_approve(id, repository)` for a
-   * member, `seal_approve_lease(id, repository, lease, cap, clock)` for the provider of a lease.
+   * member, `seal_approve_lease(id, repository, lease, cap, clock)` for the provider of a lease; for a lease's
+   * secrets `seal_approve_lease_secrets(id, repository, lease, cap, clock)` (its provider) or
+   * `seal_approve_lease_secrets_as_tenant(id, lease)` (its tenant).
    */
   async #approvals(repositoryId: string, ids: string[]): Promise<Uint8Array> {
     const { Transaction } = await import('@mysten/sui/transactions');
     const tx = new Transaction();
     const lease = this.#options.lease;
+    const secrets = this.#options.secrets;
     for (const id of ids) {
       const key = tx.pure.vector('u8', Buffer.from(id, 'hex'));
-      if (lease === undefined) {
+      if (secrets?.cap !== undefined) {
+        tx.moveCall({
+          target: `${this.#packageId}::lease_secrets::seal_approve_lease_secrets`,
+          arguments: [key, tx.object(repositoryId), tx.object(secrets.lease), tx.object(secrets.cap), tx.object.clock()],
+        });
+      } else if (secrets !== undefined) {
+        tx.moveCall({ target: `${this.#packageId}::lease_secrets::seal_approve_lease_secrets_as_tenant`, arguments: [key, tx.object(secrets.lease)] });
+      } else if (lease === undefined) {
         tx.moveCall({ target: `${this.#packageId}::repository::seal_approve`, arguments: [key, tx.object(repositoryId)] });
       } else {
         tx.moveCall({

@@ -4,14 +4,8 @@ import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import { LeaseSecretsRefusedError } from '../core/lease-secrets.ts';
 import { LEASE_SECRETS_MODULE, SECRETS_KEY_BCS, Secrets, leaseSecretsAbortName, secretsKeyType, secretsType } from '../contract/lease-secrets-model.ts';
 import type { TxReceipt } from '../ports/ledger.ts';
+import type { SecretsPointer } from '../ports/market.ts';
 import type { ModuleAbort, TransactionSubmitter } from './transactions.ts';
-
-/** Where a lease's current secrets are: the Walrus blob of their sealed envelope, its version and when it was set. */
-export interface SecretsPointer {
-  blobId: string;
-  version: bigint;
-  setAtMs: bigint;
-}
 
 const CLOCK = '0x6';
 

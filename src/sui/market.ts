@@ -9,7 +9,8 @@ import {
 } from '../contract/market-bcs.ts';
 import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/market-bcs.ts';
 import type { TxReceipt } from '../ports/ledger.ts';
-import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo } from '../ports/market.ts';
+import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo, SecretsPointer } from '../ports/market.ts';
+import { SuiLeaseSecrets } from './lease-secrets.ts';
 import type { TransactionSubmitter } from './transactions.ts';
 import { MarketObjectNotFoundError, MissingCapError, NotLeasePartyError, marketError } from './market-errors.ts';
 import { TransactionFailedError } from './errors.ts';
@@ -40,6 +41,7 @@ export class SuiMarket implements MarketLedger {
   readonly #pkg: string;
   readonly #marketId: string;
   readonly #beforeWrite: () => Promise<void>;
+  readonly #secrets: SuiLeaseSecrets;
 
   constructor(options: SuiMarketOptions) {
     this.#client = options.client;
@@ -47,6 +49,7 @@ export class SuiMarket implements MarketLedger {
     this.#pkg = normalizeSuiAddress(options.packageId);
     this.#marketId = normalizeSuiAddress(options.marketId);
     this.#beforeWrite = options.beforeWrite ?? (async () => {});
+    this.#secrets = new SuiLeaseSecrets({ client: options.client, ledger: options.ledger, packageId: options.packageId });
   }
 
   signerAddress(): Promise<string> {
@@ -263,6 +266,15 @@ export class SuiMarket implements MarketLedger {
       });
     });
     return { digest: result.digest };
+  }
+
+  leaseSecrets(leaseId: string): Promise<SecretsPointer | null> {
+    return this.#secrets.current(leaseId);
+  }
+
+  async setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt> {
+    await this.#beforeWrite();
+    return this.#secrets.set(leaseId, blobId, version);
   }
 
   #target(fn: string): `${string}::${string}::${string}` {

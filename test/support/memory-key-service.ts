@@ -45,6 +45,10 @@ export class MemoryKeyService implements KeyService {
     throw new Error('the memory key service answers members only: lease access runs on the devnet key servers (test/seal/)');
   }
 
+  forLeaseSecrets(): KeyService {
+    throw new Error('the memory key service answers members only: lease secrets run on the devnet key servers');
+  }
+
   async open(repository: RepositoryName, sealedKeys: readonly string[]): Promise<OpenedKeys> {
     const keys: Uint8Array[] = [];
     for (let start = 0; start < sealedKeys.length; start += this.maxKeysPerRequest) {
@@ -72,4 +76,5 @@ export const untouchableKeyService: KeyService = {
   open: async () => { throw new Error('a public repository asked the key servers'); },
   prepare: () => { throw new Error('a public repository prepared a key session'); },
   forLease: () => { throw new Error('a public repository asked for lease access'); },
+  forLeaseSecrets: () => { throw new Error('a public repository asked for lease secrets'); },
 };
