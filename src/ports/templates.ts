@@ -11,6 +11,8 @@ export interface Release {
   artifact: Artifact;
   /** The app's manifest at the commit (absent for releases recorded before manifests were read: the spec alone). */
   manifest?: AppManifest;
+  /** The lease's sealed secrets the pods start with (`lease_secrets`): their blob and version, never their values. */
+  secrets?: { blobId: string; version: number };
 }
 
 export interface Templates {

@@ -223,6 +223,31 @@ run('the fetch step names the release\'s artifact as git walrus parses it, a blo
   }
 });
 
+run("a lease's secrets: the pods name the version and blob, a secrets step (the provider's key) writes them to memory only the pod sees, the app's shell sources them over its env", () => {
+  const app = appOf({ env: [{ name: 'API_TOKEN', value: 'from-env' }], run: { command: 'node server.js' } } as never);
+  app.metadata.annotations = { 'market.walrus-git.dev/lease': '0x' + 'c'.repeat(64) };
+  const secrets = { blobId: '-' + 'Z'.repeat(42), version: 3 };
+  const deployment = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT, secrets }, { env: NETWORK, providerKey: KEY });
+  const pod = deployment.spec!.template.spec!;
+  assert.is(deployment.spec!.template.metadata!.annotations![ANNOTATIONS.secretsVersion], '3');
+  assert.is(deployment.spec!.template.metadata!.annotations![ANNOTATIONS.secretsBlobId], secrets.blobId);
+  const step = pod.initContainers![1]!;
+  assert.equal(step.command, ['git-walrus', 'secrets', 'export', '--to', '/run/walrus-secrets/env', '--at-version', '3', `--blob=${secrets.blobId}`, '--', '0x' + 'c'.repeat(64)]);
+  assert.equal(envOf(step).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
+  assert.equal(pod.volumes!.find((v) => v.name === 'walrus-secrets')!.emptyDir, { medium: 'Memory', sizeLimit: '8Mi' });
+  const appContainer = pod.containers[0]!;
+  assert.equal(appContainer.volumeMounts!.find((m) => m.name === 'walrus-secrets'), { name: 'walrus-secrets', mountPath: '/run/walrus-secrets', readOnly: true });
+  assert.equal(appContainer.command, forwardingShell('set -a; . /run/walrus-secrets/env; set +a; node server.js'));
+  // Another version changes the pod template (a rollout); no secrets, or no lease: nothing of it.
+  const next = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT, secrets: { ...secrets, version: 4 } }, { env: NETWORK, providerKey: KEY });
+  assert.is.not(JSON.stringify(next.spec!.template), JSON.stringify(deployment.spec!.template));
+  const plain = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, { env: NETWORK, providerKey: KEY });
+  assert.is(plain.spec!.template.spec!.initContainers!.length, 1);
+  assert.not.ok(JSON.stringify(plain).includes('walrus-secrets'));
+  const unleased = runDeployment(appOf(), { commit: COMMIT, artifact: ARTIFACT, secrets }, { env: NETWORK, providerKey: KEY });
+  assert.not.ok(JSON.stringify(unleased).includes('walrus-secrets'));
+});
+
 run('the Service selects the run pods (not build pods) on port 80 → http; names are DNS-1035 for long or dotted app names', () => {
   const app = appOf();
   const service = appService(app);

@@ -34,6 +34,9 @@ export const ANNOTATIONS = {
   repository: `${GROUP}/repository`,
   artifactBlobId: `${GROUP}/artifact-blob-id`,
   artifactSha256: `${GROUP}/artifact-sha256`,
+  /** The version of the lease's secrets a Deployment's pods start with, and its blob (never a value). */
+  secretsVersion: `${GROUP}/secrets-version`,
+  secretsBlobId: `${GROUP}/secrets-blob-id`,
 } as const;
 
 export const MANAGED_BY = 'walrus-gitops';

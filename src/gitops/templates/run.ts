@@ -7,6 +7,13 @@ import type { ToolConfig } from './pods.ts';
 
 /** Where the artifact is unpacked and the app runs. */
 export const APP_DIR = '/app';
+/**
+ * Where the app's pods hold the lease's secrets: an emptyDir in memory (tmpfs), so the values never touch the node's
+ * disk nor the Kubernetes API; the `secrets` init container writes the file, the app's shell sources it.
+ */
+export const SECRETS_DIR = '/run/walrus-secrets';
+const SECRETS_FILE = `${SECRETS_DIR}/env`;
+
 /** The container port's name, which the readiness probe and the Service target. */
 export const PORT_NAME = 'http';
 /** The Service's port: the app is reached on port 80 of its Service, whatever it listens on. */
@@ -20,14 +27,21 @@ export const SERVICE_PORT = 80;
  * names the commit and artifact, so a new release changes the template and the Deployment rolls out
  * (maxSurge/maxUnavailable, progressDeadlineSeconds), and re-applying the same release changes nothing.
  */
-export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact }, config: ToolConfig = {}): V1Deployment {
+export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact; secrets?: { blobId: string; version: number } }, config: ToolConfig = {}): V1Deployment {
   const spec = resolveSpec(app.spec);
   const labels = labelsOf(app, 'run');
+  const lease = leaseArgs(app);
+  // A lease's secrets: the pods name the version (a new one changes the template, so the app rolls out with it;
+  // running pods keep theirs), the values reach the app through memory only the pod sees.
+  const secrets = release.secrets !== undefined && lease.length > 0 ? release.secrets : undefined;
   const annotations = {
     [ANNOTATIONS.commit]: release.commit,
     [ANNOTATIONS.artifactBlobId]: release.artifact.blobId,
     [ANNOTATIONS.artifactSha256]: release.artifact.sha256,
+    ...(secrets ? { [ANNOTATIONS.secretsVersion]: String(secrets.version), [ANNOTATIONS.secretsBlobId]: secrets.blobId } : {}),
   };
+  const secretsVolume: V1Volume = { name: 'walrus-secrets', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } };
+  const atSecrets: V1VolumeMount = { name: secretsVolume.name, mountPath: SECRETS_DIR };
   const appVolume: V1Volume = { name: 'app', emptyDir: {} };
   const atApp: V1VolumeMount = { name: appVolume.name, mountPath: APP_DIR };
   // PORT is the controller's: the probe and the Service depend on it, so a PORT in spec.env does not override it.
@@ -48,13 +62,17 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext,
-          initContainers: [toolContainer('fetch', fetchArgs(release.artifact, leaseArgs(app)), config, [atApp], { withKey: true })],
+          initContainers: [
+            toolContainer('fetch', fetchArgs(release.artifact, lease), config, [atApp], { withKey: true }),
+            ...(secrets ? [toolContainer('secrets', secretsArgs(lease[1]!, secrets), config, [atSecrets], { withKey: true })] : []),
+          ],
           containers: [
             {
               name: 'app',
               image: spec.run.image,
               imagePullPolicy: 'IfNotPresent',
-              command: forwardingShell(spec.run.command),
+              // Sourced after Kubernetes set spec.env, so a secret wins over an env entry of the same name.
+              command: forwardingShell(secrets ? `set -a; . ${SECRETS_FILE}; set +a; ${spec.run.command}` : spec.run.command),
               workingDir: APP_DIR,
               env: env as V1EnvVar[],
               envFrom: spec.envFrom as never,
@@ -67,12 +85,12 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
                 timeoutSeconds: 2,
               },
               resources: spec.resources,
-              volumeMounts: [atApp, { name: TMP_VOLUME.name, mountPath: '/tmp' }],
+              volumeMounts: [atApp, { name: TMP_VOLUME.name, mountPath: '/tmp' }, ...(secrets ? [{ ...atSecrets, readOnly: true }] : [])],
               securityContext: containerSecurityContext,
               terminationMessagePolicy: 'FallbackToLogsOnError',
             },
           ],
-          volumes: [appVolume, TOOL_HOME_VOLUME, TMP_VOLUME],
+          volumes: [appVolume, TOOL_HOME_VOLUME, TMP_VOLUME, ...(secrets ? [secretsVolume] : [])],
         },
       },
     },
@@ -86,6 +104,11 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
  */
 function fetchArgs(artifact: Pick<Artifact, 'blobId' | 'sha256'>, lease: string[]): string[] {
   return ['artifact', 'fetch', '--sha256', artifact.sha256, ...lease, '--', artifact.blobId, APP_DIR];
+}
+
+/** `secrets export` of the version the pod template names, into the in-memory volume (operands after `--`, as for fetch). */
+function secretsArgs(lease: string, secrets: { blobId: string; version: number }): string[] {
+  return ['secrets', 'export', '--to', SECRETS_FILE, '--at-version', String(secrets.version), `--blob=${secrets.blobId}`, '--', lease];
 }
 
 /**
