@@ -44,6 +44,8 @@ export interface ControllerOptions {
   resyncMs?: number;
   /** Whether this controller may read a private repository (reconcile/repository-access.ts); none: not checked. */
   readAccess?: ReadAccessCheck;
+  /** Provider mode: a lease's current sealed secrets (reconcile/pass.ts `leaseSecrets`). */
+  leaseSecrets?: (leaseId: string) => Promise<{ blobId: string; version: number } | null>;
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
@@ -196,6 +198,7 @@ export class Controller {
             job.metadata?.namespace === app.metadata.namespace && job.metadata?.ownerReferences?.some((reference) => reference.uid === app.metadata.uid)),
           readHead: (repository, ref) => this.#heads.read(repository, ref),
           ...(this.#options.readAccess ? { readAccess: this.#options.readAccess } : {}),
+          ...(this.#options.leaseSecrets ? { leaseSecrets: this.#options.leaseSecrets } : {}),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,
           now: () => new Date(this.#clock.now()),

@@ -41,6 +41,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const line = (text: string) => log.info(text);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
+  let leaseSecrets: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -55,12 +56,17 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
       log: line,
     });
+    leaseSecrets = async (leaseId) => {
+      const pointer = await market.leaseSecrets(leaseId);
+      return pointer && { blobId: pointer.blobId, version: Number(pointer.version) };
+    };
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
   const controller = new Controller({
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
     readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
+    ...(leaseSecrets ? { leaseSecrets } : {}),
     templates: createTemplates(tools, offer),
     offer,
     network: network.name,

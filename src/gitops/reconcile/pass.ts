@@ -21,6 +21,11 @@ export interface ReconcileDeps {
   /** Jobs whose controller owner is the app. */
   ownedJobs(app: WalrusApp): V1Job[];
   readHead(repository: string, ref: string | null): Promise<ChainHead>;
+  /**
+   * The lease's current sealed secrets (their blob and version, never values), or null before any; absent outside
+   * provider mode. Asked only for an app of an open lease (a closed lease's app is not applied again).
+   */
+  leaseSecrets?(leaseId: string): Promise<{ blobId: string; version: number } | null>;
   /** Whether the controller may read a private repository (absent: every repository is taken for readable). */
   readAccess?: ReadAccessCheck;
   /** The app now follows this repository (or nothing, when deleted): the chain watcher's index. */

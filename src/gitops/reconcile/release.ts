@@ -1,6 +1,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Release } from '../../ports/templates.ts';
 import type { WalrusAppStatus } from '../../ports/walrus-app.ts';
+import { PROVIDER_ANNOTATIONS } from '../api/labels.ts';
 import { applyManifest } from '../manifest/precedence.ts';
 import type { Pass } from './pass.ts';
 import { applyIngressAllowance } from './isolation.ts';
@@ -19,7 +20,10 @@ export function lastGoodRelease(status: WalrusAppStatus): Release | null {
 export async function applyRelease(pass: Pass, release: Release): Promise<V1Deployment> {
   const { cluster, templates } = pass.deps;
   const app = runningApp(pass, release);
-  const deployment = await cluster.apply(templates.runDeployment(app, release));
+  // The pods start with the lease's current secrets: a new version changes the template, so the app rolls out.
+  const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
+  const secrets = lease && pass.deps.leaseSecrets ? await pass.deps.leaseSecrets(lease) : null;
+  const deployment = await cluster.apply(templates.runDeployment(app, secrets ? { ...release, secrets } : release));
   await cluster.apply(templates.appService(app));
   await applyIngressAllowance(cluster, templates, app);
   const exposed = templates.appIngress(app);
