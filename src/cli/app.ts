@@ -115,6 +115,15 @@ export interface ControllerRunOptions {
   offerFile?: string;
   /** Provider mode: serve the leases of this provider (the key holds its ProviderCap). */
   provider?: ProviderModeOptions;
+  /** Serve `/healthz`, `/readyz` and `/metrics` here; none: not served. */
+  operations?: OperationsOptions;
+}
+
+export interface OperationsOptions {
+  host: string;
+  port: number;
+  /** Keys waiting this long with no pass started or finished fails `/healthz`. */
+  wedgedAfterMs: number;
 }
 
 export interface ProviderModeOptions {

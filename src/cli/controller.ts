@@ -15,6 +15,8 @@ interface ControllerArgs extends CliArgs {
   offer?: string;
   'provider-interval-ms': number;
   'claim-every-ms': number;
+  'health-address'?: string;
+  'wedged-after-seconds': number;
 }
 
 /**
@@ -40,7 +42,9 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       .option('provider-app-spec', { type: 'string', describe: 'provider mode: JSON file with the WalrusApp spec every lease starts from (replicas, port, build, run, health)' })
       .option('offer', { type: 'string', alias: 'provider-offer', describe: 'JSON file with the offer every app gets (replica cap, images, build env, ingress; in provider mode also quota, limits, egress)' })
       .option('provider-interval-ms', { type: 'number', default: 5000, describe: 'provider mode: how often the leases are read from the chain' })
-      .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' }) as never,
+      .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' })
+      .option('health-address', { type: 'string', describe: 'serve /healthz, /readyz and /metrics (Prometheus) at HOST:PORT (deploy/ uses 0.0.0.0:8080; default: not served)' })
+      .option('wedged-after-seconds', { type: 'number', default: 180, describe: 'keys waiting this long with no reconcile pass started or finished make /healthz fail' }) as never,
   handler: async (argv) => {
     const { app } = argv;
     if (!app.startController) throw new UsageError('this build of git walrus has no controller');
@@ -53,6 +57,8 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
     };
     if (provider && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
     if (!provider && argv['provider-app-spec'] !== undefined) throw new UsageError('--provider-app-spec needs --provider');
+    const wedgedAfterMs = wholeAtLeast('--wedged-after-seconds', argv['wedged-after-seconds'], 1) * 1000;
+    const operations = argv['health-address'] === undefined ? undefined : { ...hostAndPort('--health-address', argv['health-address']), wedgedAfterMs };
     const controller = await app.startController({
       kubeconfig: argv.kubeconfig,
       namespace: argv.namespace,
@@ -63,6 +69,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       pollMs: argv['poll-ms'],
       offerFile: argv.offer,
       ...(provider ? { provider } : {}),
+      ...(operations ? { operations } : {}),
     });
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -82,6 +89,14 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
     if (!stopping) throw new (await import('./app.ts')).ExitError('controller: leadership lost; exiting so a supervisor restarts the candidate', 1);
   },
 };
+
+/** `HOST:PORT`, `[v6]:PORT` or `:PORT` (every address). */
+function hostAndPort(flag: string, value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || !(port >= 0 && port <= 65535)) throw new UsageError(`${flag} must be HOST:PORT (e.g. 0.0.0.0:8080 or 127.0.0.1:8080), got ${value}`);
+  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+}
 
 function wholeAtLeast(flag: string, value: number, min: number): number {
   if (!(Number.isInteger(value) && value >= min)) throw new UsageError(`${flag} must be a whole number of ${min} or more, got ${value}`);

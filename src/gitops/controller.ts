@@ -19,6 +19,9 @@ import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader } from './watch/head-reader.ts';
 import { DEFAULT_OFFER, type ProviderOffer } from './api/offer.ts';
+import { ControllerMetrics } from './operate/controller-metrics.ts';
+import type { HealthFacts } from './operate/health.ts';
+import { measuredLedger } from './operate/measured-ledger.ts';
 
 export interface ControllerOptions {
   cluster: Cluster;
@@ -52,12 +55,15 @@ export interface ControllerOptions {
   steps?: readonly Step[];
   /** The work queue (a new one unless a test records what is done with it). */
   queue?: WorkQueue;
+  /** Where passes, builds, rollouts and chain reads are counted (`/metrics`); a new registry by default. */
+  metrics?: ControllerMetrics;
   clock?: Clock;
   log(line: string): void;
 }
 
 export const LEASE_NAME = 'walrus-gitops-controller';
 export const CURSOR_CONFIGMAP = 'walrus-gitops-chain-cursor';
+const CHAIN_READS = ['resolve', 'getRepository', 'listRefs', 'listPushesAfter', 'latestPushCursor'] as const;
 
 /**
  * The GitOps controller (docs/architecture.md, The GitOps controller): informers on WalrusApps and on the Jobs and
@@ -78,19 +84,28 @@ export class Controller {
   #workers: Promise<void>[] = [];
   readonly #stopped = new AbortController();
   #chain: ChainWatcher;
+  readonly metrics: ControllerMetrics;
+  #leadingSince: number | null = null;
+  #synced = false;
+  #chainOkAt: number | null = null;
 
   constructor(options: ControllerOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.queue = options.queue ?? new WorkQueue({ baseDelayMs: 500, maxDelayMs: 5 * 60_000 });
-    this.#heads = new HeadReader(options.ledger);
+    this.metrics = options.metrics ?? new ControllerMetrics();
+    const ledger = measuredLedger(options.ledger, CHAIN_READS, this.#clock, (method, seconds, failed) => {
+      this.metrics.chainRead(method, seconds, failed);
+      if (!failed) this.#chainOkAt = this.#clock.now();
+    });
+    this.#heads = new HeadReader(ledger);
     this.#events = new EventRecorder({ cluster: options.cluster, component: 'walrus-gitops', instance: options.identity, log: options.log });
     this.#elector = options.leaderElection === false ? null : new LeaderElector({
       cluster: options.cluster, lease: { namespace: options.controllerNamespace, name: LEASE_NAME }, identity: options.identity, clock: this.#clock, log: options.log,
     });
     const store = new ConfigMapCursorStore(options.cluster, { namespace: options.controllerNamespace, name: CURSOR_CONFIGMAP }, { network: options.network, packageId: options.packageId });
     this.#chain = new ChainWatcher({
-      feed: options.ledger, store,
+      feed: ledger, store,
       onPush: (event) => {
         this.#heads.observe(event);
         for (const key of this.index.appsOf(event.repository)) {
@@ -112,6 +127,7 @@ export class Controller {
       lost.addEventListener('abort', () => this.#shutDown());
       await this.#lead();
     });
+    this.#leadingSince = null;
     this.#shutDown();
     await Promise.all(this.#workers);
   }
@@ -123,8 +139,25 @@ export class Controller {
     await this.#options.companion?.stop();
   }
 
+  /** What `/healthz` and `/readyz` judge (operate/health.ts). */
+  healthFacts(): HealthFacts {
+    return {
+      leading: this.#leadingSince !== null, synced: this.#synced, stuckMs: this.queue.stuckMs(), waiting: this.queue.length,
+      processing: this.queue.processing, chainOkAt: this.#chainOkAt, leadingSince: this.#leadingSince, now: this.#clock.now(),
+    };
+  }
+
+  /** A Prometheus scrape's body. */
+  renderMetrics(): string {
+    return this.metrics.render({
+      waiting: this.queue.length, processing: this.queue.processing, stuckMs: this.queue.stuckMs(),
+      leading: this.#leadingSince !== null, leasesServed: this.#options.companion?.served?.() ?? null,
+    });
+  }
+
   async #lead(): Promise<void> {
     const { cluster, namespace, log } = this.#options;
+    this.#leadingSince = this.#clock.now();
     this.#apps = cluster.informer('walrusapps', { namespace });
     // Only what the controller made: a cluster's other Deployments and Jobs never reach its caches.
     const labelSelector = `${LABELS.managedBy}=${MANAGED_BY}`;
@@ -143,6 +176,7 @@ export class Controller {
       await informer.start();
     }
     if (this.#stopped.signal.aborted) return;
+    this.#synced = true;
     log(`controller: watching WalrusApps in ${namespace ?? 'every namespace'} (${this.#apps.list().length} found), network ${this.#options.network}`);
 
     const workers = this.#options.workers ?? 2;
@@ -187,6 +221,7 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === null) return;
+      const start = this.#clock.now();
       try {
         const result = await reconcile(key, {
           cluster, templates, network, offer, log,
@@ -203,8 +238,11 @@ export class Controller {
           events: this.#events,
           now: () => new Date(this.#clock.now()),
         }, this.#options.steps);
+        this.metrics.pass(result.outcome, (this.#clock.now() - start) / 1000, result.statusError !== undefined);
+        if (result.changed) this.metrics.transitions(result.changed);
         this.#requeue(key, result);
       } catch (error) {
+        this.metrics.pass('error', (this.#clock.now() - start) / 1000, false);
         // reconcile reports failures as outcomes; this is a fault in the loop itself.
         const delay = this.queue.addRateLimited(key);
         log(`${key}: reconcile failed: ${messageOf(error)}; retry in ${(delay / 1000).toFixed(1)}s`);
@@ -260,6 +298,8 @@ export class Controller {
 
   #shutDown(): void {
     if (this.#stopped.signal.aborted) return;
+    this.#leadingSince = null;
+    this.#synced = false;
     this.#stopped.abort();
     this.queue.shutDown();
     for (const informer of this.#informers) void informer.stop().catch(() => {});

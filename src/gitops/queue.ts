@@ -30,11 +30,14 @@ export class WorkQueue {
   readonly #clock: Clock;
   readonly #waiting: ((key: string | null) => void)[] = [];
   #shutDown = false;
+  /** When a key was last handed out or done, or keys began to wait: what `stuckMs` measures from. */
+  #progressAt: number;
 
   constructor(options: QueueOptions = {}) {
     this.#baseDelayMs = options.baseDelayMs ?? 100;
     this.#maxDelayMs = options.maxDelayMs ?? 300_000;
     this.#clock = options.clock ?? systemClock;
+    this.#progressAt = this.#clock.now();
   }
 
   add(key: string): void {
@@ -45,8 +48,10 @@ export class WorkQueue {
     if (waiter) {
       this.#dirty.delete(key);
       this.#processing.add(key);
+      this.#progressAt = this.#clock.now();
       waiter(key);
     } else {
+      if (this.#ready.length === 0) this.#progressAt = this.#clock.now();
       this.#ready.push(key);
     }
   }
@@ -93,6 +98,7 @@ export class WorkQueue {
     if (key !== undefined) {
       this.#dirty.delete(key);
       this.#processing.add(key);
+      this.#progressAt = this.#clock.now();
       return Promise.resolve(key);
     }
     return new Promise((resolve) => this.#waiting.push(resolve));
@@ -101,6 +107,7 @@ export class WorkQueue {
   /** Ends the processing of `key`; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     this.#processing.delete(key);
+    this.#progressAt = this.#clock.now();
     if (this.#dirty.has(key)) {
       this.#dirty.delete(key);
       this.add(key);
@@ -110,6 +117,19 @@ export class WorkQueue {
   /** How many keys wait to be handed out. */
   get length(): number {
     return this.#ready.length;
+  }
+
+  /** How many keys are being processed. */
+  get processing(): number {
+    return this.#processing.size;
+  }
+
+  /**
+   * How long keys have waited with no key handed out or finished meanwhile (0 while none waits): a loop whose
+   * workers all hang leaves this growing, however busy the rest of the process is.
+   */
+  stuckMs(): number {
+    return this.#ready.length === 0 ? 0 : Math.max(0, this.#clock.now() - this.#progressAt);
   }
 
   /** Wakes every waiting `get` with null and refuses further adds. */

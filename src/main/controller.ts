@@ -20,6 +20,7 @@ import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gi
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { UsageError, messageOf } from '../core/errors.ts';
 import { openNetwork } from './context.ts';
+import { serveOperations } from '../gitops/operate/operations-server.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
 const TOOL_ENV = ['GIT_WALRUS_NETWORK', 'GIT_WALRUS_DEVNET_URL', 'GIT_WALRUS_PACKAGE_ID', 'GIT_WALRUS_REGISTRY_ID'] as const;
@@ -81,10 +82,24 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   });
   line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
   if (providerLine) line(providerLine);
+  let operations: Awaited<ReturnType<typeof serveOperations>> | undefined;
+  if (options.operations) {
+    const { host, port, wedgedAfterMs } = options.operations;
+    // Readiness wants a chain read within ten polls (a minute at least): the watcher reads every poll.
+    const limits = { wedgedAfterMs, chainStaleAfterMs: Math.max(60_000, 10 * options.pollMs) };
+    try {
+      operations = await serveOperations(controller, limits, { host, port });
+    } catch (error) {
+      await network.close();
+      throw new UsageError(`--health-address ${host}:${port}: ${messageOf(error)}`);
+    }
+    line(`controller: /healthz, /readyz and /metrics on ${host}:${operations.port}`);
+  }
   return {
     run: () => controller.run(),
     stop: async () => {
       await controller.stop();
+      await operations?.close();
       await network.close();
     },
   };

@@ -5,4 +5,6 @@
 export interface Companion {
   start(): void;
   stop(): Promise<void>;
+  /** How many leases it serves now (the controller's `walrus_gitops_leases_served`). */
+  served?(): number;
 }

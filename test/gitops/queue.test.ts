@@ -87,4 +87,24 @@ test('shutDown wakes waiting workers with null and refuses adds', async () => {
   assert.is(await queue.get(), null);
 });
 
+test('stuckMs: how long keys have waited with no key handed out or done; 0 while none waits', async () => {
+  const clock = new ManualClock();
+  const queue = new WorkQueue({ clock });
+  assert.is(queue.stuckMs(), 0);
+  queue.add('ns/a');
+  const held = await queue.get();
+  await clock.advance(60_000);
+  assert.is(queue.stuckMs(), 0, 'nothing waits: a long pass alone is no wedge');
+  queue.add('ns/b');
+  await clock.advance(30_000);
+  assert.is(queue.stuckMs(), 30_000, 'measured from when the key began to wait, not from the last progress');
+  assert.is(queue.processing, 1);
+  queue.done(held!);
+  assert.is(queue.stuckMs(), 0, 'progress');
+  await clock.advance(10_000);
+  assert.is(queue.stuckMs(), 10_000);
+  await queue.get();
+  assert.is(queue.stuckMs(), 0);
+});
+
 test.run();

@@ -44,6 +44,7 @@ export class ProviderReconciler implements Companion {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  #served = 0;
 
   constructor(options: ProviderReconcilerOptions) {
     this.#options = options;
@@ -66,6 +67,11 @@ export class ProviderReconciler implements Companion {
     await this.#running;
   }
 
+  /** Open leases that have not run out, as of the last pass. */
+  served(): number {
+    return this.#served;
+  }
+
   /** One pass: read both states, plan, act. Returns the plan it ran. */
   async pass(): Promise<Action[]> {
     const { market, tenants, providerId, log } = this.#options;
@@ -75,6 +81,7 @@ export class ProviderReconciler implements Companion {
       tenants.listNamespaces(SELECTOR),
       market.clockMs(),
     ]);
+    this.#served = leases.filter((lease) => lease.state === 'open' && !runsOutBy(lease, nowMs)).length;
     for (const lease of leases) {
       if (lease.state !== 'open' || runsOutBy(lease, nowMs)) {
         this.#lastClaimMs.delete(lease.id);

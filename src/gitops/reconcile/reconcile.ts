@@ -1,6 +1,7 @@
 import { failed, SETTLED, type Outcome, type StepResult } from './outcome.ts';
 import { Pass, type ReconcileDeps } from './pass.ts';
 import { conclude, writeStatus } from './status.ts';
+import type { Condition } from '../../ports/walrus-app.ts';
 import { build } from './steps/build.ts';
 import { checkPolicy } from './steps/check-policy.ts';
 import { cleanUpJobs } from './steps/clean-up-jobs.ts';
@@ -49,6 +50,8 @@ export interface ReconcileResult {
   outcome: Outcome;
   /** Writing the status failed: reported beside the outcome, which it does not replace. */
   statusError?: unknown;
+  /** The conditions the written status changed (none when nothing was written or the write failed). */
+  changed?: Condition[];
 }
 
 /**
@@ -66,7 +69,7 @@ export async function reconcile(key: string, deps: ReconcileDeps, steps: readonl
   const outcome = await runSteps(pass, steps);
   conclude(pass, outcome);
   const written = await writeStatus(pass);
-  return written ? { outcome, statusError: written.error } : { outcome };
+  return 'error' in written ? { outcome, statusError: written.error } : { outcome, changed: written.changed };
 }
 
 /** The steps in order, until one returns an outcome; an error a step throws ends the pass as its failure. */

@@ -1,6 +1,7 @@
 import { conditionOf, transitions } from './conditions.ts';
 import type { Outcome } from './outcome.ts';
 import type { Pass } from './pass.ts';
+import type { Condition } from '../../ports/walrus-app.ts';
 
 /**
  * The conditions every outcome sets, in one place (kstatus: Reconciling and Stalled are present only while True):
@@ -35,9 +36,10 @@ export function conclude(pass: Pass, outcome: Outcome): void {
  * Writes the status when the pass changed it, then turns each condition that changed into a Kubernetes Event (one
  * event per distinct reason and message: Ready=False and Stalled=True of one stall make one). A failed write is
  * returned, not thrown, so that the caller reports it beside the pass's own outcome; its events are then not sent
- * (the next pass sends them with the status it writes).
+ * (the next pass sends them with the status it writes). Otherwise the conditions that changed are returned (what the
+ * controller's metrics count: builds, rollouts, rollbacks).
  */
-export async function writeStatus(pass: Pass): Promise<{ error: unknown } | null> {
+export async function writeStatus(pass: Pass): Promise<{ error: unknown } | { changed: Condition[] }> {
   const { app, deps, status } = pass;
   status.conditions = pass.conditions;
   status.observedGeneration = app.metadata.generation;
@@ -49,7 +51,8 @@ export async function writeStatus(pass: Pass): Promise<{ error: unknown } | null
     }
   }
   const sent = new Set<string>();
-  for (const condition of transitions(pass.before, pass.conditions)) {
+  const changed = transitions(pass.before, pass.conditions);
+  for (const condition of changed) {
     if (condition.type === 'Reconciling' || condition.status === 'Unknown') continue;
     const abnormal = condition.type === 'Stalled' || condition.type === 'Remediated' ? condition.status === 'True' : condition.status === 'False';
     const type = abnormal ? 'Warning' : 'Normal';
@@ -58,5 +61,5 @@ export async function writeStatus(pass: Pass): Promise<{ error: unknown } | null
     sent.add(key);
     await deps.events.record(app, type, condition.reason, condition.message);
   }
-  return null;
+  return { changed };
 }
