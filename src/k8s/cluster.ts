@@ -6,7 +6,7 @@
 import {
   ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1PodDisruptionBudget, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../ports/cluster-errors.ts';
 import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../ports/cluster.ts';
@@ -15,7 +15,7 @@ import { messageOf } from '../core/errors.ts';
 import { RestartingInformer } from './informer.ts';
 
 /** The API version of each kind `readObject` reads. */
-const API_VERSIONS: Record<keyof AppObjects, string> = { Service: 'v1', Ingress: 'networking.k8s.io/v1', NetworkPolicy: 'networking.k8s.io/v1' };
+const API_VERSIONS: Record<keyof AppObjects, string> = { Service: 'v1', Ingress: 'networking.k8s.io/v1', NetworkPolicy: 'networking.k8s.io/v1', PodDisruptionBudget: 'policy/v1beta1' };
 
 /** How long a container log read may take before the termination message is used instead. */
 const LOG_TIMEOUT_MS = 5000;
@@ -154,7 +154,7 @@ export class KubernetesCluster implements Cluster {
     }
   }
 
-  async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T> {
+  async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy | V1PodDisruptionBudget>(object: T): Promise<T> {
     const resource = resourceOf(object.kind!);
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
       this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);

@@ -3,7 +3,7 @@
  * src/k8s/cluster.ts (the only importer of the client besides tests). Object types are the client's own, imported
  * as types only: the port names Kubernetes objects, it does not hide them.
  */
-import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1PodDisruptionBudget, V1Service } from '@kubernetes/client-node';
 import type { WalrusApp, WalrusAppStatus } from './walrus-app.ts';
 
 export interface ObjectRef {
@@ -25,6 +25,7 @@ export interface AppObjects {
   Service: V1Service;
   Ingress: V1Ingress;
   NetworkPolicy: V1NetworkPolicy;
+  PodDisruptionBudget: V1PodDisruptionBudget;
 }
 
 /**
@@ -61,7 +62,7 @@ export interface Cluster {
   /** The last `lines` lines of a container's log; null when the node does not serve logs. */
   podLogTail(pod: ObjectRef, container: string, lines: number): Promise<string | null>;
   /** Server-side apply with the controller's field manager, forcing conflicts (the controller owns these objects). */
-  apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy>(object: T): Promise<T>;
+  apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy | V1PodDisruptionBudget>(object: T): Promise<T>;
   /** The object of `kind` at `ref` as the API server has it; null when there is none. */
   readObject<K extends keyof AppObjects>(kind: K, ref: ObjectRef): Promise<AppObjects[K] | null>;
   /**

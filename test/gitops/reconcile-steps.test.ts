@@ -605,13 +605,13 @@ table('rollout', [
     result: 'Next', actions: (f) => [...applied(f), `apply ingresses ${NAMESPACE}/web`],
   },
   {
-    name: 'the offer exposes apps → the Deployment runs the manifest\'s settings, the Ingress is applied, the URL is in the status',
+    name: 'the offer exposes apps → the Deployment runs the manifest\'s settings (2 replicas: a disruption budget), the Ingress is applied, the URL is in the status',
     given: (f) => {
       f.offer.ingress = { domain: 'apps.example.com', scheme: 'http', from: [], loadBalancer: false };
       setStatus(f, { ...released(f), manifest: { commit: oid(1), ...noManifest, source: 'package.json', port: 3000, replicas: 2 } });
     },
     result: 'Next',
-    actions: (f) => [...applied(f), `apply ingresses ${NAMESPACE}/web`],
+    actions: (f) => [...applied(f), `apply poddisruptionbudgets ${NAMESPACE}/web`, `apply ingresses ${NAMESPACE}/web`],
     then: (pass, f) => {
       assert.match(pass.status.url ?? '', /^http:\/\/web-[0-9a-f]{12}\.apps\.example\.com\/$/);
       const deployment = f.cluster.applied.find((object) => object.kind === 'Deployment') as { spec: { replicas: number; template: { spec: { containers: { ports: { containerPort: number }[] }[] } } } };

@@ -13,6 +13,8 @@ import { ANNOTATIONS, buildJobName, dnsLabel, LABELS, PROJECT_IMAGE, PROJECT_VER
 import { APP_DIR, appService, runDeployment } from '../../src/gitops/templates/run.ts';
 import { appHost, appIngress, appUrl, CLUSTER_ISSUER_ANNOTATION } from '../../src/gitops/templates/ingress.ts';
 import { buildJob, TERMINATION_MESSAGE_PATH, WORKSPACE } from '../../src/gitops/templates/build-job.ts';
+import { appDisruptionBudget } from '../../src/gitops/templates/placement.ts';
+import { parseOffer } from '../../src/gitops/api/offer.ts';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
 import { readingBlobs } from '../support/memory-cli.ts';
 
@@ -308,6 +310,48 @@ job("the provider's build env reaches the build and test steps, never overriding
   }
   assert.is(envOf(pod.initContainers!.find((c) => c.name === 'checkout')!).npm_config_registry, undefined);
 });
+
+const placement = suite('placement: spread over nodes, disruption budget, node-loss tolerations');
+
+placement('two replicas or more: a preferred spread on the hostname over the run pods, and a budget of one unavailable', () => {
+  const app = appOf({ replicas: 3 });
+  const deployment = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }, {}, 45);
+  const pod = deployment.spec!.template.spec!;
+  assert.equal(pod.topologySpreadConstraints, [{
+    maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: deployment.spec!.selector.matchLabels },
+  }], 'counts exactly the pods the Deployment selects (every release of the app)');
+  assert.equal(pod.tolerations, [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 45 },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 45 },
+  ]);
+  const budget = appDisruptionBudget(app, 3)!;
+  assert.is(budget.apiVersion, 'policy/v1beta1', 'what Kubernetes 1.20 serves');
+  assert.is(budget.metadata!.name, deployment.metadata!.name);
+  assert.is(budget.metadata!.namespace, app.metadata.namespace);
+  assert.equal(budget.spec, { maxUnavailable: 1, selector: { matchLabels: deployment.spec!.selector.matchLabels } });
+  assert.is(budget.metadata!.ownerReferences![0]!.uid, app.metadata.uid, 'goes with the app');
+});
+
+placement('one replica: no spread and no budget (it would block every drain); tolerations still shortened', () => {
+  const app = appOf({ replicas: 1 });
+  const pod = runDeployment(app, { commit: COMMIT, artifact: ARTIFACT }).spec!.template.spec!;
+  assert.is(pod.topologySpreadConstraints, undefined);
+  assert.equal(pod.tolerations!.map((t) => t.tolerationSeconds), [300, 300], 'the functions alone: Kubernetes\' default');
+  assert.is(appDisruptionBudget(app, 1), null);
+});
+
+placement('createTemplates takes the offer\'s tolerations and the app\'s replicas for its budget', () => {
+  const templates = createTemplates({}, { nodeLossTolerationSeconds: 20 });
+  const pod = templates.runDeployment(appOf({ replicas: 2 }), { commit: COMMIT, artifact: ARTIFACT }).spec!.template.spec!;
+  assert.equal(pod.tolerations!.map((t) => t.tolerationSeconds), [20, 20]);
+  assert.ok(templates.appDisruptionBudget(appOf({ replicas: 2 })));
+  assert.is(templates.appDisruptionBudget(appOf({ replicas: 1 })), null);
+  assert.is(parseOffer({}).nodeLossTolerationSeconds, 30, 'the offer\'s default');
+  assert.is(parseOffer({ nodeLossTolerationSeconds: 10 }).nodeLossTolerationSeconds, 10);
+  assert.throws(() => parseOffer({ nodeLossTolerationSeconds: 0 }), /nodeLossTolerationSeconds: expected a whole number of at least 1/);
+});
+
+placement.run();
 
 const ingress = suite('appIngress');
 const INGRESS = { domain: 'apps.example.com', scheme: 'http' as const, from: [], loadBalancer: false };

@@ -75,10 +75,13 @@ deploy('kubectl apply -k installs everything; the controller with the ServiceAcc
   for (const made of ['namespace/walrus-gitops', 'customresourcedefinition.apiextensions.k8s.io/walrusapps.gitops.walrus-git.dev', 'serviceaccount/walrus-gitops-controller',
     'clusterrole.rbac.authorization.k8s.io/walrus-gitops-controller', 'clusterrolebinding.rbac.authorization.k8s.io/walrus-gitops-controller',
     'role.rbac.authorization.k8s.io/walrus-gitops-controller', 'rolebinding.rbac.authorization.k8s.io/walrus-gitops-controller',
-    'configmap/walrus-network', 'deployment.apps/walrus-gitops-controller']) assert.match(applied, made);
+    'configmap/walrus-network', 'deployment.apps/walrus-gitops-controller', 'poddisruptionbudget.policy/walrus-gitops-controller']) assert.match(applied, made);
   const installed = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'walrus-gitops-controller', namespace: INSTALL_NAMESPACE });
   assert.is(installed.spec?.replicas, 0);
-  assert.equal(installed.spec?.template.spec?.containers[0].command, ['git-walrus', 'controller']);
+  const container = installed.spec!.template.spec!.containers[0]!;
+  assert.equal(container.command, ['git-walrus', 'controller', '--health-address', '0.0.0.0:8080']);
+  assert.equal([container.livenessProbe?.httpGet?.path, container.readinessProbe?.httpGet?.path], ['/healthz', '/readyz']);
+  assert.is(installed.spec!.template.spec!.topologySpreadConstraints?.[0]?.topologyKey, 'kubernetes.io/hostname');
   await waitFor('walrusapps served', () => kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL }).then(() => true));
 
   world = createWorld('walrus-gitops-deploy-');

@@ -21,6 +21,11 @@ export interface ProviderOffer {
   };
   /** The most replicas an app's manifest may ask for. */
   maxReplicas: number;
+  /**
+   * How long an app's pods stay bound to a node that is not ready or unreachable before they are evicted and made
+   * again elsewhere (their NoExecute tolerations; Kubernetes' default is 300 s).
+   */
+  nodeLossTolerationSeconds: number;
   /** Images an app may name for its build and run containers; empty: only the provider's defaults. */
   images: { build: string[]; run: string[] };
   /** Given to every build container (a registry mirror, a proxy's CA bundle), so apps need not carry it. */
@@ -59,6 +64,7 @@ export const DEFAULT_OFFER: ProviderOffer = {
     max: { cpu: '2', memory: '4Gi', ephemeralStorage: '10Gi' },
   },
   maxReplicas: 5,
+  nodeLossTolerationSeconds: 30,
   images: { build: [], run: [] },
   buildEnv: [],
   egress: {
@@ -81,7 +87,7 @@ export class OfferError extends WalrusGitError {
 /** Reads an offer from its JSON form (`--provider-offer`): unknown fields are refused, missing ones take the default. */
 export function parseOffer(json: unknown): ProviderOffer {
   const root = object(json, '(the file)');
-  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'images', 'buildEnv', 'ingress', 'egress']);
+  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'nodeLossTolerationSeconds', 'images', 'buildEnv', 'ingress', 'egress']);
   const quota = object(root.quota ?? {}, 'quota');
   known(quota, 'quota', ['cpu', 'memory', 'ephemeralStorage', 'pods']);
   const limits = object(root.limits ?? {}, 'limits');
@@ -100,6 +106,7 @@ export function parseOffer(json: unknown): ProviderOffer {
     },
     limits: { default: triple(limits.default, 'limits.default', d.limits.default), max: triple(limits.max, 'limits.max', d.limits.max) },
     maxReplicas: count(root.maxReplicas, 'maxReplicas', d.maxReplicas),
+    nodeLossTolerationSeconds: count(root.nodeLossTolerationSeconds, 'nodeLossTolerationSeconds', d.nodeLossTolerationSeconds),
     images: { build: strings(images.build, 'images.build', d.images.build), run: strings(images.run, 'images.run', d.images.run) },
     buildEnv: envVars(root.buildEnv, 'buildEnv'),
     ...(root.ingress === undefined ? {} : { ingress: ingressOf(root.ingress) }),

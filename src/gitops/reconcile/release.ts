@@ -5,6 +5,7 @@ import { PROVIDER_ANNOTATIONS } from '../api/labels.ts';
 import { applyManifest } from '../manifest/precedence.ts';
 import type { Pass } from './pass.ts';
 import { applyIngressAllowance } from './isolation.ts';
+import { appResourceName } from '../templates/names.ts';
 
 /** The last release that rolled out, with its artifact (from the history), to roll back to. */
 export function lastGoodRelease(status: WalrusAppStatus): Release | null {
@@ -25,6 +26,7 @@ export async function applyRelease(pass: Pass, release: Release): Promise<V1Depl
   const secrets = lease && pass.deps.leaseSecrets ? await pass.deps.leaseSecrets(lease) : null;
   const deployment = await cluster.apply(templates.runDeployment(app, secrets ? { ...release, secrets } : release));
   await cluster.apply(templates.appService(app));
+  await applyDisruptionBudget(pass, app);
   await applyIngressAllowance(cluster, templates, app);
   const exposed = templates.appIngress(app);
   if (exposed) {
@@ -34,6 +36,18 @@ export async function applyRelease(pass: Pass, release: Release): Promise<V1Depl
     delete pass.status.url;
   }
   return deployment;
+}
+
+/** The app's PodDisruptionBudget while it runs two replicas or more; the one it owns goes when it runs fewer. */
+async function applyDisruptionBudget(pass: Pass, app: Pass['app']): Promise<void> {
+  const { cluster, templates } = pass.deps;
+  const budget = templates.appDisruptionBudget(app);
+  if (budget) {
+    await cluster.apply(budget);
+    return;
+  }
+  const existing = await cluster.readObject('PodDisruptionBudget', pass.ref(appResourceName(app)));
+  if (existing?.metadata?.ownerReferences?.some((owner) => owner.uid === app.metadata.uid)) await cluster.deleteObject(existing);
 }
 
 /** The app as `release` runs: its spec with the release's manifest where the operator wrote nothing. */

@@ -9,6 +9,8 @@ import type { ProviderOffer } from '../api/offer.ts';
 import { appIngress, appUrl } from './ingress.ts';
 import type { ToolConfig } from './pods.ts';
 import { appService, runDeployment } from './run.ts';
+import { appDisruptionBudget } from './placement.ts';
+import { resolveSpec } from '../api/types.ts';
 
 /**
  * The pod, Job and Service templates of the GitOps controller (pure: a WalrusApp in, Kubernetes objects out, the same
@@ -16,7 +18,7 @@ import { appService, runDeployment } from './run.ts';
  * where the ingress controller's traffic comes from); the functions alone
  * give the tool containers no network settings (the tools then use their own default).
  */
-export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress']; egress?: Pick<ProviderOffer['egress'], 'except'> } = {}): Templates {
+export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]; ingress?: ProviderOffer['ingress']; egress?: Pick<ProviderOffer['egress'], 'except'>; nodeLossTolerationSeconds?: number } = {}): Templates {
   const ingress = offer.ingress;
   // A LoadBalancer Service's clients come from outside the cluster: anything but the cluster's own ranges (the
   // egress carve-outs) may reach the app's port then, as well as the ingress controller.
@@ -26,7 +28,8 @@ export function createTemplates(config: ToolConfig, offer: { buildEnv?: EnvVar[]
   ];
   return {
     buildJob: (app, build) => buildJob(app, build, config, offer.buildEnv),
-    runDeployment: (app, release) => runDeployment(app, release, config),
+    runDeployment: (app, release) => runDeployment(app, release, config, offer.nodeLossTolerationSeconds),
+    appDisruptionBudget: (app) => appDisruptionBudget(app, resolveSpec(app.spec).replicas),
     appService: (app) => appService(app, { loadBalancer: ingress?.loadBalancer === true }),
     appIngress: (app) => (ingress ? { ingress: appIngress(app, ingress), url: appUrl(app, ingress) } : null),
     ...(allowed ? { appNetworkPolicy: (app: WalrusApp) => appNetworkPolicy(app, allowed) } : {}),

@@ -4,6 +4,7 @@ import type { Artifact, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, appResourceName, labelsOf, ownerReference, selectorLabels } from './names.ts';
 import { containerSecurityContext, forwardingShell, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
 import type { ToolConfig } from './pods.ts';
+import { DEFAULT_NODE_LOSS_TOLERATION_SECONDS, runPlacement } from './placement.ts';
 
 /** Where the artifact is unpacked and the app runs. */
 export const APP_DIR = '/app';
@@ -25,9 +26,10 @@ export const SERVICE_PORT = 80;
  * only if its sha256 matches; the app container runs spec.run.command there (in a shell that passes SIGTERM on, so the
  * app can drain) with PORT, the spec's env/envFrom/resources and a readiness probe on health.path. The pod template
  * names the commit and artifact, so a new release changes the template and the Deployment rolls out
- * (maxSurge/maxUnavailable, progressDeadlineSeconds), and re-applying the same release changes nothing.
+ * (maxSurge/maxUnavailable, progressDeadlineSeconds), and re-applying the same release changes nothing. Its pods are
+ * placed to survive a node's loss (placement.ts).
  */
-export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact; secrets?: { blobId: string; version: number } }, config: ToolConfig = {}): V1Deployment {
+export function runDeployment(app: WalrusApp, release: { commit: string; artifact: Artifact; secrets?: { blobId: string; version: number } }, config: ToolConfig = {}, tolerationSeconds = DEFAULT_NODE_LOSS_TOLERATION_SECONDS): V1Deployment {
   const spec = resolveSpec(app.spec);
   const labels = labelsOf(app, 'run');
   const lease = leaseArgs(app);
@@ -62,6 +64,7 @@ export function runDeployment(app: WalrusApp, release: { commit: string; artifac
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: podSecurityContext,
+          ...runPlacement(app, spec.replicas, tolerationSeconds),
           initContainers: [
             toolContainer('fetch', fetchArgs(release.artifact, lease), config, [atApp], { withKey: true }),
             ...(secrets ? [toolContainer('secrets', secretsArgs(lease[1]!, secrets), config, [atSecrets], { withKey: true })] : []),
