@@ -2,11 +2,12 @@
  * deploy/ on the real plane: `kubectl apply -k` installs it (through an overlay that scales the in-cluster controller
  * to zero, so only the controller under test acts), then `git walrus controller` run with the ServiceAccount's own
  * token releases an app (the RBAC is sufficient), and the same run with one permission taken away fails with an
- * error that names it.
+ * error that names it. Then the in-cluster controller itself: ready behind its probes, and, frozen, restarted by the
+ * kubelet for a failing liveness probe.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -137,5 +138,54 @@ deploy('a missing permission fails with an error naming the verb, the resource a
     await rbac.deleteClusterRole({ name: limited }).catch(() => {});
   }
 });
+
+deploy('the in-cluster controller: its probes pass; frozen, it fails liveness and the kubelet restarts it', async () => {
+  const { kc } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  const patch = (kind: string, name: string, body: unknown) => kubectl(['-n', INSTALL_NAMESPACE, 'patch', kind, name, '--type', 'strategic', '--patch', JSON.stringify(body)]);
+  // The pods reach the devnet server on the node's host address; probes tighter than deploy/'s, so the test is short.
+  await patch('configmap', 'walrus-network', { data: devnet!.env });
+  await patch('deployment', ACCOUNT, { spec: { replicas: 1, template: { spec: {
+    terminationGracePeriodSeconds: 5,
+    containers: [{ name: 'controller', livenessProbe: { periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 2 } }],
+  } } } });
+  const selector = 'app.kubernetes.io/component=controller';
+  const controllerPod = async () => (await core.listNamespacedPod({ namespace: INSTALL_NAMESPACE, labelSelector: selector })).items.find((pod) => !pod.metadata?.deletionTimestamp);
+  try {
+    const pod = await waitFor('the controller pod ready (/readyz: a standby, or the leader synced with the chain)', async () => {
+      const found = await controllerPod();
+      return found?.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ? found : undefined;
+    }, 240_000);
+    const name = pod.metadata!.name!;
+    const before = pod.status!.containerStatuses![0]!.restartCount;
+    // Freeze every process of the container: /healthz stops answering, as a hung process's would.
+    const frozen = processesOfPod(name);
+    assert.ok(frozen.length > 0, `the controller's processes (POD_NAME=${name}) found`);
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    const restarted = await waitFor('the kubelet restarting the frozen controller', async () => {
+      const status = (await core.readNamespacedPod({ name, namespace: INSTALL_NAMESPACE })).status?.containerStatuses?.[0];
+      return status && status.restartCount > before ? status : undefined;
+    }, 120_000);
+    assert.is(restarted.lastState?.terminated?.exitCode, 137, 'killed: a stopped process ignores SIGTERM until the grace period ends');
+    const events = await core.listNamespacedEvent({ namespace: INSTALL_NAMESPACE, fieldSelector: `involvedObject.name=${name}` });
+    assert.ok(events.items.some((event) => event.reason === 'Unhealthy' && /Liveness probe failed/.test(event.message ?? '')), events.items.map((event) => `${event.reason}: ${event.message}`).join('\n'));
+    await waitFor('the restarted controller ready again', async () =>
+      (await core.readNamespacedPod({ name, namespace: INSTALL_NAMESPACE })).status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True'), 240_000);
+  } finally {
+    await patch('deployment', ACCOUNT, { spec: { replicas: 0 } });
+  }
+});
+
+/** The host PIDs of a pod's container processes (the process kubelet runs them on this machine), by their POD_NAME. */
+function processesOfPod(podName: string): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      return environ.includes(`POD_NAME=${podName}`) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 deploy.run();
