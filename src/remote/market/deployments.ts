@@ -33,6 +33,9 @@ export async function verifyDeployments(deps: VerifyDeploymentsDeps, repositoryI
       if (error instanceof NotReaderError) {
         const { address } = error.data as { address: string };
         unchecked = `the artifact is encrypted (a private repository's build) and ${address} may not read it: only the repository's readers and the lease's provider can check its sha256`;
+      } else if ((error as { code?: unknown }).code === 'BLOB_NOT_FOUND') {
+        // Not evidence against the record: providers keep the artifacts of recent releases only.
+        unchecked = `artifact ${record.artifact} is no longer on Walrus (its storage ended, or the provider reclaimed it as an old release): the record stands on chain, but its sha256 can no longer be checked`;
       } else {
         problems.push(`artifact ${record.artifact} could not be read from Walrus: ${(error as Error).message}`);
       }

@@ -5,6 +5,7 @@ import { verifyDeployments } from '../../../src/remote/market/deployments.ts';
 import { formatApproxDuration, formatDeployments, formatDuration } from '../../../src/remote/market/format.ts';
 import type { PushEvent } from '../../../src/ports/ledger.ts';
 import type { DeployedRecord } from '../../../src/ports/market.ts';
+import { WalrusGitError } from '../../../src/core/errors.ts';
 
 const bytes = new TextEncoder().encode('artifact');
 const sha = createHash('sha256').update(bytes).digest('hex');
@@ -44,6 +45,13 @@ verify('names an artifact that does not match its sha256, or cannot be read', as
   assert.match(lines[0]!.problems![0]!, new RegExp(`has sha256 ${sha}, not the recorded cdcd`));
   assert.match(lines[1]!.problems![0]!, /artifact gone could not be read from Walrus: blob gone not found/);
   assert.match(formatDeployments(lines), /PROBLEM: artifact gone/);
+});
+
+verify('an artifact no longer on Walrus (expired, or reclaimed by the provider) is not checked, and says so; the commit still is', async () => {
+  const reclaimed = { ...deps, artifactSha256: async (id: string) => { throw new WalrusGitError('BLOB_NOT_FOUND', `Walrus blob ${id} is not available`, { blobId: id }); } };
+  const [line] = await verifyDeployments(reclaimed, '0x1', [record(A, 200, 'old')]);
+  assert.equal(line!.problems, []);
+  assert.match(formatDeployments([line!]), /verified: the commit was pushed to refs\/heads\/main\n {4}NOT CHECKED: artifact old is no longer on Walrus \(its storage ended, or the provider reclaimed it as an old release\): the record stands on chain, but its sha256 can no longer be checked/);
 });
 
 verify('a record shows the URL its lease states now; none when the provider stated none', () => {
