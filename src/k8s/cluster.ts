@@ -4,7 +4,7 @@
  * ClusterRequestError with the server's message.
  */
 import {
-  ApiException, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
+  ApiException, ApisApi, AppsV1Api, V1MicroTime, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, makeInformer, setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1Ingress, V1Job, V1Lease, V1NetworkPolicy, V1Pod, V1PodDisruptionBudget, V1Service } from '@kubernetes/client-node';
 import { FIELD_MANAGER, GROUP, PLURAL, VERSION, type WalrusAppStatus } from '../ports/walrus-app.ts';
@@ -14,7 +14,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
 import { RestartingInformer } from './informer.ts';
 
-/** The API version of each kind `readObject` reads. */
+/** The API version of each kind `readObject` reads (a PodDisruptionBudget's: the server's, `#policyVersion`). */
 const API_VERSIONS: Record<keyof AppObjects, string> = { Service: 'v1', Ingress: 'networking.k8s.io/v1', NetworkPolicy: 'networking.k8s.io/v1', PodDisruptionBudget: 'policy/v1beta1' };
 
 /** How long a container log read may take before the termination message is used instead. */
@@ -37,6 +37,7 @@ export class KubernetesCluster implements Cluster {
   readonly #coordination: CoordinationV1Api;
   readonly #objects: KubernetesObjectApi;
   readonly #options: KubernetesClusterOptions;
+  #budgetVersion: Promise<string> | undefined;
 
   constructor(kc: KubeConfig, options: KubernetesClusterOptions) {
     this.#kc = kc;
@@ -125,13 +126,30 @@ export class KubernetesCluster implements Cluster {
   }
 
   async readObject<K extends keyof AppObjects>(kind: K, ref: ObjectRef): Promise<AppObjects[K] | null> {
-    return orNull(call('get', resourceOf(kind), ref.namespace, () => this.#objects.read<AppObjects[K]>({ apiVersion: API_VERSIONS[kind], kind, metadata: ref })));
+    const apiVersion = await this.#versionOf(kind);
+    return orNull(call('get', resourceOf(kind), ref.namespace, () => this.#objects.read<AppObjects[K]>({ apiVersion, kind, metadata: ref })));
+  }
+
+  /**
+   * A PodDisruptionBudget goes at the version this server serves: `policy/v1` from Kubernetes 1.21 (and only it from
+   * 1.25), `policy/v1beta1` before (1.20, the test plane); the object is the same. Asked once; a failure is asked again.
+   */
+  async #versionOf(kind: string): Promise<string> {
+    if (kind !== 'PodDisruptionBudget') return API_VERSIONS[kind as keyof AppObjects];
+    this.#budgetVersion ??= call('get', 'apis', null, () => this.#kc.makeApiClient(ApisApi).getAPIVersions()).then(
+      (list) => (list.groups.some((group) => group.name === 'policy' && group.versions.some((version) => version.groupVersion === 'policy/v1')) ? 'policy/v1' : 'policy/v1beta1'),
+      (error: unknown) => {
+        this.#budgetVersion = undefined;
+        throw error;
+      },
+    );
+    return this.#budgetVersion;
   }
 
   async deleteObject(object: AppObjects[keyof AppObjects]): Promise<void> {
     const { name, namespace, uid, resourceVersion } = object.metadata ?? {};
     const kind = object.kind as keyof AppObjects;
-    const header = { apiVersion: API_VERSIONS[kind], kind, metadata: { name, namespace } };
+    const header = { apiVersion: await this.#versionOf(kind), kind, metadata: { name, namespace } };
     const body = { preconditions: { uid, resourceVersion } };
     await orNull(conflictOn(409, `${kind} ${namespace}/${name} (changed since it was read)`, call('delete', resourceOf(kind), namespace ?? null, () =>
       this.#objects.delete(header, undefined, undefined, undefined, undefined, 'Background', body))));
@@ -156,8 +174,9 @@ export class KubernetesCluster implements Cluster {
 
   async apply<T extends V1Deployment | V1Service | V1Ingress | V1ConfigMap | V1NetworkPolicy | V1PodDisruptionBudget>(object: T): Promise<T> {
     const resource = resourceOf(object.kind!);
+    const versioned = object.kind === 'PodDisruptionBudget' ? { ...object, apiVersion: await this.#versionOf(object.kind) } : object;
     return call('apply', resource, object.metadata?.namespace ?? null, () =>
-      this.#objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
+      this.#objects.patch(versioned as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>);
   }
 
   async readConfigMap(ref: ObjectRef): Promise<V1ConfigMap | null> {

@@ -112,9 +112,11 @@ test('a lease is served, its release recorded once (even when the chain read lag
   await reconciler.pass();
   await reconciler.pass();
   assert.equal(c.calls.slice(1), [`claim ${lease.id}`]);
+  assert.is(reconciler.served(), 1, 'the leases served (the controller\'s walrus_gitops_leases_served)');
 
   lease.state = 'closed';
   await reconciler.pass();
+  assert.is(reconciler.served(), 0);
   assert.is(k.apps.size, 0);
   assert.is(k.namespaces.size, 0);
   assert.is(k.objects.size, 0, 'the isolation goes with the namespace');

@@ -27,8 +27,8 @@ export function runPlacement(app: WalrusApp, replicas: number, tolerationSeconds
 /**
  * The app's PodDisruptionBudget when it runs two replicas or more: a drain or any voluntary eviction takes at most one
  * of its pods at a time (the next waits until the replacement is ready). None for one replica: a budget that keeps the
- * only pod would block every drain. `policy/v1beta1`, as Kubernetes 1.20 serves it (`policy/v1` comes with 1.21; the
- * object is the same).
+ * only pod would block every drain. Written as `policy/v1beta1` (Kubernetes 1.20's); the Kubernetes adapter sends it
+ * at the version the server serves (`policy/v1` from 1.21, the only one from 1.25; the object is the same).
  */
 export function appDisruptionBudget(app: WalrusApp, replicas: number): V1PodDisruptionBudget | null {
   if (replicas < 2) return null;
