@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
+import { isLoopbackHost } from '../core/loopback.ts';
 import type { CliArgs } from './app.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
 
@@ -10,8 +11,6 @@ interface WebArgs extends CliArgs {
   allowPrivate: boolean;
   network?: string;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * `git walrus web [<remote|url>] [--port N] [--host IP]`: the web front end, on 127.0.0.1 and a free port unless told
@@ -33,7 +32,7 @@ export const webCommand: CommandModule<CliArgs, WebArgs> = {
     const { app } = argv;
     if (!app.startWeb) throw new UsageError('this build has no web front end');
     if (!(Number.isInteger(argv.port) && argv.port >= 0 && argv.port <= 65535)) throw new UsageError(`--port must be a port number (0 for a free one), got ${argv.port}`);
-    const loopback = LOOPBACK.has(argv.host);
+    const loopback = isLoopbackHost(argv.host);
     const run = await app.startWeb({ network: argv.network, host: argv.host === 'localhost' ? '127.0.0.1' : argv.host, port: argv.port, allowPrivate: loopback || argv.allowPrivate });
     try {
       let url = run.url;

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import type { WebRun, WebRunOptions } from '../cli/app.ts';
 import { walrusHome } from '../config/home.ts';
+import { isLoopbackHost } from '../core/loopback.ts';
 import type { Log } from '../core/log.ts';
 import { tarballArchive } from '../fs/tarball.ts';
 import { GitObjectCache } from '../git/object-cache.ts';
@@ -33,7 +34,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       viewer: () => network.ledger.signerAddress().catch(() => null),
       networkName: network.name,
       log,
-    }, { privateContents: options.allowPrivate, exposed: !['127.0.0.1', '::1'].includes(options.host) }, { host: options.host, port: options.port });
+    }, { privateContents: options.allowPrivate, exposed: !isLoopbackHost(options.host) }, { host: options.host, port: options.port });
     return {
       url: server.url,
       ledger: network.ledger,

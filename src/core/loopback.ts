@@ -1,0 +1,25 @@
+/**
+ * Whether a listen address keeps a server on this machine: all of 127.0.0.0/8 (any alias, not only 127.0.0.1),
+ * ::1 in any spelling, IPv4-mapped loopback, and `localhost`. Everything else (0.0.0.0 and :: included) is reachable
+ * from elsewhere.
+ */
+import { isIP } from 'node:net';
+
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase();
+  if (name === 'localhost') return true;
+  if (isIP(name) === 4) return name.startsWith('127.');
+  if (isIP(name) !== 6) return false;
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(name)?.[1];
+  if (mapped !== undefined) return mapped.startsWith('127.');
+  return expandIpv6(name) === '0000:0000:0000:0000:0000:0000:0000:0001';
+}
+
+/** The eight groups of an IPv6 address (without an embedded IPv4 part), each four digits. */
+function expandIpv6(address: string): string {
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((g) => g.padStart(4, '0')).join(':');
+}
