@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommitInfo, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
@@ -48,13 +48,16 @@ export class GitObjectCache implements ObjectCache {
   async #fill(gitDir: string, url: string, refs: ReadonlyMap<string, string>, head: string): Promise<CachedRepository> {
     const env = this.#env;
     const opts = { cwd: gitDir, env };
+    // Decrypted contents are the user's alone: the cache folder (also one made before this rule) is closed to
+    // others, and git and the helper write every file and folder for this user only, whatever the umask.
+    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    await chmod(this.#dir, 0o700);
     if (!existsSync(join(gitDir, 'HEAD'))) {
       // The first fill is a mirror clone (what a clone does is faster than a fetch into an empty repository), made
       // aside and renamed into place so that an interrupted one leaves nothing behind.
-      await mkdir(this.#dir, { recursive: true });
       const aside = await mkdtemp(join(this.#dir, '.clone-'));
       try {
-        await git(['clone', '--quiet', '--mirror', '--no-tags', url, join(aside, 'repo.git')], { env });
+        await git(['clone', '--quiet', '--mirror', '--no-tags', url, join(aside, 'repo.git')], { env, ownerOnly: true });
         await rename(join(aside, 'repo.git'), gitDir);
       } finally {
         await rm(aside, { recursive: true, force: true });
@@ -64,7 +67,7 @@ export class GitObjectCache implements ObjectCache {
         const space = line.indexOf(' ');
         return [line.slice(space + 1), line.slice(0, space)] as const;
       }));
-      if (!sameRefs(have, refs)) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], opts);
+      if (!sameRefs(have, refs)) await git(['fetch', '--quiet', '--prune', '--no-tags', '--no-write-fetch-head', url, '+refs/*:refs/*'], { ...opts, ownerOnly: true });
     }
     // HEAD names the default branch (a mirror clone usually has it right already: no git process then).
     const current = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');

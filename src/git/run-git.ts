@@ -19,6 +19,8 @@ export interface GitOptions {
   input?: string;
   /** Let git write its own messages (progress) to our stderr. */
   inheritStderr?: boolean;
+  /** Create every file and folder for this user only (umask 077 for git and what it runs, e.g. the helper). */
+  ownerOnly?: boolean;
 }
 
 /** Runs git and resolves with its exit code and output; never throws for a non-zero exit. */
@@ -43,7 +45,9 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
 }
 
 export function spawnGit(args: readonly string[], options: GitOptions = {}): ChildProcess {
-  const child = spawn('git', args, {
+  // A umask can be set for a child only through a shell; `exec` leaves git as the process spawned.
+  const [command, commandArgs] = options.ownerOnly ? ['sh', ['-c', 'umask 077 && exec git "$@"', 'git', ...args]] : ['git', args];
+  const child = spawn(command, commandArgs, {
     cwd: options.cwd,
     // Without `env`, git inherits this process's environment (which carries the GIT_DIR git gave the helper).
     env: options.env,

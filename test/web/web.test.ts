@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -246,6 +246,20 @@ Pages('a private repository: its owner and its reader see the contents, decrypte
   assert.is((await get(stranger, `/repos/${w.secret.id}/raw?path=README.md`)).status, 404);
   assert.match(text(await ok(stranger, `/repos/${w.secret.id}/commits`)), /encrypted/);
   assert.match(text(await ok(stranger, `/repos/${w.secret.id}/pushes`)), /push 1 .* encrypted/);
+});
+
+Pages('the web cache of decrypted repositories is readable by the user only (key from GIT_WALRUS_KEY)', async () => {
+  await ok(owner, `/repos/${w.secret.id}`);
+  const cache = w.world.path('walrus-home', 'web-cache', 'local');
+  const open: string[] = [];
+  const walk = (path: string) => {
+    const mode = statSync(path).mode;
+    if ((mode & 0o077) !== 0) open.push(`${path} ${(mode & 0o777).toString(8)}`);
+    if (statSync(path).isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  walk(w.world.path('walrus-home', 'web-cache'));
+  assert.ok(readdirSync(cache).includes(`${w.secret.id}.git`), 'the private repository is in the cache');
+  assert.equal(open, [], 'no directory or file of the cache is open to group or others');
 });
 
 Pages('--host 127.0.0.2: any loopback alias keeps the Host check and private contents', async () => {
