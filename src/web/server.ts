@@ -1,7 +1,8 @@
 /**
  * The HTTP server of `git walrus web`: node:http, a route table, and the headers every answer carries. A strict
  * Content-Security-Policy allows scripts and styles from /static only (no inline code), nothing from elsewhere; the
- * Host header must name this server on loopback (no DNS rebinding), and a POST must come from its own pages.
+ * Host header must name this server on loopback (no DNS rebinding), and a POST, or a GET from a browser, must come
+ * from its own pages (or be typed in).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -98,6 +99,13 @@ async function answer(context: WebContext, settings: WebSettings, allowedHosts: 
     return text(405, 'read-only: GET only\n');
   }
   const url = new URL(request.url ?? '/', 'http://localhost');
+  // Pages start work (a verify run, a clone that decrypts, reading every artifact): another site may not make this
+  // server do that with a link, an <img> or a frame. Browsers say where a request comes from (Sec-Fetch-Site); one
+  // typed or bookmarked says `none`, and a client without the header (curl) is no other site.
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none' && !url.pathname.startsWith('/static/')) {
+    return htmlReply(page({ title: 'Opened from another site', network: context.services.networkName, body: html`<h1>Opened from another site</h1><p>Another site asked for this page, so nothing was done. <a href="${url.pathname}${url.search}">Open it here</a>.</p>` }), 403);
+  }
   for (const route of context.table) {
     if (route.method !== (method === 'HEAD' ? 'GET' : method)) continue;
     const match = route.pattern.exec(url.pathname);

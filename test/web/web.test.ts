@@ -262,6 +262,23 @@ Pages('the web cache of decrypted repositories is readable by the user only (key
   assert.equal(open, [], 'no directory or file of the cache is open to group or others');
 });
 
+Pages('another site\'s <img> (cross-site, no Origin) starts no work: no verify, no clone, no artifact check', async () => {
+  const fresh = await startWeb(w.world, [], w.keys.owner);
+  try {
+    const img = { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors' } };
+    for (const path of [`/repos/${w.secret.id}`, `/repos/${w.secret.id}/pushes`, `/repos/${w.app.id}/deployments?check=1`, `/repos/${w.app.id}/pushes`]) {
+      assert.is((await get(fresh, path, img)).status, 403, `cross-site GET ${path} is refused`);
+    }
+    for (const id of [w.secret.id, w.app.id]) {
+      assert.is((JSON.parse((await get(fresh, `/repos/${id}/verify.json`)).text) as { state: string }).state, 'idle', 'no verify run started');
+    }
+    const typed = await get(fresh, `/repos/${w.app.id}`, { headers: { 'sec-fetch-site': 'none', 'sec-fetch-dest': 'document' } });
+    assert.is(typed.status, 200, 'an address typed or bookmarked opens');
+  } finally {
+    await fresh.stop();
+  }
+});
+
 Pages('--host 127.0.0.2: any loopback alias keeps the Host check and private contents', async () => {
   const alias = await startWeb(w.world, ['--host', '127.0.0.2'], w.keys.owner);
   try {
