@@ -21,7 +21,7 @@ export function renderMarkdown(source: string, links: LinkBase): string {
   const rendered = markdown.render(source);
   return sanitizeHtml(rendered, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'input'],
-    allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], code: ['class'], th: ['align'], td: ['align'], input: ['type', 'checked', 'disabled'] },
+    allowedAttributes: { a: ['href', 'title', 'rel'], img: ['src', 'alt', 'title'], code: ['class'], th: ['align'], td: ['align'], input: ['type', 'checked', 'disabled'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     transformTags: {

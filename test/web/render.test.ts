@@ -35,6 +35,13 @@ Markdown('relative links stay inside the repository, from the README’s folder;
   assert.match(renderMarkdown('[up](../../../../etc/passwd)', links), /href="\/p\?path=etc%2Fpasswd"/, 'no way above the root');
 });
 
+Markdown('every link keeps the rel the link transform gives it (no referrer, no opener, no follow)', () => {
+  const out = renderMarkdown('[d](https://example.com/) [a](guide.md) <https://auto.example/>', links);
+  const anchors = out.match(/<a [^>]*>/g) ?? [];
+  assert.is(anchors.length, 3);
+  for (const a of anchors) assert.match(a, /rel="nofollow noopener noreferrer"/, a);
+});
+
 const Explorer = suite('web: explorer links');
 
 Explorer('testnet and mainnet only', () => {
