@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import type { CliArgs } from './app.ts';
+import { untilInterrupted } from './until-interrupted.ts';
 
 interface DevnetArgs extends CliArgs {
   port: number;
@@ -38,15 +39,7 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
         `package: ${server.packageId}\nregistry: ${server.registryId}\n` +
         `use it with: GIT_WALRUS_NETWORK=devnet GIT_WALRUS_DEVNET_URL=${server.url}\n`,
     );
-    const signal = await new Promise<NodeJS.Signals>((done) => {
-      const stop = (received: NodeJS.Signals) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done(received);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const signal = await untilInterrupted();
     await server.close();
     argv.app.log.info(`devnet stopped (${signal})`);
   },

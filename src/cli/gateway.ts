@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
 import type { CliArgs } from './app.ts';
+import { untilInterrupted } from './until-interrupted.ts';
 
 interface GatewayArgs extends CliArgs {
   provider: string;
@@ -32,11 +33,7 @@ export const gatewayCommand: CommandModule<CliArgs, GatewayArgs> = {
     const run = await app.startGateway({ providerId: argv.provider, host: argv.host, port: argv.port, ...(argv.kubeconfig ? { kubeconfig: argv.kubeconfig } : {}), ...(argv.network ? { network: argv.network } : {}) });
     try {
       app.stdout(`${run.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => { process.off('SIGINT', stop); process.off('SIGTERM', stop); resolve(); };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilInterrupted();
     } finally {
       await run.close();
     }

@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.ts';
 import { isLoopbackHost } from '../core/loopback.ts';
 import type { CliArgs } from './app.ts';
 import { resolveRemoteArg } from './remote-arg.ts';
+import { untilInterrupted } from './until-interrupted.ts';
 
 interface WebArgs extends CliArgs {
   remote?: string;
@@ -39,11 +40,7 @@ export const webCommand: CommandModule<CliArgs, WebArgs> = {
       if (argv.remote !== undefined) url = `${run.url}repos/${(await resolveRemoteArg(argv.remote, run.ledger, app.workspace)).id}`;
       if (!loopback) app.log.warn(`serving on ${argv.host}: anyone who reaches it can read the pages${argv.allowPrivate ? ', including private repositories this key may read' : ' (private repositories show their metadata only)'}`);
       app.stdout(`${url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => { process.off('SIGINT', stop); process.off('SIGTERM', stop); resolve(); };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilInterrupted();
     } finally {
       await run.close();
     }
