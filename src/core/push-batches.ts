@@ -49,18 +49,20 @@ export function batchUpdates<T extends { update: RefUpdate }>(items: readonly T[
   let limit: BatchLimit | null = null;
   let current: T[] = [];
   let sizes = emptySizes();
+  let dirs = new Set<string>();
   for (const item of items) {
-    const cost = costOf(item.update);
-    let next = addCost(sizes, cost);
-    let over = exceeded(next, current.length + 1, limits);
+    let next = addCost(sizes, costOf(item.update, dirs));
+    let over = exceeded(next, limits);
     if (over !== null && current.length > 0) {
       batches.push(current);
       limit ??= over;
       current = [];
-      next = addCost(emptySizes(), cost);
-      over = exceeded(next, 1, limits);
+      dirs = new Set();
+      next = addCost(emptySizes(), costOf(item.update, dirs));
+      over = exceeded(next, limits);
     }
     if (over !== null) throw new InternalError(`the update of ${item.update.name} alone exceeds ${over}`, { ref: item.update.name, limit: over });
+    for (const dir of directoriesOf(item.update.name)) dirs.add(dir);
     sizes = next;
     current.push(item);
   }
@@ -72,31 +74,45 @@ export function batchUpdates<T extends { update: RefUpdate }>(items: readonly T[
 export function describeLimit(limit: BatchLimit, limits: TransactionLimits = SUI_TRANSACTION_LIMITS): string {
   switch (limit) {
     case 'max_pure_argument_size': return `Sui allows ${limits.maxPureArgumentBytes} bytes per transaction argument (max_pure_argument_size), which holds the ref names and ids of a few hundred refs`;
-    case 'object_runtime_max_num_cached_objects': return `Sui allows ${limits.maxDynamicFieldAccesses} dynamic-field accesses per transaction (object_runtime_max_num_cached_objects): one per ref, one for the pack`;
+    case 'object_runtime_max_num_cached_objects': return `Sui allows ${limits.maxDynamicFieldAccesses} dynamic-field accesses per transaction (object_runtime_max_num_cached_objects): two per ref (its entry and its count of refs below it), two per directory of ref names, one for the pack`;
     case 'max_tx_size_bytes': return `Sui allows ${limits.maxTxBytes} bytes per transaction (max_tx_size_bytes)`;
   }
 }
 
-interface Sizes { names: number; olds: number; news: number; forces: number }
+/** Bytes of each vector, and the dynamic fields the transaction loads. */
+interface Sizes { names: number; olds: number; news: number; forces: number; fields: number }
 
-const emptySizes = (): Sizes => ({ names: LENGTH_PREFIX_BYTES, olds: LENGTH_PREFIX_BYTES, news: LENGTH_PREFIX_BYTES, forces: LENGTH_PREFIX_BYTES });
+const emptySizes = (): Sizes => ({ names: LENGTH_PREFIX_BYTES, olds: LENGTH_PREFIX_BYTES, news: LENGTH_PREFIX_BYTES, forces: LENGTH_PREFIX_BYTES, fields: 0 });
 
 function addCost(sizes: Sizes, cost: ReturnType<typeof costOf>): Sizes {
-  return { names: sizes.names + cost.name, olds: sizes.olds + cost.old, news: sizes.news + cost.new, forces: sizes.forces + 1 };
+  return { names: sizes.names + cost.name, olds: sizes.olds + cost.old, news: sizes.news + cost.new, forces: sizes.forces + 1, fields: sizes.fields + cost.fields };
 }
 
-function exceeded(sizes: Sizes, refs: number, limits: TransactionLimits): BatchLimit | null {
-  if (refs + 1 > limits.maxDynamicFieldAccesses) return 'object_runtime_max_num_cached_objects';
+function exceeded(sizes: Sizes, limits: TransactionLimits): BatchLimit | null {
+  if (sizes.fields + 1 > limits.maxDynamicFieldAccesses) return 'object_runtime_max_num_cached_objects';
   if (Math.max(sizes.names, sizes.olds, sizes.news, sizes.forces) > limits.maxPureArgumentBytes) return 'max_pure_argument_size';
   if (RESERVED_TX_BYTES + sizes.names + sizes.olds + sizes.news + sizes.forces > limits.maxTxBytes) return 'max_tx_size_bytes';
   return null;
 }
 
-/** BCS bytes one update adds to each vector: `String` (length-prefixed UTF-8) and `Option<vector<u8>>`. */
-function costOf(update: RefUpdate): { name: number; old: number; new: number } {
+/**
+ * BCS bytes one update adds to each vector (`String`: length-prefixed UTF-8; `Option<vector<u8>>`), and the dynamic
+ * fields it makes the push load besides those of `seen` directories: the ref's Table entry and its count of refs below
+ * it, and for each directory of its name (a proper prefix cut at `/`) that directory's Table entry and count (the
+ * contract's file/directory clash check, docs/architecture.md, Push).
+ */
+function costOf(update: RefUpdate, seen: ReadonlySet<string>): { name: number; old: number; new: number; fields: number } {
   const name = Buffer.byteLength(update.name, 'utf8');
   const id = (hex: string | null) => (hex === null ? 1 : 1 + uleb128Length(hex.length / 2) + hex.length / 2);
-  return { name: uleb128Length(name) + name, old: id(update.old), new: id(update.new) };
+  const newDirs = directoriesOf(update.name).filter((dir) => !seen.has(dir)).length;
+  return { name: uleb128Length(name) + name, old: id(update.old), new: id(update.new), fields: 2 + 2 * newDirs };
+}
+
+/** The proper prefixes of a ref name cut at each `/`: `refs`, `refs/heads` for `refs/heads/main`. */
+function directoriesOf(name: string): string[] {
+  const dirs: string[] = [];
+  for (let at = name.indexOf('/'); at >= 0; at = name.indexOf('/', at + 1)) dirs.push(name.slice(0, at));
+  return dirs;
 }
 
 function uleb128Length(value: number): number {
