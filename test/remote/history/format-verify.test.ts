@@ -21,6 +21,7 @@ const FormatVerifyText = suite('formatVerifyText');
 FormatVerifyText('one line per check that held, and a last line to grep', () => {
   assert.is(formatVerifyText(base(), plainStyle), [
     `repository 0x${'12'.repeat(32)}: seq 3, log_head ${head}`,
+    'not certified: the state is as one RPC node reports it',
     `ok      push log: 3 push events replay to the on-chain log_head ${head}`,
     'ok      chain state: refs and pack table agree with the push events',
     'ok      packs: 2 live packs (1234 bytes): blob ids, sizes and sha256 match',
