@@ -63,10 +63,11 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       const dir = resolve(argv.dir);
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
       const artifact = await publishArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(sealing ? { sealing } : {}) }, dir, app.log.verbosity >= 1);
-      // The build-info record (public: versions and digests only) beside the artifact, when the build left its report.
+      // The build-info record beside the artifact, when the build left its report. It names the repository, the commit
+      // and every resolved dependency, so a private repository's is not stored in the clear: only its build key is told.
       const buildInfo = await readBuildInfo(dir, argv.buildImage ?? 'unknown', argv.buildEnvDigest ?? null);
-      const stored = buildInfo === null ? null : await services.blobStore.write(new TextEncoder().encode(JSON.stringify(buildInfo)));
-      const reproducible = buildInfo === null ? {} : { buildKey: buildInfo.buildKey, buildInfo: stored!.blobId };
+      const stored = buildInfo === null || sealing ? null : await services.blobStore.write(new TextEncoder().encode(JSON.stringify(buildInfo)));
+      const reproducible = buildInfo === null ? {} : { buildKey: buildInfo.buildKey, ...(stored ? { buildInfo: stored.blobId } : {}) };
       const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size, manifestRoot: artifact.manifestRoot, ...reproducible })}\n`;
       if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
       app.stdout(result);
