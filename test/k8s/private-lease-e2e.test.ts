@@ -8,45 +8,30 @@
  * key request is refused for "tenant not a reader" → a stranger's controller given the same WalrusApp is refused from the start,
  * naming the address the owner would have to add; once the owner adds it as a reader, that app is built and served.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, BatchV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, type World } from '../../scripts/harness/world.ts';
-import { testCluster, waitFor } from './support/control-plane.ts';
-import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, installWalrusAppCrd, readyAt, walrusIn } from './support/gitops.ts';
-import { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+import type { World } from '../../scripts/harness/world.ts';
+import { waitFor } from './support/control-plane.ts';
+import { devnetOfferFile, readyAt } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { helloRepository, httpGet, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
 const KEY_SECRET = 'walrus-provider-key';
 
-const cluster = testCluster('private-lease-e2e');
-const test = suite('a private repository under a lease (process kubelet, devnet key servers, a real npm build)');
-const step = (text: string) => process.stderr.write(`private-lease-e2e: ${text}\n`);
-const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+const { test, step, waitBounded, stageTest } = leaseEndToEnd('private-lease-e2e', 'a private repository under a lease (process kubelet, devnet key servers, a real npm build)');
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
-const providerKey = Ed25519Keypair.generate();
 const strangerKey = Ed25519Keypair.generate();
 const readerKey = Ed25519Keypair.generate();
-let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
-const controllers: ControllerProcess[] = [];
-let kc: KubeConfig;
-let tenantNs: string | undefined;
-let strangerNs: string | undefined;
-let appName: string | undefined;
-let diagnostics: GitopsDiagnostics | undefined;
 
 /** Every blob file the devnet's Walrus stores, by blob id. */
-function storedBlobs(): Map<string, string> {
+function storedBlobs(world: World): Map<string, string> {
   const found = new Map<string, string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -59,36 +44,8 @@ function storedBlobs(): Map<string, string> {
   return found;
 }
 
-test.after(async () => {
-  await diagnostics?.stop();
-  for (const controller of controllers) {
-    await controller.kill('SIGKILL');
-    if (process.env.PROVIDER_TEST_VERBOSE) process.stderr.write(controller.output());
-  }
-  const core = kc?.makeApiClient(CoreV1Api);
-  for (const ns of [tenantNs, strangerNs]) if (ns) await core?.deleteNamespace({ name: ns }).catch(() => {});
-  await devnet?.stop();
-  world?.remove();
-  await cluster.stop();
-});
-
-test('lease → private build served (nothing readable on Walrus) → rollout → close revokes → a stranger is refused', () => explained(() => diagnostics, async () => {
-  const { namespace, cluster: node } = await cluster.get();
-  ({ kc } = await cluster.get());
-  diagnostics = new GitopsDiagnostics({
-    kc, cluster: node,
-    apps: () => [...(tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), ...(strangerNs ? [{ namespace: strangerNs, name: 'copy' }] : [])],
-    controllers: () => controllers,
-  });
-  diagnostics.start();
-  await installWalrusAppCrd(kc);
-  world = createWorld('walrus-private-lease-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
-  const asTenant = devnet.env;
-  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = walrusIn(world);
-  const core = kc.makeApiClient(CoreV1Api);
-  const objects = kc.makeApiClient(CustomObjectsApi);
+stageTest('lease → private build served (nothing readable on Walrus) → rollout → close revokes → a stranger is refused', async (stage) => {
+  const { namespace, node, kc, core, objects, world, devnet, providerKey, asTenant, asProvider, walrus } = stage;
 
   const url = await helloRepository(world, asTenant, 'secret-hello', { private: true });
   await world.ok('app', ['commit', '-qm', 'hello v1']);
@@ -96,25 +53,19 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   const first = await world.ok('app', ['rev-parse', 'HEAD']);
 
   // The provider: registered, its key in a Secret beside the controller (copied into each tenant namespace).
-  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  const providerId = await stage.registerProvider();
   await core.createNamespacedSecret({ namespace, body: { metadata: { name: KEY_SECRET }, stringData: { key: providerKey.getSecretKey() } } });
   const specFile = world.path('lease-app.json');
   writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
   // The devnet serves on the host link, inside the ranges the default offer closes to tenant pods.
   const offerFile = devnetOfferFile(world, node.network);
-  const provider = startControllerProcess(world, asProvider, 'private-provider', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
+  const provider = await stage.startProvider('private-provider', [
+    '--provider-key-secret', KEY_SECRET,
     '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
   ]);
-  controllers.push(provider);
-  await waitFor('the controller in provider mode', async () => provider.output().includes('provider mode for'), 60_000);
 
-  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  const { leaseId, tenant, namespace: tenantNs, name: appName, read: readApp } = await stage.openLease('walrus', providerId);
   const opened = Date.now();
-  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  tenantNs = tenantNamespace(tenant);
-  appName = leaseAppName(leaseId);
-  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name: appName! }) as Promise<WalrusApp>;
 
   const ready = await readyAt(readApp, first, BUILD_MS + ROLLOUT_MS);
   const service = await core.readNamespacedService({ name: appName, namespace: tenantNs });
@@ -123,7 +74,7 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   const artifact = ready.status!.artifact!;
 
   // Walrus holds the private repository's packs and its build only encrypted.
-  const blobs = storedBlobs();
+  const blobs = storedBlobs(world);
   const artifactBytes = readFileSync(blobs.get(artifact.blobId)!);
   assert.is(artifactBytes.subarray(0, 4).toString(), 'wgsa', 'the artifact is sealed');
   assert.not.ok(artifactBytes[0] === 0x1f && artifactBytes[1] === 0x8b, 'the stored artifact is not a readable tarball');
@@ -187,11 +138,9 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   const reader = readerKey.toSuiAddress();
   const asReader = { ...devnet.env, GIT_WALRUS_KEY: readerKey.getSecretKey() };
   await walrus(['readers', 'add', 'walrus', reader], asTenant);
-  const readerLease = await walrus(['lease', 'open', url, '--provider', providerId, '--deposit', '5'], asReader);
-  const readerNs = tenantNamespace(reader);
-  const readReaderApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: readerNs, name: leaseAppName(readerLease) }) as Promise<WalrusApp>;
+  const { leaseId: readerLease, namespace: readerNs, name: readerApp, read: readReaderApp } = await stage.openLease(url, providerId, asReader);
   await readyAt(readReaderApp, third, BUILD_MS + ROLLOUT_MS);
-  const readerService = await core.readNamespacedService({ name: leaseAppName(readerLease), namespace: readerNs });
+  const readerService = await core.readNamespacedService({ name: readerApp, namespace: readerNs });
   await waitBounded('the reader\'s app served', async () => (await httpGet(readerService.spec!.clusterIP!, 80)).status === 200);
   await walrus(['readers', 'remove', 'walrus', reader], asTenant);
   writeFileSync(world.path('app', 'NOTES.md'), 'v4\n');
@@ -202,7 +151,7 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   assert.is(tenantRefused.reason, 'TenantNotReader');
   assert.match(tenantRefused.message, new RegExp(`^tenant not a reader: private repository 'secret-hello' \\(0x[0-9a-f]{64}\\) of ${tenant}, served under lease ${readerLease}: its tenant ${reader} may not read the repository`));
   assert.is((await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: readerNs })).items.filter((job) => job.metadata?.annotations?.['gitops.walrus-git.dev/commit'] === fourth).length, 0, 'no build of the push after the removal');
-  const kept = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: leaseAppName(readerLease), namespace: readerNs });
+  const kept = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: readerApp, namespace: readerNs });
   assert.is(kept.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/commit'], third, 'the running release stays');
   assert.is((await httpGet(readerService.spec!.clusterIP!, 80)).status, 200, 'and keeps serving');
   const keysRefused = await world.run('app', ['walrus', 'checkout', url, world.path('after-removal'), '--lease', readerLease], { env: asProvider });
@@ -212,17 +161,18 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
 
   // A stranger's controller with the same WalrusApp: refused from the start, naming the address to add.
   await provider.kill('SIGTERM'); // it serves every namespace: the stranger's app is the stranger's controller's alone
-  strangerNs = `${namespace}-stranger`;
+  const strangerNs = `${namespace}-stranger`;
+  stage.removeAfter(strangerNs);
+  stage.explain({ namespace: strangerNs, name: 'copy' });
   await core.createNamespace({ body: { metadata: { name: strangerNs } } });
   await core.createNamespacedSecret({ namespace: strangerNs, body: { metadata: { name: KEY_SECRET }, stringData: { key: strangerKey.getSecretKey() } } });
-  const stranger = startControllerProcess(world, asStranger, 'stranger', [
+  stage.startController('stranger', [
     '--kubeconfig', node.plane.kubeconfigPath, '--namespace', strangerNs, '--controller-namespace', strangerNs, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
-  ]);
-  controllers.push(stranger);
+  ], asStranger);
   const copy: WalrusApp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: 'copy', namespace: strangerNs }, spec: { repository: url, replicas: 1, port: 8080, build: { command: TEST_BUILD_COMMAND } } };
   await objects.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, body: copy });
   const stalled = await waitBounded('the stranger\'s app Stalled', async () => {
-    const app = await objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as WalrusApp;
+    const app = await objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy' }) as WalrusApp;
     return app.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
   }, 60_000);
   assert.is(stalled.reason, 'NotAReader');
@@ -233,9 +183,9 @@ test('lease → private build served (nothing readable on Walrus) → rollout �
   await walrus(['readers', 'add', 'walrus', strangerKey.toSuiAddress()], asTenant);
   // A readers change moves no ref: the controller sees it at its next resync, or at once when the app is touched.
   await objects.patchNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy', body: { metadata: { annotations: { touched: '1' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-  const readCopy = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs!, name: 'copy' }) as Promise<WalrusApp>;
+  const readCopy = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: strangerNs, name: 'copy' }) as Promise<WalrusApp>;
   await readyAt(readCopy, fourth, BUILD_MS + ROLLOUT_MS);
   step('a reader\'s own app from the private repository: built and served once its address was added');
-}));
+});
 
 test.run();

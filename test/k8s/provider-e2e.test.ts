@@ -6,68 +6,26 @@
  * → the tenant closes the lease → the app and its namespace are removed, the escrow settled. Reuses the GitOps tests'
  * support (test/k8s/support/gitops.ts).
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, type World } from '../../scripts/harness/world.ts';
-import { testCluster, waitFor } from './support/control-plane.ts';
-import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, installWalrusAppCrd, readyAt, walrusIn } from './support/gitops.ts';
-import { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { devnetOfferFile, readyAt } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { waitFor } from './support/control-plane.ts';
+import { helloRepository, httpGet, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
 
-const cluster = testCluster('provider-e2e');
-const test = suite('controller in provider mode end to end (process kubelet, devnet, a real npm build)');
-const step = (text: string) => process.stderr.write(`provider-e2e: ${text}\n`);
-const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+const { test, step, waitBounded, stageTest } = leaseEndToEnd('provider-e2e', 'controller in provider mode end to end (process kubelet, devnet, a real npm build)');
 
-const providerKey = Ed25519Keypair.generate();
-let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
-let controller: ControllerProcess | undefined;
-let kc: KubeConfig;
-let tenantNs: string | undefined;
-let appName: string | undefined;
-let diagnostics: GitopsDiagnostics | undefined;
-
-test.after(async () => {
-  await diagnostics?.stop();
-  if (controller) {
-    await controller.kill('SIGKILL');
-    if (process.env.PROVIDER_TEST_VERBOSE) process.stderr.write(controller.output());
-  }
-  // What the controller made outside the test's own namespace goes too, also when a step failed.
-  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
-  await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
-  world?.remove();
-  await cluster.stop();
-});
-
-test('open a lease → served → Deployed record verified → close → removed and settled', () => explained(() => diagnostics, async () => {
-  const { namespace, cluster: node } = await cluster.get();
-  ({ kc } = await cluster.get());
-  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), controllers: () => (controller ? [controller] : []) });
-  diagnostics.start();
-  await installWalrusAppCrd(kc);
-  world = createWorld('walrus-provider-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
-  const asTenant = devnet.env;
-  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = walrusIn(world);
-
+stageTest('open a lease → served → Deployed record verified → close → removed and settled', async ({ node, kc, world, asTenant, walrus, registerProvider, startProvider, openLease }) => {
   await helloRepository(world, asTenant);
   await world.ok('app', ['commit', '-qm', 'hello v1']);
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
   const commit = await world.ok('app', ['rev-parse', 'HEAD']);
 
-  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  const providerId = await registerProvider();
   assert.match(providerId, /^0x[0-9a-f]{64}$/);
   const specFile = world.path('lease-app.json');
   writeFileSync(specFile, JSON.stringify({
@@ -76,24 +34,16 @@ test('open a lease → served → Deployed record verified → close → removed
     build: { command: TEST_BUILD_COMMAND },
   }));
   const offerFile = devnetOfferFile(world, node.network);
-  controller = startControllerProcess(world, asProvider, 'provider-a', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
+  const controller = await startProvider('provider-a', [
     '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', offerFile, '--provider-interval-ms', '1000', '--claim-every-ms', '5000',
   ]);
-  await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
 
   const sent = Date.now();
-  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  const { leaseId, tenant, namespace: tenantNs, name, read: readApp } = await openLease('walrus', providerId);
   assert.match(leaseId, /^0x[0-9a-f]{64}$/);
   // From the moment the lease is on chain (the command has its effects once it returns).
   const opened = Date.now();
   step(`git walrus lease open took ${((opened - sent) / 1000).toFixed(1)} s`);
-  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  tenantNs = tenantNamespace(tenant);
-  const name = leaseAppName(leaseId);
-  appName = name;
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name }) as Promise<WalrusApp>;
 
   const app = await waitBounded(`WalrusApp ${tenantNs}/${name}`, () => readApp().catch(() => undefined), 30_000);
   step(`lease opened → its WalrusApp in ${((Date.now() - opened) / 1000).toFixed(1)} s`);
@@ -101,7 +51,7 @@ test('open a lease → served → Deployed record verified → close → removed
   assert.is(app.spec.ref, 'refs/heads/main');
   const namespaceObject = await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs });
   assert.is(namespaceObject.metadata?.annotations?.['market.walrus-git.dev/tenant'], tenant);
-  await waitBounded('the tenant namespace isolated', async () => (await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs! })).metadata?.annotations?.['market.walrus-git.dev/isolation-hash'], 30_000);
+  await waitBounded('the tenant namespace isolated', async () => (await kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs })).metadata?.annotations?.['market.walrus-git.dev/isolation-hash'], 30_000);
 
   const ready = await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await kc.makeApiClient(CoreV1Api).readNamespacedService({ name, namespace: tenantNs });
@@ -126,19 +76,19 @@ test('open a lease → served → Deployed record verified → close → removed
   assert.match(shown, new RegExp(commit));
 
   // Earnings are claimed periodically (every 5 s here) while the lease runs.
-  await waitFor('a periodic claim', async () => new RegExp(`lease ${leaseId}: claimed [1-9]\\d* MIST`).test(controller!.output()), 30_000);
+  await waitFor('a periodic claim', async () => new RegExp(`lease ${leaseId}: claimed [1-9]\\d* MIST`).test(controller.output()), 30_000);
 
   const closed = await walrus(['lease', 'close', leaseId], asTenant);
   assert.match(closed, /^closed: [\d.]+ SUI refunded to the tenant, [\d.]+ SUI paid to the provider$/);
   const closedAt = Date.now();
   await waitBounded('the WalrusApp removed', () => readApp().then(() => false, () => true), 30_000);
-  await waitBounded('its Deployment removed', () => kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name, namespace: tenantNs! }).then(() => false, () => true), 60_000);
-  await waitBounded('the tenant namespace removed', () => kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs! }).then(() => false, () => true), 120_000);
+  await waitBounded('its Deployment removed', () => kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name, namespace: tenantNs }).then(() => false, () => true), 60_000);
+  await waitBounded('the tenant namespace removed', () => kc.makeApiClient(CoreV1Api).readNamespace({ name: tenantNs }).then(() => false, () => true), 120_000);
   step(`lease closed → app and namespace removed in ${((Date.now() - closedAt) / 1000).toFixed(1)} s`);
   const after = await walrus(['lease', 'show', leaseId], asTenant);
   assert.match(after, /state\s+closed/);
   assert.match(after, /escrow\s+0 SUI/);
   assert.match(controller.output(), new RegExp(`recorded the deploy of ${commit}`));
-}));
+});
 
 test.run();

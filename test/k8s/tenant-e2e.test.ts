@@ -11,20 +11,15 @@
  * nothing is rebuilt → and with no ingress at all and another buildEnv: the Ingress goes, the URL with it (withdrawn
  * from the lease too), the running commit is built again → `lease close` → the app gone.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
-import { testCluster, waitFor } from './support/control-plane.ts';
-import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, installWalrusAppCrd, kubectl, readyAt, walrusIn } from './support/gitops.ts';
-import { httpGet, startControllerProcess, startDevnetServer, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+import { AppsV1Api, CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
+import type { WalrusApp } from '../../src/ports/walrus-app.ts';
+import { initWorkRepo, REPO_ROOT } from '../../scripts/harness/world.ts';
+import { devnetOfferFile, kubectl, readyAt } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { httpGet } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -32,45 +27,11 @@ const DOMAIN = 'apps.walrus.test';
 const MOVED_DOMAIN = 'apps.moved.walrus.test';
 const APP_FILES = ['package.json', 'package-lock.json', 'app.js', 'server.js', 'test/app.test.js'];
 
-const cluster = testCluster('tenant-e2e');
-const test = suite('a tenant\'s app: its manifest, its URL through the ingress, its releases (process kubelet, devnet, npm)');
-const step = (text: string) => process.stderr.write(`tenant-e2e: ${text}\n`);
-const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
-
-const providerKey = Ed25519Keypair.generate();
-let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
-let controller: ControllerProcess | undefined;
-let kc: KubeConfig;
-let tenantNs: string | undefined;
-let appName: string | undefined;
-let diagnostics: GitopsDiagnostics | undefined;
-
-test.after(async () => {
-  await diagnostics?.stop();
-  if (controller) {
-    await controller.kill('SIGKILL');
-    if (process.env.TENANT_TEST_VERBOSE) process.stderr.write(controller.output());
-  }
-  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
-  await devnet?.stop();
-  world?.remove();
-  await cluster.stop();
-});
+const { test, step, waitBounded, stageTest } = leaseEndToEnd('tenant-e2e', 'a tenant\'s app: its manifest, its URL through the ingress, its releases (process kubelet, devnet, npm)');
 
 interface Answer { version: string; instance: string; client: string; greeting: string }
 
-test('lease → URL through the ingress → zero-failure rollout → TestsFailed and ManifestRefused keep serving → defaults → close → 404', () => explained(() => diagnostics, async () => {
-  const { namespace, cluster: node } = await cluster.get();
-  ({ kc } = await cluster.get());
-  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), controllers: () => (controller ? [controller] : []) });
-  diagnostics.start();
-  await installWalrusAppCrd(kc);
-  world = createWorld('walrus-tenant-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
-  const asTenant = devnet.env;
-  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = walrusIn(world);
+stageTest('lease → URL through the ingress → zero-failure rollout → TestsFailed and ManifestRefused keep serving → defaults → close → 404', async ({ node, kc, world, asTenant, walrus, registerProvider, startProvider, openLease }) => {
   const ingress = node.ingress.address;
 
   // The tenant's repository: the example app, as committed.
@@ -94,7 +55,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
 
   // The provider: an offer with an ingress domain served by the cluster's ingress (class nginx), a replica cap of 3,
   // and the build environment this machine's npm needs (its proxy's CA bundle).
-  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  const providerId = await registerProvider();
   // Its tenants reach the devnet on the host link (devnetOfferFile), and the ingress stand-in's address reaches apps.
   const caBundle = { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' };
   const offerOf = (changes: { ingress?: Record<string, unknown>; buildEnv?: Record<string, string>[] }) => devnetOfferFile(world, node.network, {
@@ -103,21 +64,11 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
     ...changes,
   });
   const exposedAt = (domain: string, loadBalancer: boolean) => ({ ingress: { domain, className: node.ingress.className, from: [{ ipBlock: { cidr: `${ingress}/32` } }], loadBalancer } });
-  const startProvider = (identity: string, offerFile: string) => startControllerProcess(world, asProvider, identity, [
-    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
-    '--provider', providerId, '--offer', offerFile, '--provider-interval-ms', '1000',
-  ]);
-  controller = startProvider('provider-t', offerOf(exposedAt(DOMAIN, true)));
-  await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
+  const provide = (identity: string, offerFile: string) => startProvider(identity, ['--provider', providerId, '--offer', offerFile, '--provider-interval-ms', '1000']);
+  let controller = await provide('provider-t', offerOf(exposedAt(DOMAIN, true)));
 
-  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  const { leaseId, namespace: tenantNs, name, read: readApp } = await openLease('walrus', providerId);
   const opened = Date.now();
-  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  tenantNs = tenantNamespace(tenant);
-  const name = leaseAppName(leaseId);
-  appName = name;
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name }) as Promise<WalrusApp>;
   const condition = (app: WalrusApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
 
   // Served: the URL the provider stated on chain answers through the ingress, from both replicas of the manifest.
@@ -149,7 +100,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   await waitBounded('the URL in git walrus deployments', async () => (await walrus(['deployments', 'walrus'], asTenant)).includes(`url ${url}`), 30_000);
 
   // The offer asks for LoadBalancer Services too: the cluster gives the app an address of its pool, which answers.
-  const balanced = await waitBounded('a LoadBalancer address', async () => (await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs!, name })).status?.loadBalancer?.ingress?.[0]?.ip, 30_000);
+  const balanced = await waitBounded('a LoadBalancer address', async () => (await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs, name })).status?.loadBalancer?.ingress?.[0]?.ip, 30_000);
   assert.ok(node.network.loadBalancerPool.includes(balanced), balanced);
   await waitBounded('the app through its LoadBalancer address', async () => { const { status, body } = await httpGet(balanced, 80); return status === 200 && JSON.parse(body).app === 'express-app'; }, 30_000);
 
@@ -216,7 +167,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // Released says which field and why (Ready says what keeps serving, once the next pass holds the failed head).
   assert.match(condition(refused, 'Released')!.message, /^package\.json walrus\.replicas asks for 5 replicas; the provider's offer allows at most 3$/);
   // The event follows the status write that the wait above saw.
-  await waitBounded('a Warning event naming the field', async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs! })).items
+  await waitBounded('a Warning event naming the field', async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs })).items
     .some((event) => event.reason === 'ManifestRefused' && event.type === 'Warning' && /walrus\.replicas/.test(event.message ?? '')), 15_000);
   assert.is(JSON.parse((await get()).body).version, '1.1.0');
 
@@ -234,7 +185,7 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // address freed); the running commit is not built again (the buildEnv did not change).
   const artifact = defaults.status?.artifact;
   await controller.kill('SIGTERM');
-  controller = startProvider('provider-t2', offerOf(exposedAt(MOVED_DOMAIN, false)));
+  controller = await provide('provider-t2', offerOf(exposedAt(MOVED_DOMAIN, false)));
   const movedUrl = await waitBounded('the new URL stated on chain', async () => {
     const stated = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^url\s+(http:\/\/\S+)$/m)?.[1];
     return stated?.endsWith(`.${MOVED_DOMAIN}/`) ? stated : undefined;
@@ -245,11 +196,11 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   await waitBounded('the new URL answering through the ingress', async () => { const { status, body } = await httpGet(ingress, 80, '/', 3000, { Host: movedHost }); return status === 200 && JSON.parse(body).version === '1.4.0'; }, 30_000);
   await waitBounded('the old URL answering 404', async () => (await get()).status === 404, 30_000);
   const service = await waitBounded('a ClusterIP Service without a LoadBalancer address', async () => {
-    const read = await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs!, name });
+    const read = await kc.makeApiClient(CoreV1Api).readNamespacedService({ namespace: tenantNs, name });
     return read.spec?.type === 'ClusterIP' && !read.status?.loadBalancer?.ingress?.length && read;
   }, 30_000);
   assert.is(service.spec?.ports?.[0]?.nodePort, undefined, 'the node port the LoadBalancer had is released');
-  const changed = async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs! })).items.filter((event) => event.reason === 'ExposureChanged').map((event) => event.message ?? '');
+  const changed = async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: tenantNs })).items.filter((event) => event.reason === 'ExposureChanged').map((event) => event.message ?? '');
   assert.ok((await changed()).some((message) => message.includes(`answers at ${movedUrl}`) && message.includes(`no longer at ${url}`) && message.includes('is ClusterIP now')), (await changed()).join('\n'));
   const moved = await readApp();
   assert.equal([moved.status?.artifact?.blobId, moved.status?.lastAppliedRevision], [artifact?.blobId, plain], 'not built again');
@@ -258,8 +209,8 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   // provider withdraws the URL from the lease (withdraw_url), so no one is sent to it any more. The buildEnv changed
   // too (npm's funding message turned off): the running commit is built again with it, in a Job of a new name.
   await controller.kill('SIGTERM');
-  controller = startProvider('provider-t3', offerOf({ buildEnv: [caBundle, { name: 'npm_config_fund', value: 'false' }] }));
-  await waitBounded('its Ingress removed', () => kc.makeApiClient(NetworkingV1Api).readNamespacedIngress({ namespace: tenantNs!, name }).then(() => false, () => true), 60_000);
+  controller = await provide('provider-t3', offerOf({ buildEnv: [caBundle, { name: 'npm_config_fund', value: 'false' }] }));
+  await waitBounded('its Ingress removed', () => kc.makeApiClient(NetworkingV1Api).readNamespacedIngress({ namespace: tenantNs, name }).then(() => false, () => true), 60_000);
   await waitBounded('the URL gone from the status', async () => (await readApp()).status?.url === undefined, 30_000);
   await waitBounded('the moved URL answering 404', async () => (await httpGet(ingress, 80, '/', 3000, { Host: movedHost })).status === 404, 30_000);
   assert.ok((await changed()).some((message) => message.includes(`Ingress ${name} removed`) && message.includes(`${movedUrl} is no longer served`)), (await changed()).join('\n'));
@@ -277,6 +228,6 @@ test('lease → URL through the ingress → zero-failure rollout → TestsFailed
   await walrus(['lease', 'close', leaseId], asTenant);
   await waitBounded('the WalrusApp removed', () => readApp().then(() => false, () => true), 30_000);
   await waitBounded('the URL answering 404', async () => (await get()).status === 404, 30_000);
-}));
+});
 
 test.run();
