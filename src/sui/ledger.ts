@@ -416,7 +416,8 @@ export class SuiLedger implements Ledger, TransactionSubmitter {
   }
 }
 
-function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
+/** A pack entry as the port names it, from the contract's decoded `PackEntry`. */
+export function packEntryOf(entry: ReturnType<typeof PackEntryBcs.parse>): PackEntry {
   const pack: PackEntry = { chunks: entry.chunks.map(u256ToBlobId), size: Number(entry.size), sha256: Buffer.from(entry.sha256).toString('hex') };
   if (entry.sealed_key !== null) pack.sealedKey = Buffer.from(entry.sealed_key).toString('hex');
   return pack;

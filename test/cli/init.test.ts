@@ -26,7 +26,7 @@ function repository(name: string, ...initArgs: string[]): string {
   return path;
 }
 
-const headOf = (run: Awaited<ReturnType<typeof walrus>>) => [...run.ledger.repos.values()][0]!.info.head;
+const headOf = (run: Awaited<ReturnType<typeof walrus>>) => [...run.ledger.repositories.values()][0]!.head;
 
 const InitCommand = suite('initCommand');
 
@@ -73,10 +73,10 @@ InitCommand('--private makes a private repository and says how to add readers; w
   const refused = await walrus(repo, ['init', 'secret', '--private']);
   assert.is(refused.code, 129);
   assert.match(refused.stderr, /^fatal: network local has no Seal key servers configured, so it cannot hold a private repository/);
-  assert.is(refused.ledger.repos.size, 0);
+  assert.is(refused.ledger.repositories.size, 0);
   const run = await walrus(repo, ['init', 'secret', '--private'], { keyServers: true });
   assert.is(run.code, 0, run.stderr);
-  assert.is([...run.ledger.repos.values()][0]!.info.private, true);
+  assert.is([...run.ledger.repositories.values()][0]!.private, true);
   assert.match(run.stderr, `Created private repository 'secret' on local`);
   assert.match(run.stderr, `let others read it with: git walrus readers add ${run.stdout.trim()} <address>`);
 });

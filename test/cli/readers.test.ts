@@ -22,8 +22,8 @@ Readers('add, list (owner, writers, readers) and remove, by remote name or URL',
   const { ledger, id, walrus } = await setup(true);
   const added = await walrus(['readers', 'add', 'origin', READER]);
   assert.is(added.code, 0, added.stderr);
-  assert.match(added.stderr, `Added reader ${READER} (transaction reader).`);
-  assert.equal(ledger.repos.get(id)!.info.readers, [READER]);
+  assert.match(added.stderr, new RegExp(`Added reader ${READER} \\(transaction Tx\\d{40}\\)\\.`));
+  assert.equal(ledger.info(id).readers, [READER]);
   const listed = await walrus(['readers', 'list', `walrus://${id}`]);
   assert.is(listed.stdout, `${OWNER} (owner)\n${WRITER} (writer)\n${READER}\n`);
   assert.is((await walrus(['readers', 'remove', 'origin', READER])).code, 0);
@@ -35,7 +35,7 @@ Readers('a public repository has no readers: the command says so and changes not
   const run = await walrus(['readers', 'add', 'origin', READER]);
   assert.is(run.code, 129);
   assert.match(run.stderr, `fatal: repository 'app' (${id}) is public: anyone may read it`);
-  assert.equal(ledger.repos.get(id)!.info.readers, []);
+  assert.equal(ledger.info(id).readers, []);
 });
 
 Readers('add and remove need an address', async () => {

@@ -67,7 +67,7 @@ fetch('fetches only the packs pushed since the last fetch', inRepositories(async
 fetch('a pack whose bytes do not match the chain fails the fetch and writes nothing', inRepositories(async (t) => {
   const head = commitFile(t.source, t.env, 'a.txt', 'a\n');
   await t.pushMain();
-  const [blobId] = t.ledger.repos.get(t.id)!.packs[0].chunks;
+  const [blobId] = t.ledger.packs(t.id)[0]!.chunks;
   const bytes = t.blobStore.blobs.get(blobId)!;
   bytes[bytes.length - 1] ^= 0xff;
   try {

@@ -32,7 +32,7 @@ lifetime('live packs are ok, then expiring within the window (with a warning nam
     assert.equal([extended.extended, extended.kept, extended.restored, extended.notOwned, extended.endEpoch], [2, 0, 0, [], 13]);
     assert.type(extended.digest, 'string');
     // The Blob objects themselves were extended: no new ones, no bytes moved.
-    const chunks = t.ledger.repos.get(t.id)!.packs[0].chunks;
+    const chunks = t.ledger.packs(t.id)[0].chunks;
     const owned = await t.blobObjects.owned(chunks);
     assert.equal(chunks.map((c) => owned.get(c)!.map((o) => o.endEpoch)), [[13], [13]]);
     lifetimes = (await liveLifetimes(t.ledger, t.blobStore, t.id, 1))!;
@@ -62,7 +62,7 @@ lifetime('a pack lives as long as its shortest-lived chunk; packs before live_fr
     await t.pushPack('refs/heads/new', ['new pack, chunk 1']);
     const lifetimes = (await liveLifetimes(t.ledger, t.blobStore, t.id, 0))!;
     assert.equal(lifetimes.packs.map((p) => [p.index, p.endEpoch]), [[0, 4], [1, 5]]);
-    t.ledger.repos.get(t.id)!.info.liveFrom = 1;
+    t.ledger.repositories.get(t.id)!.live_from = 1n;
     assert.equal((await liveLifetimes(t.ledger, t.blobStore, t.id, 0))!.packs.map((p) => p.index), [1]);
   } finally { t.remove(); }
 });
@@ -79,8 +79,8 @@ lifetime('verify fails on an expired live pack, naming it, and reports the expir
     t.advance(1);
     const expired = await verifyRepository(deps, t.id, { expiryWarningEpochs: 2 });
     const [finding] = expired.findings.filter((f) => f.code === 'PACK_EXPIRED');
-    assert.match(finding.message, /^pack #0: blob \S+ is gone from Walrus \(now epoch 4\); the pack is lost unless its objects are pushed again$/);
-    assert.is(finding.blobId, t.ledger.repos.get(t.id)!.packs[0].chunks[0]);
+    assert.match(finding.message, /^push 1, pack #0: blob \S+ is gone from Walrus \(now epoch 4\); the pack is lost unless its objects are pushed again$/);
+    assert.is(finding.blobId, t.ledger.packs(t.id)[0].chunks[0]);
   } finally { t.remove(); }
 });
 
@@ -91,7 +91,7 @@ lifetime('a pack held by Blob objects of someone else is reported, not extended;
     await t.pushPack('refs/heads/theirs', ['their pack, held by the publisher'], t.storeOf());
     const deps = { ledger: t.ledger, blobStore: t.blobStore, blobObjects: t.blobObjects, log: silentLog };
     const partial = await extendLivePacks(deps, t.id, 10);
-    const theirs = t.ledger.repos.get(t.id)!.packs[1].chunks[0];
+    const theirs = t.ledger.packs(t.id)[1].chunks[0];
     assert.equal([partial.extended, partial.notOwned, partial.endEpoch], [1, [{ index: 1, blobId: theirs }], null]);
     const message = new NotBlobOwnerError(t.id, '0xabc', partial.notOwned).message;
     assert.match(message, /^1 blob\(s\) of live pack\(s\) #1 are held by Walrus Blob objects that 0xabc does not own .* 'git walrus extend --restore'/);

@@ -42,7 +42,7 @@ async function setup(options: { private?: boolean; maxBlobSize?: number; keysPer
     }
   };
   const head = () => gitIn(source, env, 'rev-parse', 'HEAD');
-  const packs = () => ledger.repos.get(id)!.packs;
+  const packs = () => ledger.packs(id);
   /** Nothing of the remote reached the target: no pack, no quarantine left, no record of applied packs. */
   const assertNothingWritten = async () => {
     assert.equal(readdirSync(join(target, '.git', 'objects', 'pack')), []);
@@ -65,6 +65,7 @@ function rewrite(t: Fixture, index: number, chunks: Uint8Array[]): void {
   });
   entry.size = chunks.reduce((n, c) => n + c.length, 0);
   entry.sha256 = createHash('sha256').update(Buffer.concat(chunks)).digest('hex');
+  t.ledger.replacePack(t.id, index, entry);
 }
 
 const storedChunks = (t: Fixture, index: number) => t.packs()[index]!.chunks.map((blobId) => t.blobStore.blobs.get(blobId)!.slice());
@@ -234,6 +235,7 @@ tampered('a key sealed for another repository is refused before any key request,
   await t.pushMain();
   const entry = t.packs()[1]!;
   entry.sealedKey = `${'ee'.repeat(32)}${entry.sealedKey!.slice(64)}`;
+  t.ledger.replacePack(t.id, 1, entry);
   await refused(t, t.head(), PackDecryptionError, /^pack 1 of repository .* its key is sealed for another repository/);
   assert.is(t.keyService.requests, 0);
 }));

@@ -37,7 +37,7 @@ const MAIN = [{ src: 'refs/heads/main', dst: 'refs/heads/main', force: false }];
 function moveMainUnderNextPush(t: Awaited<ReturnType<typeof setup>>): void {
   t.ledger.beforePush = () => {
     t.ledger.beforePush = null;
-    t.ledger.repos.get(t.id)!.refs.set('refs/heads/main', 'e'.repeat(40));
+    t.ledger.moveRefs(t.id, [['refs/heads/main', 'e'.repeat(40)]]);
   };
 }
 
@@ -49,10 +49,10 @@ push('a first push stores one pack and sets the ref in one transaction', inRepos
   const head = commitFile(t.work, t.env, 'a.txt', 'one\n');
   const results = await pushRefs(t.deps, t.id, MAIN, plain);
   assert.equal(results, [{ dst: 'refs/heads/main', ok: true }]);
-  assert.equal(t.ledger.repos.get(t.id)!.refs, new Map([['refs/heads/main', head]]));
+  assert.equal(t.ledger.refsOf(t.id), new Map([['refs/heads/main', head]]));
   assert.is(t.blobStore.writes, 1);
   assert.is(t.ledger.calls.filter((c) => c === 'push').length, 1);
-  const pack = t.ledger.repos.get(t.id)!.packs[0];
+  const pack = t.ledger.packs(t.id)[0];
   assert.is(pack.chunks.length, 1);
   assert.is(pack.size, t.blobStore.blobs.get(pack.chunks[0])!.byteLength);
 }));
@@ -69,7 +69,7 @@ push('frees the blob store\'s write resources after the upload and before the tr
 push('splits a pack larger than the blob limit into chunks', inRepository(async (t) => {
   for (let i = 0; i < 5; i++) commitFile(t.work, t.env, `f${i}.txt`, `content ${i} `.repeat(50 + i));
   await pushRefs(t.deps, t.id, MAIN, plain);
-  const pack = t.ledger.repos.get(t.id)!.packs[0];
+  const pack = t.ledger.packs(t.id)[0];
   assert.ok(pack.chunks.length > 1);
   assert.ok([...t.blobStore.blobs.values()].every((b) => b.byteLength <= 300));
 }, 300));
@@ -81,11 +81,11 @@ push('prepares the first transaction once the pack\'s size is known: its updates
     prepared.push({ updates, pack, pushes: t.ledger.calls.filter((c) => c === 'push').length });
   };
   await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
-  const landed = t.ledger.repos.get(t.id)!.packs[0]!;
+  const landed = t.ledger.packs(t.id)[0]!;
   assert.is(prepared.length, 1);
   const [{ updates, pack, pushes }] = prepared;
   assert.is(pushes, 0);
-  assert.equal(updates, [...t.ledger.repos.get(t.id)!.refs].map(([name, id]) => ({ name, old: null, new: id, force: false })));
+  assert.equal(updates, [...t.ledger.refsOf(t.id)].map(([name, id]) => ({ name, old: null, new: id, force: false })));
   assert.equal({ chunks: pack!.chunks.length, size: pack!.size, sealedKey: pack!.sealedKey }, { chunks: landed.chunks.length, size: landed.size, sealedKey: undefined });
   assert.ok(landed.chunks.length > 1);
   assert.ok(pack!.chunks.every((id) => !landed.chunks.includes(id)), 'stand-in blob ids');
@@ -101,7 +101,7 @@ push('refuses non-fast-forwards and stale leases in git words; force and a match
   const stale = await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', 'f'.repeat(40)]]) });
   assert.equal(stale, [{ dst: 'refs/heads/main', ok: false, reason: 'stale info' }]);
   assert.equal(await pushRefs(t.deps, t.id, req, { ...plain, leases: new Map([['refs/heads/main', first]]) }), [{ dst: 'refs/heads/main', ok: true }]);
-  assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/main'), rewritten);
+  assert.is(t.ledger.refsOf(t.id).get('refs/heads/main'), rewritten);
   assert.equal(await pushRefs(t.deps, t.id, req, plain), [{ dst: 'refs/heads/main', ok: false, reason: 'up to date' }]);
 }));
 
@@ -112,8 +112,8 @@ push('a ref at a commit the remote already has needs no blob; a delete neither',
   assert.equal(await pushRefs(t.deps, t.id, [{ src: 'refs/heads/main', dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
   assert.equal(await pushRefs(t.deps, t.id, [{ src: null, dst: 'refs/heads/copy', force: false }], plain), [{ dst: 'refs/heads/copy', ok: true }]);
   assert.is(t.blobStore.writes, writes);
-  assert.is(t.ledger.repos.get(t.id)!.packs.length, 1);
-  assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/copy'));
+  assert.is(t.ledger.packs(t.id).length, 1);
+  assert.not.ok(t.ledger.refsOf(t.id).has('refs/heads/copy'));
 }));
 
 push('dry run: no upload and no transaction', inRepository(async (t) => {
@@ -130,7 +130,7 @@ push('when a ref moves under the push, that ref answers "fetch first" and the ot
   moveMainUnderNextPush(t);
   const results = await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
   assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: true }]);
-  assert.is(t.ledger.repos.get(t.id)!.refs.get('refs/heads/other'), next);
+  assert.is(t.ledger.refsOf(t.id).get('refs/heads/other'), next);
 }));
 
 push('atomic: a ref that moved fails the whole batch', inRepository(async (t) => {
@@ -140,7 +140,7 @@ push('atomic: a ref that moved fails the whole batch', inRepository(async (t) =>
   moveMainUnderNextPush(t);
   const results = await pushRefs(t.deps, t.id, MAIN_AND_OTHER, { ...plain, atomic: true });
   assert.equal(results, [{ dst: 'refs/heads/main', ok: false, reason: 'fetch first' }, { dst: 'refs/heads/other', ok: false, reason: 'atomic push failed' }]);
-  assert.not.ok(t.ledger.repos.get(t.id)!.refs.has('refs/heads/other'));
+  assert.not.ok(t.ledger.refsOf(t.id).has('refs/heads/other'));
 }));
 
 push('a ref protected while the push was on its way is refused; the rest lands', inRepository(async (t) => {
@@ -152,7 +152,7 @@ push('a ref protected while the push was on its way is refused; the rest lands',
   gitIn(t.work, t.env, 'commit', '-q', '--amend', '-m', 'rewritten');
   t.ledger.beforePush = () => {
     t.ledger.beforePush = null;
-    t.ledger.repos.get(t.id)!.info.protectedRefs.push('refs/heads/main');
+    t.ledger.protectNow(t.id, 'refs/heads/main');
   };
   const results = await pushRefs(t.deps, t.id, [
     { src: 'refs/heads/main', dst: 'refs/heads/main', force: true },
@@ -194,12 +194,12 @@ push('a push of more refs than one transaction holds lands in several, the pack 
   const results = await pushRefs(t.deps, t.id, requests, plain);
   assert.ok(results.every((r) => r.ok));
   assert.is(results.length, 1200);
-  const repo = t.ledger.repos.get(t.id)!;
-  assert.is(repo.refs.size, 1200);
-  assert.ok([...repo.refs.values()].every((id) => id === head));
+  const refs = t.ledger.refsOf(t.id);
+  assert.is(refs.size, 1200);
+  assert.ok([...refs.values()].every((id) => id === head));
   const transactions = t.ledger.calls.filter((c) => c === 'push').length;
   assert.ok(transactions >= 3, `${transactions} transactions`);
-  assert.is(repo.packs.length, 1);
+  assert.is(t.ledger.packs(t.id).length, 1);
   assert.is(t.blobStore.writes, 1);
 }));
 
@@ -209,7 +209,7 @@ push('atomic over more than one transaction is refused before anything is upload
   assert.ok(results.every((r) => !r.ok && /^atomic push failed: 1200 ref updates need \d transactions; Sui allows 16384 bytes per transaction argument \(max_pure_argument_size\)/.test(r.reason)));
   assert.is(t.blobStore.writes, 0);
   assert.is(t.ledger.calls.filter((c) => c === 'push').length, 0);
-  assert.is(t.ledger.repos.get(t.id)!.refs.size, 0);
+  assert.is(t.ledger.refsOf(t.id).size, 0);
 }));
 
 push('a later transaction that loses a compare-and-swap race reports its moved refs; earlier ones stay', inRepository(async (t) => {
@@ -218,15 +218,15 @@ push('a later transaction that loses a compare-and-swap race reports its moved r
   const raced = requests[1000].dst; // in the second or a later transaction
   let pushes = 0;
   t.ledger.beforePush = () => {
-    if (++pushes === 2) t.ledger.repos.get(t.id)!.refs.set(raced, 'e'.repeat(40));
+    if (++pushes === 2) t.ledger.moveRefs(t.id, [[raced, 'e'.repeat(40)]]);
   };
   const results = await pushRefs(t.deps, t.id, requests, plain);
   assert.equal(results.filter((r) => !r.ok), [{ dst: raced, ok: false, reason: 'fetch first' }]);
-  const repo = t.ledger.repos.get(t.id)!;
-  assert.is(repo.refs.get(raced), 'e'.repeat(40));
-  assert.is(repo.refs.get(requests[0].dst), head);
-  assert.is(repo.refs.get(requests[1199].dst), head);
-  assert.is(repo.packs.length, 1);
+  const refs = t.ledger.refsOf(t.id);
+  assert.is(refs.get(raced), 'e'.repeat(40));
+  assert.is(refs.get(requests[0].dst), head);
+  assert.is(refs.get(requests[1199].dst), head);
+  assert.is(t.ledger.packs(t.id).length, 1);
 }));
 
 push('when the first transaction\'s refs all moved, the pack goes with the next one', inRepository(async (t) => {
@@ -235,14 +235,12 @@ push('when the first transaction\'s refs all moved, the pack goes with the next 
   let pushes = 0;
   t.ledger.beforePush = () => {
     if (++pushes > 1) return;
-    const repo = t.ledger.repos.get(t.id)!;
-    for (const r of requests.slice(0, 700)) repo.refs.set(r.dst, 'e'.repeat(40));
+    t.ledger.moveRefs(t.id, requests.slice(0, 700).map((r) => [r.dst, 'e'.repeat(40)]));
   };
   const results = await pushRefs(t.deps, t.id, requests, plain);
   const landed = results.filter((r) => r.ok).map((r) => r.dst);
   assert.ok(landed.length > 0 && landed.length < 1200);
-  const repo = t.ledger.repos.get(t.id)!;
-  assert.is(repo.packs.length, 1);
+  assert.is(t.ledger.packs(t.id).length, 1);
   const pushedWithPack = t.ledger.calls.filter((c) => c === 'push').length;
   assert.ok(pushedWithPack >= 3);
 }));
@@ -253,10 +251,10 @@ push('at -v a push prints its storage cost: blobs, encoded size and end epoch as
   t.blobStore.write = async (bytes: Uint8Array) => ({ ...(await write(bytes)), encodedSize: 66_034_000, endEpoch: 60 - t.blobStore.writes });
   const lines: string[] = [];
   await pushRefs({ ...t.deps, log: streamLog((text) => lines.push(text), 2) }, t.id, MAIN, plain);
-  const chunks = t.ledger.repos.get(t.id)!.packs[0].chunks.length;
+  const chunks = t.ledger.packs(t.id)[0].chunks.length;
   assert.ok(chunks > 1);
   const storage = lines.find((line) => line.startsWith('Storage:'));
-  assert.is(storage, `Storage: ${chunks} blob(s) of ${formatBytes(t.ledger.repos.get(t.id)!.packs[0].size)}, ${formatBytes(66_034_000 * chunks)} encoded on Walrus (what storage is paid for), stored until Walrus epoch ${60 - chunks}\n`);
+  assert.is(storage, `Storage: ${chunks} blob(s) of ${formatBytes(t.ledger.packs(t.id)[0].size)}, ${formatBytes(66_034_000 * chunks)} encoded on Walrus (what storage is paid for), stored until Walrus epoch ${60 - chunks}\n`);
 }, 300));
 
 push.run();

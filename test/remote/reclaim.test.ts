@@ -19,8 +19,8 @@ reclaim('deletes the user\'s deletable Blob objects below live_from; keeps live 
     await t.pushPack('refs/heads/d', ['old pack d, the publisher\'s'], t.storeOf());
     await t.pushPack('refs/heads/gc', ['the consolidated pack', 'a chunk the live pack shares'], deletable);
     // The gc's repack: live_from moves to the consolidated pack.
-    t.ledger.repos.get(t.id)!.info.liveFrom = 4;
-    const [a, b, c, d, live] = t.ledger.repos.get(t.id)!.packs.map((p) => p.chunks);
+    t.ledger.repositories.get(t.id)!.live_from = 4n;
+    const [a, b, c, d, live] = t.ledger.packs(t.id).map((p) => p.chunks);
     const before = await t.blobObjects.owned([a[0], b[0]]);
 
     const deps = { ledger: t.ledger, blobStore: t.blobStore, blobObjects: t.blobObjects, log: silentLog };

@@ -2,7 +2,7 @@
  * An in-memory executor for the contract model: tables in a Map, events in a list, object ids from a counter.
  * Deterministic, for the model's tests and the scenario-vector runner; the devnet chain engine has its own.
  */
-import { toHex } from '@mysten/bcs';
+import { fromHex, toHex } from '@mysten/bcs';
 import { InternalError } from '../../../src/core/errors.ts';
 import type { MoveContext, TableStore } from '../../../src/contract/context.ts';
 
@@ -45,6 +45,12 @@ export class MemoryTables implements TableStore {
   /** Every entry, in a stable order (to check that an aborted call changed nothing). */
   snapshot(): string {
     return [...this.#entries].map(([k, v]) => `${k}=${toHex(v)}`).sort().join('\n');
+  }
+
+  /** The entries of one table with this key type, key and value bytes, in no particular order. */
+  entries(table: string, keyType: string): [Uint8Array, Uint8Array][] {
+    const prefix = `${table}/${keyType}/`;
+    return [...this.#entries].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [fromHex(k.slice(prefix.length)), v]);
   }
 
   /** Number of entries stored under `table` (to check the `size` the model keeps). */
