@@ -46,6 +46,16 @@ function assertSecretNowhere(front: NetworkFront, w: World, ownersCopy: string):
   }
 }
 
+/** The owner's private repository holding the secret, pushed: its working copy, URL, owner and id. */
+async function privateRepository(w: World) {
+  const src = await initWorkRepo(w, 'src');
+  await commit(w, src, 'secret.txt', SECRET);
+  const url = (await w.ok(src, ['walrus', 'init', 'privrepo', '--private'])).split('\n').at(-1)!;
+  await w.ok(src, ['push', '-q', 'walrus', 'main']);
+  const owner = (await w.ok(src, ['walrus', 'whoami'])).split('\n')[0]!;
+  return { src, url, owner, repoId: url.slice('walrus://'.length) };
+}
+
 for (const factory of NETWORK_FRONTS) {
   const test = suite<{ front: NetworkFront }>(`a stranger's lease of a private repository (${factory.name})`);
 
@@ -60,12 +70,7 @@ for (const factory of NETWORK_FRONTS) {
   test('a stranger cannot lease a private repository to its own provider: refused by the CLI, then by the chain; the secret is never written', async ({ front }) => {
     const w = front.world();
     try {
-      const src = await initWorkRepo(w, 'src');
-      await commit(w, src, 'secret.txt', SECRET);
-      const url = (await w.ok(src, ['walrus', 'init', 'privrepo', '--private'])).split('\n').at(-1)!;
-      await w.ok(src, ['push', '-q', 'walrus', 'main']);
-      const owner = (await w.ok(src, ['walrus', 'whoami'])).split('\n')[0]!;
-      const repoId = url.slice('walrus://'.length);
+      const { src, url, owner, repoId } = await privateRepository(w);
       const stranger = identity();
 
       const clone = await w.run('.', ['clone', url, 'cloned'], { env: stranger.env });
@@ -111,10 +116,7 @@ for (const factory of NETWORK_FRONTS) {
   test('a tenant removed as a reader: its provider gets no more keys (the key servers refuse), and the secret is never written', async ({ front }) => {
     const w = front.world();
     try {
-      const src = await initWorkRepo(w, 'src');
-      await commit(w, src, 'secret.txt', SECRET);
-      const url = (await w.ok(src, ['walrus', 'init', 'privrepo', '--private'])).split('\n').at(-1)!;
-      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const { src, url } = await privateRepository(w);
       const tenant = identity();
       await w.ok(src, ['walrus', 'readers', 'add', 'walrus', tenant.address]);
 
