@@ -2,6 +2,7 @@ import type { CertifiedReads } from '../ports/certified.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
+import type { TreeArchive } from '../ports/tree-archive.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger } from '../ports/ledger.ts';
@@ -143,6 +144,8 @@ export interface ControllerRun {
 export interface CliServices {
   ledger: Ledger;
   blobStore: BlobStore;
+  /** How an app artifact's tree is archived (`artifact`, `deployments --verify`). */
+  archive: TreeArchive;
   /** The Walrus blob id of `bytes` on the active network, computed locally (`git walrus verify`). */
   blobIdOf(bytes: Uint8Array): Promise<string>;
   /** The user's Walrus Blob objects (`extend`, and deleting what a `gc` replaced); absent where the network's Walrus System object is unknown. */

@@ -57,12 +57,12 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       .option('build-env-digest', { type: 'string', describe: 'the digest of the provider\'s build environment: part of the build key' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ publishArtifact }, { tarballArchive }, { readBuildInfo }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts'), import('../gitops/build/build-report.ts')]);
+    const [{ publishArtifact }, { readBuildInfo }] = await Promise.all([import('../remote/artifacts.ts'), import('../gitops/build/build-report.ts')]);
     const services = await app.open({ network: argv.network });
     try {
       const dir = resolve(argv.dir);
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
-      const artifact = await publishArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(sealing ? { sealing } : {}) }, dir, app.log.verbosity >= 1);
+      const artifact = await publishArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(sealing ? { sealing } : {}) }, dir, app.log.verbosity >= 1);
       // The build-info record beside the artifact, when the build left its report. It names the repository, the commit
       // and every resolved dependency, so a private repository's is not stored in the clear: only its build key is told.
       const buildInfo = await readBuildInfo(dir, argv.buildImage ?? 'unknown', argv.buildEnvDigest ?? null);
@@ -97,12 +97,12 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
     const { app } = argv;
     if (!isBlobId(argv.blobId)) throw new InvalidBlobIdError(argv.blobId);
     if (!/^[0-9a-fA-F]{64}$/.test(argv.sha256)) throw new UsageError(`--sha256 must be 64 hex digits, got '${argv.sha256}'`, { sha256: argv.sha256 });
-    const [{ fetchArtifact }, { tarballArchive }] = await Promise.all([import('../remote/artifacts.ts'), import('../fs/tarball.ts')]);
+    const { fetchArtifact } = await import('../remote/artifacts.ts');
     const services = await app.open({ network: argv.network });
     try {
       const dir = resolve(argv.dir);
       const unseal = unsealer(services, argv.lease);
-      const unpacked = await fetchArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: argv.blobId, sha256: argv.sha256 }, dir, app.log.verbosity >= 1);
+      const unpacked = await fetchArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: argv.blobId, sha256: argv.sha256 }, dir, app.log.verbosity >= 1);
       app.log.info(`Unpacked artifact ${argv.blobId} (${unpacked.entries} entries, sha256 ${argv.sha256.toLowerCase()}) into ${dir}`);
     } finally {
       await services.close();
@@ -156,7 +156,7 @@ export async function rebuildHere(services: CliServices, app: CliArgs['app'], ta
   if (!app.createClone || app.toolPath === undefined) throw new InternalError('this build of git walrus cannot rebuild (no git or PATH)');
   const createClone = app.createClone;
   const toolPath = app.toolPath;
-  const [{ rebuild }, { buildLocally }, { writeSource }, { checkoutCommit }, { fetchArtifact }, { packTree, tarballArchive }] = await Promise.all([
+  const [{ rebuild }, { buildLocally }, { writeSource }, { checkoutCommit }, { fetchArtifact }, { packTree }] = await Promise.all([
     import('../gitops/build/rebuild.ts'), import('../gitops/build/local-build.ts'), import('../gitops/build/build-report.ts'),
     import('../remote/checkout.ts'), import('../remote/artifacts.ts'), import('../fs/tarball.ts'),
   ]);
@@ -169,7 +169,7 @@ export async function rebuildHere(services: CliServices, app: CliArgs['app'], ta
     },
     build: async (dir) => { await buildLocally(dir, { path: toolPath }); },
     pack: (dir) => packTree(dir, async () => {}),
-    fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: tarballArchive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
+    fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
   }, target);
 }
 

@@ -34,17 +34,16 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
       .option('rebuild', { type: 'boolean', default: false, describe: 'with --verify: also repeat each recorded build here and compare digests' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }, { tarballArchive }] = await Promise.all([
+    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }] = await Promise.all([
       import('../remote/market/format.ts'),
       import('../remote/market/deployments.ts'),
       import('../remote/artifacts.ts'),
-      import('../fs/tarball.ts'),
     ]);
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);
       const unseal = unsealer(services, undefined);
-      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256({ blobStore: services.blobStore, archive: tarballArchive }, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
+      const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256({ blobStore: services.blobStore, archive: services.archive }, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
       if (argv.verify && argv.rebuild) {
         const { formatVerdict } = await import('../gitops/build/rebuild.ts');
         for (const line of lines) {

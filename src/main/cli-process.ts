@@ -25,6 +25,7 @@ const app: CliApp = {
     return {
       ledger: opened.ledger,
       blobStore: opened.blobStore,
+      archive: opened.archive,
       keyService: opened.keyService,
       blobIdOf: opened.blobIdOf,
       ...(opened.blobObjects ? { blobObjects: opened.blobObjects } : {}),

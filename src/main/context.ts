@@ -7,6 +7,8 @@ import { requireContract } from '../config/networks.ts';
 import { withFileLock } from '../fs/atomic.ts';
 import type { CertifiedSettings, NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { TreeArchive } from '../ports/tree-archive.ts';
+import { tarballArchive } from '../fs/tarball.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
 import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import type { KeyService } from '../ports/key-service.ts';
@@ -35,6 +37,8 @@ export interface OpenedNetwork {
   packageId: string;
   ledger: Ledger;
   blobStore: BlobStore;
+  /** How an app artifact's tree is archived (the deterministic tarball), for every use of artifacts. */
+  archive: TreeArchive;
   /** Seal, for private repositories; absent where the network has no key servers (loaded on first use). */
   keyService?: KeyService;
   /** The Walrus blob id of `bytes` on this network (its shard count), computed locally: `git walrus verify`. */
@@ -131,6 +135,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     packageId,
     ledger,
     blobStore: store,
+    archive: tarballArchive,
     keyService,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),

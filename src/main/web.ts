@@ -8,7 +8,6 @@ import type { WebRun, WebRunOptions } from '../cli/app.ts';
 import { walrusHome } from '../config/home.ts';
 import { isLoopbackHost } from '../core/loopback.ts';
 import type { Log } from '../core/log.ts';
-import { tarballArchive } from '../fs/tarball.ts';
 import { GitObjectCache } from '../git/object-cache.ts';
 import { PackObjectReader } from '../git/pack-reader.ts';
 import { artifactSha256 } from '../remote/artifacts.ts';
@@ -30,7 +29,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       directory: await network.directory(),
       objectCache,
       market: network.market,
-      artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: tarballArchive }, blobId),
+      artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: network.archive }, blobId),
       viewer: () => network.ledger.signerAddress().catch(() => null),
       networkName: network.name,
       log,

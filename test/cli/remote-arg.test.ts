@@ -6,6 +6,7 @@ import type { CliApp } from '../../src/cli/app.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
 import { PackObjectReader } from '../../src/git/pack-reader.ts';
+import { tarballArchive } from '../../src/fs/tarball.ts';
 
 const OWNER = `0x${'1'.repeat(64)}`;
 
@@ -39,7 +40,7 @@ withRemote('opens the chosen network, runs on the resolved id and closes the net
   const app: CliApp = {
     open: async ({ network } = {}) => {
       events.push(`open ${network}`);
-      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
+      return { ledger, blobStore: new MemoryBlobStore(), archive: tarballArchive, blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
     },
     workspace: { isRepository: async () => true, remoteUrl: async (name) => (name === 'walrus' ? `walrus://${id}` : null), addRemote: async () => {} },
     stdout: () => {},
@@ -66,7 +67,7 @@ withRemote('reads the remote\'s URL while the network opens; a network that does
       await new Promise((resolve) => setTimeout(resolve, 20));
       if (openError) throw openError;
       events.push('opened');
-      return { ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
+      return { ledger, blobStore: new MemoryBlobStore(), archive: tarballArchive, blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => { events.push('close'); } };
     },
     workspace: {
       isRepository: async () => true,
@@ -92,7 +93,7 @@ withRemote('a use that reads the repository first takes an id as it is; owner/na
   const ledger = new MemoryLedger(OWNER);
   const { id } = await ledger.createRepository('app');
   const app: CliApp = {
-    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
+    open: async () => ({ ledger, blobStore: new MemoryBlobStore(), archive: tarballArchive, blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
     workspace: { isRepository: async () => true, remoteUrl: async () => null, addRemote: async () => {} },
     stdout: () => {},
     stdoutColor: false,

@@ -5,6 +5,7 @@ import { ExitError } from '../../src/cli/app.ts';
 import type { GitWorkspace } from '../../src/ports/git-workspace.ts';
 import { runCli } from '../../src/cli/index.ts';
 import { PackObjectReader } from '../../src/git/pack-reader.ts';
+import { tarballArchive } from '../../src/fs/tarball.ts';
 import type { KeyService } from '../../src/ports/key-service.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
 import { MemoryBlobStore } from './memory-ports.ts';
@@ -12,7 +13,7 @@ import { MemoryBlobStore } from './memory-ports.ts';
 export async function runMemoryCli(ports: { ledger: Ledger; keyService?: KeyService }, workspace: GitWorkspace, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const run = { code: -1, stdout: '', stderr: '' };
   const app: CliApp = {
-    open: async () => ({ ...ports, blobStore: new MemoryBlobStore(), blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
+    open: async () => ({ ...ports, blobStore: new MemoryBlobStore(), archive: tarballArchive, blobIdOf: async () => '', openPackObjects: () => PackObjectReader.open(), networkName: 'local', close: async () => {} }),
     workspace,
     stdout: (text) => { run.stdout += text; },
     stdoutColor: false,

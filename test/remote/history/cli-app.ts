@@ -4,6 +4,7 @@ import type { CliApp } from '../../../src/cli/app.ts';
 import { runCli } from '../../../src/cli/index.ts';
 import { fakeBlobId, historyLedger, mapBlobStore, type History } from './fixture.ts';
 import { PackObjectReader } from '../../../src/git/pack-reader.ts';
+import { tarballArchive } from '../../../src/fs/tarball.ts';
 import type { BlobStore } from '../../../src/ports/blob-store.ts';
 import type { Ledger } from '../../../src/ports/ledger.ts';
 
@@ -30,6 +31,7 @@ export async function runReviewerCli(history: History, args: string[], options: 
       run.opened += 1;
       return {
         ...wrap({ ledger: historyLedger(history), blobStore: mapBlobStore(history.blobs) }),
+        archive: tarballArchive,
         blobIdOf: async (bytes) => fakeBlobId(bytes),
         openPackObjects: () => PackObjectReader.open(),
         networkName: 'local',
