@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  chooseSubnets, cidrsOverlap, hostRules, nextPodIp, podBridgePort, podNetnsName, runNames, runOfName, subnetsFor, taggedRules,
+  chooseSubnets, cidrsOverlap, hostRules, nextPodIp, nodeNames, podBridgePort, podNetnsName, runNames, runOfName, subnetsFor, taggedRules,
 } from './node/addressing.ts';
 
 const addressing = suite('k8s node addressing');
@@ -63,15 +63,28 @@ addressing('names carry the run, fit interface names, and are recognised as ours
   assert.is(runOfName('grw-0a1b2c'), '0a1b2c');
   for (const foreign of ['grw-0a1b2', 'grw-0a1b2cd', 'docker0', 'cni-grw-0a1b2c', 'grw-XYZXYZ-node']) assert.is(runOfName(foreign), undefined, foreign);
   assert.throws(() => runNames('run1'), /six hex digits/);
+  // The first node's names are the run's; later ones are numbered, all still the run's by name and within 15 characters.
+  assert.equal(nodeNames('0a1b2c', 1), { ...runNames('0a1b2c'), nodeName: 'node-0a1b2c' });
+  const third = nodeNames('0a1b2c', 3);
+  assert.equal([third.nodeNetns, third.hostLink, third.nodeName], ['grw-0a1b2c-node3', 'grw-0a1b2c-3', 'node-0a1b2c-3']);
+  assert.is(runOfName(third.nodeNetns), '0a1b2c');
+  assert.is(runOfName(third.hostLink), '0a1b2c');
+  assert.throws(() => nodeNames('0a1b2c', 0), /not in 1..9/);
 });
 
 addressing('tagged rules round-trip from iptables-save into delete commands of their run only', () => {
-  const [rule] = hostRules('0a1b2c', subnetsFor(5));
-  assert.equal(rule.spec, ['-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE']);
+  const rules = hostRules('0a1b2c', [subnetsFor(5), subnetsFor(9)]);
+  // One masquerade per node's pods, none between the run's own links (grw-0a1b2c, grw-0a1b2c-2, ...).
+  assert.equal(rules.map((r) => r.spec), [
+    ['-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c+', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE'],
+    ['-s', '10.244.9.0/24', '!', '-o', 'grw-0a1b2c+', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE'],
+    ['-i', 'grw-0a1b2c+', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'ACCEPT'],
+    ['-o', 'grw-0a1b2c+', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'ACCEPT'],
+  ]);
   const saved = [
     '*nat',
     ':POSTROUTING ACCEPT [0:0]',
-    '-A POSTROUTING -s 10.244.5.0/24 ! -o grw-0a1b2c -m comment --comment grw-0a1b2c -j MASQUERADE',
+    '-A POSTROUTING -s 10.244.5.0/24 ! -o grw-0a1b2c+ -m comment --comment grw-0a1b2c -j MASQUERADE',
     '-A POSTROUTING -s 172.17.0.0/16 -m comment --comment "docker grw-0a1b2c" -j MASQUERADE',
     '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
     'COMMIT',
@@ -80,7 +93,7 @@ addressing('tagged rules round-trip from iptables-save into delete commands of t
     'COMMIT',
   ].join('\n');
   assert.equal(taggedRules(saved), [
-    { runId: '0a1b2c', table: 'nat', args: ['-D', 'POSTROUTING', '-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE'] },
+    { runId: '0a1b2c', table: 'nat', args: ['-D', 'POSTROUTING', '-s', '10.244.5.0/24', '!', '-o', 'grw-0a1b2c+', '-m', 'comment', '--comment', 'grw-0a1b2c', '-j', 'MASQUERADE'] },
     { runId: 'ffffff', table: 'filter', args: ['-D', 'FORWARD', '-i', 'grw-ffffff', '-m', 'comment', '--comment', 'grw-ffffff', '-j', 'ACCEPT'] },
   ]);
 });

@@ -79,6 +79,11 @@ export interface PlaneNodeOptions {
    * serving certificate. The apiserver still binds 127.0.0.1; the node runner relays this address to it.
    */
   advertiseIp: string;
+  /**
+   * How long a node may stay silent before the node lifecycle controller marks it NotReady and taints it
+   * (`--node-monitor-grace-period`; 40 s when unset). The kubelet beats every 10 s.
+   */
+  nodeMonitorGraceSeconds?: number;
 }
 
 /** Starts a plane and waits until it serves: API ready, service accounts being made, scheduler healthy. */
@@ -178,6 +183,7 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
       `--authentication-kubeconfig=${join(dir, 'manager.kubeconfig')}`, `--authorization-kubeconfig=${join(dir, 'manager.kubeconfig')}`,
       '--bind-address=127.0.0.1', `--secure-port=${managerPort}`, '--port=0', `--cert-dir=${join(dir, 'manager-certs')}`,
       '--leader-elect=false', '--use-service-account-credentials=true',
+      ...(node?.nodeMonitorGraceSeconds ? [`--node-monitor-grace-period=${node.nodeMonitorGraceSeconds}s`, '--node-monitor-period=2s'] : []),
       `--service-account-private-key-file=${pki.serviceAccountKey}`, `--root-ca-file=${pki.caCert}`,
       `--cluster-signing-cert-file=${pki.caCert}`, `--cluster-signing-key-file=${pki.caKey}`,
       '--profiling=false', '--v=1',

@@ -1,6 +1,7 @@
 /**
- * `npm run k8s:up`: starts a cluster (node network, control plane, process kubelet, kube-proxy) owned
- * by a runner process that outlives this command, and prints how to use it. `npm run k8s:down [-- RUN]`
+ * `npm run k8s:up [-- --nodes N]`: starts a cluster (node network, control plane, and per node a process
+ * kubelet and kube-proxy; one node unless told) owned by a runner process that outlives this command,
+ * and prints how to use it. `npm run k8s:down [-- RUN]`
  * stops it (by default the last one started here) and removes everything it made; a run whose runner
  * died is removed from its state file.
  */
@@ -27,18 +28,27 @@ interface Ready {
   kubectl: string;
   hostIp: string;
   ingress: string;
-  podCidr: string;
   serviceCidr: string;
-  nodeName: string;
+  nodes: { name: string; podCidr: string; nodeIp: string }[];
   logs: string[];
 }
 
-async function up(): Promise<void> {
+/** `--nodes N` (1..9), 1 without it. */
+function nodeCount(args: readonly string[]): number {
+  const at = args.indexOf('--nodes');
+  if (at < 0) return 1;
+  const count = Number(args[at + 1]);
+  if (!Number.isInteger(count) || count < 1 || count > 9) throw new Error(`--nodes takes a number of nodes from 1 to 9, not ${JSON.stringify(args[at + 1] ?? '')}`);
+  return count;
+}
+
+async function up(args: readonly string[]): Promise<void> {
+  const nodes = nodeCount(args);
   const dir = await mkdtemp(join(tmpdir(), 'grw-k8s-up-'));
   const readyFile = join(dir, 'ready.json');
   const runnerLog = join(dir, 'runner.log');
   const fd = openSync(runnerLog, 'a');
-  const runner = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', readyFile], { detached: true, stdio: ['ignore', fd, fd] });
+  const runner = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', readyFile, String(nodes)], { detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   runner.unref();
   const exited = new Promise<string>((resolve) => runner.on('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
@@ -65,7 +75,8 @@ async function up(): Promise<void> {
     `export KUBECONFIG=${ready.kubeconfig}`,
     `export PATH=${ready.binDir}:$PATH`,
     `# kubectl: ${ready.kubectl} (the one built with the plane; the PATH line puts it first)`,
-    `# node ${ready.nodeName}: pods ${ready.podCidr}, services ${ready.serviceCidr}; bind test servers pods must reach to ${ready.hostIp}`,
+    ...ready.nodes.map((node) => `# node ${node.name}: pods ${node.podCidr}, InternalIP ${node.nodeIp}`),
+    `# services ${ready.serviceCidr}; bind test servers pods must reach to ${ready.hostIp}`,
     `# ingress (nginx, class nginx): curl -H 'Host: <an Ingress host>' http://${ready.ingress}/`,
     `# logs: ${[runnerLog, ...ready.logs].join(' ')}`,
     `# stop: npm run k8s:down (this run: npm run k8s:down -- ${ready.runId})`,
@@ -73,8 +84,8 @@ async function up(): Promise<void> {
 }
 
 /** The runner: owns the cluster (the kubelet runs in it) until SIGTERM or SIGINT. */
-async function serve(readyFile: string): Promise<void> {
-  const cluster = await startCluster({ log });
+async function serve(readyFile: string, nodes: number): Promise<void> {
+  const cluster = await startCluster({ log, nodes });
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= cluster.stop().then(() => process.exit(0), (err: Error) => { log(`k8s: stopping failed: ${err.message}`); process.exit(1); });
@@ -87,8 +98,9 @@ async function serve(readyFile: string): Promise<void> {
   const ready: Ready = {
     runId: cluster.network.runId, kubeconfig: cluster.plane.kubeconfigPath,
     binDir: join(cluster.kubectl, '..'), kubectl: cluster.kubectl,
-    hostIp: cluster.network.hostIp, ingress: cluster.ingress.address, podCidr: cluster.network.podCidr, serviceCidr: cluster.network.serviceCidr,
-    nodeName: cluster.nodeName, logs: [cluster.logs.plane, cluster.logs.kubeProxy, cluster.ingress.dir, cluster.stateDir],
+    hostIp: cluster.network.hostIp, ingress: cluster.ingress.address, serviceCidr: cluster.network.serviceCidr,
+    nodes: cluster.nodes.map((node) => ({ name: node.name, podCidr: node.network.podCidr, nodeIp: node.network.nodeIp })),
+    logs: [cluster.logs.plane, cluster.logs.kubeProxy, cluster.ingress.dir, cluster.stateDir],
   };
   await writeFile(readyFile, JSON.stringify(ready));
 }
@@ -122,10 +134,10 @@ async function down(runArg: string | undefined): Promise<void> {
 }
 
 const [command, ...args] = process.argv.slice(2);
-if (command === 'up') await up();
-else if (command === 'serve') await serve(args[0]);
+if (command === 'up') await up(args);
+else if (command === 'serve') await serve(args[0], Number(args[1] ?? 1));
 else if (command === 'down') await down(args[0]);
 else {
-  log('usage: node test/cluster/plane.ts up | down [RUN]');
+  log('usage: node test/cluster/plane.ts up [--nodes N] | down [RUN]');
   process.exitCode = 2;
 }

@@ -12,6 +12,7 @@ export class EventRecorder {
   readonly #core: CoreV1Api;
   readonly #nodeName: string;
   readonly #log: (line: string) => void;
+  #silenced = false;
 
   constructor(core: CoreV1Api, nodeName: string, log: (line: string) => void) {
     this.#core = core;
@@ -19,8 +20,14 @@ export class EventRecorder {
     this.#log = log;
   }
 
+  /** From now on nothing is written: the node is dead (Kubelet.kill). */
+  silence(): void {
+    this.#silenced = true;
+  }
+
   /** Records an event about the pod, or about one of its containers when `container` is given. */
   record(pod: V1Pod, type: EventType, reason: string, message: string, container?: { name: string; init: boolean }): void {
+    if (this.#silenced) return;
     const meta = pod.metadata!;
     const now = new Date();
     const fieldPath = container ? `spec.${container.init ? 'initContainers' : 'containers'}{${container.name}}` : undefined;

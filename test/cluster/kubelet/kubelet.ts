@@ -32,6 +32,12 @@ export interface KubeletOptions {
 
 export interface Kubelet {
   stop(): Promise<void>;
+  /**
+   * The node dies: no more heartbeats, pod watches or API writes of any kind (the Node, its Lease and its pods stay
+   * as they were last written), and every container is killed at once. The node lifecycle controller then finds the
+   * node silent, as when a machine loses power.
+   */
+  kill(): Promise<void>;
   /** The pod's log: each line its containers write, prefixed with the container's name. */
   podLogPath(namespace: string, name: string): string;
 }
@@ -140,18 +146,27 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     await nodeStatus.stop();
     throw err;
   }
+  const killWorkers = async () => {
+    const all = [...workers.values()];
+    workers.clear();
+    await Promise.all(all.map((w) => w.terminate('kubelet')));
+  };
   options.log(`kubelet: node ${options.nodeName} ready (InternalIP ${options.network.nodeIp}, state in ${options.stateDir})`);
 
   return {
     podLogPath,
     async stop() {
       await sync.stop();
-      const all = [...workers.values()];
-      workers.clear();
-      await Promise.all(all.map((w) => w.terminate('kubelet')));
+      await killWorkers();
       await nodeStatus.stop();
       await rm(podsDir, { recursive: true, force: true, maxRetries: 3 });
       await rm(logsDir, { recursive: true, force: true });
+    },
+    async kill() {
+      events.silence();
+      nodeStatus.halt();
+      await sync.stop();
+      await killWorkers();
     },
   };
 }

@@ -116,8 +116,13 @@ export class NodeStatus {
 
   /** Stops the heartbeat and deletes the Node (its Lease goes with it, by owner reference). */
   async stop(): Promise<void> {
+    this.halt();
+    await this.#core.deleteNode({ name: this.options.nodeName }).catch(() => {});
+  }
+
+  /** Stops the heartbeat and leaves the Node as it is: what a dead machine does. */
+  halt(): void {
     this.#stopped = true;
     clearInterval(this.#timer);
-    await this.#core.deleteNode({ name: this.options.nodeName }).catch(() => {});
   }
 }

@@ -116,6 +116,17 @@ export function runNames(runId: string): RunNames {
   return { tag, hostLink: tag, nodeNetns: `${tag}-node`, nodeLink: 'uplink', bridge: 'cbr0' };
 }
 
+/**
+ * The names of a run's node `ordinal` (1 is the first node, whose names are the run's own): node 2 onwards has the
+ * namespace `grw-<run>-node<n>`, the host link `grw-<run>-<n>` and the Node `node-<run>-<n>`.
+ */
+export function nodeNames(runId: string, ordinal: number): RunNames & { nodeName: string } {
+  if (!Number.isInteger(ordinal) || ordinal < 1 || ordinal > 9) throw new RangeError(`node ordinal ${ordinal} is not in 1..9`);
+  const run = runNames(runId);
+  if (ordinal === 1) return { ...run, nodeName: `node-${runId}` };
+  return { ...run, hostLink: `${run.tag}-${ordinal}`, nodeNetns: `${run.nodeNetns}${ordinal}`, nodeName: `node-${runId}-${ordinal}` };
+}
+
 /** Kubernetes UIDs are UUIDs; eight hex digits of one name a pod's namespace and its bridge port. */
 export function podKey(podUid: string): string {
   const hex = podUid.toLowerCase().replace(/[^0-9a-f]/g, '');
@@ -137,18 +148,20 @@ export function runOfName(name: string): string | undefined {
 }
 
 /**
- * The host's iptables rules of a run, as `iptables` arguments after the chain: masquerade the pods'
- * traffic leaving the host by any other link than the run's own (the machine's resolver may itself be
- * in 10/8), and forward to and from the run's link even where a FORWARD policy drops. Each carries the
- * run's tag as a comment.
+ * The host's iptables rules of a run, as `iptables` arguments after the chain: masquerade each node's pods'
+ * traffic leaving the host by any link that is not one of the run's (the machine's resolver may itself be in
+ * 10/8; between nodes, pods keep their own addresses so NetworkPolicy sees them), and forward to and from the
+ * run's links even where a FORWARD policy drops. Every link of a run starts with its tag, which `tag+` matches
+ * (iptables' interface wildcard). Each rule carries the run's tag as a comment.
  */
-export function hostRules(runId: string, subnets: RunSubnets): HostRule[] {
-  const { tag, hostLink } = runNames(runId);
+export function hostRules(runId: string, nodes: readonly RunSubnets[]): HostRule[] {
+  const { tag } = runNames(runId);
   const comment = ['-m', 'comment', '--comment', tag];
+  const links = `${tag}+`;
   return [
-    { table: 'nat', chain: 'POSTROUTING', spec: ['-s', subnets.podCidr, '!', '-o', hostLink, ...comment, '-j', 'MASQUERADE'] },
-    { table: 'filter', chain: 'FORWARD', spec: ['-i', hostLink, ...comment, '-j', 'ACCEPT'] },
-    { table: 'filter', chain: 'FORWARD', spec: ['-o', hostLink, ...comment, '-j', 'ACCEPT'] },
+    ...nodes.map((subnets): HostRule => ({ table: 'nat', chain: 'POSTROUTING', spec: ['-s', subnets.podCidr, '!', '-o', links, ...comment, '-j', 'MASQUERADE'] })),
+    { table: 'filter', chain: 'FORWARD', spec: ['-i', links, ...comment, '-j', 'ACCEPT'] },
+    { table: 'filter', chain: 'FORWARD', spec: ['-o', links, ...comment, '-j', 'ACCEPT'] },
   ];
 }
 

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { stopControlPlane } from '../control-plane.ts';
-import { RUN_ID, runNames, runOfName, taggedRules } from './addressing.ts';
+import { runNames, runOfName, taggedRules } from './addressing.ts';
 import { netnsList, sh, shQuiet } from './exec.ts';
 import { removeMemoryCgroups } from '../kubelet/cgroup.ts';
 import type { ProcessRef, RunState } from './run-state.ts';
@@ -16,18 +16,21 @@ import { isAlive, isOwnProcess, listStates, removeState, restoreIpForwardIfLast,
 import { signal, sleep, terminate } from '../signals.ts';
 
 type Log = (line: string) => void;
+/** A host link of ours: `grw-<run>` (the first node's) or `grw-<run>-<n>` (node n's). */
+const HOST_LINK = /^grw-[0-9a-f]{6}(?:-\d)?$/;
 
 export async function teardownRun(state: RunState, log: Log): Promise<void> {
   const { tag } = runNames(state.runId);
   await stopProcesses(state.processes ?? []);
   if (state.planeDir) await stopControlPlane(state.planeDir);
-  // Pods first, the node last: a pod's veth lives on the node's bridge.
+  // Pods first, the nodes last: a pod's veth lives on its node's bridge.
+  const nodes = new Set([state.nodeNetns, ...(state.extraNodes ?? []).map((node) => node.nodeNetns)]);
   const namespaces = (await netnsList()).filter((name) => name.startsWith(`${tag}-`));
-  namespaces.sort((a, b) => Number(a === state.nodeNetns) - Number(b === state.nodeNetns));
+  namespaces.sort((a, b) => Number(nodes.has(a)) - Number(nodes.has(b)));
   for (const netns of namespaces) await removeNetns(netns);
   // The containers' memory cgroups (kubelet/cgroup.ts): empty once their processes are gone.
   removeMemoryCgroups((name) => name.startsWith(`${tag}-`));
-  await shQuiet('ip', ['link', 'del', state.hostLink]);
+  for (const link of [state.hostLink, ...(state.extraNodes ?? []).map((node) => node.hostLink)]) await shQuiet('ip', ['link', 'del', link]);
   for (const route of state.routes) await shQuiet('ip', ['route', 'del', route]);
   await removeTaggedRules((runId) => runId === state.runId);
   removeStateDir(state.stateDir, log);
@@ -59,7 +62,7 @@ export async function sweepDeadRuns(log: Log): Promise<void> {
   }
   removeMemoryCgroups(orphan);
   const links = JSON.parse((await sh('ip', ['-j', 'link', 'show'])) || '[]') as { ifname: string }[];
-  for (const { ifname } of links.filter((l) => RUN_ID.test(l.ifname.slice(4)) && orphan(l.ifname))) {
+  for (const { ifname } of links.filter((l) => HOST_LINK.test(l.ifname) && orphan(l.ifname))) {
     log(`k8s: removing orphaned link ${ifname}`);
     await shQuiet('ip', ['link', 'del', ifname]);
   }
@@ -73,13 +76,18 @@ export async function stopProcesses(refs: readonly ProcessRef[], graceMs = 5000)
 
 /** Kills whatever still runs in the namespace (a process would keep it alive after `del`), then deletes it. */
 export async function removeNetns(netns: string): Promise<void> {
+  await killProcessesIn(netns);
+  await shQuiet('ip', ['netns', 'del', netns]);
+}
+
+/** SIGKILL to every process in the namespace, until none is left. */
+export async function killProcessesIn(netns: string): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const pids = (await sh('ip', ['netns', 'pids', netns]).catch(() => '')).split(/\s+/).filter(Boolean).map(Number);
     if (pids.length === 0) break;
     for (const pid of pids) signal(pid, 'SIGKILL');
     await sleep(20);
   }
-  await shQuiet('ip', ['netns', 'del', netns]);
 }
 
 async function removeTaggedRules(ofRun: (runId: string) => boolean): Promise<void> {
@@ -121,7 +129,7 @@ export async function leftoversOf(runId: string): Promise<string[]> {
   const found: string[] = [];
   for (const netns of await netnsList()) if (netns.startsWith(`${tag}-`)) found.push(`netns ${netns}`);
   const links = JSON.parse((await sh('ip', ['-j', 'link', 'show'])) || '[]') as { ifname: string }[];
-  for (const { ifname } of links) if (ifname === tag) found.push(`link ${ifname}`);
+  for (const { ifname } of links) if (HOST_LINK.test(ifname) && runOfName(ifname) === runId) found.push(`link ${ifname}`);
   for (const rule of taggedRules(await sh('iptables-save', []))) if (rule.runId === runId) found.push(`rule ${rule.table} ${rule.args.join(' ')}`);
   if (existsSync(statePath(runId))) found.push(`state file ${statePath(runId)}`);
   return found;

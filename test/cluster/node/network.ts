@@ -1,25 +1,35 @@
 /**
- * A run's node network. Everything lives in the run's own node namespace (bridge, pods' veths,
- * kube-proxy's rules), so concurrent runs never share a bridge or a chain, and deleting the namespace
- * removes them all at once. The host keeps only a veth to it, two routes and three tagged rules:
+ * A run's node network. Everything lives in the run's own node namespaces (bridge, pods' veths,
+ * kube-proxy's rules), so concurrent runs never share a bridge or a chain, and deleting the namespaces
+ * removes them all at once. The host keeps only a veth to each node, routes and tagged rules:
  *
  *   host: <grw-run> hostIp/30 ── routes podCidr, serviceCidr via nodeIp; MASQUERADE podCidr to the world
  *   node netns grw-<run>-node: uplink nodeIp/30 (default via hostIp), bridge cbr0 (podCidr .1)
  *   pod netns grw-<run>-<uid8>: eth0 (pod IP, default via cbr0) ── v<uid8> on cbr0
+ *
+ * A run of several nodes gives node n (from 2) a subnet index of its own (its pod range, its /30 link
+ * `grw-<run>-<n>` to the host, its namespace `grw-<run>-node<n>`); the host routes each node's pod range
+ * to it, so pods of different nodes reach each other with their own addresses through the host, as
+ * machines on one network do. The Service range, the ingress and the load balancer addresses are the
+ * first node's.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { RunSubnets } from './addressing.ts';
-import { chooseSubnets, hostRules, ingressNetnsName, INGRESS_BRIDGE_PORT, nextPodIp, podBridgePort, podNetnsName, runNames, subnetsFor } from './addressing.ts';
-import { sweepDeadRuns, removeNetns, teardownRun } from './cleanup.ts';
+import { chooseSubnets, hostRules, ingressNetnsName, INGRESS_BRIDGE_PORT, nextPodIp, nodeNames, podBridgePort, podNetnsName, runNames, subnetsFor } from './addressing.ts';
+import { killProcessesIn, sweepDeadRuns, removeNetns, teardownRun } from './cleanup.ts';
 import { NodeNetworkError, ipBatch, sh } from './exec.ts';
 import type { RunState } from './run-state.ts';
-import { enableIpForward, listStates, ownerOfThisProcess, readState, withRegistryLock, writeState } from './run-state.ts';
+import { enableIpForward, indexesOf, listStates, ownerOfThisProcess, readState, withRegistryLock, writeState } from './run-state.ts';
 
 export interface NodeNetwork {
   readonly runId: string;
+  /** 1 for the run's first node, 2.. for the others. */
+  readonly ordinal: number;
+  /** Every node of the run, the first one first (this one among them). */
+  readonly nodes: readonly NodeNetwork[];
   readonly podCidr: string;
   readonly serviceCidr: string;
   /** Host end of the link: pods reach the host (and test servers) here. */
@@ -28,7 +38,7 @@ export interface NodeNetwork {
   readonly nodeIp: string;
   /** The bridge's address (podCidr .1): the pods' default gateway. */
   readonly bridgeIp: string;
-  /** The node's network namespace (`grw-<run>-node`). */
+  /** The node's network namespace (`grw-<run>-node`, `grw-<run>-node<n>`). */
   readonly nodeNetns: string;
   /** The `kubernetes` Service's ClusterIP (first address of serviceCidr). */
   readonly apiServiceIp: string;
@@ -49,6 +59,14 @@ export interface NodeNetwork {
   detachPod(podUid: string): Promise<void>;
   /** Spawns a process inside the node namespace (kube-proxy). */
   spawnInNode(command: string, args: string[], options: SpawnOptions): ChildProcess;
+  /**
+   * The machine goes off: every process in its pods' namespaces and its own is killed, the pods' namespaces
+   * are removed, and its link goes down, so what is sent to it gets no answer (the sender's neighbour
+   * lookup fails after a few seconds) as with a machine that lost power.
+   */
+  powerOff(): Promise<void>;
+  /** The machine is back: its link up, its default route again. Its pods are the kubelet's to start. */
+  powerOn(): Promise<void>;
   /** Records more of the run (plane directory, processes) in its state file, so a sweep or k8s:down finds them. */
   record(update: (state: RunState) => void): void;
   /** Removes the whole run: processes recorded, namespaces, link, routes, rules, files, state file. Idempotent. */
@@ -58,6 +76,8 @@ export interface NodeNetwork {
 export interface NodeNetworkOptions {
   /** The run's directory for temporary files; removed with the run. */
   stateDir: string;
+  /** How many nodes (1 by default). */
+  nodes?: number;
   log: (line: string) => void;
 }
 
@@ -65,16 +85,30 @@ export async function createNodeNetwork(options: NodeNetworkOptions): Promise<No
   await preflight();
   await sweepDeadRuns(options.log);
   const started = Date.now();
+  const count = options.nodes ?? 1;
   const state = await withRegistryLock(async () => {
     const held = listStates();
-    const subnets = chooseSubnets(await hostRoutes(), new Set(held.map((s) => s.index)));
+    const routes = await hostRoutes();
+    const taken = new Set(held.flatMap(indexesOf));
+    const nodes: RunSubnets[] = [];
+    for (let n = 0; n < count; n++) {
+      const subnets = chooseSubnets(routes, taken);
+      taken.add(subnets.index);
+      nodes.push(subnets);
+    }
     let runId: string;
     do runId = randomBytes(3).toString('hex'); while (held.some((s) => s.runId === runId));
     const names = runNames(runId);
+    const [first, ...others] = nodes;
     const made: RunState = {
-      runId, owner: ownerOfThisProcess(), createdAt: new Date().toISOString(), index: subnets.index,
+      runId, owner: ownerOfThisProcess(), createdAt: new Date().toISOString(), index: first.index,
       stateDir: options.stateDir, hostLink: names.hostLink, nodeNetns: names.nodeNetns,
-      routes: [subnets.podCidr, subnets.serviceCidr], rules: hostRules(runId, subnets), processes: [],
+      extraNodes: others.map((subnets, i) => {
+        const { hostLink, nodeNetns } = nodeNames(runId, i + 2);
+        return { index: subnets.index, hostLink, nodeNetns };
+      }),
+      routes: [first.podCidr, first.serviceCidr, ...others.map((subnets) => subnets.podCidr)],
+      rules: hostRules(runId, nodes), processes: [],
     };
     // Written before anything it names exists: a crash from here on leaves leftovers the sweep finds.
     writeState(made);
@@ -89,91 +123,42 @@ export async function createNodeNetwork(options: NodeNetworkOptions): Promise<No
     throw err;
   }
   const network = runNetwork(state, options.log);
-  options.log(`k8s: node network ${state.runId} up in ${((Date.now() - started) / 1000).toFixed(1)}s: pods ${network.podCidr}, services ${network.serviceCidr}, host ${network.hostIp}, node ${network.nodeIp}`);
+  const nodes = network.nodes.map((node) => `${node.nodeNetns} pods ${node.podCidr}, host ${node.hostIp}, node ${node.nodeIp}`).join('; ');
+  options.log(`k8s: node network ${state.runId} up in ${((Date.now() - started) / 1000).toFixed(1)}s: services ${network.serviceCidr}; ${nodes}`);
   return network;
 }
 
+/** Each node of the run: its ordinal, subnets and names (the first node's are the run's own). */
+function nodesOf(state: RunState): { ordinal: number; subnets: RunSubnets; hostLink: string; nodeNetns: string }[] {
+  return [
+    { ordinal: 1, subnets: subnetsFor(state.index), hostLink: state.hostLink, nodeNetns: state.nodeNetns },
+    ...(state.extraNodes ?? []).map((node, i) => ({ ordinal: i + 2, subnets: subnetsFor(node.index), hostLink: node.hostLink, nodeNetns: node.nodeNetns })),
+  ];
+}
+
 function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
-  const subnets = subnetsOf(state);
-  const { runId, nodeNetns } = state;
-  const pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
-  const ips = new Map<string, string>();
-  /** The address given last: the next pod gets the next free one after it (addressing.ts, nextPodIp). */
-  let lastIp: string | undefined;
+  const { runId } = state;
+  const first = subnetsFor(state.index);
   let destroyed: Promise<void> | undefined;
+  const nodes: NodeNetwork[] = [];
 
-  const attach = async (podUid: string): Promise<{ ip: string; netnsPath: string }> => {
-    if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; pod ${podUid} cannot be attached`);
-    const netns = podNetnsName(runId, podUid);
-    const netnsPath = `/run/netns/${netns}`;
-    // Taken synchronously, before any await, so concurrent attaches never pick the same address.
-    const ip = nextPodIp(subnets.podCidr, new Set(ips.values()), lastIp);
-    ips.set(podUid, ip);
-    lastIp = ip;
-    try {
-      // A namespace left by an earlier attach of this pod (or a half-made one) is made again from scratch.
-      if (existsSync(netnsPath)) await removeNetns(netns);
-      const port = podBridgePort(podUid);
-      await sh('ip', ['netns', 'add', netns]);
-      await ipBatch([
-        `link add ${port} type veth peer name eth0 netns ${netns}`,
-        `link set ${port} master cbr0 up`,
-        // Hairpin, as the kubelet sets it on a bridge CNI: a pod reaching its own Service may be sent to itself.
-        `link set ${port} type bridge_slave hairpin on`,
-      ], nodeNetns);
-      await ipBatch([
-        'link set lo up',
-        `addr add ${ip}/24 dev eth0`,
-        'link set eth0 up',
-        `route add default via ${subnets.bridgeIp}`,
-      ], netns);
-      return { ip, netnsPath };
-    } catch (err) {
-      ips.delete(podUid);
-      await removeNetns(netns);
-      throw err;
-    }
-  };
-
-  return {
-    runId, nodeNetns,
-    podCidr: subnets.podCidr, serviceCidr: subnets.serviceCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp, bridgeIp: subnets.bridgeIp,
-    apiServiceIp: subnets.apiServiceIp,
-    ingressIp: subnets.ingressIp,
-    loadBalancerPool: subnets.loadBalancerPool,
+  // What every node shares: the run, its Service range and the ingress and load balancers on the first node's bridge.
+  const shared = {
+    runId, nodes,
+    serviceCidr: first.serviceCidr, apiServiceIp: first.apiServiceIp, ingressIp: first.ingressIp, loadBalancerPool: first.loadBalancerPool,
     async attachIngress() {
       if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; the ingress cannot be attached`);
       const netns = ingressNetnsName(runId);
       if (existsSync(`/run/netns/${netns}`)) await removeNetns(netns);
       await sh('ip', ['netns', 'add', netns]);
-      await ipBatch([`link add ${INGRESS_BRIDGE_PORT} type veth peer name eth0 netns ${netns}`, `link set ${INGRESS_BRIDGE_PORT} master cbr0 up`], nodeNetns);
-      await ipBatch(['link set lo up', `addr add ${subnets.ingressIp}/24 dev eth0`, 'link set eth0 up', `route add default via ${subnets.bridgeIp}`], netns);
-      return { ip: subnets.ingressIp, netns };
+      await ipBatch([`link add ${INGRESS_BRIDGE_PORT} type veth peer name eth0 netns ${netns}`, `link set ${INGRESS_BRIDGE_PORT} master cbr0 up`], state.nodeNetns);
+      await ipBatch(['link set lo up', `addr add ${first.ingressIp}/24 dev eth0`, 'link set eth0 up', `route add default via ${first.bridgeIp}`], netns);
+      return { ip: first.ingressIp, netns };
     },
-    spawnInIngress(command, args, options) {
+    spawnInIngress(command: string, args: string[], options: SpawnOptions) {
       return spawn('ip', ['netns', 'exec', ingressNetnsName(runId), command, ...args], options);
     },
-    attachPod(podUid) {
-      let attached = pods.get(podUid);
-      if (!attached) {
-        attached = attach(podUid);
-        pods.set(podUid, attached);
-        attached.catch(() => pods.delete(podUid));
-      }
-      return attached;
-    },
-    async detachPod(podUid) {
-      await pods.get(podUid)?.catch(() => undefined);
-      pods.delete(podUid);
-      // The veth pair goes with the namespace; deleting the bridge end first frees its name at once.
-      await sh('ip', ['-n', nodeNetns, 'link', 'del', podBridgePort(podUid)]).catch(() => undefined);
-      await removeNetns(podNetnsName(runId, podUid));
-      ips.delete(podUid);
-    },
-    spawnInNode(command, args, options) {
-      return spawn('ip', ['netns', 'exec', nodeNetns, command, ...args], options);
-    },
-    record(update) {
+    record(update: (state: RunState) => void) {
       update(state);
       writeState(state);
     },
@@ -186,34 +171,113 @@ function runNetwork(state: RunState, log: (line: string) => void): NodeNetwork {
       return destroyed;
     },
   };
+
+  for (const { ordinal, subnets, nodeNetns } of nodesOf(state)) {
+    const pods = new Map<string, Promise<{ ip: string; netnsPath: string }>>();
+    const ips = new Map<string, string>();
+    /** The address given last: the next pod gets the next free one after it (addressing.ts, nextPodIp). */
+    let lastIp: string | undefined;
+
+    const attach = async (podUid: string): Promise<{ ip: string; netnsPath: string }> => {
+      if (destroyed) throw new NodeNetworkError(`node network ${runId} is being destroyed; pod ${podUid} cannot be attached`);
+      const netns = podNetnsName(runId, podUid);
+      const netnsPath = `/run/netns/${netns}`;
+      // Taken synchronously, before any await, so concurrent attaches never pick the same address.
+      const ip = nextPodIp(subnets.podCidr, new Set(ips.values()), lastIp);
+      ips.set(podUid, ip);
+      lastIp = ip;
+      try {
+        // A namespace left by an earlier attach of this pod (or a half-made one) is made again from scratch.
+        if (existsSync(netnsPath)) await removeNetns(netns);
+        const port = podBridgePort(podUid);
+        await sh('ip', ['netns', 'add', netns]);
+        await ipBatch([
+          `link add ${port} type veth peer name eth0 netns ${netns}`,
+          `link set ${port} master cbr0 up`,
+          // Hairpin, as the kubelet sets it on a bridge CNI: a pod reaching its own Service may be sent to itself.
+          `link set ${port} type bridge_slave hairpin on`,
+        ], nodeNetns);
+        await ipBatch([
+          'link set lo up',
+          `addr add ${ip}/24 dev eth0`,
+          'link set eth0 up',
+          `route add default via ${subnets.bridgeIp}`,
+        ], netns);
+        return { ip, netnsPath };
+      } catch (err) {
+        ips.delete(podUid);
+        await removeNetns(netns);
+        throw err;
+      }
+    };
+    const detachPod = async (podUid: string) => {
+      await pods.get(podUid)?.catch(() => undefined);
+      pods.delete(podUid);
+      // The veth pair goes with the namespace; deleting the bridge end first frees its name at once.
+      await sh('ip', ['-n', nodeNetns, 'link', 'del', podBridgePort(podUid)]).catch(() => undefined);
+      await removeNetns(podNetnsName(runId, podUid));
+      ips.delete(podUid);
+    };
+    const { nodeLink } = runNames(runId);
+
+    nodes.push({
+      ...shared, ordinal, nodeNetns,
+      podCidr: subnets.podCidr, hostIp: subnets.hostIp, nodeIp: subnets.nodeIp, bridgeIp: subnets.bridgeIp,
+      attachPod(podUid) {
+        let attached = pods.get(podUid);
+        if (!attached) {
+          attached = attach(podUid);
+          pods.set(podUid, attached);
+          attached.catch(() => pods.delete(podUid));
+        }
+        return attached;
+      },
+      detachPod,
+      spawnInNode(command, args, options) {
+        return spawn('ip', ['netns', 'exec', nodeNetns, command, ...args], options);
+      },
+      async powerOff() {
+        for (const uid of [...pods.keys()]) await detachPod(uid);
+        await killProcessesIn(nodeNetns);
+        await sh('ip', ['-n', nodeNetns, 'link', 'set', nodeLink, 'down']);
+        log(`k8s: node ${nodeNetns} powered off`);
+      },
+      async powerOn() {
+        await ipBatch([`link set ${nodeLink} up`, `route replace default via ${subnets.hostIp}`], nodeNetns);
+        log(`k8s: node ${nodeNetns} powered on`);
+      },
+    });
+  }
+  return nodes[0];
 }
 
-const subnetsOf = (state: RunState): RunSubnets => subnetsFor(state.index);
-
 async function build(state: RunState): Promise<void> {
-  const subnets = subnetsOf(state);
-  const { hostLink, nodeNetns, nodeLink, bridge } = runNames(state.runId);
-  await sh('ip', ['netns', 'add', nodeNetns]);
-  await ipBatch([
-    `link add ${hostLink} type veth peer name ${nodeLink} netns ${nodeNetns}`,
-    `addr add ${subnets.hostIp}/30 dev ${hostLink}`,
-    `link set ${hostLink} up`,
-  ]);
-  await ipBatch([
-    'link set lo up',
-    `addr add ${subnets.nodeIp}/30 dev ${nodeLink}`,
-    `link set ${nodeLink} up`,
-    `route add default via ${subnets.hostIp}`,
-    `link add ${bridge} type bridge`,
-    `addr add ${subnets.bridgeIp}/24 dev ${bridge}`,
-    `link set ${bridge} up`,
-  ], nodeNetns);
-  // Per-namespace sysctls: the node routes between its link and the bridge, and bridged pod-to-pod
-  // traffic passes iptables (so kube-proxy's DNAT of a Service is undone on the reply).
-  // No rate limit on the ICMP errors the NetworkPolicy enforcer answers refused connections with (by default one a
-  // second, so a refused connect would wait for a SYN retransmission).
-  await sh('ip', ['netns', 'exec', nodeNetns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.bridge.bridge-nf-call-iptables=1', 'net.ipv4.icmp_ratelimit=0']);
-  await ipBatch(state.routes.map((cidr) => `route add ${cidr} via ${subnets.nodeIp} dev ${hostLink}`));
+  const { nodeLink, bridge } = runNames(state.runId);
+  for (const { subnets, hostLink, nodeNetns } of nodesOf(state)) {
+    await sh('ip', ['netns', 'add', nodeNetns]);
+    await ipBatch([
+      `link add ${hostLink} type veth peer name ${nodeLink} netns ${nodeNetns}`,
+      `addr add ${subnets.hostIp}/30 dev ${hostLink}`,
+      `link set ${hostLink} up`,
+    ]);
+    await ipBatch([
+      'link set lo up',
+      `addr add ${subnets.nodeIp}/30 dev ${nodeLink}`,
+      `link set ${nodeLink} up`,
+      `route add default via ${subnets.hostIp}`,
+      `link add ${bridge} type bridge`,
+      `addr add ${subnets.bridgeIp}/24 dev ${bridge}`,
+      `link set ${bridge} up`,
+    ], nodeNetns);
+    // Per-namespace sysctls: the node routes between its link and the bridge, and bridged pod-to-pod
+    // traffic passes iptables (so kube-proxy's DNAT of a Service is undone on the reply).
+    // No rate limit on the ICMP errors the NetworkPolicy enforcer answers refused connections with (by default one a
+    // second, so a refused connect would wait for a SYN retransmission).
+    await sh('ip', ['netns', 'exec', nodeNetns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.bridge.bridge-nf-call-iptables=1', 'net.ipv4.icmp_ratelimit=0']);
+    // Each node's pod range goes to it; the Service range to the first node (any node's kube-proxy would do).
+    const routes = subnets.index === state.index ? [subnets.podCidr, subnets.serviceCidr] : [subnets.podCidr];
+    await ipBatch(routes.map((cidr) => `route add ${cidr} via ${subnets.nodeIp} dev ${hostLink}`));
+  }
   for (const rule of state.rules) await sh('iptables', ['-w', '-t', rule.table, '-I', rule.chain, '1', ...rule.spec]);
 }
 

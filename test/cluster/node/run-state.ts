@@ -32,12 +32,17 @@ export interface RunState {
   readonly stateDir: string;
   readonly hostLink: string;
   readonly nodeNetns: string;
+  /** Nodes 2..N of a multi-node run (the first node is the run's own index, link and namespace). */
+  readonly extraNodes?: readonly { readonly index: number; readonly hostLink: string; readonly nodeNetns: string }[];
   readonly routes: string[];
   readonly rules: HostRule[];
   /** The control plane's directory (its plane.json lists the component PIDs). */
   planeDir?: string;
   processes: ProcessRef[];
 }
+
+/** Every subnet index a run holds: its own and its extra nodes'. */
+export const indexesOf = (state: RunState): number[] => [state.index, ...(state.extraNodes ?? []).map((node) => node.index)];
 
 export const statePath = (runId: string) => join(REGISTRY_DIR, `${runId}.json`);
 

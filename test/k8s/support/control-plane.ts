@@ -26,29 +26,43 @@ import type { Cluster } from '../../cluster/node/node.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const SWEEPER = fileURLToPath(new URL('../../cluster/node/sweep.ts', import.meta.url));
-let shared: Promise<Cluster> | undefined;
-let stopped: Promise<void> | undefined;
-let openHandles = 0;
 
-/** The run's cluster, started on first use. */
-export function sharedCluster(): Promise<Cluster> {
-  if (stopped) return Promise.reject(new Error('the test run\'s cluster was already stopped (every testCluster handle was stopped)'));
-  shared ??= (async () => {
+/** One shared cluster per node count: the one-node cluster most files use, and a multi-node one for node-loss tests. */
+interface Shared {
+  cluster?: Promise<Cluster>;
+  stopped?: Promise<void>;
+  openHandles: number;
+}
+const clusters = new Map<number, Shared>();
+let exitHandlersInstalled = false;
+const sharedOf = (nodes: number): Shared => {
+  let entry = clusters.get(nodes);
+  if (!entry) clusters.set(nodes, entry = { openHandles: 0 });
+  return entry;
+};
+
+/** The run's cluster of `nodes` nodes (1 by default), started on first use. */
+export function sharedCluster(nodes = 1): Promise<Cluster> {
+  const entry = sharedOf(nodes);
+  if (entry.stopped) return Promise.reject(new Error(`the test run's ${nodes}-node cluster was already stopped (every testCluster handle was stopped)`));
+  entry.cluster ??= (async () => {
     installExitHandlers();
-    return startCluster({ log });
+    return startCluster({ log, nodes });
   })();
-  return shared;
+  return entry.cluster;
 }
 
-function stopShared(): Promise<void> {
-  stopped ??= (async () => {
-    const cluster = await shared?.catch(() => undefined);
+function stopShared(entry: Shared): Promise<void> {
+  entry.stopped ??= (async () => {
+    const cluster = await entry.cluster?.catch(() => undefined);
     await cluster?.stop();
   })();
-  return stopped;
+  return entry.stopped;
 }
 
 function installExitHandlers(): void {
+  if (exitHandlersInstalled) return;
+  exitHandlersInstalled = true;
   // However this process ends (kill -9 included), the run is removed once it is gone.
   runAfterExit([process.execPath, SWEEPER, '--after', String(process.pid)]);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -56,15 +70,15 @@ function installExitHandlers(): void {
       const code = 128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal];
       // A stop that hangs is cut short; the exit handler's sweeper then finishes the job.
       setTimeout(() => process.exit(code), 20_000).unref();
-      stopShared().finally(() => process.exit(code));
+      Promise.all([...clusters.values()].map(stopShared)).finally(() => process.exit(code));
     });
   }
 }
 
-/** An admin KubeConfig for the run's cluster. */
-export async function kubeConfig(): Promise<KubeConfig> {
+/** An admin KubeConfig for the run's cluster of `nodes` nodes. */
+export async function kubeConfig(nodes = 1): Promise<KubeConfig> {
   const kc = new KubeConfig();
-  kc.loadFromFile((await sharedCluster()).plane.kubeconfigPath);
+  kc.loadFromFile((await sharedCluster(nodes)).plane.kubeconfigPath);
   return kc;
 }
 
@@ -84,26 +98,31 @@ export interface TestClusterHandle {
   stop(): Promise<void>;
 }
 
-/** A namespace on the run's shared node, made on first `get()`. */
-export function testCluster(name: string): TestClusterHandle {
+/**
+ * A namespace on the run's shared cluster, made on first `get()`. `nodes` picks a cluster of that many nodes
+ * (every file asking for the same count shares one; a test that kills a node starts it again before it ends).
+ */
+export function testCluster(name: string, options: { nodes?: number } = {}): TestClusterHandle {
+  const nodes = options.nodes ?? 1;
+  const entry = sharedOf(nodes);
   let made: Promise<TestCluster> | undefined;
   let open = true;
-  openHandles++;
+  entry.openHandles++;
   return {
-    get: () => (made ??= makeTestCluster(name)),
+    get: () => (made ??= makeTestCluster(name, nodes)),
     async stop() {
       if (!open) return;
       open = false;
       const test = await made?.catch(() => undefined);
       await test?.kc.makeApiClient(CoreV1Api).deleteNamespace({ name: test.namespace }).catch(() => {});
-      if (--openHandles === 0) await stopShared();
+      if (--entry.openHandles === 0) await stopShared(entry);
     },
   };
 }
 
-async function makeTestCluster(name: string): Promise<TestCluster> {
-  const cluster = await sharedCluster();
-  const kc = await kubeConfig();
+async function makeTestCluster(name: string, nodes: number): Promise<TestCluster> {
+  const cluster = await sharedCluster(nodes);
+  const kc = await kubeConfig(nodes);
   const core = kc.makeApiClient(CoreV1Api);
   const namespace = `${name}-${randomBytes(3).toString('hex')}`;
   await core.createNamespace({ body: { metadata: { name: namespace } } });
@@ -111,7 +130,9 @@ async function makeTestCluster(name: string): Promise<TestCluster> {
     const account = await core.readNamespacedServiceAccount({ name: 'default', namespace }).catch(() => undefined);
     return (account?.secrets?.length ?? 0) > 0;
   });
-  const podLog = (pod: string) => readFile(cluster.kubelet.podLogPath(namespace, pod), 'utf8').catch(() => '');
+  // The log is on the node that runs (or ran) the pod.
+  const podLog = async (pod: string) =>
+    (await Promise.all(cluster.nodes.map((node) => readFile(node.podLogPath(namespace, pod), 'utf8').catch(() => '')))).join('');
   return { kc, namespace, cluster, podLog };
 }
 

@@ -136,7 +136,9 @@ export class GitopsDiagnostics {
   }
 
   async #logOf(pod: V1Pod, container: string, lines: number): Promise<string[]> {
-    const path = this.#options.cluster.kubelet.podLogPath(pod.metadata!.namespace!, pod.metadata!.name!);
+    const { nodes } = this.#options.cluster;
+    const node = nodes.find((candidate) => candidate.name === pod.spec?.nodeName) ?? nodes[0];
+    const path = node.podLogPath(pod.metadata!.namespace!, pod.metadata!.name!);
     return containerLines(await readFile(path, 'utf8').catch(() => ''), container).slice(-lines);
   }
 
