@@ -3,7 +3,9 @@
  * run pods (runPlacement's spread on the hostname and the offer's short not-ready/unreachable tolerations, and
  * appDisruptionBudget's budget), served through the ingress to a client that keeps requesting it. The app is a small
  * HTTP server standing in for a released artifact: what is under test is what Kubernetes does with those templates
- * when a node dies or is drained. The figures (times, failed requests) are printed, never asserted against a clock.
+ * when a node dies or is drained. Then the in-cluster controller from deploy/ (two replicas, spread): the leader's
+ * node is killed and the standby must take the Lease. The figures (times, failed requests) are printed, never
+ * asserted against a clock.
  */
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';

@@ -1,7 +1,8 @@
 /**
  * Gives Kubernetes tests a real cluster: one node network, control plane, process kubelet and
  * kube-proxy per test run (the first test to ask pays), shared by every test file; each file gets its
- * own namespace on the one node.
+ * own namespace on the one node. Files that need several nodes ask for them (`{ nodes: 3 }`) and share
+ * a cluster of that many, started and stopped the same way.
  *
  *   const cluster = testCluster('deployments');
  *   rollout.after(() => cluster.stop());
@@ -86,7 +87,7 @@ export interface TestCluster {
   kc: KubeConfig;
   /** A fresh namespace whose `default` service account already has its token, so pods are admitted at once. */
   namespace: string;
-  /** The run's node: its name, network (hostIp for servers pods must reach, podCidr, serviceCidr), kubectl. */
+  /** The run's cluster: its first node's name and network (hostIp for servers pods must reach, podCidr, serviceCidr), every node, kubectl. */
   cluster: Cluster;
   /** What the named pod's containers printed so far (one log per pod, lines prefixed with the container name). */
   podLog(name: string): Promise<string>;
