@@ -5,7 +5,7 @@ import { normalizeSuiAddress, normalizeStructTag, deriveDynamicFieldID } from '@
 import { BcsReader } from '@mysten/bcs';
 import { TypeTagSerializer } from '@mysten/sui/bcs';
 import { ChainEngine, SUI_TYPE } from './engine.ts';
-import { EPOCH } from './genesis.ts';
+import { executedEpoch } from './effects.ts';
 import { coinBalance, objectDigest, objectEnvelope, type ChainObject } from './objects.ts';
 import { REFERENCE_GAS_PRICE, PROTOCOL_VERSION, EPOCH_DURATION_MS } from './limits.ts';
 import type { TxRecord } from './store.ts';
@@ -107,7 +107,7 @@ export class DevnetCoreClient extends CoreClient {
 
   async getCurrentSystemState(): Promise<SuiClientTypes.GetCurrentSystemStateResponse> {
     await this.engine.refresh();
-    return { systemState: systemState(this.engine) };
+    return { systemState: await systemState(this.engine) };
   }
 
   async getProtocolConfig(): Promise<SuiClientTypes.GetProtocolConfigResponse> {
@@ -275,7 +275,7 @@ export function transactionResult<Include extends SuiClientTypes.TransactionIncl
   const transaction = {
     digest: record.digest,
     signatures: record.signatures,
-    epoch: String(EPOCH),
+    epoch: String(executedEpoch(effectsBytes)),
     timestampMs: record.timestampMs,
     checkpoint: String(record.checkpoint),
     status,
@@ -291,10 +291,10 @@ export function transactionResult<Include extends SuiClientTypes.TransactionIncl
   return (status.success ? { $kind: 'Transaction', Transaction: transaction } : { $kind: 'FailedTransaction', FailedTransaction: transaction }) as SuiClientTypes.TransactionResult<Include>;
 }
 
-export function systemState(engine: ChainEngine): SuiClientTypes.SystemStateInfo {
+export async function systemState(engine: ChainEngine): Promise<SuiClientTypes.SystemStateInfo> {
   return {
-    systemStateVersion: '2', epoch: String(EPOCH), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
-    epochStartTimestampMs: String(engine.genesis.timestampMs), safeMode: false, safeModeStorageRewards: '0', safeModeComputationRewards: '0',
+    systemStateVersion: '2', epoch: String(engine.epoch), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
+    epochStartTimestampMs: String(await engine.epochStartMs()), safeMode: false, safeModeStorageRewards: '0', safeModeComputationRewards: '0',
     safeModeStorageRebates: '0', safeModeNonRefundableStorageFee: '0',
     parameters: { epochDurationMs: String(EPOCH_DURATION_MS), stakeSubsidyStartEpoch: '0', maxValidatorCount: '1', minValidatorJoiningStake: '0', validatorLowStakeThreshold: '0', validatorLowStakeGracePeriod: '0' },
     storageFund: { totalObjectStorageRebates: '0', nonRefundableBalance: '0' },

@@ -1,4 +1,5 @@
 /** A transaction's effects: new versions and digests, the effects' object lists, object types, balance changes. */
+import { bcs } from '@mysten/sui/bcs';
 import { coinBalance, objectDigest, ownerToBcsValue, storeObject, type ChainObject, type Owner } from './objects.ts';
 import { parseType } from './move-types.ts';
 import { WorkingSet } from './working-set.ts';
@@ -73,3 +74,8 @@ export function balanceChanges(working: WorkingSet, inputObjects: Map<string, Ch
 }
 
 const COIN_TYPE = /^0x0{63}2::coin::Coin<(.+)>$/;
+
+/** The epoch a transaction ran in, as its effects record it. */
+export function executedEpoch(effectsBcs: Uint8Array): bigint {
+  return BigInt(bcs.TransactionEffects.parse(effectsBcs).V2!.executedEpoch);
+}

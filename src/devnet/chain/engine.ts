@@ -7,7 +7,8 @@ import type { GenesisInfo } from './snapshot.ts';
 import { ChainStore, type CommitRecord, type EventPosition, type TxRecord } from './store.ts';
 import { CLOCK_ID, ClockContents, PACKAGE_TYPE, coinBalance, objectDigest, storeObject, type ChainObject } from './objects.ts';
 import type { ExecutionResult } from './execution.ts';
-import { DevnetCertifier } from './certification.ts';
+import { DevnetCertifier, epochOfCheckpoint } from './certification.ts';
+import { DEVNET_EPOCH_CHECKPOINTS } from '../../core/devnet-protocol.ts';
 import { frameworkPackages, type MoveFunction, type MovePackage } from './packages.ts';
 import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_TYPE, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
 import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS, WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
@@ -15,7 +16,7 @@ import { ChainNotFoundError } from './errors.ts';
 import { UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
-import { EPOCH, GENESIS_VERSION, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
+import { GENESIS_VERSION, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
 
 
 /**
@@ -276,7 +277,7 @@ export class ChainEngine {
       objects: { get: (id: string) => (id === CLOCK_ID ? clock : objects.get(id)) },
       packages,
       chainId: this.genesis.chainId,
-      epoch: EPOCH,
+      epoch: Number(this.epoch),
       checkpoint: this.store.checkpoint + 1,
       txBytes,
       signatures,
@@ -286,6 +287,24 @@ export class ChainEngine {
   }
 
   // --- reads (callers refresh first) ---
+
+  /**
+   * The epoch the next transaction runs in, which its effects record: the epoch of the next checkpoint. Once an
+   * epoch's last checkpoint exists (the one naming the next committee) the network has moved on, as Sui's does at
+   * its end-of-epoch checkpoint.
+   */
+  get epoch(): bigint {
+    return epochOfCheckpoint(this.store.checkpoint + 1);
+  }
+
+  /** When the current epoch began: the time of the previous epoch's last checkpoint (genesis for epoch 0). */
+  async epochStartMs(): Promise<number> {
+    const lastOfPrevious = Number(this.epoch) * DEVNET_EPOCH_CHECKPOINTS - 1;
+    if (lastOfPrevious <= 0) return this.genesis.timestampMs;
+    // Checkpoint n ≥ 1 holds the n-th transaction (in commit order).
+    const at = [...this.store.transactions.values()][lastOfPrevious - 1];
+    return at ? (await this.store.read([at]))[0]!.timestampMs : this.genesis.timestampMs;
+  }
 
   object(id: string): ChainObject | undefined {
     return this.store.objects.get(normalizeSuiAddress(id));

@@ -4,7 +4,7 @@ import { AggregateSignatureLayout } from '../../light-client/bcs.ts';
 import { hashTyped } from '../../light-client/digests.ts';
 import { DEVNET_EPOCH_CHECKPOINTS } from '../../core/devnet-protocol.ts';
 import type { ChainEngine } from './engine.ts';
-import { devnetCommittee, epochOfCheckpoint, type CertifiedCheckpoint } from './certification.ts';
+import { devnetCommittee, type CertifiedCheckpoint } from './certification.ts';
 import { Code, GrpcStatusError, mask, timestamp, type Mask, type Message } from './grpc-messages.ts';
 
 /**
@@ -60,7 +60,7 @@ function checkpointProto(checkpoint: CertifiedCheckpoint, fields: Mask): Message
 
 /** An epoch's committee and checkpoint range (the last only once the epoch has ended). */
 export function epochCommittee(engine: ChainEngine, epoch: bigint): Message {
-  const current = epochOfCheckpoint(engine.certifier.latest);
+  const current = engine.epoch;
   if (epoch > current) throw new GrpcStatusError(Code.NOT_FOUND, `Epoch ${epoch} not found`);
   const first = epoch * BigInt(DEVNET_EPOCH_CHECKPOINTS);
   const committee = devnetCommittee(epoch);

@@ -5,7 +5,7 @@ import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions';
 import { fromBase64, toBase58 } from '@mysten/sui/utils';
 import { hashTyped } from '../../light-client/digests.ts';
 import { ChainEngine } from './engine.ts';
-import { EPOCH } from './genesis.ts';
+import { executedEpoch } from './effects.ts';
 import { objectView } from './core-client.ts';
 import { transactionToGrpc } from './grpc-transaction.ts';
 import { PACKAGE_TYPE, coinBalance, type ChainObject } from './objects.ts';
@@ -154,7 +154,7 @@ function effectsProto(effectsBytes: Uint8Array, record: TxRecord): Message {
     digest: toBase58(hashTyped('TransactionEffects', effectsBytes)),
     version: 2,
     status: statusProto(effectsBytes, effects.status),
-    epoch: BigInt(EPOCH),
+    epoch: executedEpoch(effectsBytes),
     gasUsed: {
       computationCost: BigInt(effects.gasUsed.computationCost), storageCost: BigInt(effects.gasUsed.storageCost),
       storageRebate: BigInt(effects.gasUsed.storageRebate), nonRefundableStorageFee: BigInt(effects.gasUsed.nonRefundableStorageFee),

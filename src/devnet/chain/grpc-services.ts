@@ -3,11 +3,9 @@ import { GrpcTypes } from '@mysten/sui/grpc';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
 import { ChainEngine } from './engine.ts';
-import { EPOCH } from './genesis.ts';
 import { DevnetCoreClient, dryRunBytes } from './core-client.ts';
 import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
 import { epochCommittee, getCheckpoint } from './grpc-checkpoints.ts';
-import { epochOfCheckpoint } from './certification.ts';
 import { GrpcTransactionError, transactionFromGrpc } from './grpc-transaction.ts';
 import { messageOf } from '../../core/errors.ts';
 import { Code, GrpcStatusError, type Mask, mask, objectInclude, objectProto, balanceProto, pageCursor, nextPageToken, eventFilter, stored, timestamp, executedTransaction, systemStateProto, signatureProto, type Message } from './grpc-messages.ts';
@@ -77,7 +75,7 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
     'sui.rpc.v2.LedgerService/GetServiceInfo': async () => ({
       chainId: engine.genesis.chainId,
       chain: 'localnet',
-      epoch: BigInt(EPOCH),
+      epoch: engine.epoch,
       checkpointHeight: BigInt(engine.store.checkpoint),
       timestamp: timestamp(Date.now()),
       lowestAvailableCheckpoint: 0n,
@@ -101,8 +99,7 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       })),
     }),
     'sui.rpc.v2.LedgerService/GetEpoch': async (request: GrpcTypes.GetEpochRequest) => {
-      // Checkpoints are certified in epochs of their own; transactions still execute in the system state's epoch 0.
-      const certified = epochCommittee(engine, request.epoch ?? epochOfCheckpoint(engine.certifier.latest));
+      const certified = epochCommittee(engine, request.epoch ?? engine.epoch);
       const [{ systemState: state }, { protocolConfig }] = await Promise.all([core.getCurrentSystemState(), core.getProtocolConfig()]);
       return {
         epoch: {

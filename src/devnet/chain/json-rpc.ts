@@ -4,6 +4,7 @@ import type { SuiClientTypes } from '@mysten/sui/client';
 import { fromBase64, toBase64, toBase58, normalizeSuiAddress, normalizeStructTag } from '@mysten/sui/utils';
 import { ChainEngine, SUI_TYPE } from './engine.ts';
 import { EPOCH } from './genesis.ts';
+import { executedEpoch } from './effects.ts';
 import { PACKAGE_TYPE, coinBalance, objectDigest, type ChainObject, type Owner } from './objects.ts';
 import { fieldTypes, dynamicFieldName } from './core-client.ts';
 import { splitTypeArgs } from '../../contract/bcs.ts';
@@ -130,9 +131,9 @@ function rpcMethods(engine: ChainEngine): Record<string, Method> {
     sui_getLatestCheckpointSequenceNumber: () => String(engine.store.checkpoint),
     sui_getProtocolConfig: () => ({ protocolVersion: String(PROTOCOL_VERSION), minSupportedProtocolVersion: '1', maxSupportedProtocolVersion: String(PROTOCOL_VERSION), featureFlags: {}, attributes: {} }),
     suix_getReferenceGasPrice: () => REFERENCE_GAS_PRICE.toString(),
-    suix_getLatestSuiSystemState: () => ({
-      systemStateVersion: '2', epoch: String(EPOCH), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
-      epochStartTimestampMs: String(engine.genesis.timestampMs), epochDurationMs: String(EPOCH_DURATION_MS), safeMode: false,
+    suix_getLatestSuiSystemState: async () => ({
+      systemStateVersion: '2', epoch: String(engine.epoch), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
+      epochStartTimestampMs: String(await engine.epochStartMs()), epochDurationMs: String(EPOCH_DURATION_MS), safeMode: false,
       safeModeStorageRewards: '0', safeModeComputationRewards: '0', safeModeStorageRebates: '0', safeModeNonRefundableStorageFee: '0',
       stakeSubsidyStartEpoch: '0', maxValidatorCount: '1', minValidatorJoiningStake: '0', validatorLowStakeThreshold: '0', validatorLowStakeGracePeriod: '0',
       storageFundTotalObjectStorageRebates: '0', storageFundNonRefundableBalance: '0', stakeSubsidyBalance: '0', stakeSubsidyDistributionCounter: '0',
@@ -356,7 +357,7 @@ function effectsJson(effects: EffectsView, effectsBcs: Uint8Array) {
   return {
     messageVersion: 'v1',
     ...statusJson(effectsBcs),
-    executedEpoch: String(EPOCH),
+    executedEpoch: String(executedEpoch(effectsBcs)),
     gasUsed: effects.gasUsed,
     modifiedAtVersions: effects.changedObjects.filter((c) => c.inputState === 'Exists').map((c) => ({ objectId: c.objectId, sequenceNumber: c.inputVersion })),
     sharedObjects: [

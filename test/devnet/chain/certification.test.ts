@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainEngine } from '../../../src/devnet/chain/engine.ts';
-import { devnetCommittee, validatorsOf } from '../../../src/devnet/chain/certification.ts';
+import { devnetCommittee, epochOfCheckpoint, validatorsOf } from '../../../src/devnet/chain/certification.ts';
+import { DevnetCoreClient } from '../../../src/devnet/chain/core-client.ts';
+import { executedEpoch } from '../../../src/devnet/chain/effects.ts';
 import { DEVNET_EPOCH_CHECKPOINTS } from '../../../src/core/devnet-protocol.ts';
 import { parseSignature, verifyCertificate } from '../../../src/light-client/certificate.ts';
 import { checkLink, ratchet } from '../../../src/light-client/ratchet.ts';
@@ -26,7 +28,21 @@ test('three epochs of checkpoints: chained, certified by a quorum, and the commi
   try {
     const engine = await ChainEngine.open(dir);
     const address = '0x' + '7'.repeat(64);
-    while (engine.store.checkpoint < 2 * DEVNET_EPOCH_CHECKPOINTS + 1) await engine.faucet(address);
+    const client = new DevnetCoreClient(engine);
+    const epochs: bigint[] = [];
+    while (engine.store.checkpoint < 2 * DEVNET_EPOCH_CHECKPOINTS + 1) {
+      const { systemState } = await client.getCurrentSystemState();
+      const record = await engine.faucet(address);
+      // Each transaction runs in the epoch the network was in when it was sent, the epoch of its checkpoint.
+      assert.is(executedEpoch(Buffer.from(record.effects, 'base64')), BigInt(systemState.epoch), `transaction at checkpoint ${record.checkpoint}`);
+      assert.is(BigInt(systemState.epoch), epochOfCheckpoint(record.checkpoint));
+      epochs.push(BigInt(systemState.epoch));
+    }
+    assert.equal([...new Set(epochs)], [0n, 1n, 2n]);
+    // An epoch starts when the previous one's last checkpoint (the one naming the new committee) was made.
+    const { systemState } = await client.getCurrentSystemState();
+    const lastOfEpoch1 = await engine.certifier.checkpoint(2 * DEVNET_EPOCH_CHECKPOINTS - 1);
+    assert.is(systemState.epochStartTimestampMs, String(lastOfEpoch1!.summary.timestampMs));
     const checkpoints = await Promise.all(Array.from({ length: engine.store.checkpoint + 1 }, (_, n) => engine.certifier.checkpoint(n)));
     const ends = [];
     for (const checkpoint of checkpoints) {
