@@ -17,7 +17,8 @@ import type { ReadAccessCheck } from './reconcile/repository-access.ts';
 import { LABELS, MANAGED_BY } from './templates/names.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
-import { HeadReader } from './watch/head-reader.ts';
+import { HeadReader, certifiedListing } from './watch/head-reader.ts';
+import type { CertifiedReads } from '../ports/certified.ts';
 import { DEFAULT_OFFER, type ProviderOffer } from './api/offer.ts';
 import { ControllerMetrics } from './operate/controller-metrics.ts';
 import type { HealthFacts } from './operate/health.ts';
@@ -45,6 +46,8 @@ export interface ControllerOptions {
   pollMs?: number;
   /** How often every app is reconciled anyway (with up to 10 % jitter), the safety net under the event paths. */
   resyncMs?: number;
+  /** Given: only heads proved against the validators' certificates are built (the offer's requireCertifiedHeads). */
+  certified?: CertifiedReads;
   /** Whether this controller may read a private repository (reconcile/repository-access.ts); none: not checked. */
   readAccess?: ReadAccessCheck;
   /** Provider mode: a lease's current sealed secrets (reconcile/pass.ts `leaseSecrets`). */
@@ -98,7 +101,8 @@ export class Controller {
       this.metrics.chainRead(method, seconds, failed);
       if (!failed) this.#chainOkAt = this.#clock.now();
     });
-    this.#heads = new HeadReader(ledger);
+    const { certified } = options;
+    this.#heads = new HeadReader(ledger, certified ? certifiedListing(certified, options.log) : null);
     this.#events = new EventRecorder({ cluster: options.cluster, component: 'walrus-gitops', instance: options.identity, log: options.log });
     this.#elector = options.leaderElection === false ? null : new LeaderElector({
       cluster: options.cluster, lease: { namespace: options.controllerNamespace, name: LEASE_NAME }, identity: options.identity, clock: this.#clock, log: options.log,

@@ -19,7 +19,8 @@ import type { PlanInput } from '../gitops/provider/plan.ts';
 import { DEFAULT_OFFER, OfferError, parseOffer, type ProviderOffer } from '../gitops/api/offer.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { UsageError, messageOf } from '../core/errors.ts';
-import { openNetwork } from './context.ts';
+import type { CertifiedReads } from '../ports/certified.ts';
+import { openNetwork, type OpenedNetwork } from './context.ts';
 import { serveOperations } from '../gitops/operate/operations-server.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
@@ -63,10 +64,18 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     };
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
+  let certified: CertifiedReads | undefined;
+  try {
+    certified = await certifiedHeads(offer, network);
+  } catch (error) {
+    await network.close();
+    throw error;
+  }
   const controller = new Controller({
     cluster: new KubernetesCluster(kc, { log: (text) => line(`controller: ${text}`) }),
     ledger: network.ledger,
     readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
+    ...(certified ? { certified } : {}),
     ...(leaseSecrets ? { leaseSecrets } : {}),
     templates: createTemplates(tools, offer),
     offer,
@@ -82,6 +91,9 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   });
   line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
   if (providerLine) line(providerLine);
+  line(certified
+    ? 'controller: builds only heads proved against the validators\' certificates (requireCertifiedHeads)'
+    : 'controller: takes heads on the node\'s word (requireCertifiedHeads is off)');
   let operations: Awaited<ReturnType<typeof serveOperations>> | undefined;
   if (options.operations) {
     const { host, port, wedgedAfterMs } = options.operations;
@@ -103,6 +115,19 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       await network.close();
     },
   };
+}
+
+/**
+ * The certified reads heads must pass before a build: the offer's `requireCertifiedHeads`, on by default wherever the
+ * network has a trust anchor; asked for on a network without one, the controller does not start.
+ */
+async function certifiedHeads(offer: ProviderOffer, network: OpenedNetwork): Promise<CertifiedReads | undefined> {
+  const wanted = offer.requireCertifiedHeads ?? network.certified !== undefined;
+  if (!wanted) return undefined;
+  if (!network.certified) {
+    throw new UsageError(`the offer sets requireCertifiedHeads, but network ${network.name} has no trust anchor for certified reads (GIT_WALRUS_CERTIFIED_ANCHOR), or its node no gRPC API`);
+  }
+  return network.certified();
 }
 
 function inClusterNamespace(): string | undefined {

@@ -100,7 +100,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
       });
       if (!forPush && deps.certified) {
         const { certifyHeads } = await import('./certified-heads.ts');
-        await certifyHeads(await deps.certified(), ledger, id, listed, log);
+        await certifyHeads(await deps.certified(), id, listed, ledger.listPushes(id), (line) => log.warn(line));
       }
       if (!forPush && deps.local !== null) {
         leftoversWanted = true;

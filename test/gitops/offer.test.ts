@@ -15,6 +15,12 @@ test('given fields replace their defaults; the rest stay', () => {
   assert.equal(offer.buildEnv, [{ name: 'npm_config_registry', value: 'http://mirror:4873' }]);
 });
 
+test('requireCertifiedHeads: absent leaves the network to decide (on where it has an anchor); true and false are kept', () => {
+  assert.not.ok('requireCertifiedHeads' in parseOffer({}));
+  assert.is(parseOffer({ requireCertifiedHeads: true }).requireCertifiedHeads, true);
+  assert.is(parseOffer({ requireCertifiedHeads: false }).requireCertifiedHeads, false);
+});
+
 test('ingress: https once TLS is configured, ingress-nginx pods as the default source, no load balancer unless asked', () => {
   const plain = parseOffer({ ingress: { domain: 'apps.example.com' } }).ingress!;
   assert.is(plain.scheme, 'http');
@@ -37,6 +43,7 @@ test('each bad field is named in the error, with what would be right', () => {
     [{ ingress: { domain: 'a.example', from: {} } }, 'ingress.from', /NetworkPolicy peers/],
     [{ egress: { except: ['10.0.0.0/33'] } }, 'egress.except', /IPv4 CIDR/],
     [{ buildEnv: [{ name: '1X', value: 'v' }] }, 'buildEnv[0].name', /environment variable/],
+    [{ requireCertifiedHeads: 'yes' }, 'requireCertifiedHeads', /true or false/],
   ];
   for (const [json, field, reason] of cases) {
     try {

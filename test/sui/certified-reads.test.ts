@@ -118,10 +118,12 @@ for (const lie of LIES) {
 test('clone heads: the node\'s listing is proved, a lied ref or a withheld push is refused', async ({ ledger, owner, id, seq }) => {
   const reads = new CertifiedSuiReads([{ name: 'node-a', ledger }], new CommitteeChain(anchor(), null));
   const listed = { info: await owner.getRepository(id), refs: await owner.listRefs(id) };
-  await certifyHeads(reads, owner, id, listed, silentLog);
-  await rejected(certifyHeads(reads, owner, id, { ...listed, refs: new Map([['refs/heads/main', oid(99)]]) }, silentLog),
+  const pushes = await owner.listPushes(id);
+  const ignore = () => {};
+  await certifyHeads(reads, id, listed, pushes, ignore);
+  await rejected(certifyHeads(reads, id, { ...listed, refs: new Map([['refs/heads/main', oid(99)]]) }, pushes, ignore),
     (error) => error instanceof UncertifiedHeadsError && /ref refs\/heads\/main is 0+63 on chain, but the push events leave it at 0+22/.test(error.message));
-  await rejected(certifyHeads(reads, owner, id, { ...listed, info: { ...listed.info, seq: seq - 1 } }, silentLog),
+  await rejected(certifyHeads(reads, id, { ...listed, info: { ...listed.info, seq: seq - 1 } }, pushes, ignore),
     (error) => error instanceof UncertifiedHeadsError && new RegExp(`the node lists the refs at push ${seq - 1}, the certified state is at push ${seq}`).test(error.message));
 });
 

@@ -55,6 +55,11 @@ export interface ProviderOffer {
     /** Extra CIDRs build pods may reach (a package registry mirror inside the cluster's ranges). */
     buildAllow: string[];
   };
+  /**
+   * Build only heads proved against the validators' certificates (a lying or stale node cannot make the controller
+   * build a head no push set). Absent: on wherever the network has a trust anchor for certified reads.
+   */
+  requireCertifiedHeads?: boolean;
 }
 
 export const DEFAULT_OFFER: ProviderOffer = {
@@ -87,7 +92,7 @@ export class OfferError extends WalrusGitError {
 /** Reads an offer from its JSON form (`--provider-offer`): unknown fields are refused, missing ones take the default. */
 export function parseOffer(json: unknown): ProviderOffer {
   const root = object(json, '(the file)');
-  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'nodeLossTolerationSeconds', 'images', 'buildEnv', 'ingress', 'egress']);
+  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'nodeLossTolerationSeconds', 'images', 'buildEnv', 'ingress', 'egress', 'requireCertifiedHeads']);
   const quota = object(root.quota ?? {}, 'quota');
   known(quota, 'quota', ['cpu', 'memory', 'ephemeralStorage', 'pods']);
   const limits = object(root.limits ?? {}, 'limits');
@@ -115,6 +120,7 @@ export function parseOffer(json: unknown): ProviderOffer {
       except: cidrs(egress.except, 'egress.except', d.egress.except),
       buildAllow: cidrs(egress.buildAllow, 'egress.buildAllow', d.egress.buildAllow),
     },
+    ...(root.requireCertifiedHeads === undefined ? {} : { requireCertifiedHeads: flag(root.requireCertifiedHeads, 'requireCertifiedHeads') }),
   };
 }
 
@@ -173,6 +179,11 @@ function triple(value: unknown, field: string, fallback: ProviderOffer['limits']
     memory: quantity(given.memory, `${field}.memory`, fallback.memory),
     ephemeralStorage: quantity(given.ephemeralStorage, `${field}.ephemeralStorage`, fallback.ephemeralStorage),
   };
+}
+
+function flag(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new OfferError(field, 'expected true or false');
+  return value;
 }
 
 function count(value: unknown, field: string, fallback: number): number {

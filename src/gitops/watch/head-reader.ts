@@ -1,6 +1,20 @@
 import { parseWalrusUrl } from '../../core/walrus-url.ts';
 import type { Ledger, PushEvent } from '../../ports/ledger.ts';
 import type { HeadStatus } from '../../ports/walrus-app.ts';
+import type { RemoteSnapshot } from '../../remote/remote-state.ts';
+import type { CertifiedReads } from '../../ports/certified.ts';
+import { certifyHeads } from '../../remote/certified-heads.ts';
+
+/**
+ * Proves a repository's listing (its object and refs as the node served them, with its push log up to that object)
+ * certified, or throws why not.
+ */
+export type CertifyListing = (repositoryId: string, listing: RemoteSnapshot, pushes: readonly PushEvent[]) => Promise<void>;
+
+/** The listing check of certified reads, as a clone makes it; an RPC that lied or lags beside a proved one goes to `warn`. */
+export function certifiedListing(certified: CertifiedReads, warn: (line: string) => void): CertifyListing {
+  return (repositoryId, listing, pushes) => certifyHeads(certified, repositoryId, listing, pushes, warn);
+}
 
 export interface ChainHead {
   repositoryId: string;
@@ -18,6 +32,7 @@ export interface ChainHead {
  * `Pushed` events: when a repository's seq is ahead of what this reader holds, it reads the events after its own
  * cursor (every repository's at once), so N apps cost one pass over the events in total, not one pass each. The chain
  * watcher also hands it every push it sees (`observe`), so a followed repository usually needs no read at all.
+ * Given `certify`, a listing is handed on only once proved against the validators' certificates.
  */
 export class HeadReader {
   readonly #ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter'>;
@@ -27,9 +42,11 @@ export class HeadReader {
   /** Where this reader's own scan of the events stands; one scan at a time. */
   #cursor: string | null = null;
   #scanning: Promise<void> | null = null;
+  readonly #certify: CertifyListing | null;
 
-  constructor(ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter'>) {
+  constructor(ledger: Pick<Ledger, 'resolve' | 'getRepository' | 'listRefs' | 'listPushesAfter'>, certify: CertifyListing | null = null) {
     this.#ledger = ledger;
+    this.#certify = certify;
   }
 
   /** A push seen on the chain (by the watcher or this reader's scan): appended when it continues the log. */
@@ -63,6 +80,11 @@ export class HeadReader {
     const refs = await this.#ledger.listRefs(repositoryId);
     const name = fullRefName(ref ?? info.head, refs);
     const commit = refs.get(name);
+    if (this.#certify) {
+      if ((this.#logs.get(repositoryId)?.seq ?? 0) < info.seq) await this.#catchUp();
+      const pushes = (this.#logs.get(repositoryId)?.pushes ?? []).filter((push) => push.seq <= info.seq);
+      await this.#certify(repositoryId, { info, refs }, pushes);
+    }
     if (commit === undefined) return { repositoryId, ref: name, head: null, push: null };
     if ((this.#logs.get(repositoryId)?.seq ?? 0) < info.seq) await this.#catchUp();
     const push = pushThatSet(this.#logs.get(repositoryId)?.pushes ?? [], name, commit);
