@@ -1,6 +1,7 @@
 // Certified reads: the first committee ratchet per 100 epochs (one BLS aggregate verification per epoch), a
-// certified read of a repository beside the node's word for it, and the chain reads a certified clone adds (the
-// proof's reads and the push log it replays). Run: node bench/certified.ts [--short]
+// certified read of a repository beside the node's word for it, the chain reads a certified clone adds (the
+// proof's reads and the push log it replays), and `verify` and `clone --mirror` of a repository of express's shape,
+// certified and on the node's word. Run: node bench/certified.ts [--short]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +20,13 @@ import { CommitteeChain, type LedgerReads } from '../src/sui/committee-chain.ts'
 import { devnetAnchor } from '../src/sui/anchors.ts';
 import { SuiLedger } from '../src/sui/ledger.ts';
 import { u256ToBlobId } from '../src/core/blob-id-codec.ts';
+import { createWorld, walrusInit } from '../scripts/harness/world.ts';
+import { EXPRESS, EXPRESS_SHORT, addRefs, generate } from './git.ts';
 
 export async function run(short: boolean): Promise<void> {
   await measureRatchet(short ? 10 : 100);
   await measureReads(short ? 3 : 20);
+  await measureExpress(short);
 }
 
 /** End-of-epoch summaries of `epochs` devnet epochs, signed as the devnet signs them, then the ratchet through them. */
@@ -90,6 +94,42 @@ async function measureReads(rounds: number): Promise<void> {
     await network.close();
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function timedMs(action: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await action();
+  return performance.now() - started;
+}
+
+/**
+ * `git walrus verify` and `git clone --mirror` of a repository of express's shape on the embedded network, each
+ * certified (the Repository object proved, the push log replayed to it) and on the node's word, interleaved over two
+ * rounds so both see the same machine load; the best of each is the figure.
+ */
+async function measureExpress(short: boolean): Promise<void> {
+  const spec = short ? EXPRESS_SHORT : EXPRESS;
+  const world = createWorld('walrus-bench-certified-');
+  try {
+    await generate(world, 'repo', spec.shape, 7);
+    const commits = await addRefs(world, 'repo', spec);
+    const refs = (await world.ok('repo', ['for-each-ref', '--format=%(refname)'])).split('\n').length;
+    const url = await walrusInit(world, 'repo', 'express');
+    await world.ok('repo', ['push', '-q', '--mirror', 'walrus']);
+    const times = { verify: [] as number[], verifyPlain: [] as number[], clone: [] as number[], clonePlain: [] as number[] };
+    for (let round = 0; round < 2; round++) {
+      times.verifyPlain.push(await timedMs(() => world.ok('repo', ['walrus', 'verify', 'walrus', '--no-certified'])));
+      times.verify.push(await timedMs(() => world.ok('repo', ['walrus', 'verify', 'walrus', '--certified'])));
+      times.clonePlain.push(await timedMs(() => world.ok('.', ['clone', '-q', '--mirror', url, `plain-${round}.git`])));
+      times.clone.push(await timedMs(() => world.ok('.', ['clone', '-q', '--mirror', url, `certified-${round}.git`], { env: { GIT_WALRUS_REQUIRE_CERTIFIED: 'true' } })));
+    }
+    const best = (list: number[]) => `${(Math.min(...list) / 1000).toFixed(2)} s`;
+    console.log(`express-shaped repository (${commits.length} commits, ${refs} refs), embedded network:`);
+    console.log(`  verify: certified ${best(times.verify)}, the node's word ${best(times.verifyPlain)}`);
+    console.log(`  clone --mirror: certified heads required ${best(times.clone)}, the node's word ${best(times.clonePlain)}`);
+  } finally {
+    world.remove();
   }
 }
 

@@ -66,6 +66,13 @@ function sourceLine(rand: () => number): string {
   }
 }
 
+/**
+ * A repository of express's shape (thousands of commits, 300+ branches and tags; express itself is not reachable
+ * here), and a small one of the same kind for `--short` runs.
+ */
+export const EXPRESS = { shape: { commits: 6000, files: 300, lines: 200, touched: 3 }, branches: 200, tags: 120 };
+export const EXPRESS_SHORT = { shape: { commits: 300, files: 40, lines: 100, touched: 3 }, branches: 20, tags: 10 };
+
 /** Streams a fast-import history into `repo` (branch main). */
 export async function generate(world: World, repo: string, shape: Shape, seed: number): Promise<void> {
   await world.ok('.', ['init', '-q', '-b', 'main', repo]);

@@ -13,10 +13,10 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createWorld, walrusInit } from '../scripts/harness/world.ts';
 import { startWeb } from '../test/support/web.ts';
-import { addRefs, generate } from './git.ts';
+import { EXPRESS, EXPRESS_SHORT, addRefs, generate } from './git.ts';
 
-const FULL = { shape: { commits: 6000, files: 300, lines: 200, touched: 3 }, branches: 200, tags: 120, largeDiffFiles: 150 };
-const SHORT = { shape: { commits: 300, files: 40, lines: 100, touched: 3 }, branches: 20, tags: 10, largeDiffFiles: 20 };
+const FULL = { ...EXPRESS, largeDiffFiles: 150 };
+const SHORT = { ...EXPRESS_SHORT, largeDiffFiles: 20 };
 const WARM_TARGET_MS = 200;
 const ROUNDS = 2;
 

@@ -32,6 +32,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: network.archive }, blobId),
       viewer: () => network.ledger.signerAddress().catch(() => null),
       networkName: network.name,
+      ...(network.certified ? { certified: network.certified } : {}),
       log,
     }, { privateContents: options.allowPrivate, exposed: !isLoopbackHost(options.host) }, { host: options.host, port: options.port });
     return {

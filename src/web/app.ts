@@ -10,6 +10,7 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { ObjectCache } from '../ports/object-cache.ts';
 import type { BlobIdOf } from '../remote/history/verify-packs.ts';
+import type { CertifiedReads } from '../ports/certified.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 
 export interface WebServices {
@@ -27,6 +28,8 @@ export interface WebServices {
   artifactSha256(blobId: string): Promise<string>;
   /** The running key's address, or null when there is no key (then no private repository can be read). */
   viewer(): Promise<string | null>;
+  /** Reads proved against the validators' certificates; absent where the network has no trust anchor. */
+  certified?: () => Promise<CertifiedReads>;
   /** `local`, `devnet`, `testnet`, `mainnet`: explorer links exist on the last two only. */
   networkName: string;
   log: Log;

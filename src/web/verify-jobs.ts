@@ -1,7 +1,8 @@
 /**
  * "Verify everything": one `verify` run per repository at a time, in the background, with its progress lines kept
  * for the page to show. Deep (every pack applied, every ref target's history checked) when the running key may read
- * the repository; otherwise what anyone can check (the push log and the packs as stored).
+ * the repository; otherwise what anyone can check (the push log and the packs as stored). Where the network has a
+ * trust anchor, the state checked against is the one proved against the validators' certificates.
  */
 import type { Log } from '../core/log.ts';
 import { messageOf } from '../core/errors.ts';
@@ -51,7 +52,8 @@ export class VerifyJobs {
     void (async () => {
       try {
         job.events = await ledger.listPushes(id);
-        job.report = await verifyRepository({ ledger, blobStore, blobIdOf, openPackObjects, keyService, log }, id, { deep });
+        const certified = await this.#services.certified?.();
+        job.report = await verifyRepository({ ledger, blobStore, blobIdOf, openPackObjects, keyService, log, ...(certified ? { certified } : {}) }, id, { deep });
         job.state = 'done';
         job.progress = job.report.findings.length === 0 ? 'every check holds' : `${job.report.findings.length} problem(s) found`;
       } catch (error) {

@@ -8,6 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { commit, createWorld, initWorkRepo, startDevnet, walrusInit } from '../../scripts/harness/world.ts';
+import { join } from 'node:path';
+import { DEVNET_EPOCH_CHECKPOINTS } from '../../src/core/devnet-protocol.ts';
 import { LIES } from '../support/lying-rpc.ts';
 import { startLyingServer } from '../support/lying-server.ts';
 
@@ -70,10 +72,76 @@ for (const lie of LIES) {
   });
 }
 
-test.after(async () => {
+test.run();
+
+const own = suite('lies across an epoch\'s end, and lies told by the network\'s own node');
+const escape = (text: string) => text.replace(/[.:/]/g, '\\$&');
+/** A home of its own: no committee learnt before, so the end-of-epoch summary is asked for (of the liar too). */
+let homes = 0;
+const freshHome = () => join(world.root, `walrus-home-${++homes}`);
+
+own.before(async () => {
+  // Faucet transactions carry the chain past epoch 0's last checkpoint; the next push is then written in epoch 1.
+  const ledger = new SuiGrpcClient({ baseUrl: devnet.url, network: 'localnet' }).ledgerService;
+  const recipient = `0x${'5'.repeat(64)}`;
+  while (Number((await ledger.getServiceInfo({})).response.checkpointHeight) < DEVNET_EPOCH_CHECKPOINTS) {
+    const answer = await fetch(new URL('/v2/gas', devnet.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient } }) });
+    assert.ok(answer.ok, await answer.text());
+  }
+  await commit(world, repo, 'a.txt', 'three\n', 'three');
+  await world.ok(repo, ['push', '-q', 'walrus', 'main']);
+});
+
+own('the repository is proved in epoch 1, ratcheting over epoch 0\'s end', async () => {
+  const run = await world.run(repo, ['walrus', 'verify', 'walrus'], { env: { GIT_WALRUS_HOME: freshHome() } });
+  assert.is(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /certified: as of checkpoint \d+, epoch 1, /);
+});
+
+own('the network\'s own node forges the next committee: verify names it and what did not verify', async () => {
+  // Alone: beside an honest node the forger is seldom asked, as a committee learnt once (from any RPC) is kept.
+  const node = await startLyingServer(devnet.url, 'forged-next-committee');
+  try {
+    const verify = await world.run(repo, ['walrus', 'verify', 'walrus'], { env: { GIT_WALRUS_DEVNET_URL: node.url, GIT_WALRUS_HOME: freshHome() } });
+    assert.is(verify.code, 1, verify.stdout + verify.stderr);
+    assert.not.match(verify.stderr, /internal error/);
+    assert.match(verify.stdout + verify.stderr, new RegExp(`${escape(node.url)}: checkpoint ${DEVNET_EPOCH_CHECKPOINTS - 1}'s aggregate signature does not verify under epoch 0's committee \\(served by ${escape(node.url)}\\)`));
+  } finally {
+    await node.close();
+  }
+});
+
+const OWN_LIES: { lie: 'forged-next-committee' | 'minority-signature'; caught: RegExp }[] = [
+  { lie: 'forged-next-committee', caught: new RegExp(`checkpoint ${DEVNET_EPOCH_CHECKPOINTS - 1}'s aggregate signature does not verify under epoch 0's committee`) },
+  { lie: 'minority-signature', caught: /short of the quorum of 6667/ },
+];
+
+for (const { lie, caught } of OWN_LIES) {
+  own(`the network's own node lies (${lie}): clone and fetch refuse its heads, naming it`, async () => {
+    const node = await startLyingServer(devnet.url, lie);
+    try {
+      const env = { GIT_WALRUS_DEVNET_URL: node.url, GIT_WALRUS_REQUIRE_CERTIFIED: 'true', GIT_WALRUS_HOME: freshHome() };
+      const clone = await world.run('.', ['clone', '-q', url, `clone-own-${lie}`], { env });
+      assert.is(clone.code, 128, clone.stderr);
+      assert.match(clone.stderr, /refusing the heads of repository 0x[0-9a-f]+: they cannot be proved against the validators' certificates/);
+      assert.match(clone.stderr, new RegExp(`${escape(node.url)}: [^;]*${caught.source}[^;]*\\(served by ${escape(node.url)}\\)`));
+      assert.not.match(clone.stderr, /internal error/);
+      // A clone made from the honest node earlier fetches through the lying one: refused the same way.
+      const fetched = await world.run('clone-stale-version', ['fetch', 'origin'], { env });
+      assert.is.not(fetched.code, 0, fetched.stderr);
+      assert.match(fetched.stderr, caught);
+      assert.match(fetched.stderr, new RegExp(escape(node.url)));
+      assert.is(await world.ok('clone-stale-version', ['rev-parse', 'origin/main']), await world.ok('clone-stale-version', ['rev-parse', 'main']), 'nothing was taken');
+    } finally {
+      await node.close();
+    }
+  });
+}
+
+own.after(async () => {
   await devnet.stop();
   world.remove();
   host.remove();
 });
 
-test.run();
+own.run();

@@ -199,6 +199,8 @@ Pages('push log: who, when, refs old → new, forced, deleted, transaction, pack
   assert.equal(badges.map((b) => [b.seq, b.state]), [[1, 'verified'], [2, 'verified'], [3, 'verified'], [4, 'verified'], [5, 'verified'], [6, 'verified']]);
   const after = text(await ok(owner, `/repos/${w.app.id}/pushes`));
   assert.match(after, /verify --deep: every check holds/);
+  // The embedded network has its genesis committee as anchor: the state checked was proved, and the badge says as of when.
+  assert.match(after, /certified as of checkpoint \d+ \(epoch \d+, \d{4}-\d\d-\d\dT[\d:.]+Z; version \d+, from /);
   assert.match(after, /its pack’s bytes on Walrus have the recorded blob ids, size and sha256/);
 });
 
@@ -370,6 +372,8 @@ Browser('the push log: badges turn green after "Verify everything"', async () =>
     return d.querySelectorAll('.badge.verified').length === 6 && d.querySelector('#verify-progress')?.dataset.state === 'done';
   }, undefined, { timeout: 60_000 });
   assert.is(await tab.locator('.badge.unchecked, .badge.failed').count(), 0);
+  await tab.waitForSelector('#certified-badge .cert-pill.verified');
+  assert.match(await tab.textContent('#certified-badge') ?? '', /certified as of checkpoint \d+ \(epoch \d+/);
   await tab.click('#push-5 .badge');
   assert.match(await tab.textContent('#push-5 .checks') ?? '', /git walrus verify walrus:\/\/0x[0-9a-f]{64} --deep/);
   await shot('push-log');

@@ -16,6 +16,7 @@ import type { LoadedRepository } from '../repositories.ts';
 import { jsonReply, redirect, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
 import type { VerifyJob } from '../verify-jobs.ts';
+import { certifiedBadge, certifiedBadgeHtml } from '../certified-badge.ts';
 import { PUSHES_PER_PAGE } from './shared.ts';
 
 /** The command that repeats a badge's checks. */
@@ -93,6 +94,7 @@ export async function pushesPage(context: WebContext, { params, query }: RouteRe
     body: html`<section class="verify-bar" id="verify" data-repo="${id}" data-status="/repos/${id}/verify.json">
 <form method="post" action="/repos/${id}/verify"><button type="submit" id="verify-all">Verify everything</button></form>
 ${jobLine(job, repo.info.seq)}
+${certifiedBadgeHtml(certifiedBadge(job, services.certified !== undefined))}
 <p class="muted">Runs <code>${verifyCommand(id, repo.readable)}</code> here: the log replayed to the chain’s log head (${repo.info.logHead}), every live pack against Walrus${repo.readable ? ', and every commit a ref pointed to' : ' (as stored: this key cannot decrypt it)'}.</p>
 ${badges.repository.length > 0 ? html`<ul class="findings">${badges.repository.map((f) => html`<li><span class="mono">${f.code}</span>: ${f.message}</li>`)}</ul>` : ''}
 </section>
@@ -117,6 +119,7 @@ export async function verifyStatus(context: WebContext, { params }: RouteRequest
     state: job?.state ?? 'idle',
     progress: job?.progress ?? 'not run yet',
     command: verifyCommand(repo.info.id, job?.deep ?? repo.readable),
+    certified: certifiedBadge(job, context.services.certified !== undefined),
     badges: [...badges.badges.values()].map((b) => ({ seq: b.seq, state: b.state, text: BADGE_TEXT[b.state], checks: b.checks, findings: b.findings.map((f) => ({ code: f.code, message: f.message })) })),
   });
 }

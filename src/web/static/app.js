@@ -52,6 +52,23 @@ document.addEventListener('DOMContentLoaded', () => {
     }
   };
 
+  // The certification badge of the verify view (certified-badge.ts), redrawn from the status.
+  const showCertified = (badge) => {
+    const box = document.getElementById('certified-badge');
+    if (!box) return;
+    box.dataset.state = badge.state;
+    const pill = box.querySelector('.cert-pill');
+    pill.className = `cert-pill ${badge.tone}`;
+    pill.textContent = badge.label;
+    box.querySelector('.certified-text').textContent = badge.text;
+    box.querySelector('.findings')?.remove();
+    if (badge.notes.length === 0) return;
+    const list = document.createElement('ul');
+    list.className = 'findings';
+    for (const note of badge.notes) list.append(Object.assign(document.createElement('li'), { textContent: note }));
+    box.append(list);
+  };
+
   // "Verify everything": start the run without leaving the page, show its progress, then show the verdicts.
   const verify = document.getElementById('verify');
   if (verify) {
@@ -66,6 +83,7 @@ document.addEventListener('DOMContentLoaded', () => {
         progress.textContent = (status.state === 'running' ? 'verifying: ' : '') + status.progress;
         progress.dataset.state = status.state;
         for (const badge of status.badges) showBadge(badge, status.command);
+        if (status.certified) showCertified(status.certified);
         if (status.state === 'running') setTimeout(poll, 400);
         else polling = false;
       } catch {
