@@ -28,6 +28,17 @@ export function signedSummaryOf(checkpoint: GrpcTypes.Checkpoint | undefined, se
   return { summaryBcs, signature: { epoch: signature.epoch.toString(), signature: signature.signature, signersMap: signature.bitmap } as SignedSummary['signature'] };
 }
 
+/** How many epochs' end-of-epoch checkpoints a ratchet reads ahead of the one it checks. */
+const READ_AHEAD = 8n;
+
+/** Epoch `epoch`'s last checkpoint as `ledger` serves it: where the epoch ends is only the RPC's hint. */
+async function endOfEpoch(ledger: LedgerReads, epoch: bigint): Promise<SignedSummary> {
+  const last = (await ledger.getEpoch({ epoch, readMask: { paths: ['last_checkpoint'] } })).response.epoch?.lastCheckpoint;
+  if (last === undefined) throw new NotCertifiedError(`epoch ${epoch} has no last checkpoint on this RPC, so epoch ${epoch + 1n}'s committee cannot be learnt`);
+  const served = (await ledger.getCheckpoint({ checkpointId: { oneofKind: 'sequenceNumber', sequenceNumber: last }, readMask: { paths: ['summary.bcs', 'signature'] } })).response.checkpoint;
+  return signedSummaryOf(served, last);
+}
+
 /**
  * The validator committees from a pinned anchor on: epoch e+1's committee is taken only from epoch e's last
  * checkpoint, certified by epoch e's committee (sui-light-client's sync). Any RPC may serve those checkpoints;
@@ -56,11 +67,19 @@ export class CommitteeChain {
     let from = epoch - 1n;
     while (!this.#known.has(from) && !(await this.#cached(from))) from -= 1n;
     known = this.#known.get(from)!;
+    // The reads of the next epochs' ends run ahead of the checks (two round trips each, in order they would add up
+    // to the BLS verifications' time); each is still checked under the committee before it, in order.
+    const ends: Promise<SignedSummary>[] = [];
+    const askUpTo = (limit: bigint) => {
+      for (let e = from + BigInt(ends.length); e < epoch && e < limit; e++) {
+        const read = endOfEpoch(ledger, e);
+        read.catch(() => {}); // awaited in turn below; one that fails after an earlier failure is not needed
+        ends.push(read);
+      }
+    };
     for (let e = from; e < epoch; e++) {
-      const last = (await ledger.getEpoch({ epoch: e, readMask: { paths: ['last_checkpoint'] } })).response.epoch?.lastCheckpoint;
-      if (last === undefined) throw new NotCertifiedError(`epoch ${e} has no last checkpoint on this RPC, so epoch ${e + 1n}'s committee cannot be learnt`);
-      const served = (await ledger.getCheckpoint({ checkpointId: { oneofKind: 'sequenceNumber', sequenceNumber: last }, readMask: { paths: ['summary.bcs', 'signature'] } })).response.checkpoint;
-      const signed = signedSummaryOf(served, last);
+      askUpTo(e + READ_AHEAD);
+      const signed = await ends[Number(e - from)]!;
       known = nextCommittee(known, signed);
       this.#known.set(known.epoch, known);
       await this.#keep(known.epoch, signed);
