@@ -15,10 +15,24 @@ export interface Validator {
 
 const sigs = bls12_381.shortSignatures;
 
-/** A validator whose key follows from its name, so a devnet's committees are the same on every start. */
+/** Secret keys by validator name, each with its public key once asked for. */
+const keys = new Map<string, { secretKey: Uint8Array; publicKey?: Uint8Array }>();
+
+/**
+ * A validator whose key follows from its name, so a devnet's committees are the same on every start. Its public key
+ * is derived when first read and kept for the process: signing a checkpoint needs only the secret keys, and a G2
+ * multiplication costs seconds in a process's first (every git command on the embedded network is one).
+ */
 export function validator(name: string, stake: bigint): Validator {
-  const { secretKey, publicKey } = sigs.keygen(blake2b(new TextEncoder().encode(`devnet validator ${name}`), { dkLen: 48 }));
-  return { name, secretKey, publicKey: publicKey.toBytes(), stake };
+  let key = keys.get(name);
+  if (!key) keys.set(name, (key = { secretKey: bls12_381.utils.randomSecretKey(blake2b(new TextEncoder().encode(`devnet validator ${name}`), { dkLen: 48 })) }));
+  const known = key;
+  return {
+    name, secretKey: known.secretKey, stake,
+    get publicKey() {
+      return (known.publicKey ??= sigs.getPublicKey(known.secretKey).toBytes());
+    },
+  };
 }
 
 export function committeeOf(epoch: bigint, validators: Validator[]): Committee {
