@@ -14,6 +14,7 @@ import { WorkQueue } from './queue.ts';
 import { needsAction } from './reconcile/outcome.ts';
 import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
 import type { ReadAccessCheck } from './reconcile/repository-access.ts';
+import type { ReconcileDeps } from './reconcile/pass.ts';
 import { LABELS, MANAGED_BY } from './templates/names.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
@@ -52,6 +53,8 @@ export interface ControllerOptions {
   readAccess?: ReadAccessCheck;
   /** Provider mode: a lease's current sealed secrets (reconcile/pass.ts `leaseSecrets`). */
   leaseSecrets?: (leaseId: string) => Promise<{ blobId: string; version: number } | null>;
+  /** Artifact retention: gives up one artifact's Walrus storage (reconcile/pass.ts `reclaimArtifact`); none: all kept. */
+  reclaimArtifact?: ReconcileDeps['reclaimArtifact'];
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
@@ -238,6 +241,7 @@ export class Controller {
           readHead: (repository, ref) => this.#heads.read(repository, ref),
           ...(this.#options.readAccess ? { readAccess: this.#options.readAccess } : {}),
           ...(this.#options.leaseSecrets ? { leaseSecrets: this.#options.leaseSecrets } : {}),
+          ...(this.#options.reclaimArtifact ? { reclaimArtifact: this.#options.reclaimArtifact } : {}),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,
           now: () => new Date(this.#clock.now()),

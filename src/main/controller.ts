@@ -21,10 +21,12 @@ import { normalizeSuiId } from '../core/walrus-url.ts';
 import { UsageError, messageOf } from '../core/errors.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
 import { openNetwork, type OpenedNetwork } from './context.ts';
+import { reclaimArtifact as reclaimArtifactBlobs, type ReclaimResult } from '../remote/reclaim.ts';
 import { serveOperations } from '../gitops/operate/operations-server.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
-const TOOL_ENV = ['GIT_WALRUS_NETWORK', 'GIT_WALRUS_DEVNET_URL', 'GIT_WALRUS_PACKAGE_ID', 'GIT_WALRUS_REGISTRY_ID'] as const;
+// GIT_WALRUS_DELETABLE_PACKS also makes the pack step's artifacts deletable, so retention can delete them.
+const TOOL_ENV = ['GIT_WALRUS_NETWORK', 'GIT_WALRUS_DEVNET_URL', 'GIT_WALRUS_PACKAGE_ID', 'GIT_WALRUS_REGISTRY_ID', 'GIT_WALRUS_DELETABLE_PACKS'] as const;
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export async function startController(options: ControllerRunOptions, env: NodeJS.ProcessEnv, log: Log): Promise<ControllerRun> {
@@ -44,6 +46,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
   let leaseSecrets: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | undefined;
+  let reclaimArtifact: ((blobId: string) => Promise<ReclaimResult>) | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -62,6 +65,9 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       const pointer = await market.leaseSecrets(leaseId);
       return pointer && { blobId: pointer.blobId, version: Number(pointer.version) };
     };
+    // The pack step stores artifacts with the provider's key, so its Blob objects are the provider's to delete.
+    const { blobObjects } = network;
+    if (blobObjects) reclaimArtifact = async (blobId) => reclaimArtifactBlobs({ blobStore: network.blobStore, blobObjects: await blobObjects(), log }, blobId);
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
   let certified: CertifiedReads | undefined;
@@ -77,6 +83,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     readAccess: chainReadAccess(network.ledger, options.provider ? network.market : null),
     ...(certified ? { certified } : {}),
     ...(leaseSecrets ? { leaseSecrets } : {}),
+    ...(reclaimArtifact ? { reclaimArtifact } : {}),
     templates: createTemplates(tools, offer),
     offer,
     network: network.name,

@@ -160,6 +160,11 @@ export interface HistoryEntry {
   /** The app's manifest at the commit (what it ran with, so a rollback runs it the same way). */
   manifest?: AppManifest;
   result: ReleaseResult;
+  /**
+   * Artifact retention gave up the artifact's blobs (deleted the provider's deletable Blob objects, or left permanent
+   * ones to lapse): this release can no longer be run again without a new build.
+   */
+  reclaimed?: boolean;
   /** RFC 3339. */
   time: string;
   message: string;

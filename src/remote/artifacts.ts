@@ -128,6 +128,13 @@ export async function artifactSha256(deps: { blobStore: Pick<BlobStore, 'read'>;
   return deps.archive.sha256(blobs);
 }
 
+/** The blobs an artifact is stored in: its one blob, or its index and the chunks the index lists. */
+export async function artifactBlobIds(blobStore: Pick<BlobStore, 'read'>, blobId: string): Promise<string[]> {
+  const first = await blobStore.read(blobId);
+  if (isGzip(first) || startsWith(first, SEALED_MAGIC)) return [blobId];
+  return [blobId, ...parseIndex(blobId, first).chunks];
+}
+
 /**
  * The compressed tarball of an artifact in pieces, in order (its blobs: one, or those its index lists, read one at a
  * time; decrypted as they arrive when it is sealed), and the stored size.

@@ -2,6 +2,7 @@ import type { Log } from '../core/log.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { Ledger } from '../ports/ledger.ts';
+import { artifactBlobIds } from './artifacts.ts';
 
 export interface ReclaimResult {
   /** Blob objects deleted (their storage resources went back to the signer). */
@@ -33,11 +34,35 @@ export async function reclaimReplacedPacks(deps: { ledger: Ledger; blobStore: Bl
   const live = new Set(packs.slice(info.liveFrom).flatMap((pack) => pack.chunks));
   const replaced = [...new Set(packs.slice(0, info.liveFrom).flatMap((pack) => pack.chunks))].filter((blobId) => !live.has(blobId));
   if (replaced.length === 0) return result;
-  const owned = await blobObjects.owned(replaced);
+  return deleteOwnedBlobs({ blobStore, blobObjects, log }, replaced, 'replaced packs');
+}
+
+/**
+ * Retention's reclaim of one superseded artifact (src/gitops/reconcile/retention.ts chooses which): deletes the
+ * signer's deletable Blob objects of its blobs (the one blob, or its index and chunks). A permanent blob cannot be
+ * deleted: it is counted and left to lapse at its end epoch, as nothing extends an artifact. An artifact already gone
+ * (deleted before, or expired) has nothing left to reclaim.
+ */
+export async function reclaimArtifact(deps: { blobStore: BlobStore; blobObjects: BlobObjects; log: Log }, blobId: string): Promise<ReclaimResult> {
+  let blobIds: string[];
+  try {
+    blobIds = await artifactBlobIds(deps.blobStore, blobId);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'BLOB_NOT_FOUND') return { deleted: 0, bytes: 0, permanent: 0, notOwned: 0, digest: null };
+    throw error;
+  }
+  return deleteOwnedBlobs(deps, blobIds, `artifact ${blobId}`);
+}
+
+/** Deletes the signer's unexpired deletable Blob objects of `blobIds`; counts those it cannot delete. */
+async function deleteOwnedBlobs(deps: { blobStore: BlobStore; blobObjects: BlobObjects; log: Log }, blobIds: readonly string[], what: string): Promise<ReclaimResult> {
+  const { blobStore, blobObjects, log } = deps;
+  const result: ReclaimResult = { deleted: 0, bytes: 0, permanent: 0, notOwned: 0, digest: null };
+  const owned = await blobObjects.owned(blobIds);
   // An expired Blob object cannot be deleted (its storage is already free): left out, as `walrus delete` does.
   const epoch = (await blobStore.lifetimes?.([]))?.epoch;
   const doomed: { objectId: string; storageSize: number }[] = [];
-  for (const blobId of replaced) {
+  for (const blobId of blobIds) {
     const mine = (owned.get(blobId) ?? []).filter((o) => epoch === undefined || o.endEpoch > epoch);
     const deletable = mine.filter((o) => o.deletable);
     doomed.push(...deletable);
@@ -49,7 +74,7 @@ export async function reclaimReplacedPacks(deps: { ledger: Ledger; blobStore: Bl
     ({ digest: result.digest } = await blobObjects.delete(batch.map((o) => o.objectId)));
     result.deleted += batch.length;
     result.bytes += batch.reduce((sum, o) => sum + o.storageSize, 0);
-    log.debug(`deleted ${batch.length} Blob object(s) of replaced packs (transaction ${result.digest})`);
+    log.debug(`deleted ${batch.length} Blob object(s) of ${what} (transaction ${result.digest})`);
   }
   return result;
 }

@@ -8,10 +8,11 @@ test('an empty offer is every default', () => {
 });
 
 test('given fields replace their defaults; the rest stay', () => {
-  const offer = parseOffer({ quota: { memory: '2Gi' }, maxReplicas: 3, buildEnv: [{ name: 'npm_config_registry', value: 'http://mirror:4873' }] });
+  const offer = parseOffer({ quota: { memory: '2Gi' }, maxReplicas: 3, keepArtifacts: 5, buildEnv: [{ name: 'npm_config_registry', value: 'http://mirror:4873' }] });
   assert.is(offer.quota.memory, '2Gi');
   assert.is(offer.quota.cpu, DEFAULT_OFFER.quota.cpu);
   assert.is(offer.maxReplicas, 3);
+  assert.equal([offer.keepArtifacts, DEFAULT_OFFER.keepArtifacts], [5, 3]);
   assert.equal(offer.buildEnv, [{ name: 'npm_config_registry', value: 'http://mirror:4873' }]);
 });
 
@@ -39,6 +40,7 @@ test('each bad field is named in the error, with what would be right', () => {
     [{ quota: { memory: 'lots' } }, 'quota.memory', /quantity/],
     [{ quota: { pods: 0 } }, 'quota.pods', /at least 1/],
     [{ maxReplicas: 2.5 }, 'maxReplicas', /whole number/],
+    [{ keepArtifacts: 0 }, 'keepArtifacts', /at least 1/],
     [{ ingress: { domain: 'Apps.Example.com' } }, 'ingress.domain', /lower-case DNS name/],
     [{ ingress: { domain: 'a.example', from: {} } }, 'ingress.from', /NetworkPolicy peers/],
     [{ egress: { except: ['10.0.0.0/33'] } }, 'egress.except', /IPv4 CIDR/],

@@ -78,7 +78,7 @@ const status: Schema = obj({
   failedRevision: str(),
   history: {
     type: 'array', maxItems: 10,
-    items: obj({ commit, artifact: obj(artifact), manifest: obj(manifest), result: str(), time: str({ format: 'date-time' }), message: str() }),
+    items: obj({ commit, artifact: obj(artifact), manifest: obj(manifest), result: str(), reclaimed: { type: 'boolean' }, time: str({ format: 'date-time' }), message: str() }),
   },
   build: obj({
     commit, configHash: str(), attempt: int(), retryAt: str({ format: 'date-time' }),

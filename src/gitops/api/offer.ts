@@ -26,6 +26,12 @@ export interface ProviderOffer {
    * again elsewhere (their NoExecute tolerations; Kubernetes' default is 300 s).
    */
   nodeLossTolerationSeconds: number;
+  /**
+   * Artifact retention: how many releases' artifacts each app keeps on Walrus, the serving one included (its rollback
+   * target is the serving release). Older ones, once superseded, are reclaimed: the provider's deletable Blob objects
+   * of their blobs are deleted, permanent ones are left to lapse at their end epoch.
+   */
+  keepArtifacts: number;
   /** Images an app may name for its build and run containers; empty: only the provider's defaults. */
   images: { build: string[]; run: string[] };
   /** Given to every build container (a registry mirror, a proxy's CA bundle), so apps need not carry it. */
@@ -70,6 +76,7 @@ export const DEFAULT_OFFER: ProviderOffer = {
   },
   maxReplicas: 5,
   nodeLossTolerationSeconds: 30,
+  keepArtifacts: 3,
   images: { build: [], run: [] },
   buildEnv: [],
   egress: {
@@ -92,7 +99,7 @@ export class OfferError extends WalrusGitError {
 /** Reads an offer from its JSON form (`--provider-offer`): unknown fields are refused, missing ones take the default. */
 export function parseOffer(json: unknown): ProviderOffer {
   const root = object(json, '(the file)');
-  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'nodeLossTolerationSeconds', 'images', 'buildEnv', 'ingress', 'egress', 'requireCertifiedHeads']);
+  known(root, '(the file)', ['quota', 'limits', 'maxReplicas', 'nodeLossTolerationSeconds', 'keepArtifacts', 'images', 'buildEnv', 'ingress', 'egress', 'requireCertifiedHeads']);
   const quota = object(root.quota ?? {}, 'quota');
   known(quota, 'quota', ['cpu', 'memory', 'ephemeralStorage', 'pods']);
   const limits = object(root.limits ?? {}, 'limits');
@@ -112,6 +119,7 @@ export function parseOffer(json: unknown): ProviderOffer {
     limits: { default: triple(limits.default, 'limits.default', d.limits.default), max: triple(limits.max, 'limits.max', d.limits.max) },
     maxReplicas: count(root.maxReplicas, 'maxReplicas', d.maxReplicas),
     nodeLossTolerationSeconds: count(root.nodeLossTolerationSeconds, 'nodeLossTolerationSeconds', d.nodeLossTolerationSeconds),
+    keepArtifacts: count(root.keepArtifacts, 'keepArtifacts', d.keepArtifacts),
     images: { build: strings(images.build, 'images.build', d.images.build), run: strings(images.run, 'images.run', d.images.run) },
     buildEnv: envVars(root.buildEnv, 'buildEnv'),
     ...(root.ingress === undefined ? {} : { ingress: ingressOf(root.ingress) }),

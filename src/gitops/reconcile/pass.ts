@@ -37,7 +37,12 @@ export interface ReconcileDeps {
    * The provider's offer: what it allows an app's own manifest (manifest/precedence.ts), and the buildEnv every build
    * gets (its digest is part of the build config hash). How apps are exposed is the templates' (they bind the offer).
    */
-  offer: Pick<ProviderOffer, 'maxReplicas'> & Partial<Pick<ProviderOffer, 'buildEnv'>>;
+  offer: Pick<ProviderOffer, 'maxReplicas'> & Partial<Pick<ProviderOffer, 'buildEnv' | 'keepArtifacts'>>;
+  /**
+   * Gives up one artifact's Walrus storage (deletes the signer's deletable Blob objects of its blobs), what it did
+   * counted; absent: artifacts are kept (no retention).
+   */
+  reclaimArtifact?(blobId: string): Promise<{ deleted: number; bytes: number; permanent: number; notOwned: number; digest: string | null }>;
   now(): Date;
   log(line: string): void;
 }

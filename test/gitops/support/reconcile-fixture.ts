@@ -46,7 +46,7 @@ export function chainHead(commit: string | null, pusher = addr(1)): ChainHead {
 export class Fixture {
   readonly cluster = new FakeCluster();
   /** The provider's offer: the replica cap manifests get, and (set them before the first pass) the ingress and buildEnv. */
-  offer: { maxReplicas: number; ingress?: ProviderOffer['ingress']; buildEnv?: ProviderOffer['buildEnv'] } = { maxReplicas: 5 };
+  offer: { maxReplicas: number; ingress?: ProviderOffer['ingress']; buildEnv?: ProviderOffer['buildEnv']; keepArtifacts?: number } = { maxReplicas: 5 };
   #templates: Templates | undefined;
   readonly follows: string[] = [];
   readonly logs: string[] = [];
