@@ -202,6 +202,38 @@ nodeLoss('a dead node goes NotReady and is tainted, its replica is evicted after
   assert.is(drainClient.failedAttempts, 0, `a drain fails no request: ${drainFigures}`);
 });
 
+nodeLoss('a drain of the node holding both replicas must wait on the budget: one eviction is refused (429) and retried, no request fails', async () => {
+  const { kc, namespace, cluster: node } = await cluster.get();
+  const core = kc.makeApiClient(CoreV1Api);
+  const env = { ...process.env, KUBECONFIG: node.plane.kubeconfigPath };
+  // Both replicas on one node: the others are cordoned while the app is placed (the spread is only preferred).
+  const target = node.nodes[0].name;
+  const others = node.nodes.slice(1).map((n) => n.name);
+  for (const name of others) await run(node.kubectl, ['cordon', name], { env });
+  const { host, labels } = await deployApp(kc, node, namespace, 'packed').finally(async () => {
+    for (const name of others) await run(node.kubectl, ['uncordon', name], { env });
+  });
+  assert.equal((await livePods(core, namespace, labels)).map((pod) => pod.spec?.nodeName), [target, target], 'both replicas on the one schedulable node');
+
+  const client = new ClientLoop(node.ingress.address, host);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const started = Date.now();
+  // kubectl evicts both pods at once; the budget (one unavailable at most) lets one go and refuses the other with
+  // 429 Too Many Requests, which kubectl reports and retries until the first one's replacement is ready.
+  const { stdout, stderr } = await run(node.kubectl, ['drain', target, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=180s'], { env });
+  const drained = Date.now();
+  await waitFor('two ready replicas after the drain', async () => (await livePods(core, namespace, labels)).filter(isReady).length === 2, 120_000);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const figures = await client.stop();
+  await run(node.kubectl, ['uncordon', target], { env });
+  const refusals = stderr.split('\n').filter((line) => /Cannot evict pod as it would violate the pod's disruption budget/.test(line));
+  process.stderr.write(`node-loss: drain of ${target} holding both replicas took ${seconds(drained - started)}, ${refusals.length} eviction(s) refused by the budget and retried; client: ${figures}\n`);
+  assert.ok(refusals.length >= 1, `the budget refused an eviction (429) and kubectl waited:\n${stderr}`);
+  assert.match(stdout, /evicted/, stdout);
+  assert.ok((await livePods(core, namespace, labels)).every((pod) => pod.spec?.nodeName !== target), 'the drained node runs no replica');
+  assert.is(client.failedAttempts, 0, `a drain that waits on the budget fails no request: ${figures}`);
+});
+
 nodeLoss('the in-cluster controller\'s standby takes the leader Lease when the leader\'s node dies', async () => {
   const { kc, cluster: node } = await cluster.get();
   const core = kc.makeApiClient(CoreV1Api);
