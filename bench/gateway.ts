@@ -9,7 +9,7 @@ import { canonicalRequest, formatAuthorization } from '../src/core/signed-reques
 import { Gateway, serveGateway } from '../src/gitops/gateway/server.ts';
 import { releaseOutputConfigMap } from '../src/gitops/templates/release-output.ts';
 import type { AppWindow } from '../src/ports/app-window.ts';
-import type { LeaseInfo, ProviderInfo } from '../src/ports/market.ts';
+import type { LeaseInfo } from '../src/ports/market.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { verifyPersonalMessage } from '../src/sui/personal-message.ts';
 
@@ -48,7 +48,7 @@ async function gatewayFigures(short: boolean): Promise<void> {
   };
   const gateway = new Gateway({
     providerId, window, verify: verifyPersonalMessage, now: () => Date.now(), log: () => {},
-    market: { getLease: async (id) => leases.get(id)!, getProvider: async () => ({ id: providerId, owner: `0x${'22'.repeat(32)}` }) as ProviderInfo },
+    market: { getLease: async (id) => leases.get(id)!, providerCapHolder: async () => `0x${'22'.repeat(32)}` },
   }, { followersPerLease: 1, followers: 1000 });
   const served = await serveGateway(gateway, '127.0.0.1', 0);
   const leaseOf = () => {

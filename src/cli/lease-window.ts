@@ -79,20 +79,26 @@ async function buildLogs(app: CliApp, target: GatewayTarget, sign: Signer, args:
   app.stdout(`${lines.join('\n')}\n`);
 }
 
+/** Where one commit (a prefix of its id, lower case) is, in the words `--wait` prints. */
+export function waitStage(status: StatusView, wanted: string): string {
+  const is = (value: string | null | undefined) => Boolean(value?.startsWith(wanted));
+  if (is(status.refused?.commit)) return `refused: ${status.refused!.reason}`;
+  if (is(status.serving?.commit) && status.phase === 'Live') return `live at ${status.url ?? '(no URL)'}`;
+  // The build Job's `test` step runs the app's tests.
+  if (is(status.building?.commit)) return status.building!.step === 'test' ? 'testing' : 'building';
+  if (is(status.head) && is(status.serving?.commit)) return 'rolling out';
+  if (is(status.head)) return status.phase === 'RollingOut' ? 'rolling out' : 'building';
+  return 'queued';
+}
+
 /** Follows one commit to live or to its refusal, printing each stage once (Heroku's push output does the same). */
 async function waitFor(app: CliApp, target: GatewayTarget, sign: Signer, commit: string, json: boolean): Promise<void> {
   const wanted = commit.toLowerCase();
   if (!/^[0-9a-f]{4,64}$/.test(wanted)) throw new UsageError(`--wait takes a commit id (hex), not '${commit}'`);
-  const is = (value: string | null | undefined) => Boolean(value?.startsWith(wanted));
   let said = '';
   for (;;) {
     const status = await gatewayJson<StatusView>(target, statusPath(target), sign);
-    const stage = is(status.refused?.commit) ? `refused: ${status.refused!.reason}`
-      : is(status.serving?.commit) && status.phase === 'Live' ? `live at ${status.url ?? '(no URL)'}`
-      : is(status.building?.commit) ? 'building'
-      : is(status.head) && is(status.serving?.commit) ? 'rolling out'
-      : is(status.head) ? (status.phase === 'RollingOut' ? 'rolling out' : 'building')
-      : 'queued';
+    const stage = waitStage(status, wanted);
     if (stage !== said) {
       said = stage;
       app.stdout(json ? `${JSON.stringify({ commit: wanted, stage, time: new Date().toISOString() })}\n` : `${wanted.slice(0, 12)}: ${stage}\n`);
@@ -119,7 +125,10 @@ export function formatStatus(status: StatusView): string {
     `serving     ${status.serving ? `${status.serving.commit}${status.serving.since ? ` since ${status.serving.since}` : ''}` : '(nothing)'}`,
     `url         ${status.url ?? '(none)'}`,
   ];
-  if (status.building) lines.push(`building    ${status.building.commit}${status.building.attempt > 1 ? ` (attempt ${status.building.attempt})` : ''}`);
+  if (status.building) {
+    const { commit, attempt, step } = status.building;
+    lines.push(`building    ${commit}${step ? ` (step ${step})` : ''}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+  }
   if (status.refused) {
     lines.push(`refused     ${status.refused.commit}: ${status.refused.reason} at ${status.refused.time}`);
     lines.push(...status.refused.message.split('\n').slice(0, 25).map((line) => `            ${line}`));

@@ -60,7 +60,8 @@ export interface StatusView {
   replicas: { desired: number; ready: number; updated: number };
   serving: { commit: string; since: string | null } | null;
   refused: { commit: string; reason: string; message: string; time: string } | null;
-  building: { commit: string; attempt: number } | null;
+  /** `step`: the build step running now (checkout, manifest, build, test, pack), null between steps. */
+  building: { commit: string; attempt: number; step: string | null } | null;
   head: string | null;
   url: string | null;
   conditions: { type: string; status: string; reason: string; message: string; time: string }[];

@@ -88,6 +88,11 @@ export interface MarketLedger {
   listProviders(): Promise<ProviderInfo[]>;
   /** Providers whose ProviderCap the signer holds. */
   ownProviders(): Promise<string[]>;
+  /**
+   * Who holds the provider's ProviderCap now (the one its registration made): the address the provider's operations
+   * answer to, which changes when the cap is sent to a new key. Null when no address holds it (wrapped or deleted).
+   */
+  providerCapHolder(providerId: string): Promise<string | null>;
   /** The id of the signer's ProviderCap of `providerId`; throws MissingCapError when the signer holds none. */
   providerCapId(providerId: string): Promise<string>;
   getLease(id: string): Promise<LeaseInfo>;

@@ -85,6 +85,22 @@ export class SuiMarket implements MarketLedger {
     return (await this.#caps()).map((cap) => cap.provider);
   }
 
+  async providerCapHolder(providerId: string): Promise<string | null> {
+    const provider = normalizeSuiAddress(providerId);
+    const registered = (await this.#events('ProviderRegistered')).find(({ bcs }) => MarketEvents.ProviderRegistered.parse(bcs).provider === provider);
+    if (!registered) throw new MarketObjectNotFoundError('provider', provider);
+    // The cap's id is in no event: the registering transaction created it.
+    const result = await this.#client.core.getTransaction({ digest: registered.digest, include: { effects: true, objectTypes: true } });
+    const tx = result.Transaction ?? result.FailedTransaction;
+    const capType = normalizeStructTag(providerCapType(this.#pkg));
+    const capId = Object.entries(tx?.objectTypes ?? {}).find(([id, type]) => normalizeStructTag(type) === capType
+      && tx?.effects?.changedObjects.some((change) => change.objectId === id && change.idOperation === 'Created'))?.[0];
+    if (!capId) return null;
+    const [cap] = (await this.#client.core.getObjects({ objectIds: [capId] })).objects;
+    if (!cap || cap instanceof Error) return null;
+    return cap.owner.$kind === 'AddressOwner' ? normalizeSuiAddress(cap.owner.AddressOwner) : null;
+  }
+
   async getLease(id: string): Promise<LeaseInfo> {
     return leaseInfo(Lease.parse(await this.#content(id, 'lease', leaseType(this.#pkg))));
   }

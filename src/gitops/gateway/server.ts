@@ -10,11 +10,12 @@ import { canonicalRequest, parseAuthorization } from '../../core/signed-request.
 import { messageOf } from '../../core/errors.ts';
 import { normalizeSuiId } from '../../core/walrus-url.ts';
 import type { AppWindow } from '../../ports/app-window.ts';
-import type { LeaseInfo, MarketLedger, ProviderInfo } from '../../ports/market.ts';
+import type { LeaseInfo, MarketLedger } from '../../ports/market.ts';
 import type { ObjectRef } from '../../ports/cluster.ts';
 import { leaseAppName, tenantNamespace } from '../provider/plan.ts';
 import { releaseOutputSelector } from '../templates/release-output.ts';
 import { appResourceName, selectorLabels } from '../templates/names.ts';
+import type { Component } from '../templates/names.ts';
 import { mayRead } from './access.ts';
 import { ReplayWindow } from './replay-window.ts';
 import { eventsView, releasesView, statusView } from './status-view.ts';
@@ -22,7 +23,7 @@ import { ByteRate, FollowerSlots } from './stream-bounds.ts';
 
 export interface GatewayDeps {
   providerId: string;
-  market: Pick<MarketLedger, 'getLease' | 'getProvider'>;
+  market: Pick<MarketLedger, 'getLease' | 'providerCapHolder'>;
   window: AppWindow;
   /** Whether `signature` is `address`'s Sui personal-message signature over `message`. */
   verify(message: Uint8Array, signature: string, address: string): Promise<boolean>;
@@ -106,8 +107,8 @@ export class Gateway {
     const what = match[2]!;
     const signer = await this.#authenticate(request, lease);
     const info = await this.#cached(`lease ${lease}`, () => this.#deps.market.getLease(lease)) as LeaseInfo;
-    const provider = await this.#cached(`provider ${this.#deps.providerId}`, () => this.#deps.market.getProvider(this.#deps.providerId)) as ProviderInfo;
-    const decision = mayRead(info, provider, signer);
+    const capHolder = await this.#cached(`cap holder ${this.#deps.providerId}`, () => this.#deps.market.providerCapHolder(this.#deps.providerId)) as string | null;
+    const decision = mayRead(info, { id: this.#deps.providerId, capHolder }, signer);
     if (!decision.ok) throw new Refusal(decision.status, decision.why);
     const ref = { namespace: tenantNamespace(info.tenant), name: leaseAppName(info.id) };
     if (what === 'status') return json(response, 200, await this.#status(lease, ref));
@@ -125,10 +126,11 @@ export class Gateway {
   async #status(lease: string, ref: ObjectRef) {
     const window = this.#deps.window;
     const name = appResourceName({ metadata: ref });
-    const [app, deployment, pods] = await Promise.all([
-      window.readApp(ref), window.readDeployment({ namespace: ref.namespace, name }), window.listPods(ref.namespace, runSelector(ref)),
+    const [app, deployment, pods, buildPods] = await Promise.all([
+      window.readApp(ref), window.readDeployment({ namespace: ref.namespace, name }),
+      window.listPods(ref.namespace, componentSelector(ref, 'run')), window.listPods(ref.namespace, componentSelector(ref, 'build')),
     ]);
-    return statusView(lease, ref, app, deployment, pods);
+    return statusView(lease, ref, app, deployment, pods, buildPods);
   }
 
   /** The signer's address, once its signature, time and nonce are good; a Refusal (401) otherwise. */
@@ -171,7 +173,7 @@ export class Gateway {
       if (replica >= pods.length) throw new Refusal(400, `replica ${replica} does not exist: the app has ${pods.length} (0 to ${pods.length - 1})`);
       return [pods[replica]!];
     };
-    const podNames = async () => (await window.listPods(ref.namespace, runSelector(ref))).map((pod) => pod.metadata!.name!).sort();
+    const podNames = async () => (await window.listPods(ref.namespace, componentSelector(ref, 'run'))).map((pod) => pod.metadata!.name!).sort();
     const first = pick(await podNames());
     const options = { tailLines: tail, ...(since !== undefined ? { sinceSeconds: since } : {}), ...(previous ? { previous } : {}) };
     if (!follow) {
@@ -250,8 +252,8 @@ export async function serveGateway(gateway: Gateway, host: string, port: number)
   };
 }
 
-function runSelector(ref: ObjectRef): string {
-  return Object.entries(selectorLabels({ metadata: ref }, 'run')).map(([key, value]) => `${key}=${value}`).join(',');
+function componentSelector(ref: ObjectRef, component: Component): string {
+  return Object.entries(selectorLabels({ metadata: ref }, component)).map(([key, value]) => `${key}=${value}`).join(',');
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -8,8 +8,12 @@ import type { ContainerView, EventView, PodView, ReleaseOutput, ReleaseView, Sta
 import { parseReleaseOutput } from '../templates/release-output.ts';
 import { ANNOTATIONS } from '../templates/names.ts';
 
-/** What a lease's app looks like now, in the tenant's words. */
-export function statusView(lease: string, ref: { namespace: string; name: string }, app: WalrusApp | null, deployment: V1Deployment | null, pods: readonly V1Pod[]): StatusView {
+/**
+ * What a lease's app looks like now, in the tenant's words: `pods` are the app's own, `buildPods` its build Jobs'
+ * (the step a build is at is the one its pod runs).
+ */
+export function statusView(lease: string, ref: { namespace: string; name: string }, app: WalrusApp | null, deployment: V1Deployment | null, pods: readonly V1Pod[],
+  buildPods: readonly V1Pod[] = []): StatusView {
   const status = app?.status ?? {};
   const conditions = (status.conditions ?? []).map(({ type, status: value, reason, message, lastTransitionTime }) => ({ type, status: value, reason, message, time: lastTransitionTime }));
   const history = status.history ?? [];
@@ -27,7 +31,8 @@ export function statusView(lease: string, ref: { namespace: string; name: string
     ? { commit: refusedEntry.commit, reason: refusedReason(refusedEntry), message: refusedEntry.message, time: refusedEntry.time }
     : null;
   const built = status.conditions?.find((condition) => condition.type === 'Built');
-  const building = status.build && built?.status === 'Unknown' ? { commit: status.build.commit, attempt: status.build.attempt } : null;
+  const building = status.build && built?.status === 'Unknown'
+    ? { commit: status.build.commit, attempt: status.build.attempt, step: buildStep(buildPods, status.build.commit) } : null;
   const podViews = pods.map(podView).sort((a, b) => a.name.localeCompare(b.name));
   const replicas = {
     desired: deployment?.spec?.replicas ?? 0,
@@ -58,6 +63,15 @@ function phaseOf(app: WalrusApp | null, status: NonNullable<WalrusApp['status']>
   }
   if (ready?.status === 'True' && status.lastAppliedRevision) return { phase: 'Live', message: `${status.lastAppliedRevision.slice(0, 12)} serves${status.url ? ` at ${status.url}` : ''}` };
   return { phase: 'Waiting', message: ready?.message || 'waiting for the controller' };
+}
+
+/** The step (init container, then the last one) the newest build pod of `commit` runs now; null before any runs. */
+export function buildStep(buildPods: readonly V1Pod[], commit: string): string | null {
+  const pod = buildPods
+    .filter((candidate) => candidate.metadata?.annotations?.[ANNOTATIONS.commit] === commit)
+    .sort((a, b) => String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')))[0];
+  const steps = [...(pod?.status?.initContainerStatuses ?? []), ...(pod?.status?.containerStatuses ?? [])];
+  return steps.find((step) => step.state?.running)?.name ?? null;
 }
 
 function podView(pod: V1Pod): PodView {

@@ -10,7 +10,7 @@ import { canonicalRequest, formatAuthorization } from '../../../src/core/signed-
 import { Gateway, serveGateway } from '../../../src/gitops/gateway/server.ts';
 import { verifyPersonalMessage } from '../../../src/sui/personal-message.ts';
 import type { AppWindow } from '../../../src/ports/app-window.ts';
-import type { LeaseInfo, ProviderInfo } from '../../../src/ports/market.ts';
+import type { LeaseInfo } from '../../../src/ports/market.ts';
 
 const tenant = Ed25519Keypair.generate();
 const owner = Ed25519Keypair.generate();
@@ -22,7 +22,6 @@ const lease = (id: string, who: Ed25519Keypair): LeaseInfo => ({
 });
 const mine = lease(`0x${'44'.repeat(32)}`, tenant);
 const theirs = lease(`0x${'66'.repeat(32)}`, stranger);
-const provider = { id: providerId, owner: owner.toSuiAddress() } as ProviderInfo;
 const leases = new Map([[mine.id, mine], [theirs.id, theirs]]);
 const emptyCluster: AppWindow = {
   readApp: async () => null, readDeployment: async () => null, listPods: async () => [], listEvents: async () => [], listConfigMaps: async () => [],
@@ -32,7 +31,7 @@ const emptyCluster: AppWindow = {
 const now = 1_800_000_000_000;
 const gateway = new Gateway({
   providerId, window: emptyCluster, verify: verifyPersonalMessage, now: () => now, log: () => {},
-  market: { getLease: async (id) => leases.get(id)!, getProvider: async () => provider },
+  market: { getLease: async (id) => leases.get(id)!, providerCapHolder: async () => owner.toSuiAddress() },
 });
 const served = await serveGateway(gateway, '127.0.0.1', 0);
 
@@ -54,7 +53,7 @@ const auth = suite('the gateway lets in a lease\'s tenant and provider, nobody e
 auth('health needs no signature', async () => {
   assert.equal(await get('/v1/health'), { status: 200, body: { ok: true, provider: providerId } });
 });
-auth('the tenant and the provider\'s owner are answered', async () => {
+auth('the tenant and the holder of the provider\'s cap are answered', async () => {
   const asTenant = await get(status(mine.id), await signed(tenant, status(mine.id), mine.id));
   assert.is(asTenant.status, 200);
   assert.is(asTenant.body.phase, 'NotDeployed');
@@ -68,7 +67,7 @@ auth('an unsigned request gets 401 saying how to sign', async () => {
 auth('a stranger\'s signature gets 403 naming who may read', async () => {
   const answer = await get(status(mine.id), await signed(stranger, status(mine.id), mine.id));
   assert.is(answer.status, 403);
-  assert.match(String(answer.body.why), new RegExp(`may be read by its tenant ${tenant.toSuiAddress()} and its provider's owner ${owner.toSuiAddress()}; the request was signed by ${stranger.toSuiAddress()}`));
+  assert.match(String(answer.body.why), new RegExp(`may be read by its tenant ${tenant.toSuiAddress()} and the holder of its provider's ProviderCap ${owner.toSuiAddress()}; the request was signed by ${stranger.toSuiAddress()}`));
 });
 auth('the tenant asking for another tenant\'s lease gets 403', async () => {
   const answer = await get(status(theirs.id), await signed(tenant, status(theirs.id), theirs.id));
@@ -95,6 +94,22 @@ auth('a signature over another path (or lease) gets 401', async () => {
 auth('a bad parameter gets 400', async () => {
   const path = `/v1/leases/${mine.id}/logs?tail=lots`;
   assert.is((await get(path, await signed(tenant, path, mine.id))).status, 400);
+});
+auth('once the cap moves to a new key, the new key reads and the former holder gets 403 (as the chain has it, re-read)', async () => {
+  const rotated = Ed25519Keypair.generate();
+  let holder = owner.toSuiAddress();
+  const rotating = await serveGateway(new Gateway({
+    providerId, window: emptyCluster, verify: verifyPersonalMessage, now: () => now, log: () => {},
+    market: { getLease: async (id) => leases.get(id)!, providerCapHolder: async () => holder },
+  }, { chainCacheMs: 0 }), '127.0.0.1', 0);
+  try {
+    const ask = async (key: Ed25519Keypair) => (await fetch(`${rotating.url}${status(mine.id)}`, { headers: { authorization: await signed(key, status(mine.id), mine.id) } })).status;
+    assert.equal([await ask(owner), await ask(rotated)], [200, 403]);
+    holder = rotated.toSuiAddress();
+    assert.equal([await ask(owner), await ask(rotated), await ask(tenant)], [403, 200, 200]);
+  } finally {
+    await rotating.close();
+  }
 });
 auth.after(async () => {
   await served.close();

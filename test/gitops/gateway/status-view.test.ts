@@ -4,6 +4,7 @@ import type { CoreV1Event, V1ContainerStatus, V1Deployment, V1Pod } from '@kuber
 import type { WalrusApp } from '../../../src/ports/walrus-app.ts';
 import { eventsView, releasesView, statusView } from '../../../src/gitops/gateway/status-view.ts';
 import { releaseOutputConfigMap } from '../../../src/gitops/templates/release-output.ts';
+import { ANNOTATIONS } from '../../../src/gitops/templates/names.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -44,6 +45,25 @@ status('a crash-looping replica: Failing, its restarts and how its last run ende
   assert.is(view.phase, 'Failing');
   assert.match(view.message, /p-1 is crash-looping \(4 restarts, last exit OOMKilled code 137\)/);
   assert.equal(view.pods[0]!.containers[0]!.lastTermination, { reason: 'OOMKilled', exitCode: 137, finishedAt: '2026-11-29T04:01:00.000Z' });
+});
+status('a build in progress names the step its newest pod runs: the test step while the app\'s tests run', () => {
+  const buildPod = (commit: string, created: string, init: Record<string, 'done' | 'running' | 'waiting'>): V1Pod => ({
+    metadata: { name: `b-${created}`, creationTimestamp: new Date(created), annotations: { [ANNOTATIONS.commit]: commit } },
+    status: {
+      initContainerStatuses: Object.entries(init).map(([name, at]) => ({
+        name, image: '', imageID: '', ready: false, restartCount: 0,
+        state: at === 'done' ? { terminated: { exitCode: 0 } } : at === 'running' ? { running: {} } : { waiting: { reason: 'PodInitializing' } },
+      })),
+    },
+  });
+  const building = app({ build: { commit: B, configHash: 'c', attempt: 2 } as never, conditions: [condition('Built', 'Unknown', 'Building')] });
+  const pods = [
+    buildPod(B, '2026-11-29T04:00:00Z', { checkout: 'done', manifest: 'done', build: 'running', test: 'waiting' }),
+    buildPod(B, '2026-11-29T04:05:00Z', { checkout: 'done', manifest: 'done', build: 'done', test: 'running' }),
+    buildPod(A, '2026-11-29T04:09:00Z', { checkout: 'running' }),
+  ];
+  assert.equal(statusView('0xl', ref, building, null, [], pods).building, { commit: B, attempt: 2, step: 'test' });
+  assert.equal(statusView('0xl', ref, building, null, [], []).building, { commit: B, attempt: 2, step: null });
 });
 status('no app yet: NotDeployed, saying why', () => {
   assert.is(statusView('0xl', ref, null, null, []).phase, 'NotDeployed');
