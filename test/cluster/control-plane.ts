@@ -172,6 +172,8 @@ async function startIn(dir: string, options: StartOptions): Promise<ControlPlane
       `--service-cluster-ip-range=${node?.serviceCidr ?? '10.0.0.0/24'}`, '--allow-privileged=true',
       // On by default in 1.20; named so that a tenant namespace's ResourceQuota and LimitRange surely apply.
       '--enable-admission-plugins=ResourceQuota,LimitRanger',
+      // The node's Hostname address is its name, which no resolver knows: `pods/log` dials the InternalIP.
+      '--kubelet-preferred-address-types=InternalIP,Hostname',
       // Endpoints may not hold a loopback address: without a node the `kubernetes` service gets none.
       ...(node ? [] : ['--endpoint-reconciler-type=none']), '--profiling=false', '--v=1',
     ]);

@@ -1,6 +1,7 @@
 /**
- * The process kubelet: registers the node, keeps its Lease and status fresh, and runs every pod the
- * scheduler binds to it as processes in the pod's own network namespace (see pod-worker.ts, runtime.ts).
+ * The process kubelet: registers the node, keeps its Lease and status fresh, runs every pod the
+ * scheduler binds to it as processes in the pod's own network namespace (see pod-worker.ts, runtime.ts), and
+ * serves their logs on the node's address at the kubelet port for the apiserver's `pods/log` (log-server.ts).
  * `stop()` kills every process it started, removes every pod's namespace and files, and deletes the Node.
  */
 import { readFileSync } from 'node:fs';
@@ -17,12 +18,15 @@ import { NodeStatus } from './node-status.ts';
 import { PodSync } from './pod-sync.ts';
 import { PodWorker } from './pod-worker.ts';
 import type { VolumeSources } from './volumes.ts';
+import { startLogServer } from './log-server.ts';
+import { podLogsDir } from './container-logs.ts';
+import { listenInNode, selfSignedCertificate } from './node-socket.ts';
 
 
 export interface KubeletOptions {
   kubeconfigPath: string;
   nodeName: string;
-  network: Pick<NodeNetwork, 'nodeIp' | 'attachPod' | 'detachPod'>;
+  network: Pick<NodeNetwork, 'nodeIp' | 'attachPod' | 'detachPod' | 'spawnInNode'>;
   /** Per-pod dirs (volumes, container roots) and per-pod log files. */
   stateDir: string;
   /** Replaces the default image map; without it the default applies, overlaid by the JSON file in $GRW_K8S_IMAGE_MAP. */
@@ -41,6 +45,9 @@ export interface Kubelet {
   /** The pod's log: each line its containers write, prefixed with the container's name. */
   podLogPath(namespace: string, name: string): string;
 }
+
+/** The kubelet's port on its node's address (the node's namespace is the run's own, so the usual port is free). */
+export const KUBELET_PORT = 10250;
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /**
@@ -77,6 +84,8 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
   const describeImages = describeImageMap(images, source);
   const podsDir = join(options.stateDir, 'pods');
   const logsDir = join(options.stateDir, 'logs');
+  // Where a runtime keeps container logs (/var/log/pods on a node).
+  const containerLogsRoot = join(options.stateDir, 'container-logs');
   await mkdir(podsDir, { recursive: true });
   await mkdir(logsDir, { recursive: true });
   const podLogPath = (namespace: string, name: string) => join(logsDir, `${namespace}_${name}.log`);
@@ -121,6 +130,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
         attachPod: (id) => options.network.attachPod(id), detachPod: (id) => options.network.detachPod(id),
         images, describeImages, sources, events,
         podDir: join(podsDir, uid), logPath: podLogPath(pod.metadata!.namespace!, pod.metadata!.name!), log: options.log,
+        containerLogsDir: podLogsDir(containerLogsRoot, pod.metadata!.namespace!, pod.metadata!.name!, uid),
       });
       workers.set(uid, created);
       created.update(pod);
@@ -135,7 +145,14 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     known: () => workers.keys(),
   };
 
-  const nodeStatus = new NodeStatus(kc, { nodeName: options.nodeName, nodeIp: options.network.nodeIp, stateDir: options.stateDir, log: options.log });
+  const certificate = await selfSignedCertificate(options.nodeName, options.network.nodeIp, options.stateDir);
+  const socket = await listenInNode(options.network.spawnInNode, options.network.nodeIp, KUBELET_PORT);
+  // The pod manager's view: of the pods with that name, the one bound last.
+  const lookup = (namespace: string, name: string) => [...workers.values()].filter((w) => w.named(namespace, name)).at(-1)?.logged;
+  const logServer = startLogServer(socket, certificate, lookup, options.log);
+  const nodeStatus = new NodeStatus(kc, {
+    nodeName: options.nodeName, nodeIp: options.network.nodeIp, kubeletPort: KUBELET_PORT, stateDir: options.stateDir, log: options.log,
+  });
   const sync = new PodSync(kc, core, options.nodeName, handlers, options.log);
   try {
     await nodeStatus.register();
@@ -144,6 +161,7 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
   } catch (err) {
     await sync.stop();
     await nodeStatus.stop();
+    logServer.close();
     throw err;
   }
   const killWorkers = async () => {
@@ -159,6 +177,9 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
       await sync.stop();
       await killWorkers();
       await nodeStatus.stop();
+      logServer.closeAllConnections();
+      await new Promise((resolve) => logServer.close(resolve));
+      await rm(containerLogsRoot, { recursive: true, force: true });
       await rm(podsDir, { recursive: true, force: true, maxRetries: 3 });
       await rm(logsDir, { recursive: true, force: true });
     },

@@ -18,6 +18,8 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export interface NodeStatusOptions {
   nodeName: string;
   nodeIp: string;
+  /** Where the apiserver reaches the kubelet (`pods/log`), on nodeIp. */
+  kubeletPort: number;
   stateDir: string;
   log: (line: string) => void;
 }
@@ -87,7 +89,7 @@ export class NodeStatus {
             condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
           ],
           addresses: [{ type: 'InternalIP', address: nodeIp }, { type: 'Hostname', address: nodeName }],
-          daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+          daemonEndpoints: { kubeletEndpoint: { Port: this.options.kubeletPort } },
           nodeInfo: {
             machineID: nodeName, systemUUID: nodeName, bootID: since, kernelVersion: release(), osImage: `process kubelet on ${hostname()}`,
             containerRuntimeVersion: 'process://1', kubeletVersion: 'v1.20.2', kubeProxyVersion: 'v1.20.2',

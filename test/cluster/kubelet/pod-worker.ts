@@ -13,10 +13,12 @@ import { CrashBackoff } from './backoff.ts';
 import { containerConfig, containerIdentity } from './container-config.ts';
 import type { ContainerConfig } from './container-config.ts';
 import { prepareRunFiles } from './container-files.ts';
+import { ContainerLogWriter, containerLogFile } from './container-logs.ts';
 import type { RunFiles } from './container-files.ts';
 import { startProbes } from './container-probes.ts';
 import type { ProbeOutcomes } from './container-probes.ts';
 import type { EventRecorder, EventType } from './events.ts';
+import type { LoggedPod } from './log-server.ts';
 import { ContainerConfigError, processEnv } from './env.ts';
 import { SYSTEM_PATH, resolveImage } from './images.ts';
 import type { ImageMap } from './images.ts';
@@ -47,6 +49,8 @@ export interface PodWorkerContext {
   /** The pod's state dir (volumes, container roots, termination logs). */
   podDir: string;
   logPath: string;
+  /** The pod's container log files, one per run of each container (container-logs.ts). */
+  containerLogsDir: string;
   log: (line: string) => void;
 }
 
@@ -74,6 +78,8 @@ export class PodWorker {
   readonly #status: PodStatusWriter;
   #terminating?: Promise<void>;
   #deadlineTimer?: NodeJS.Timeout;
+  /** Each run's log file by container ID, and whether that run still goes. */
+  readonly #runs = new Map<string, { path: string; running(): boolean }>();
   readonly done: Promise<void>;
   private readonly ctx: PodWorkerContext;
 
@@ -104,6 +110,21 @@ export class PodWorker {
 
   #event(type: EventType, reason: string, message: string, slot?: Slot): void {
     this.ctx.events.record(this.#pod, type, reason, message, slot && { name: slot.spec.name, init: this.#init.includes(slot) });
+  }
+
+  /** The pod as the kubelet's `/containerLogs` sees it. */
+  get logged(): LoggedPod {
+    const slots = [...this.#init, ...this.#main];
+    return {
+      hasContainer: (name) => slots.some((s) => s.spec.name === name),
+      status: (name) => slots.find((s) => s.spec.name === name)?.facts,
+      run: (containerID) => this.#runs.get(containerID),
+    };
+  }
+
+  /** Whether this is the pod of that namespace and name. */
+  named(namespace: string, name: string): boolean {
+    return this.#pod.metadata?.namespace === namespace && this.#pod.metadata?.name === name;
   }
 
   get #key(): string {
@@ -185,6 +206,7 @@ export class PodWorker {
     this.#podLog = undefined;
     await rm(this.ctx.podDir, { recursive: true, force: true, maxRetries: 3 });
     await rm(this.ctx.logPath, { force: true });
+    await rm(this.ctx.containerLogsDir, { recursive: true, force: true });
   }
 
   async #run(): Promise<void> {
@@ -382,14 +404,17 @@ export class PodWorker {
     slot.killedByProbe = false;
     this.#event('Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, slot);
     this.#event('Normal', 'Created', `Created container ${spec.name}`, slot);
+    const logFile = containerLogFile(this.ctx.containerLogsDir, spec.name, slot.facts.restartCount);
+    const logWriter = await ContainerLogWriter.create(logFile);
     const memoryLimit = spec.resources?.limits?.memory;
     const process = startContainerProcess({
       dir: files.dir, netnsPath: this.#netnsPath, hostname,
       argv: config.argv, env: processEnvironment, workingDir: spec.workingDir || '/', uid, gid, mounts: files.mounts,
       // Named after the pod's netns (`grw-<run>-<pod>`), so the run's cleanup finds it.
       ...(memoryLimit === undefined ? {} : { memory: { cgroupName: `${basename(this.#netnsPath)}-${spec.name}`, limitBytes: quantityBytes(String(memoryLimit)) } }),
-      onLine: (line) => {
+      onLine: (line, stream) => {
         this.#podLog?.write(`${spec.name} ${line}\n`);
+        logWriter.write(stream, line);
         slot.tail.push(line);
         if (slot.tail.length > FALLBACK_LOG_LINES) slot.tail.shift();
       },
@@ -398,6 +423,8 @@ export class PodWorker {
     const startedAt = Date.now();
     const containerID = `process://${process.pid}`;
     slot.facts.containerID = containerID;
+    let running = true;
+    this.#runs.set(containerID, { path: logFile, running: () => running });
     slot.facts.state = { running: { startedAt: wireTime(startedAt) } };
     this.#event('Normal', 'Started', `Started container ${spec.name}`, slot);
     slot.facts.started = !spec.startupProbe;
@@ -409,6 +436,8 @@ export class PodWorker {
     }
 
     const exit = await process.exited;
+    await logWriter.close();
+    running = false;
     for (const p of slot.probers) p.stop();
     slot.probers = [];
     slot.process = undefined;

@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants } from 'node:os';
 import { memoryCgroup } from './cgroup.ts';
+import type { LogStream } from './container-logs.ts';
 import { signal as signalProcess } from '../signals.ts';
 
 export interface Mount {
@@ -41,8 +42,8 @@ export interface ContainerProcessSpec {
    * `cgroupName`) with this limit, and an OOM kill in it is reported on the exit.
    */
   memory?: { cgroupName: string; limitBytes: number };
-  /** Each line the process writes to stdout or stderr. */
-  onLine: (line: string) => void;
+  /** Each line the process writes, with the stream it wrote it to. */
+  onLine: (line: string, stream: LogStream) => void;
 }
 
 export interface Exit {
@@ -134,7 +135,7 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
   // env's complaint, held back: it is the runtime's error, not the container's output, when env then exits with it.
   let firstLine = true;
   let failedStart: { line: string; why: string } | undefined;
-  const onLine = (line: string) => {
+  const onLine = (line: string, stream: LogStream) => {
     if (line.startsWith(UNSHARE_SIGKILL)) {
       unshareSigkillSeen = true;
       return;
@@ -142,14 +143,14 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
     const why = firstLine ? startFailure(line, spec.argv[0] ?? '', spec.workingDir) : undefined;
     firstLine = false;
     if (why) failedStart = { line, why };
-    else spec.onLine(line);
+    else spec.onLine(line, stream);
   };
-  const streams = [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => {
-    createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine).on('close', resolve);
+  const streams = ([['stdout', child.stdout!], ['stderr', child.stderr!]] as const).map(([name, stream]) => new Promise<void>((resolve) => {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => onLine(line, name)).on('close', resolve);
   }));
   const ended = new Promise<Exit>((resolve) => {
     child.on('error', (err) => {
-      spec.onLine(`kubelet: could not start the container process: ${err.message}`);
+      spec.onLine(`kubelet: could not start the container process: ${err.message}`, 'stderr');
       resolve({ exitCode: 128 });
     });
     child.on('exit', async (code, signal) => {
@@ -160,7 +161,7 @@ export function startContainerProcess(spec: ContainerProcessSpec): ContainerProc
       } else if (code === 1 && (sigkilled || unshareSigkillSeen)) resolve({ exitCode: 137, signal: 9 });
       else if (failedStart && START_FAILURE_CODES.has(code ?? 0)) resolve({ exitCode: code!, cannotRun: failedStart.why });
       else {
-        if (failedStart) spec.onLine(failedStart.line);
+        if (failedStart) spec.onLine(failedStart.line, 'stderr');
         resolve({ exitCode: code ?? 128 });
       }
     });
