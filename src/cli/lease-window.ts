@@ -14,6 +14,7 @@ export interface WindowArgs {
   since?: string;
   tail?: number;
   replica?: number;
+  previous?: boolean;
   /** `--build` alone: '' (the latest release); `--build <commit>`: that commit. */
   build?: string;
   wait?: string;
@@ -45,6 +46,7 @@ export async function leaseLogs(app: CliApp, target: GatewayTarget, sign: Signer
   if (args.tail !== undefined) query.set('tail', String(args.tail));
   if (args.since !== undefined) query.set('since', String(durationSeconds(args.since)));
   if (args.replica !== undefined) query.set('replica', String(args.replica));
+  if (args.previous) query.set('previous', '1');
   if (args.follow) query.set('follow', '1');
   const controller = new AbortController();
   const stop = () => controller.abort();

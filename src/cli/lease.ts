@@ -46,6 +46,7 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       .option('since', { type: 'string', describe: 'logs: only lines newer than this (30s, 5m, 2h, 1d)' })
       .option('tail', { type: 'number', describe: 'logs: the last N lines of each replica (default 100)' })
       .option('replica', { type: 'number', describe: 'logs: only replica N (0-based, by pod name)' })
+      .option('previous', { type: 'boolean', describe: 'logs: the run before the current one of each replica (the one that crashed)' })
       .option('amount', { type: 'string', describe: 'top-up: how much to add, in SUI or MIST' }) as never,
   handler: async (argv) => {
     const { app } = argv;
