@@ -2,9 +2,10 @@
  * The AppWindow port over `@kubernetes/client-node`: the gateway's reads of a lease's app. Errors are typed as the
  * cluster adapter types them (`call`).
  */
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, Log } from '@kubernetes/client-node';
+import { AddOptionsToSearchParams, ApiException, AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { CoreV1Event, KubeConfig, V1ConfigMap, V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { PassThrough } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { request, type RequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
 import type { AppWindow, LogOptions } from '../ports/app-window.ts';
 import type { ObjectRef } from '../ports/cluster.ts';
@@ -15,13 +16,13 @@ export class KubernetesAppWindow implements AppWindow {
   readonly #core: CoreV1Api;
   readonly #apps: AppsV1Api;
   readonly #custom: CustomObjectsApi;
-  readonly #log: Log;
+  readonly #kc: KubeConfig;
 
   constructor(kc: KubeConfig) {
     this.#core = kc.makeApiClient(CoreV1Api);
     this.#apps = kc.makeApiClient(AppsV1Api);
     this.#custom = kc.makeApiClient(CustomObjectsApi);
-    this.#log = new Log(kc);
+    this.#kc = kc;
   }
 
   readApp(ref: ObjectRef): Promise<WalrusApp | null> {
@@ -49,22 +50,36 @@ export class KubernetesAppWindow implements AppWindow {
     return call('get', 'pods/log', pod.namespace, () => this.#core.readNamespacedPodLog({ ...pod, container, ...options }));
   }
 
+  /**
+   * The API's log stream, read here rather than through the client's Log helper: that one pipes a response it keeps
+   * to itself, whose abort error (a follower leaving) nothing handles, which ends the process.
+   */
   async *followLog(pod: ObjectRef, container: string, options: LogOptions, signal: AbortSignal): AsyncIterable<string> {
-    const sink = new PassThrough({ highWaterMark: 64 * 1024 });
-    const controller = await call('get', 'pods/log', pod.namespace, () => this.#log.log(pod.namespace, pod.name, container, sink, { ...options, follow: true }));
-    const stop = () => { controller.abort(); sink.end(); };
-    signal.addEventListener('abort', stop, { once: true });
-    // The response ends when the container stops; an abort ends it too, and either ends the lines.
-    sink.on('error', () => sink.end());
+    const server = this.#kc.getCurrentCluster()?.server ?? '';
+    const url = new URL(`${server}/api/v1/namespaces/${encodeURIComponent(pod.namespace)}/pods/${encodeURIComponent(pod.name)}/log`);
+    url.searchParams.set('container', container);
+    AddOptionsToSearchParams({ ...options, follow: true }, url.searchParams);
+    const requestOptions: RequestOptions = {};
+    await this.#kc.applyToHTTPSOptions(requestOptions);
+    const response = await call('get', 'pods/log', pod.namespace, () => new Promise<IncomingMessage>((resolve, reject) => {
+      const sent = request(url, { ...requestOptions, method: 'GET', signal }, (answer) => {
+        if (answer.statusCode === 200) return resolve(answer);
+        let body = '';
+        answer.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('error', reject);
+        answer.on('end', () => reject(new ApiException(answer.statusCode ?? 0, `pods/log answered ${answer.statusCode}`, body, {})));
+      });
+      sent.on('error', reject);
+      sent.end();
+    }));
+    // The response ends when the container stops; an abort (the follower gone) ends it too, and either ends the lines.
+    response.on('error', () => response.destroy());
     try {
-      for await (const line of createInterface({ input: sink, crlfDelay: Infinity })) {
+      for await (const line of createInterface({ input: response, crlfDelay: Infinity })) {
         if (signal.aborted) break;
         yield line;
       }
     } finally {
-      signal.removeEventListener('abort', stop);
-      stop();
-      sink.destroy();
+      response.destroy();
     }
   }
 }
