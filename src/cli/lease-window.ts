@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import type { MarketLedger } from '../ports/market.ts';
 import type { EventView, ReleaseView, StatusView } from '../ports/gateway-api.ts';
 import type { CliApp } from './app.ts';
+import { ExitError } from './app.ts';
 import { gatewayGet, gatewayJson, ndjson, type GatewayTarget, type Signer } from './gateway-client.ts';
 
 export interface WindowArgs {
@@ -106,10 +107,9 @@ async function waitFor(app: CliApp, target: GatewayTarget, sign: Signer, commit:
       app.stdout(json ? `${JSON.stringify({ commit: wanted, stage, time: new Date().toISOString() })}\n` : `${wanted.slice(0, 12)}: ${stage}\n`);
       if (stage.startsWith('refused')) app.stdout(json ? '' : `${status.refused!.message}\n`);
     }
-    if (stage.startsWith('live') || stage.startsWith('refused')) {
-      if (stage.startsWith('refused')) process.exitCode = 1;
-      return;
-    }
+    // A refusal ends the command with 1 (the stage and its message are printed): the exit code is runCli's to set.
+    if (stage.startsWith('refused')) throw new ExitError('', 1);
+    if (stage.startsWith('live')) return;
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
 }
