@@ -33,11 +33,20 @@ export interface ControllerProcess {
 
 /** `git walrus controller` as a provider runs it out of cluster, with `identity` as its leader-election name. */
 export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
-  // bin/git-walrus execs node: the child is the controller itself, so a kill reaches it (through `git walrus` it
-  // would reach git only, leaving the controller running). It never outlives the process that started it (reaper.ts).
-  const child = spawnReaped(`${REPO_ROOT}/bin/git-walrus`, ['controller', ...args], { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startServiceProcess(world, env, identity, ['controller', ...args]);
+}
+
+/** `git walrus gateway` as a provider runs it out of cluster (its first line of output is the URL it serves). */
+export function startGatewayProcess(world: World, env: NodeJS.ProcessEnv, args: string[]): ControllerProcess {
+  return startServiceProcess(world, env, 'gateway', ['gateway', ...args]);
+}
+
+function startServiceProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
+  // bin/git-walrus execs node: the child is the command itself, so a kill reaches it (through `git walrus` it
+  // would reach git only, leaving it running). It never outlives the process that started it (reaper.ts).
+  const child = spawnReaped(`${REPO_ROOT}/bin/git-walrus`, args, { cwd: world.root, env: { ...world.env, ...env, POD_NAME: identity }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  // GITOPS_TEST_LOGS=<dir> keeps each controller's output in <dir>/<identity>.log, as it happens.
+  // GITOPS_TEST_LOGS=<dir> keeps each process's output in <dir>/<identity>.log, as it happens.
   const file = process.env.GITOPS_TEST_LOGS ? `${process.env.GITOPS_TEST_LOGS}/${identity}.log` : undefined;
   const collect = (d: string) => { output += d; if (file) appendFileSync(file, d); };
   child.stdout.setEncoding('utf8').on('data', collect);
