@@ -37,22 +37,18 @@ const test = suite('the tenant\'s window through the provider\'s gateway at its 
 const step = (text: string) => process.stderr.write(`gateway-e2e: ${text}\n`);
 
 const providerKey = Ed25519Keypair.generate();
-let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
-let controller: ControllerProcess | undefined;
-let gateway: ControllerProcess | undefined;
-let kc: KubeConfig;
-let tenantNs: string | undefined;
-let appName: string | undefined;
-let diagnostics: GitopsDiagnostics | undefined;
+/** What the test started, each part once it exists, for the teardown. */
+const started: {
+  world?: World; devnet?: { stop(): Promise<void> }; processes: ControllerProcess[]; kc?: KubeConfig;
+  app?: { namespace: string; name: string }; diagnostics?: GitopsDiagnostics;
+} = { processes: [] };
 
 test.after(async () => {
-  await diagnostics?.stop();
-  await controller?.kill('SIGKILL');
-  await gateway?.kill('SIGKILL');
-  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
-  await devnet?.stop();
-  world?.remove();
+  await started.diagnostics?.stop();
+  for (const running of started.processes) await running.kill('SIGKILL');
+  if (started.app) await started.kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: started.app.namespace }).catch(() => {});
+  await started.devnet?.stop();
+  started.world?.remove();
   await cluster.stop();
 });
 
@@ -87,14 +83,17 @@ function writeApp(world: World, testsPass: boolean): void {
   for (const [file, text] of Object.entries(files)) writeFileSync(world.path('app', file), text);
 }
 
-test('status, build output, follow, a crash and its previous run, events, a TestsFailed push; a stranger refused', () => explained(() => diagnostics, async () => {
-  const { namespace, cluster: node } = await cluster.get();
-  ({ kc } = await cluster.get());
-  diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []), controllers: () => [controller, gateway].filter((c): c is ControllerProcess => c !== undefined) });
+test('status, build output, follow, a crash and its previous run, events, a TestsFailed push; a stranger refused', () => explained(() => started.diagnostics, async () => {
+  const { namespace, cluster: node, kc } = await cluster.get();
+  started.kc = kc;
+  const diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (started.app ? [started.app] : []), controllers: () => started.processes });
+  started.diagnostics = diagnostics;
   diagnostics.start();
   await installWalrusAppCrd(kc);
-  world = createWorld('walrus-gateway-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
+  const world = createWorld('walrus-gateway-e2e-');
+  started.world = world;
+  const devnet = await startDevnetServer(world, node.network.hostIp);
+  started.devnet = devnet;
   const ingress = node.ingress.address;
   const throughIngress = resolveHostsEnv({ [GATEWAY_HOST]: ingress });
   const asTenant = { ...devnet.env, ...throughIngress };
@@ -114,12 +113,13 @@ test('status, build output, follow, a crash and its previous run, events, a Test
   // The provider: its endpoint's host, its controller, its gateway behind the cluster's ingress at that host.
   const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${GATEWAY_HOST}`], asProvider);
   const offer = devnetOfferFile(world, node.network, { buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }] });
-  controller = startControllerProcess(world, asProvider, 'provider-g', [
+  const controller = startControllerProcess(world, asProvider, 'provider-g', [
     '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
     '--provider', providerId, '--offer', offer, '--provider-interval-ms', '1000',
   ]);
-  gateway = startGatewayProcess(world, devnet.env, ['--provider', providerId, '--host', node.network.hostIp, '--port', '0', '--kubeconfig', node.plane.kubeconfigPath]);
-  const gatewayUrl = new URL(await waitFor('the gateway listening', async () => gateway!.output().match(/^(http:\/\/\S+)$/m)?.[1], 60_000));
+  const gateway = startGatewayProcess(world, devnet.env, ['--provider', providerId, '--host', node.network.hostIp, '--port', '0', '--kubeconfig', node.plane.kubeconfigPath]);
+  started.processes.push(controller, gateway);
+  const gatewayUrl = new URL(await waitFor('the gateway listening', async () => gateway.output().match(/^(http:\/\/\S+)$/m)?.[1], 60_000));
   const core = kc.makeApiClient(CoreV1Api);
   await core.createNamespacedService({ namespace, body: { metadata: { name: 'walrus-gateway' }, spec: { ports: [{ name: 'http', port: 80, targetPort: Number(gatewayUrl.port) as never }] } } });
   await core.createNamespacedEndpoints({ namespace, body: { metadata: { name: 'walrus-gateway' }, subsets: [{ addresses: [{ ip: node.network.hostIp }], ports: [{ name: 'http', port: Number(gatewayUrl.port) }] }] } });
@@ -134,8 +134,9 @@ test('status, build output, follow, a crash and its previous run, events, a Test
 
   const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
   const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  tenantNs = tenantNamespace(tenant);
-  appName = leaseAppName(leaseId);
+  const tenantNs = tenantNamespace(tenant);
+  const appName = leaseAppName(leaseId);
+  started.app = { namespace: tenantNs, name: appName };
   const statusJson = async (env = asTenant) => JSON.parse(await walrus(['lease', 'status', leaseId, '--json'], env)) as StatusView;
 
   // Live: the tenant follows its commit through the gateway until it serves.
@@ -157,7 +158,7 @@ test('status, build output, follow, a crash and its previous run, events, a Test
   assert.match(built, /adds two numbers/);
 
   // (c) A line the app writes reaches a follower.
-  const podIp = async () => (await core.listNamespacedPod({ namespace: tenantNs!, labelSelector: `${LABELS.component}=run` })).items
+  const podIp = async () => (await core.listNamespacedPod({ namespace: tenantNs, labelSelector: `${LABELS.component}=run` })).items
     .find((pod) => pod.status?.phase === 'Running' && pod.status.podIP)?.status?.podIP;
   const ip = await waitFor('the app\'s pod', podIp, 30_000);
   const follower = spawn(`${REPO_ROOT}/bin/git-walrus`, ['lease', 'logs', leaseId, '--follow'], { cwd: world.path('app'), env: { ...world.env, ...asTenant }, stdio: ['ignore', 'pipe', 'pipe'] });
