@@ -82,7 +82,7 @@ export const secretsCommand: CommandModule<CliArgs, SecretsArgs> = {
     if ((argv.blob === undefined) !== (argv['at-version'] === undefined)) throw new UsageError('--blob and --at-version go together');
     const { changeSecrets, listSecrets, providerSecrets } = await import('../remote/market/lease-secrets.ts');
     await withMarket(app, argv, async (market, services) => {
-      if (!services.keyService) throw new NoKeyServersError(lease);
+      if (!services.keyService) throw new NoKeyServersError({ secretsOf: lease });
       const deps = { market, ledger: services.ledger, blobStore: services.blobStore, keyService: services.keyService };
       if (argv.action === 'export') {
         const at = argv.blob === undefined ? undefined : { blobId: argv.blob, version: argv['at-version']! };

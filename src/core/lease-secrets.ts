@@ -40,6 +40,16 @@ export class SecretTooLargeError extends WalrusGitError {
   }
 }
 
+/**
+ * A value holding a NUL byte: the environment hands a process C strings, so no variable can carry one (a binary file
+ * passed with --from-file, most likely). The value is not shown.
+ */
+export class SecretValueHasNulError extends WalrusGitError {
+  constructor(name: string) {
+    super('SECRET_VALUE_HAS_NUL', `secret ${name} holds a NUL byte, which no environment variable can carry: give binary data encoded (e.g. base64) and decode it in the app; nothing was stored`, { name });
+  }
+}
+
 /** `--from-file NAME=path` names a file that cannot be read. */
 export class SecretFileError extends WalrusGitError {
   constructor(name: string, path: string, reason: string) {
@@ -104,7 +114,7 @@ export function checkSecretName(name: string, where = 'a secret'): void {
 /** Checks one NAME=value: a valid name, a value within the limit. */
 export function checkSecret(name: string, value: string, where = 'a secret'): void {
   checkSecretName(name, where);
-  if (value.includes('\0')) throw new SecretTooLargeError(`secret ${name} holds a NUL byte, which no environment variable can`);
+  if (value.includes('\0')) throw new SecretValueHasNulError(name);
   const size = Buffer.byteLength(value, 'utf8');
   if (size > MAX_SECRET_VALUE_BYTES) throw new SecretTooLargeError(`secret ${name} is ${size} bytes, over the limit of ${MAX_SECRET_VALUE_BYTES} bytes (32 KiB)`);
 }

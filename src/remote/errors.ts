@@ -47,13 +47,20 @@ export class ObjectFormatMismatchError extends WalrusGitError {
   }
 }
 
-/** A private repository on a network whose configuration names no Seal key servers: its packs cannot be sealed or opened. */
+/**
+ * A private repository (its id), or a lease's secrets (`{ secretsOf }`: the lease id), on a network whose
+ * configuration names no Seal key servers: nothing can be sealed or opened.
+ */
 export class NoKeyServersError extends WalrusGitError {
-  constructor(repository: string) {
+  constructor(of: string | { secretsOf: string }) {
+    const [repository, secretsOf] = typeof of === 'string' ? [of, undefined] : [undefined, of.secretsOf];
+    const where = 'no Seal key servers are configured for this network (GIT_WALRUS_SEAL_KEY_SERVERS, or the network configuration)';
     super(
       'NO_KEY_SERVERS',
-      `repository ${repository} is private, and no Seal key servers are configured for this network (GIT_WALRUS_SEAL_KEY_SERVERS, or the network configuration): name them to read or push it (README: Private repositories)`,
-      { repository },
+      secretsOf === undefined
+        ? `repository ${repository} is private, and ${where}: name them to read or push it (README: Private repositories)`
+        : `the secrets of lease ${secretsOf} are sealed with Seal, and ${where}: name them to set, list or read them`,
+      secretsOf === undefined ? { repository } : { lease: secretsOf },
     );
   }
 }

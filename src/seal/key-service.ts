@@ -16,7 +16,7 @@ import {
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { KeyServerRefusalError, refusalError, type KeyServerAnswer } from './key-server-refusal.ts';
+import { KeyServerRefusalError, describeKeysOf, refusalError, type KeyServerAnswer, type KeysOf } from './key-server-refusal.ts';
 import { parseSealedKey } from './sealed-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
@@ -67,11 +67,11 @@ const CAP_MOVED_ATTEMPTS = 3;
 
 /** Too few key servers answered to reach the threshold (down, unreachable, or answering errors). */
 export class KeyServersUnavailableError extends WalrusGitError {
-  constructor(repository: RepositoryName, threshold: number, total: number, reason: string) {
+  constructor(what: KeysOf, threshold: number, total: number, reason: string) {
     super(
       'KEY_SERVERS_UNAVAILABLE',
-      `cannot decrypt repository '${repository.name}' (${repository.id}): fewer than ${threshold} of its ${total} Seal key servers answered (${reason}); try again later`,
-      { repository: repository.id, threshold, total, reason },
+      `cannot decrypt ${describeKeysOf(what)}: fewer than ${threshold} of ${what.secretsOf === undefined ? 'its' : 'the network\'s'} ${total} Seal key servers answered (${reason}); try again later`,
+      { repository: what.repository.id, ...(what.secretsOf === undefined ? {} : { lease: what.secretsOf }), threshold, total, reason },
       { retryable: true },
     );
   }
@@ -82,12 +82,12 @@ export class KeyServersUnavailableError extends WalrusGitError {
  * key servers answered. Names the key server, never the key.
  */
 export class KeyServerApiKeyError extends WalrusGitError {
-  constructor(repository: RepositoryName, server: string, answer: string, configured: boolean) {
+  constructor(what: KeysOf, server: string, answer: string, configured: boolean) {
     super(
       'KEY_SERVER_API_KEY',
-      `cannot decrypt repository '${repository.name}' (${repository.id}): Seal key server ${server} refused ${configured ? 'the API key configured for it' : 'the request: it requires an API key and none is configured for it'} (${answer}); ` +
+      `cannot decrypt ${describeKeysOf(what)}: Seal key server ${server} refused ${configured ? 'the API key configured for it' : 'the request: it requires an API key and none is configured for it'} (${answer}); ` +
         'set it with GIT_WALRUS_SEAL_API_KEYS="<key server object id>=<header name>:<api key>" (or git config walrus.sealApiKeys)',
-      { repository: repository.id, server, configured },
+      { repository: what.repository.id, server, configured },
     );
   }
 }
@@ -97,8 +97,8 @@ export class KeyServerApiKeyError extends WalrusGitError {
  * What to do: check that the network's Seal key servers answer, then run the command again.
  */
 export class SealKeyError extends WalrusGitError {
-  constructor(repository: RepositoryName, reason: string, cause?: unknown) {
-    super('SEAL_KEY_FAILED', `cannot decrypt the packs of repository '${repository.name}' (${repository.id}): ${reason}`, { repository: repository.id, reason }, { cause });
+  constructor(what: KeysOf, reason: string, cause?: unknown) {
+    super('SEAL_KEY_FAILED', `cannot decrypt ${what.secretsOf === undefined ? 'the packs of ' : ''}${describeKeysOf(what)}: ${reason}`, { repository: what.repository.id, reason }, { cause });
   }
 }
 
@@ -187,7 +187,7 @@ export class SealKeyService implements KeyService {
     const objects = sealedKeys.map((hex) => {
       const parsed = parseSealedKey(hex);
       if (normalizeSuiAddress(parsed.packageId) !== this.#packageId) {
-        throw new SealKeyError(repository, `a pack key is sealed for package ${parsed.packageId}, not this network's ${this.#packageId}`);
+        throw new SealKeyError(this.#keysOf(repository), `a data key is sealed for package ${parsed.packageId}, not this network's ${this.#packageId}`);
       }
       return { bytes: parsed.bytes, id: parsed.id, threshold: parsed.threshold };
     });
@@ -203,7 +203,7 @@ export class SealKeyService implements KeyService {
     return fetched.map(({ client, txBytes, bytes }) => {
       let key: Promise<Uint8Array> | null = null;
       return () => (key ??= client.decrypt({ data: bytes, sessionKey: session, txBytes }).catch((error: unknown) => {
-        throw new SealKeyError(repository, `a pack key does not decrypt: ${(error as Error).message}`, error);
+        throw new SealKeyError(this.#keysOf(repository), `a data key does not decrypt: ${(error as Error).message}`, error);
       }));
     });
   }
@@ -281,12 +281,18 @@ export class SealKeyService implements KeyService {
       const servers = await this.#sealClient().getKeyServers().catch(() => new Map<string, { url: string }>());
       const objectId = [...servers].find(([, server]) => server.url.replace(/\/$/, '') === refusal.url)?.[0];
       const configured = this.#options.keyServers.some((server) => server.objectId === objectId && server.apiKeyName !== undefined && server.apiKey !== undefined);
-      return new KeyServerApiKeyError(repository, objectId === undefined ? refusal.url : `${objectId} (${refusal.url})`, refusal.answer, configured);
+      return new KeyServerApiKeyError(this.#keysOf(repository), objectId === undefined ? refusal.url : `${objectId} (${refusal.url})`, refusal.answer, configured);
     }
     const unavailable = error instanceof TooManyFailedFetchKeyRequestsError || error instanceof KeyServerFailure || isNetworkFailure(error) ||
       (error instanceof GeneralError && !((error.status ?? 500) < 500));
-    if (unavailable) return new KeyServersUnavailableError(repository, threshold, total, describe(error));
-    return new SealKeyError(repository, `the key servers refused the request: ${describe(error)}`, error);
+    if (unavailable) return new KeyServersUnavailableError(this.#keysOf(repository), threshold, total, describe(error));
+    return new SealKeyError(this.#keysOf(repository), `the key servers refused the request: ${describe(error)}`, error);
+  }
+
+  /** The repository whose keys are asked for, and the lease when they are its secrets' keys. */
+  #keysOf(repository: RepositoryName): KeysOf {
+    const secretsOf = this.#options.secrets?.lease;
+    return secretsOf === undefined ? { repository } : { repository, secretsOf };
   }
 
   async #address(): Promise<string> {

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import {
-  InvalidSecretNameError, MAX_SECRET_VALUE_BYTES, MAX_SECRETS, SecretTooLargeError, checkSecret, nextSecrets, parseAssignment, shellEnvironmentFile,
+  InvalidSecretNameError, MAX_SECRET_VALUE_BYTES, MAX_SECRETS, SecretTooLargeError, SecretValueHasNulError, checkSecret, nextSecrets, parseAssignment, shellEnvironmentFile,
 } from '../../src/core/lease-secrets.ts';
 import { openSecrets, parseSecretsEnvelope, sealSecrets, secretsIdentity } from '../../src/core/secrets-envelope.ts';
 import { PackDecryptionError } from '../../src/core/pack-cipher.ts';
@@ -24,7 +24,7 @@ rules('a name is an environment variable name; a refusal never repeats the argum
 rules(`a value is at most ${MAX_SECRET_VALUE_BYTES} bytes of UTF-8, without NUL; a set at most ${MAX_SECRETS} secrets`, () => {
   checkSecret('A', 'x'.repeat(MAX_SECRET_VALUE_BYTES));
   assert.throws(() => checkSecret('A', 'é'.repeat(MAX_SECRET_VALUE_BYTES / 2 + 1)), (e: Error) => e instanceof SecretTooLargeError && /32770 bytes/.test(e.message));
-  assert.throws(() => checkSecret('A', 'a\0b'), (e: Error) => e instanceof SecretTooLargeError);
+  assert.throws(() => checkSecret('A', 'a\0b'), (e: Error) => e instanceof SecretValueHasNulError && (e as SecretValueHasNulError).code === 'SECRET_VALUE_HAS_NUL' && /secret A holds a NUL byte/.test(e.message) && !e.message.includes('a\0b'));
   const many = new Map(Array.from({ length: MAX_SECRETS + 1 }, (_, i) => [`S${i}`, 'v']));
   assert.throws(() => nextSecrets([], many, [], 1, 0), (e: Error) => e instanceof SecretTooLargeError);
 });

@@ -29,7 +29,7 @@ Date.now = () => realNow() + skewMs;
 
 type Context = PrivateVault;
 
-const service = (context: Context, key: Ed25519Keypair, { apiKeys, ...options }: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string } = {}) =>
+const service = (context: Context, key: Ed25519Keypair, { apiKeys, ...options }: { maxKeysPerRequest?: number; ttlMin?: number; apiKeys?: string; secrets?: { lease: string } } = {}) =>
   vaultKeyService(context, key, { keyServers: withSealApiKeys(DEVNET_SEAL, apiKeys).keyServers, ...options });
 
 const requests = (context: Context) => context.network.keyServers.served.reduce((a, b) => a + b, 0);
@@ -94,6 +94,17 @@ seal('one key server down: keys still open, whichever two the quorum picks; two 
   } catch (error) {
     assert.instance(error, KeyServersUnavailableError);
     assert.match((error as Error).message, /fewer than 2 of its 3 Seal key servers answered/);
+  }
+  // Asking for a lease's secrets, the same failure speaks of them. The servers are down, so no policy runs: the
+  // approval only needs an object that exists on chain to name as the lease.
+  const lease = context.repository.id;
+  try {
+    await service(context, context.ownerKey, { secrets: { lease } }).open(context.repository, [sealed]);
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, KeyServersUnavailableError);
+    assert.match((error as Error).message, `cannot decrypt the secrets of lease ${lease}: fewer than 2 of the network's 3 Seal key servers answered`);
+    assert.not.match((error as Error).message, /repository/);
   }
 });
 
