@@ -1,4 +1,4 @@
-import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1Job } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { messageOf } from '../core/errors.ts';
 import type { Cluster, Informer } from '../ports/cluster.ts';
@@ -15,8 +15,10 @@ import { needsAction } from './reconcile/outcome.ts';
 import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
 import type { ReadAccessCheck } from './reconcile/repository-access.ts';
 import type { ReconcileDeps } from './reconcile/pass.ts';
-import { LABELS, MANAGED_BY } from './templates/names.ts';
+import { ANNOTATIONS, LABELS, MANAGED_BY, appResourceName } from './templates/names.ts';
+import { PROVIDER_ANNOTATIONS } from './api/labels.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
+import { SecretsWatcher, type LeasedApp } from './watch/secrets-watcher.ts';
 import { ConfigMapCursorStore } from './watch/cursor-store.ts';
 import { HeadReader, certifiedListing } from './watch/head-reader.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
@@ -51,8 +53,12 @@ export interface ControllerOptions {
   certified?: CertifiedReads;
   /** Whether this controller may read a private repository (reconcile/repository-access.ts); none: not checked. */
   readAccess?: ReadAccessCheck;
-  /** Provider mode: a lease's current sealed secrets (reconcile/pass.ts `leaseSecrets`). */
-  leaseSecrets?: (leaseId: string) => Promise<{ blobId: string; version: number } | null>;
+  /**
+   * Provider mode: the current sealed secrets of each lease (keyed by lease id; null before any), read together: a
+   * pass asks for its app's lease (reconcile/pass.ts `leaseSecrets`), and every poll for all leased apps', so a new
+   * version rolls its app out without waiting for the resync (watch/secrets-watcher.ts).
+   */
+  leaseSecrets?: (leaseIds: readonly string[]) => Promise<ReadonlyMap<string, { blobId: string; version: number } | null>>;
   /** Artifact retention: gives up one artifact's Walrus storage (reconcile/pass.ts `reclaimArtifact`); none: all kept. */
   reclaimArtifact?: ReconcileDeps['reclaimArtifact'];
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
@@ -86,10 +92,14 @@ export class Controller {
   readonly #elector: LeaderElector | null;
   #apps!: Informer<WalrusApp>;
   #jobs!: Informer<V1Job>;
+  #deployments!: Informer<V1Deployment>;
   #informers: Informer<KubernetesObject>[] = [];
   #workers: Promise<void>[] = [];
   readonly #stopped = new AbortController();
   #chain: ChainWatcher;
+  readonly #secrets: SecretsWatcher | null;
+  /** A pass's read of its app's lease secrets, from the batched read. */
+  readonly #leaseSecret: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | null;
   readonly metrics: ControllerMetrics;
   #leadingSince: number | null = null;
   #synced = false;
@@ -121,6 +131,15 @@ export class Controller {
         }
       },
     });
+    const leaseSecrets = options.leaseSecrets;
+    this.#leaseSecret = leaseSecrets ? async (leaseId) => (await leaseSecrets([leaseId])).get(leaseId) ?? null : null;
+    this.#secrets = leaseSecrets ? new SecretsWatcher({
+      versions: async (leaseIds) => new Map([...await leaseSecrets(leaseIds)].map(([lease, pointer]) => [lease, pointer?.version ?? 0])),
+      onChange: (app, version) => {
+        options.log(`${app.key}: lease secrets now at version ${version} (the pods run ${app.deployed})`);
+        this.queue.add(app.key);
+      },
+    }) : null;
   }
 
   /** Runs until `stop()` or, with leader election, until leadership is lost. */
@@ -168,7 +187,7 @@ export class Controller {
     this.#apps = cluster.informer('walrusapps', { namespace });
     // Only what the controller made: a cluster's other Deployments and Jobs never reach its caches.
     const labelSelector = `${LABELS.managedBy}=${MANAGED_BY}`;
-    const deployments = cluster.informer('deployments', { namespace, labelSelector });
+    const deployments = (this.#deployments = cluster.informer('deployments', { namespace, labelSelector }));
     this.#jobs = cluster.informer('jobs', { namespace, labelSelector });
     this.#informers = [this.#apps, deployments, this.#jobs] as Informer<KubernetesObject>[];
 
@@ -212,6 +231,22 @@ export class Controller {
     } catch (error) {
       this.#options.log(`controller: reading new pushes failed: ${messageOf(error)}`);
     }
+    try {
+      await this.#secrets?.poll(this.#leasedApps());
+    } catch (error) {
+      this.#options.log(`controller: reading the leases' secrets versions failed: ${messageOf(error)}`);
+    }
+  }
+
+  /** The apps of leases, with the secrets version their Deployment's pods name (null: no Deployment yet). */
+  #leasedApps(): LeasedApp[] {
+    return this.#apps.list().flatMap((app) => {
+      const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
+      if (!lease) return [];
+      const deployment = this.#deployments.get({ namespace: app.metadata.namespace, name: appResourceName(app) });
+      const named = deployment?.spec?.template?.metadata?.annotations?.[ANNOTATIONS.secretsVersion];
+      return [{ key: appKey(app), lease, deployed: deployment === undefined ? null : Number(named ?? 0) }];
+    });
   }
 
   /** `task` every `ms` until shut down, never two at once. */
@@ -240,7 +275,7 @@ export class Controller {
             job.metadata?.namespace === app.metadata.namespace && job.metadata?.ownerReferences?.some((reference) => reference.uid === app.metadata.uid)),
           readHead: (repository, ref) => this.#heads.read(repository, ref),
           ...(this.#options.readAccess ? { readAccess: this.#options.readAccess } : {}),
-          ...(this.#options.leaseSecrets ? { leaseSecrets: this.#options.leaseSecrets } : {}),
+          ...(this.#leaseSecret ? { leaseSecrets: this.#leaseSecret } : {}),
           ...(this.#options.reclaimArtifact ? { reclaimArtifact: this.#options.reclaimArtifact } : {}),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,

@@ -45,7 +45,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const line = (text: string) => log.info(text);
   let provider: ProviderReconciler | undefined;
   let providerLine: string | undefined;
-  let leaseSecrets: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | undefined;
+  let leaseSecrets: ((leaseIds: readonly string[]) => Promise<Map<string, { blobId: string; version: number } | null>>) | undefined;
   let reclaimArtifact: ((blobId: string) => Promise<ReclaimResult>) | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
@@ -61,9 +61,13 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
       log: line,
     });
-    leaseSecrets = async (leaseId) => {
-      const pointer = await market.leaseSecrets(leaseId);
-      return pointer && { blobId: pointer.blobId, version: Number(pointer.version) };
+    leaseSecrets = async (leaseIds) => {
+      const pointers = await market.leaseSecretsOf(leaseIds);
+      // Keyed as asked: the chain's reply is keyed by normalized id.
+      return new Map(leaseIds.map((lease) => {
+        const pointer = pointers.get(normalizeSuiId(lease));
+        return [lease, pointer ? { blobId: pointer.blobId, version: Number(pointer.version) } : null];
+      }));
     };
     // The pack step stores artifacts with the provider's key, so its Blob objects are the provider's to delete.
     const { blobObjects } = network;

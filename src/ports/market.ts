@@ -126,6 +126,8 @@ export interface MarketLedger {
   setParams(params: MarketParams): Promise<TxReceipt>;
   /** Where lease `leaseId`'s sealed secrets are now, or null before any. */
   leaseSecrets(leaseId: string): Promise<SecretsPointer | null>;
+  /** Where each lease's sealed secrets are now (keyed by normalized lease id; null before any), read together. */
+  leaseSecretsOf(leaseIds: readonly string[]): Promise<Map<string, SecretsPointer | null>>;
   /** The tenant points the lease at `version` of its secrets (the current one plus one), sealed in Walrus blob `blobId`. */
   setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt>;
 }

@@ -8,6 +8,8 @@ import type { SecretsPointer } from '../ports/market.ts';
 import type { ModuleAbort, TransactionSubmitter } from './transactions.ts';
 
 const CLOCK = '0x6';
+/** Object ids one `getObjects` takes (Sui's limit for multi-get). */
+const MAX_OBJECTS_PER_READ = 50;
 
 /** The typed error for an abort of `lease_secrets`, or undefined for another module's. */
 export function leaseSecretsError(what: string, abort: ModuleAbort): Error | undefined {
@@ -34,12 +36,33 @@ export class SuiLeaseSecrets {
 
   /** The lease's current secrets, or null before any. */
   async current(leaseId: string): Promise<SecretsPointer | null> {
-    const fieldId = deriveDynamicFieldID(normalizeSuiAddress(leaseId), secretsKeyType(this.#pkg), SECRETS_KEY_BCS);
-    const [field] = (await this.#client.core.getObjects({ objectIds: [fieldId], include: { content: true } })).objects;
-    if (field instanceof Error) return null;
-    if (normalizeStructTag(field.type) !== normalizeStructTag(`0x2::dynamic_field::Field<${secretsKeyType(this.#pkg)}, ${secretsType(this.#pkg)}>`)) return null;
-    const value = Secrets.parse(field.content.slice(32 + SECRETS_KEY_BCS.length));
-    return { blobId: u256ToBlobId(value.blob_id), version: value.version, setAtMs: value.set_at_ms };
+    return (await this.currentOf([leaseId])).get(normalizeSuiAddress(leaseId)) ?? null;
+  }
+
+  /**
+   * The current secrets of each lease (keyed by its normalized id; null before any), in one read per
+   * MAX_OBJECTS_PER_READ leases.
+   */
+  async currentOf(leaseIds: readonly string[]): Promise<Map<string, SecretsPointer | null>> {
+    const ids = leaseIds.map((id) => normalizeSuiAddress(id));
+    const fieldType = normalizeStructTag(`0x2::dynamic_field::Field<${secretsKeyType(this.#pkg)}, ${secretsType(this.#pkg)}>`);
+    const out = new Map<string, SecretsPointer | null>();
+    for (let start = 0; start < ids.length; start += MAX_OBJECTS_PER_READ) {
+      const batch = ids.slice(start, start + MAX_OBJECTS_PER_READ);
+      const objectIds = batch.map((id) => deriveDynamicFieldID(id, secretsKeyType(this.#pkg), SECRETS_KEY_BCS));
+      const { objects } = await this.#client.core.getObjects({ objectIds, include: { content: true } });
+      batch.forEach((leaseId, i) => {
+        const field = objects[i]!;
+        // An absent field is an absent object: that lease has no secrets yet.
+        if (field instanceof Error || normalizeStructTag(field.type) !== fieldType) {
+          out.set(leaseId, null);
+          return;
+        }
+        const value = Secrets.parse(field.content.slice(32 + SECRETS_KEY_BCS.length));
+        out.set(leaseId, { blobId: u256ToBlobId(value.blob_id), version: value.version, setAtMs: value.set_at_ms });
+      });
+    }
+    return out;
   }
 
   /** Points the lease at `version` of its secrets, sealed in Walrus blob `blobId` (tenant only). */

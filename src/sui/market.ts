@@ -288,6 +288,10 @@ export class SuiMarket implements MarketLedger {
     return this.#secrets.current(leaseId);
   }
 
+  leaseSecretsOf(leaseIds: readonly string[]): Promise<Map<string, SecretsPointer | null>> {
+    return this.#secrets.currentOf(leaseIds);
+  }
+
   async setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt> {
     await this.#beforeWrite();
     return this.#secrets.set(leaseId, blobId, version);

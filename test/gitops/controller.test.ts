@@ -6,7 +6,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Controller } from '../../src/gitops/controller.ts';
+import { Controller, type ControllerOptions } from '../../src/gitops/controller.ts';
+import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
+import { ANNOTATIONS } from '../../src/gitops/templates/names.ts';
+import type { WalrusApp } from '../../src/ports/walrus-app.ts';
 import { ClusterAccessError, ClusterRequestError, ConflictError } from '../../src/ports/cluster-errors.ts';
 import { WorkQueue } from '../../src/gitops/queue.ts';
 import type { Outcome } from '../../src/gitops/reconcile/outcome.ts';
@@ -56,9 +59,9 @@ const ledger = {
   latestPushCursor: async () => null,
 };
 
-function start(options: { outcome?: () => Outcome; leaderElection?: boolean } = {}) {
+function start(options: { outcome?: () => Outcome; leaderElection?: boolean; app?: WalrusApp; leaseSecrets?: ControllerOptions['leaseSecrets'] } = {}) {
   const cluster = new FakeCluster();
-  const app = walrusApp();
+  const app = options.app ?? walrusApp();
   cluster.informers.walrusapps.objects.set(KEY, app);
   const clock = new ManualClock();
   const queue = new RecordingQueue();
@@ -70,6 +73,7 @@ function start(options: { outcome?: () => Outcome; leaderElection?: boolean } = 
     cluster, ledger, templates: createTemplates({}), network: 'devnet', packageId: '0x2', namespace: null, controllerNamespace: 'walrus-gitops',
     identity: 'a', leaderElection: options.leaderElection ?? false, steps, queue, clock, log: (line) => logs.push(line),
     companion: { start: () => { companion = 'running'; }, stop: async () => { companion = 'stopped'; } },
+    ...(options.leaseSecrets ? { leaseSecrets: options.leaseSecrets } : {}),
   });
   const processed = queue.processed();
   const running = controller.run();
@@ -189,6 +193,47 @@ loop('a change to a Job the app owns, a restarted watch, and the periodic resync
   c.queue.actions.length = 0;
   await c.clock.advance(5 * 60_000);
   assert.ok(c.queue.actions.some((action) => action.startsWith(`after ${KEY} `)), `resync: ${c.queue.actions}`);
+  await c.controller.stop();
+  await c.running;
+});
+
+loop("provider mode: a new version of a leased app's secrets enqueues the app at the next poll, once; the pods' own version, none", async () => {
+  const lease = `0x${'c'.repeat(64)}`;
+  const app = walrusApp();
+  app.metadata.annotations = { [PROVIDER_ANNOTATIONS.lease]: lease };
+  let version = 1;
+  const asked: string[][] = [];
+  const c = start({
+    app,
+    leaseSecrets: async (leaseIds) => {
+      asked.push([...leaseIds]);
+      return new Map(leaseIds.map((id) => [id, { blobId: `sealed-v${version}`, version }]));
+    },
+  });
+  await c.processed;
+  await settle(); // the first poll, made as the controller starts
+  assert.equal(asked, [], 'an app with no Deployment yet is not watched: its first release reads the version itself');
+  // The app released with version 1: its Deployment's pods name it (the object is the real template's).
+  const deployment = createTemplates({}).runDeployment(app, { commit: 'a'.repeat(40), artifact: { blobId: 'b', sha256: 'c'.repeat(64), size: 1 }, secrets: { blobId: 'sealed-v1', version: 1 } });
+  assert.is(deployment.spec!.template.metadata!.annotations![ANNOTATIONS.secretsVersion], '1');
+  c.cluster.informers.deployments.objects.set(KEY, deployment);
+  c.queue.actions.length = 0;
+  await c.clock.advance(1000);
+  await settle();
+  assert.equal(asked, [[lease]], 'one read for every leased app');
+  assert.equal(c.queue.actions, [], 'the pods run the current version: nothing to do');
+
+  version = 2;
+  const next = c.queue.processed();
+  await c.clock.advance(1000);
+  await next;
+  assert.equal(c.queue.actions, [`forget ${KEY}`, `done ${KEY}`], 'a pass, without waiting for the resync');
+  assert.ok(c.logs.includes(`${KEY}: lease secrets now at version 2 (the pods run 1)`), c.logs.join('\n'));
+  c.queue.actions.length = 0;
+  await c.clock.advance(1000);
+  await settle();
+  assert.equal(c.queue.actions, [], 'handed over once per version, even while the pods still run the old one');
+  assert.is(asked.length, 3);
   await c.controller.stop();
   await c.running;
 });

@@ -7,7 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterAccessError, ClusterRequestError } from '../../src/ports/cluster-errors.ts';
 import { reconcile, STEPS } from '../../src/gitops/reconcile/reconcile.ts';
+import type { V1Deployment } from '@kubernetes/client-node';
 import type { WalrusAppStatus } from '../../src/ports/walrus-app.ts';
+import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
+import { ANNOTATIONS } from '../../src/gitops/templates/names.ts';
 import { chainHead, failedPod, Fixture, NAMESPACE, oid, packedPod, SHA, walrusApp } from './support/reconcile-fixture.ts';
 import { NPM_CI_FAILED } from './support/npm-output.ts';
 
@@ -48,6 +51,40 @@ pass('the build done → released → Settled, Ready=True, one Normal event per 
   assert.is(status.lastAppliedRevision, oid(1));
   assert.equal(f.events.map((event) => event.split(':')[0]), ['Normal BuildSucceeded', 'Normal Succeeded', 'Normal RolloutSucceeded']);
   assert.equal(f.cluster.actions.slice(-1), [`patch walrusapps/status ${KEY}`], 'the status is written last');
+});
+
+pass("a leased app: each pass starts the pods with the lease's current secrets version; a rotation changes the template (the app rolls out), an unset names the new version and nothing of the old", async () => {
+  const lease = `0x${'c'.repeat(64)}`;
+  const f = new Fixture(walrusApp());
+  f.app!.metadata.annotations = { [PROVIDER_ANNOTATIONS.lease]: lease };
+  let current = { blobId: 'sealed-v1', version: 1 };
+  f.leaseSecrets = async (asked) => {
+    assert.is(asked, lease);
+    return current;
+  };
+  f.jobs.push(f.job(oid(1), 'succeeded'));
+  f.cluster.pods.set(jobName(f), [packedPod('p1', JSON.stringify({ blobId: 'blob-1', sha256: SHA, size: 10 }))]);
+  const passOn = async () => {
+    const { outcome } = await reconcile(KEY, f.deps());
+    assert.equal(outcome, { kind: 'Settled' });
+    f.app!.status = f.cluster.statuses.at(-1);
+    const deployment = f.cluster.applied.filter((object) => object.kind === 'Deployment').at(-1) as V1Deployment;
+    const template = deployment.spec!.template;
+    const step = template.spec!.initContainers!.find((container) => container.name === 'secrets')!;
+    return { template, named: [template.metadata!.annotations![ANNOTATIONS.secretsVersion], template.metadata!.annotations![ANNOTATIONS.secretsBlobId], step.command!.join(' ')] };
+  };
+  const first = await passOn();
+  assert.equal(first.named.slice(0, 2), ['1', 'sealed-v1']);
+  assert.match(first.named[2]!, '--at-version 1 --blob=sealed-v1');
+  current = { blobId: 'sealed-v2', version: 2 };
+  const rotated = await passOn();
+  assert.equal(rotated.named.slice(0, 2), ['2', 'sealed-v2']);
+  assert.match(rotated.named[2]!, '--at-version 2 --blob=sealed-v2');
+  assert.not.equal(rotated.template, first.template, 'a new template: the Deployment rolls its pods');
+  current = { blobId: 'sealed-v3', version: 3 }; // an unset: the next version holds one name fewer
+  const unset = await passOn();
+  assert.equal(unset.named.slice(0, 2), ['3', 'sealed-v3']);
+  assert.not.match(JSON.stringify(unset.template), /sealed-v[12]/, 'no pod of the new template can read an earlier version');
 });
 
 pass('a missing permission → Stalling AccessDenied: Ready=False and Stalled=True name the verb, resource and namespace; one Warning', async () => {

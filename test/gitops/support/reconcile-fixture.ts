@@ -58,6 +58,8 @@ export class Fixture {
   app: WalrusApp | undefined;
   /** The read-access check of a controller that has one (none: every repository is readable). */
   readAccess: ReadAccessCheck | undefined;
+  /** Provider mode: the lease's current sealed secrets, as the chain has them now (none: not provider mode). */
+  leaseSecrets: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | undefined;
 
   constructor(app?: WalrusApp) {
     this.app = app;
@@ -86,6 +88,7 @@ export class Fixture {
       },
       follow: (key, repositoryId) => { this.follows.push(`${key} → ${repositoryId}`); },
       ...(this.readAccess ? { readAccess: this.readAccess } : {}),
+      ...(this.leaseSecrets ? { leaseSecrets: this.leaseSecrets } : {}),
       events: { record: async (_app, type, reason, message) => { this.events.push(`${type} ${reason}: ${message.split('\n')[0]}`); } },
       network: 'devnet',
       offer: this.offer,
