@@ -1,0 +1,187 @@
+/**
+ * A lease's secrets delivered to its app, end to end on the real plane with the process kubelet and the devnet
+ * server's Seal key servers: a tenant leases an app that answers with a digest of one secret's value → `git walrus
+ * secrets set` → the app serves that digest → a rotation while a client asks without pause: no request fails, and the
+ * new digest is served (the time from `secrets set` to it is printed) → `unset` → the app has none → the values are
+ * nowhere they must not be: no object of any namespace (Secrets, ConfigMaps, Pods' specs and statuses, Deployments,
+ * ReplicaSets, Jobs, WalrusApps, Events), not the controller's log, not the devnet's chain state or Walrus blobs.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { createWorld, type World } from '../../scripts/harness/world.ts';
+import { testCluster, waitFor } from './support/control-plane.ts';
+import { explained, GitopsDiagnostics } from './support/diagnose.ts';
+import { devnetOfferFile, installWalrusAppCrd, readyAt, walrusIn } from './support/gitops.ts';
+import { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+
+const BUILD_MS = 300_000;
+const ROLLOUT_MS = 120_000;
+const KEY_SECRET = 'walrus-provider-key';
+
+/** The app: GET /digest answers the sha256 of API_TOKEN (or "none"), never the value itself. */
+const DIGEST_SERVER = `import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
+const token = process.env.API_TOKEN;
+const digest = token === undefined ? 'none' : createHash('sha256').update(token).digest('hex');
+const server = createServer((request, response) => {
+  if (request.url === '/healthz') return response.writeHead(200).end('ok\\n');
+  if (request.url === '/digest') return response.writeHead(200).end(digest);
+  response.writeHead(404).end();
+});
+server.listen(Number(process.env.PORT ?? 8080));
+process.once('SIGTERM', () => setTimeout(() => server.close(() => process.exit(0)), 2000).unref());
+`;
+
+const cluster = testCluster('lease-secrets-e2e');
+const test = suite("a lease's secrets reach its app only (process kubelet, devnet key servers)");
+const step = (text: string) => process.stderr.write(`lease-secrets-e2e: ${text}\n`);
+const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+const providerKey = Ed25519Keypair.generate();
+let world: World;
+let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
+let controller: ControllerProcess | undefined;
+let kc: KubeConfig;
+let tenantNs: string | undefined;
+let appName: string | undefined;
+let diagnostics: GitopsDiagnostics | undefined;
+
+/** Every file under `dir` (the devnet's chain state and Walrus blobs). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+test.after(async () => {
+  await diagnostics?.stop();
+  await controller?.kill('SIGKILL');
+  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
+  await devnet?.stop();
+  world?.remove();
+  await cluster.stop();
+});
+
+test('secrets set → served digest → rotation with no failed request → unset → the values found nowhere else', () => explained(() => diagnostics, async () => {
+  const { namespace, cluster: node } = await cluster.get();
+  ({ kc } = await cluster.get());
+  diagnostics = new GitopsDiagnostics({
+    kc, cluster: node,
+    apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []),
+    controllers: () => (controller ? [controller] : []),
+  });
+  diagnostics.start();
+  await installWalrusAppCrd(kc);
+  world = createWorld('walrus-lease-secrets-e2e-');
+  devnet = await startDevnetServer(world, node.network.hostIp);
+  const asTenant = devnet.env;
+  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
+  const walrus = walrusIn(world);
+  const core = kc.makeApiClient(CoreV1Api);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+
+  await helloRepository(world, asTenant, 'secret-digest');
+  writeFileSync(world.path('app', 'server.js'), DIGEST_SERVER);
+  await world.ok('app', ['add', '-A']);
+  await world.ok('app', ['commit', '-qm', 'digest of API_TOKEN']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const commit = await world.ok('app', ['rev-parse', 'HEAD']);
+
+  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: KEY_SECRET }, stringData: { key: providerKey.getSecretKey() } } });
+  const specFile = world.path('lease-app.json');
+  // Two replicas, so a rollout always leaves one serving.
+  writeFileSync(specFile, JSON.stringify({ replicas: 2, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
+  controller = startControllerProcess(world, asProvider, 'secrets-provider', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
+    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
+  ]);
+  await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
+
+  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
+  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
+  tenantNs = tenantNamespace(tenant);
+  appName = leaseAppName(leaseId);
+  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name: appName! }) as Promise<WalrusApp>;
+  await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
+  const service = await core.readNamespacedService({ name: appName, namespace: tenantNs });
+  const digest = async () => (await httpGet(service.spec!.clusterIP!, 80, '/digest')).body;
+  await waitBounded('served with no secret', async () => (await digest()) === 'none');
+
+  // Values with a quote and a dollar sign: the shell that sources them must not read them as code.
+  const first = `tok-${randomBytes(12).toString('hex')}'$HOME`;
+  const second = `tok-${randomBytes(12).toString('hex')}"\`x\``;
+  const setAt = Date.now();
+  assert.is(await walrus(['secrets', 'set', leaseId, `API_TOKEN=${first}`], asTenant), '1');
+  await waitBounded('the first digest served', async () => (await digest()) === sha256(first), ROLLOUT_MS);
+  step(`secrets set (version 1) → the app serves its digest: ${((Date.now() - setAt) / 1000).toFixed(1)} s`);
+
+  // A rotation while a client asks without pause: every answer is the old digest or the new one, none fails.
+  let asking = true;
+  const answers = new Map<string, number>();
+  const client = (async () => {
+    while (asking) {
+      const { status, body } = await httpGet(service.spec!.clusterIP!, 80, '/digest');
+      const seen = status === 200 ? body : `HTTP ${status}: ${body}`;
+      answers.set(seen, (answers.get(seen) ?? 0) + 1);
+    }
+  })();
+  const rotatedAt = Date.now();
+  assert.is(await walrus(['secrets', 'set', leaseId, `API_TOKEN=${second}`], asTenant), '2');
+  const setDone = Date.now();
+  await waitBounded('the new digest served by every pod', async () => {
+    const served = await Promise.all(Array.from({ length: 6 }, () => digest()));
+    return served.every((body) => body === sha256(second));
+  }, ROLLOUT_MS);
+  const servedAfterMs = Date.now() - rotatedAt;
+  asking = false;
+  await client;
+  step(`rotation: \`secrets set\` took ${((setDone - rotatedAt) / 1000).toFixed(1)} s; from its start to every pod serving the new value: ${(servedAfterMs / 1000).toFixed(1)} s; ` +
+    `answers during it: ${[...answers].map(([body, n]) => `${body === sha256(first) ? 'old' : body === sha256(second) ? 'new' : body}×${n}`).join(', ')}`);
+  assert.equal([...answers.keys()].filter((body) => body !== sha256(first) && body !== sha256(second)), [], 'no failed or other answer during the rotation');
+  assert.ok((answers.get(sha256(second)) ?? 0) > 0);
+
+  assert.is(await walrus(['secrets', 'unset', leaseId, 'API_TOKEN'], asTenant), '3');
+  await waitBounded('the app rolled out without the secret', async () => (await digest()) === 'none', ROLLOUT_MS);
+  const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName, namespace: tenantNs });
+  assert.is(deployment.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/secrets-version'], '3');
+
+  // Nowhere else: every namespace's objects and events, the controller's log, the devnet's chain state and blobs.
+  const apps = kc.makeApiClient(AppsV1Api);
+  const dumps: [string, unknown][] = [
+    ['secrets', await core.listSecretForAllNamespaces()],
+    ['configmaps', await core.listConfigMapForAllNamespaces()],
+    ['pods', await core.listPodForAllNamespaces()],
+    ['events', await core.listEventForAllNamespaces()],
+    ['deployments', await apps.listDeploymentForAllNamespaces()],
+    ['replicasets', await apps.listReplicaSetForAllNamespaces()],
+    ['jobs', await kc.makeApiClient(BatchV1Api).listJobForAllNamespaces()],
+    ['walrusapps', await objects.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })],
+  ];
+  const secretsOf = (values: string[]) => values.flatMap((value) => [value, Buffer.from(value).toString('base64')]);
+  for (const [kind, dump] of dumps) {
+    const text = JSON.stringify(dump);
+    for (const value of secretsOf([first, second])) assert.not.ok(text.includes(value), `a value in the cluster's ${kind}`);
+  }
+  const log = controller.output();
+  for (const value of [first, second]) assert.not.ok(log.includes(value), "a value in the controller's log");
+  const stored = filesUnder(world.path('devnet-state'));
+  assert.ok(stored.length > 0);
+  for (const path of stored) {
+    const bytes = readFileSync(path);
+    for (const value of [first, second]) assert.not.ok(bytes.includes(value), `a value in ${path}`);
+  }
+  step(`no value in ${dumps.length} kinds of object of every namespace, the controller's log, or ${stored.length} files of chain state and blobs`);
+}));
+
+test.run();
