@@ -116,43 +116,57 @@ test('secrets set → served digest → rotation with no failed request → unse
   await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await core.readNamespacedService({ name: appName, namespace: tenantNs });
   const digest = async () => (await httpGet(service.spec!.clusterIP!, 80, '/digest')).body;
-  await waitBounded('served with no secret', async () => (await digest()) === 'none');
+  // Every pod answers `expected` (six asks through the Service, so both replicas are hit): the rollout is over.
+  const servedByAll = (what: string, expected: string) => waitBounded(what, async () => {
+    const served = await Promise.all(Array.from({ length: 6 }, () => digest()));
+    return served.every((body) => body === expected);
+  }, ROLLOUT_MS);
+  await servedByAll('served with no secret', 'none');
 
   // Values with a quote and a dollar sign: the shell that sources them must not read them as code.
   const first = `tok-${randomBytes(12).toString('hex')}'$HOME`;
   const second = `tok-${randomBytes(12).toString('hex')}"\`x\``;
   const setAt = Date.now();
   assert.is(await walrus(['secrets', 'set', leaseId, `API_TOKEN=${first}`], asTenant), '1');
-  await waitBounded('the first digest served', async () => (await digest()) === sha256(first), ROLLOUT_MS);
-  step(`secrets set (version 1) → the app serves its digest: ${((Date.now() - setAt) / 1000).toFixed(1)} s`);
+  await servedByAll('the first digest served by every pod', sha256(first));
+  // The rollout to version 1 over, its old pods gone (a terminating pod may still answer for a moment).
+  const runPods = async () => {
+    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName!, namespace: tenantNs! });
+    const selector = Object.entries(deployment.spec!.selector.matchLabels!).map(([key, value]) => `${key}=${value}`).join(',');
+    return (await core.listNamespacedPod({ namespace: tenantNs!, labelSelector: selector })).items;
+  };
+  await waitBounded('only pods of version 1', async () => (await runPods()).every((pod) =>
+    !pod.metadata!.deletionTimestamp && pod.metadata!.annotations?.['gitops.walrus-git.dev/secrets-version'] === '1'), ROLLOUT_MS);
+  step(`secrets set (version 1) → every pod serves its digest: ${((Date.now() - setAt) / 1000).toFixed(1)} s`);
 
   // A rotation while a client asks without pause: every answer is the old digest or the new one, none fails.
   let asking = true;
   const answers = new Map<string, number>();
+  /** The answers in order, runs of one answer collapsed: old → new is a clean rotation. */
+  const runs: string[] = [];
   const client = (async () => {
     while (asking) {
       const { status, body } = await httpGet(service.spec!.clusterIP!, 80, '/digest');
       const seen = status === 200 ? body : `HTTP ${status}: ${body}`;
       answers.set(seen, (answers.get(seen) ?? 0) + 1);
+      const name = seen === sha256(first) ? 'old' : seen === sha256(second) ? 'new' : seen;
+      if (runs.at(-1) !== name) runs.push(name);
     }
   })();
   const rotatedAt = Date.now();
   assert.is(await walrus(['secrets', 'set', leaseId, `API_TOKEN=${second}`], asTenant), '2');
   const setDone = Date.now();
-  await waitBounded('the new digest served by every pod', async () => {
-    const served = await Promise.all(Array.from({ length: 6 }, () => digest()));
-    return served.every((body) => body === sha256(second));
-  }, ROLLOUT_MS);
+  await servedByAll('the new digest served by every pod', sha256(second));
   const servedAfterMs = Date.now() - rotatedAt;
   asking = false;
   await client;
   step(`rotation: \`secrets set\` took ${((setDone - rotatedAt) / 1000).toFixed(1)} s; from its start to every pod serving the new value: ${(servedAfterMs / 1000).toFixed(1)} s; ` +
-    `answers during it: ${[...answers].map(([body, n]) => `${body === sha256(first) ? 'old' : body === sha256(second) ? 'new' : body}×${n}`).join(', ')}`);
+    `answers during it: ${[...answers].map(([body, n]) => `${body === sha256(first) ? 'old' : body === sha256(second) ? 'new' : body}×${n}`).join(', ')} (in order: ${runs.slice(0, 12).join(' → ')}${runs.length > 12 ? ' …' : ''})`);
   assert.equal([...answers.keys()].filter((body) => body !== sha256(first) && body !== sha256(second)), [], 'no failed or other answer during the rotation');
   assert.ok((answers.get(sha256(second)) ?? 0) > 0);
 
   assert.is(await walrus(['secrets', 'unset', leaseId, 'API_TOKEN'], asTenant), '3');
-  await waitBounded('the app rolled out without the secret', async () => (await digest()) === 'none', ROLLOUT_MS);
+  await servedByAll('the app rolled out without the secret', 'none');
   const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName, namespace: tenantNs });
   assert.is(deployment.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/secrets-version'], '3');
 
