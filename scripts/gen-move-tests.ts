@@ -7,7 +7,8 @@
  * - contracts/tests/name_vectors_tests.move from contracts/tests/name_vectors.json (repository and ref name rules);
  * - contracts/tests/market_scenarios_tests.move from contracts/tests/market_scenarios.json (scripts/market-move-tests.ts);
  * - contracts/tests/lease_access_scenarios_tests.move from contracts/tests/lease_access_scenarios.json (same format).
- * - contracts/tests/lease_secrets_scenarios_tests.move from contracts/tests/lease_secrets_scenarios.json (same format).
+ * - contracts/tests/lease_secrets_scenarios_tests.move from contracts/tests/lease_secrets_scenarios.json (same format);
+ * - contracts/tests/attestation_scenarios_tests.move from contracts/tests/attestation_scenarios.json (same format).
  * `node scripts/gen-move-tests.ts` writes them; scripts/check-move.ts fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -261,7 +262,7 @@ export function generatedFiles(root: string): { path: string; content: string }[
       path: join(tests, 'market_scenarios_tests.move'),
       content: renderMarketScenarioTests(parseMarketScenarios(JSON.parse(readFileSync(join(tests, 'market_scenarios.json'), 'utf8')))),
     },
-    ...['lease_access_scenarios.json', 'lease_secrets_scenarios.json'].map((source) => ({
+    ...['lease_access_scenarios.json', 'lease_secrets_scenarios.json', 'attestation_scenarios.json'].map((source) => ({
       path: join(tests, source.replace(/\.json$/, '_tests.move')),
       content: renderMarketScenarioTests(parseMarketScenarios(JSON.parse(readFileSync(join(tests, source), 'utf8')), source), source),
     })),

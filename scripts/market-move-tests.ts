@@ -5,8 +5,9 @@
  * Called by scripts/gen-move-tests.ts, which writes it and lets scripts/check-move.ts find it stale.
  */
 import { toHex } from '@mysten/bcs';
+import { TALLY_STATUS_NAMES } from '../src/contract/attestation-model.ts';
 import { LEASE_STATES, abortingModule } from '../test/contract/vectors/market-scenarios.ts';
-import type { MarketScenarioFile, MarketStep, SecretId } from '../test/contract/vectors/market-scenarios.ts';
+import type { CommitmentSpec, MarketScenarioFile, MarketStep, SecretId } from '../test/contract/vectors/market-scenarios.ts';
 
 const str = (s: string): string =>
   /^[\x20-\x7e]*$/.test(s) && !/["\\]/.test(s) ? `string::utf8(b"${s}")` : `string::utf8(x"${Buffer.from(s).toString('hex')}")`;
@@ -25,6 +26,12 @@ function secretId(id: SecretId): string {
     bytes(id.suffix),
   ];
   return parts.length === 1 ? parts[0]! : `{ let mut id = ${parts[0]}; ${parts.slice(1).map((p) => `id.append(${p});`).join(' ')} id }`;
+}
+
+/** A commitment, as a Move expression (`commitment_of` of a provider label's id, or raw bytes). */
+function commitment(spec: CommitmentSpec): string {
+  if ('raw' in spec) return bytes(spec.raw);
+  return `attestation::commitment_of(${bytes(spec.tar)}, ${bytes(spec.root)}, provider_${ident(spec.provider)}, ${bytes(spec.nonce)})`;
 }
 
 /** The statements of one step's transaction (inside a block), with `clock` in scope. */
@@ -111,6 +118,19 @@ function stepBody(step: MarketStep, owners: Map<string, string>, admin: string):
       ];
     case 'seal_approve_lease_secrets_as_tenant':
       return [take.lease(c.lease, false), `lease_secrets::seal_approve_lease_secrets_as_tenant_for_testing(${secretId(c.id)}, &lease, s.ctx());`, give.shared('lease')];
+    case 'set_windows':
+      return [take.market(true), take.admin(), `attestation::set_windows(&mut market, &admin, ${c.commit_ms}, ${c.reveal_ms});`, give.admin(), give.shared('market')];
+    case 'commit_build':
+    case 'reveal_build': {
+      const args = c.call === 'commit_build' ? [commitment(c.commitment)] : [bytes(c.tar), bytes(c.root), bytes(c.nonce)];
+      return [
+        take.market(true), take.provider(c.provider, false), take.cap(c.cap), take.repo(c.repo, false),
+        `attestation::${c.call}(&mut market, &provider, &cap, &repo, ${bytes(c.commit)}, ${bytes(c.build_key)}, ${args.join(', ')}, &clock);`,
+        give.shared('repo'), give.cap(c.cap), give.shared('provider'), give.shared('market'),
+      ];
+    }
+    case 'require_reproduced':
+      return [take.lease(c.lease, true), `attestation::require_reproduced(&mut lease, ${c.required}, &clock, s.ctx());`, give.shared('lease')];
     case 'state_url':
       return [
         take.lease(c.lease, true), take.provider(c.provider, false), take.cap(c.cap),
@@ -135,7 +155,7 @@ function defines(step: MarketStep): string | null {
   return null;
 }
 
-/** The Move tests of a scenario file in this format: market_scenarios.json, lease_access_scenarios.json or lease_secrets_scenarios.json. */
+/** The Move tests of a scenario file in this format: market_scenarios.json, lease_access_scenarios.json, lease_secrets_scenarios.json or attestation_scenarios.json. */
 export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'market_scenarios.json'): string {
   const module = source.replace(/\.json$/, '_tests');
   const policy = file.scenarios.some((scenario) => scenario.steps.some((step) => step.call.call === 'seal_approve_lease'));
@@ -145,6 +165,8 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
   if (policy) out.push('use walrus_git::lease_access;');
   const secrets = file.scenarios.some((scenario) => scenario.steps.some((step) => abortingModule(step.call.call) === 'lease_secrets'));
   if (secrets) out.push('use walrus_git::lease_secrets;');
+  const attestations = file.scenarios.some((scenario) => scenario.steps.some((step) => abortingModule(step.call.call) === 'attestation'));
+  if (attestations) out.push('use walrus_git::attestation;');
   out.push('use walrus_git::market::{Self, AdminCap, Lease, Market, Provider, ProviderCap};', 'use walrus_git::repository::{Self, Registry, Repository};');
   const admin = file.actors.get(file.admin)!;
   const line = (indent: number, ...lines: string[]) => lines.forEach((l) => out.push(`${'    '.repeat(indent)}${l}`));
@@ -177,7 +199,7 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
       // Checks, in a transaction of their own: the coins paid, then the state.
       line(1, `s.next_tx(${addr(step.senderAddress)});`);
       if (c.call === 'register') line(1, `let cap_${ident(c.provider)} = ts::most_recent_id_for_address<ProviderCap>(${addr(step.senderAddress)}).destroy_some();`);
-      if (step.pays.size === 0 && step.providers.size === 0 && step.leases.size === 0) continue;
+      if (step.pays.size === 0 && step.providers.size === 0 && step.leases.size === 0 && step.tallies.length === 0) continue;
       line(1, '{');
       for (const [actor, amount] of step.pays) {
         line(2, `let paid = s.take_from_address<Coin<SUI>>(${addr(file.actors.get(actor)!)});`, `assert_eq!(paid.value(), ${amount});`, 'paid.burn_for_testing();');
@@ -197,7 +219,14 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
         if (want.last_commit !== undefined) line(2, `assert_eq!(lease.last_deploy_commit(), ${want.last_commit === null ? 'option::none()' : `option::some(${bytes(want.last_commit)})`});`);
         if (want.url !== undefined) line(2, `assert_eq!(lease.lease_url(), ${str(want.url)});`);
         if (want.secrets_version !== undefined) line(2, `assert_eq!(lease_secrets::secrets_version(&lease), ${want.secrets_version});`);
+        if (want.required !== undefined) line(2, `assert_eq!(attestation::required_reproductions(&lease), ${want.required});`);
         line(2, 'ts::return_shared(lease);');
+      }
+      for (const want of step.tallies) {
+        line(2, 'let market = s.take_shared<Market>();');
+        line(2, `let (status, commitments, reveals) = attestation::tally_summary(&market, repo_${ident(want.repo)}, ${bytes(want.commit)}, ${bytes(want.build_key)});`);
+        line(2, `assert_eq!(status, ${TALLY_STATUS_NAMES.indexOf(want.status)});`, `assert_eq!(commitments, ${want.commitments});`, `assert_eq!(reveals, ${want.reveals});`);
+        line(2, 'ts::return_shared(market);');
       }
       line(1, '};');
     }

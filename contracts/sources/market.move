@@ -527,6 +527,11 @@ public(package) fun lease_uid(lease: &Lease): &UID { &lease.id }
 
 public(package) fun lease_uid_mut(lease: &mut Lease): &mut UID { &mut lease.id }
 
+/// The Market's UID, for this package's modules that keep data beside it as dynamic fields (`attestation`).
+public(package) fun market_uid(market: &Market): &UID { &market.id }
+
+public(package) fun market_uid_mut(market: &mut Market): &mut UID { &mut market.id }
+
 // === Internals ===
 
 /// 1–256 bytes of printable ASCII without spaces (0x21..0x7e), starting with http:// or https:// and a host: the

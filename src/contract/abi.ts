@@ -33,6 +33,8 @@ import { MARKET_MODULES, marketFunctions, marketStructs } from './market-abi.ts'
 import { LEASE_ACCESS_MODULE, leaseAccessFunctions } from './lease-access-abi.ts';
 import { leaseSecretsFunctions, leaseSecretsStructs } from './lease-secrets-abi.ts';
 import { LEASE_SECRETS_MODULE } from './lease-secrets-model.ts';
+import { attestationFunctions, attestationStructs } from './attestation-abi.ts';
+import { ATTESTATION_MODULE } from './attestation-model.ts';
 
 const REF = `&${TX_CONTEXT_TYPE}`;
 const REF_MUT = `&mut ${TX_CONTEXT_TYPE}`;
@@ -134,6 +136,7 @@ export function contractFunctions(pkg: string): MoveFunctionAbi[] {
     ...marketFunctions(pkg),
     ...leaseAccessFunctions(pkg),
     ...leaseSecretsFunctions(pkg),
+    ...attestationFunctions(pkg),
   ];
 }
 
@@ -149,7 +152,7 @@ export function initPackage(ctx: MoveContext): CallResult {
 }
 
 /** Modules of the package (for `getNormalizedMoveModulesByPackage` and type checks). */
-export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository', ...MARKET_MODULES, LEASE_ACCESS_MODULE, LEASE_SECRETS_MODULE] as const;
+export const CONTRACT_MODULES = ['events', 'pack', 'push_log', 'repository', ...MARKET_MODULES, LEASE_ACCESS_MODULE, LEASE_SECRETS_MODULE, ATTESTATION_MODULE] as const;
 
 /** Every struct type the package defines, `<pkg>::module::Name`. */
 export function contractStructs(pkg: string): string[] {
@@ -163,5 +166,5 @@ export function contractStructs(pkg: string): string[] {
     'push_log::PushRecord',
     ...Object.keys(Events).map((e) => `events::${e}`),
   ];
-  return [...names.map((n) => `${pkg}::${n}`), ...marketStructs(pkg), ...leaseSecretsStructs(pkg)];
+  return [...names.map((n) => `${pkg}::${n}`), ...marketStructs(pkg), ...leaseSecretsStructs(pkg), ...attestationStructs(pkg)];
 }

@@ -15,13 +15,15 @@ import * as repository from '../../src/contract/model.ts';
 import { sealApproveLease } from '../../src/contract/lease-access-model.ts';
 import { SECRETS_DOMAIN, sealApproveLeaseSecrets, sealApproveLeaseSecretsAsTenant, secretsOf, setSecrets } from '../../src/contract/lease-secrets-model.ts';
 import { ID } from '../../src/contract/bcs.ts';
+import { AttestationAbortCode, commitBuild, commitmentOf, requireReproduced, requiredOf, revealBuild, setWindows, statusOf, tallyOf } from '../../src/contract/attestation-model.ts';
 import { LEASE_STATES, abortingModule, depositOf, parseMarketScenarios, stakeOf } from './vectors/market-scenarios.ts';
-import type { MarketScenarioFile, MarketStep, SecretId } from './vectors/market-scenarios.ts';
+import type { CommitmentSpec, MarketScenarioFile, MarketStep, SecretId } from './vectors/market-scenarios.ts';
 
 const read = (source: string) => parseMarketScenarios(JSON.parse(readFileSync(new URL(`../../contracts/tests/${source}`, import.meta.url), 'utf8')), source);
 const file = read('market_scenarios.json');
 const leaseAccess = read('lease_access_scenarios.json');
 const leaseSecrets = read('lease_secrets_scenarios.json');
+const attestations = read('attestation_scenarios.json');
 
 interface World {
   chain: MemoryChain;
@@ -44,6 +46,11 @@ function secretIdBytes(w: World, id: SecretId): Uint8Array {
   const lease = id.lease === null ? [] : [...ID.serialize(w.leases.get(id.lease)!.id).toBytes(), ...(id.domain ? SECRETS_DOMAIN : [])];
   const repo = id.repo === null ? [] : [...ID.serialize(w.repos.get(id.repo)!.id).toBytes()];
   return Uint8Array.from([...lease, ...repo, ...id.suffix]);
+}
+
+/** The commitment bytes the vector describes. */
+function commitmentBytes(w: World, spec: CommitmentSpec): Uint8Array {
+  return 'raw' in spec ? spec.raw : commitmentOf(spec.tar, spec.root, w.providers.get(spec.provider)!.id, spec.nonce);
 }
 
 function perform(ctx: MoveContext, w: World, step: MarketStep): void {
@@ -109,6 +116,18 @@ function perform(ctx: MoveContext, w: World, step: MarketStep): void {
       return sealApproveLeaseSecrets(secretIdBytes(w, c.id), w.repos.get(c.repo)!, w.leases.get(c.lease)!, w.caps.get(c.cap)!, now);
     case 'seal_approve_lease_secrets_as_tenant':
       return sealApproveLeaseSecretsAsTenant(ctx, secretIdBytes(w, c.id), w.leases.get(c.lease)!);
+    case 'set_windows':
+      return setWindows(ctx, w.market, w.admin, c.commit_ms, c.reveal_ms);
+    case 'commit_build': {
+      const attester = [w.market, w.providers.get(c.provider)!, w.caps.get(c.cap)!, w.repos.get(c.repo)!] as const;
+      return commitBuild(ctx, ...attester, c.commit, c.build_key, commitmentBytes(w, c.commitment), now);
+    }
+    case 'reveal_build': {
+      const attester = [w.market, w.providers.get(c.provider)!, w.caps.get(c.cap)!, w.repos.get(c.repo)!] as const;
+      return revealBuild(ctx, ...attester, c.commit, c.build_key, c.tar, c.root, c.nonce, now);
+    }
+    case 'require_reproduced':
+      return requireReproduced(ctx, w.leases.get(c.lease)!, c.required, now);
   }
 }
 
@@ -184,6 +203,13 @@ function checkState(where: string, w: World, step: MarketStep): void {
     if (want.secrets_version !== undefined) {
       assert.is(secretsOf(w.chain.tables, w.chain.packageId, l)?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
     }
+    if (want.required !== undefined) assert.is(requiredOf(w.chain.tables, w.chain.packageId, l), want.required, `${where}: ${label}.required`);
+  }
+  for (const want of step.tallies) {
+    const tally = tallyOf(w.chain.tables, w.chain.packageId, w.market, { repository: w.repos.get(want.repo)!.id, commit: want.commit, build_key: want.build_key });
+    assert.is(tally === null ? 'pending' : statusOf(tally), want.status, `${where}: tally status`);
+    assert.is(BigInt(tally?.commitments.length ?? 0), want.commitments, `${where}: tally commitments`);
+    assert.is(BigInt(tally?.reveals.length ?? 0), want.reveals, `${where}: tally reveals`);
   }
 }
 
@@ -202,6 +228,13 @@ scenarios('lease_secrets_scenarios.json covers every refusal of set_secrets and 
   assert.equal(outcomes(['seal_approve_lease_secrets_as_tenant']), ['ENotTenant', 'EWrongKeyId', 'ok']);
 });
 
+scenarios('attestation_scenarios.json covers every abort of the attestation module, and agreed and disputed tallies', () => {
+  const outcomes = new Set(attestations.scenarios.flatMap((s) => s.steps.map((st) => st.expect)));
+  assert.equal([...outcomes].filter((o) => o !== 'ok').sort(), Object.keys(AttestationAbortCode).sort());
+  const statuses = new Set(attestations.scenarios.flatMap((s) => s.steps.flatMap((st) => st.tallies.map((t) => t.status))));
+  assert.equal([...statuses].sort(), ['agreed', 'disputed', 'pending']);
+});
+
 scenarios('cover every failure mode the issue names', () => {
   const expected = new Set(file.scenarios.map((s) => s.steps.at(-1)!.expect));
   for (const name of ['ELeaseClosed', 'ELeaseExhausted', 'EActiveLeases', 'ETooEarly', 'ENotAccepting', 'ESlashExceedsStake', 'ENotHead', 'ENotProvider', 'EDepositTooSmall', 'ENotTenant', 'ECannotRead']) {
@@ -209,7 +242,7 @@ scenarios('cover every failure mode the issue names', () => {
   }
 });
 
-for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets]] as [string, MarketScenarioFile][]) for (const [index, scenario] of f.scenarios.entries()) {
+for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets], ['attestation_scenarios.json', attestations]] as [string, MarketScenarioFile][]) for (const [index, scenario] of f.scenarios.entries()) {
   scenarios(`${source} ${index + 1}. ${scenario.name}`, () => {
     const chain = new MemoryChain();
     const boot = chain.context(f.actors.get(f.admin)!);

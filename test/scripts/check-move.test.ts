@@ -64,7 +64,7 @@ stale('names a generated Move file that no longer matches its JSON', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gen-move-'));
   try {
     mkdirSync(join(dir, 'contracts', 'tests'), { recursive: true });
-    for (const f of ['scenarios.json', 'push_log_vectors.json', 'name_vectors.json', 'market_scenarios.json', 'lease_access_scenarios.json', 'lease_secrets_scenarios.json']) {
+    for (const f of ['scenarios.json', 'push_log_vectors.json', 'name_vectors.json', 'market_scenarios.json', 'lease_access_scenarios.json', 'lease_secrets_scenarios.json', 'attestation_scenarios.json']) {
       copyFileSync(join(root, 'contracts', 'tests', f), join(dir, 'contracts', 'tests', f));
     }
     for (const { path, content } of generatedFiles(dir)) writeFileSync(path, content);

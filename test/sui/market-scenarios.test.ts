@@ -17,7 +17,10 @@ import { leaseAccessAbortName } from '../../src/contract/lease-access-model.ts';
 import { SECRETS_DOMAIN, leaseSecretsAbortName } from '../../src/contract/lease-secrets-model.ts';
 import { SuiLeaseSecrets } from '../../src/sui/lease-secrets.ts';
 import { LeaseSecretsRefusedError } from '../../src/core/lease-secrets.ts';
-import type { SecretId } from '../contract/vectors/market-scenarios.ts';
+import type { CommitmentSpec, SecretId } from '../contract/vectors/market-scenarios.ts';
+import { SuiAttestations } from '../../src/sui/attestations.ts';
+import { AttestationRefusedError } from '../../src/core/attestation.ts';
+import { commitmentOf } from '../../src/contract/attestation-model.ts';
 
 /**
  * The market's scenario vectors (contracts/tests/market_scenarios.json, and lease_access_scenarios.json, whose
@@ -32,6 +35,8 @@ const file = read('market_scenarios.json');
 const leaseAccess = read('lease_access_scenarios.json');
 /** A lease's secrets: `set_secrets` through SuiLeaseSecrets, both policies dry-run like `seal_approve_lease`. */
 const leaseSecrets = read('lease_secrets_scenarios.json');
+/** Build attestations: every call through SuiAttestations, with the cap the step names. */
+const attestations = read('attestation_scenarios.json');
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const SUI_COIN = normalizeStructTag('0x2::coin::Coin<0x2::sui::SUI>');
 
@@ -145,6 +150,11 @@ function secretIdBytes(labels: Labels, id: SecretId): number[] {
   return [...lease, ...repo, ...id.suffix];
 }
 
+/** The commitment bytes the vector describes, with the labels' provider ids. */
+function commitmentBytes(labels: Labels, spec: CommitmentSpec): Uint8Array {
+  return 'raw' in spec ? spec.raw : commitmentOf(spec.tar, spec.root, labels.providers.get(spec.provider)!, spec.nonce);
+}
+
 /** Runs one step; returns its outcome and, when it landed, its digest. */
 async function perform(front: Front, actors: Actors, step: MarketStep, labels: Labels, owners: Map<string, string>): Promise<{ outcome: string; digest: string | null }> {
   const { ledger, market } = await actors.as(step.sender);
@@ -177,6 +187,20 @@ async function perform(front: Front, actors: Actors, step: MarketStep, labels: L
       return { outcome: 'ok', digest: (await secrets.set(labels.leases.get(c.lease)!, u256ToBlobId(c.blob_id), c.version)).digest };
     } catch (error) {
       if (error instanceof LeaseSecretsRefusedError) return { outcome: error.abortName, digest: null };
+      throw error;
+    }
+  }
+  if (c.call === 'set_windows' || c.call === 'commit_build' || c.call === 'reveal_build' || c.call === 'require_reproduced') {
+    const attest = new SuiAttestations({ client: front.client, ledger, packageId: front.packageId, marketId: front.marketId });
+    try {
+      if (c.call === 'set_windows') return { outcome: 'ok', digest: (await attest.setWindows(Number(c.commit_ms), Number(c.reveal_ms))).digest };
+      if (c.call === 'require_reproduced') return { outcome: 'ok', digest: (await attest.requireReproduced(labels.leases.get(c.lease)!, Number(c.required))).digest };
+      const attester = { providerId: labels.providers.get(c.provider)!, capId: labels.caps.get(c.cap)! };
+      const at = { repositoryId: labels.repos.get(c.repo)!, commit: hex(c.commit), buildKey: hex(c.build_key) };
+      if (c.call === 'commit_build') return { outcome: 'ok', digest: (await attest.commitBuild(attester, at, commitmentBytes(labels, c.commitment))).digest };
+      return { outcome: 'ok', digest: (await attest.revealBuild(attester, at, { tarSha256: hex(c.tar), manifestRoot: hex(c.root) }, c.nonce)).digest };
+    } catch (error) {
+      if (error instanceof AttestationRefusedError) return { outcome: error.abortName, digest: null };
       throw error;
     }
   }
@@ -277,7 +301,7 @@ for (const factory of [inProcess, grpcWebServer]) {
     await front.close();
   });
 
-  for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets]] as const) for (const scenario of f.scenarios) {
+  for (const [source, f] of [['market_scenarios.json', file], ['lease_access_scenarios.json', leaseAccess], ['lease_secrets_scenarios.json', leaseSecrets], ['attestation_scenarios.json', attestations]] as const) for (const scenario of f.scenarios) {
     // Steps whose call cannot be expressed through the adapter (a register with a repeated key) run on the twin only.
     if (scenario.steps.some((s) => s.call.call === 'register' && new Set(s.call.keys).size !== s.call.keys.length)) continue;
     test(`${source}: ${scenario.name}`, async ({ front, engine, admin }) => {
@@ -337,6 +361,7 @@ for (const factory of [inProcess, grpcWebServer]) {
           if (want.slashed !== undefined) assert.is(p.slashed, want.slashed, `${where}: ${label}.slashed`);
           if (want.unbonds_at_ms !== undefined) assert.is(p.unbondsAtMs, want.unbonds_at_ms === null ? null : Number(base + want.unbonds_at_ms), `${where}: ${label}.unbonds_at_ms`);
         }
+        const reader = new SuiAttestations({ client: front.client, ledger: (await actors.as(step.sender)).ledger, packageId: front.packageId, marketId: front.marketId });
         for (const [label, want] of step.leases) {
           const l = await market.getLease(labels.leases.get(label)!);
           if (want.state !== undefined) assert.is(l.state, want.state, `${where}: ${label}.state`);
@@ -349,6 +374,13 @@ for (const factory of [inProcess, grpcWebServer]) {
             const secrets = new SuiLeaseSecrets({ client: front.client, ledger: (await actors.as(step.sender)).ledger, packageId: front.packageId });
             assert.is((await secrets.current(labels.leases.get(label)!))?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
           }
+          if (want.required !== undefined) assert.is(BigInt(await reader.requiredReproductions(labels.leases.get(label)!)), want.required, `${where}: ${label}.required`);
+        }
+        for (const want of step.tallies) {
+          const tally = await reader.tally({ repositoryId: labels.repos.get(want.repo)!, commit: hex(want.commit), buildKey: hex(want.build_key) });
+          assert.is(tally?.status ?? 'pending', want.status, `${where}: tally status`);
+          assert.is(BigInt(tally?.committed.length ?? 0), want.commitments, `${where}: tally commitments`);
+          assert.is(BigInt(tally?.revealed.length ?? 0), want.reveals, `${where}: tally reveals`);
         }
       }
     });

@@ -2,7 +2,9 @@
  * Scenario vectors of the compute market (contracts/tests/market_scenarios.json), of the lease's Seal policy
  * (contracts/tests/lease_access_scenarios.json, same format; its `seal_approve_lease` steps expect `lease_access`
  * aborts) and of a lease's secrets (contracts/tests/lease_secrets_scenarios.json; its `set_secrets` and
- * `seal_approve_lease_secrets*` steps expect `lease_secrets` aborts): calls with their sender, the clock
+ * `seal_approve_lease_secrets*` steps expect `lease_secrets` aborts) and of build attestations
+ * (contracts/tests/attestation_scenarios.json; its `set_windows`, `commit_build`, `reveal_build` and
+ * `require_reproduced` steps expect `attestation` aborts, and a step may expect a tally): calls with their sender, the clock
  * time of their transaction, the expected result (`ok` or a market abort name), the coins the call pays to whom, and
  * the expected state of providers and leases afterwards; the `setup` steps begin every scenario. The same file drives the twin (test/contract/), the signed
  * transactions on the devnet (test/sui/) and the generated Move tests (scripts/gen-move-tests.ts); so it names actors
@@ -17,6 +19,8 @@ import { LeaseAccessAbortCode } from '../../../src/contract/lease-access-model.t
 import type { LeaseAccessAbortName } from '../../../src/contract/lease-access-model.ts';
 import { LEASE_SECRETS_MODULE, LeaseSecretsAbortCode } from '../../../src/contract/lease-secrets-model.ts';
 import type { LeaseSecretsAbortName } from '../../../src/contract/lease-secrets-model.ts';
+import { ATTESTATION_MODULE, AttestationAbortCode, TALLY_STATUS_NAMES } from '../../../src/contract/attestation-model.ts';
+import type { AttestationAbortName, TallyStatusName } from '../../../src/contract/attestation-model.ts';
 import type { KeyId } from './scenarios.ts';
 
 export type MarketCall =
@@ -39,7 +43,31 @@ export type MarketCall =
   | { call: 'state_url'; lease: string; provider: string; cap: string; url: string }
   | { call: 'set_secrets'; lease: string; blob_id: bigint; version: bigint }
   | { call: 'seal_approve_lease_secrets'; id: SecretId; repo: string; lease: string; cap: string }
-  | { call: 'seal_approve_lease_secrets_as_tenant'; id: SecretId; lease: string };
+  | { call: 'seal_approve_lease_secrets_as_tenant'; id: SecretId; lease: string }
+  | { call: 'set_windows'; commit_ms: bigint; reveal_ms: bigint }
+  | { call: 'commit_build'; provider: string; cap: string; repo: string; commit: Uint8Array; build_key: Uint8Array; commitment: CommitmentSpec }
+  | ({ call: 'reveal_build'; provider: string; cap: string; repo: string; commit: Uint8Array; build_key: Uint8Array } & Digests)
+  | { call: 'require_reproduced'; lease: string; required: bigint };
+
+/** What an attester reveals: the tar sha256, the manifest root and the nonce of its commitment. */
+export interface Digests {
+  tar: Uint8Array;
+  root: Uint8Array;
+  nonce: Uint8Array;
+}
+
+/** A commitment: `commitment_of` these digests and the id of provider `provider` (not always the committer's), or raw bytes. */
+export type CommitmentSpec = (Digests & { provider: string }) | { raw: Uint8Array };
+
+/** A tally a step expects afterwards (`attestation::tally_summary`). */
+export interface ExpectedTally {
+  repo: string;
+  commit: Uint8Array;
+  build_key: Uint8Array;
+  status: TallyStatusName;
+  commitments: bigint;
+  reveals: bigint;
+}
 
 /**
  * A key id for the secrets policies: the id bytes of a lease (then the domain tag unless `domain` is false) or of a
@@ -53,8 +81,9 @@ export interface SecretId {
 }
 
 /** The module whose aborts a call's expectation names. */
-export function abortingModule(call: MarketCall['call']): 'market' | 'lease_access' | typeof LEASE_SECRETS_MODULE {
+export function abortingModule(call: MarketCall['call']): 'market' | 'lease_access' | typeof LEASE_SECRETS_MODULE | typeof ATTESTATION_MODULE {
   if (call === 'seal_approve_lease') return 'lease_access';
+  if (call === 'set_windows' || call === 'commit_build' || call === 'reveal_build' || call === 'require_reproduced') return ATTESTATION_MODULE;
   if (call === 'set_secrets' || call === 'seal_approve_lease_secrets' || call === 'seal_approve_lease_secrets_as_tenant') return LEASE_SECRETS_MODULE;
   return 'market';
 }
@@ -82,6 +111,8 @@ export interface ExpectedLease {
   url?: string;
   /** The version of its secrets (`lease_secrets::secrets_version`, 0 before any). */
   secrets_version?: bigint;
+  /** Agreeing attestations its tenant requires (`attestation::required_reproductions`, 0 before any). */
+  required?: bigint;
 }
 
 export interface MarketStep {
@@ -91,11 +122,12 @@ export interface MarketStep {
   clockMs: bigint;
   call: MarketCall;
   /** An abort of the module `abortingModule` names for the call. */
-  expect: 'ok' | MarketAbortName | LeaseAccessAbortName | LeaseSecretsAbortName;
+  expect: 'ok' | MarketAbortName | LeaseAccessAbortName | LeaseSecretsAbortName | AttestationAbortName;
   /** Coins the call sends, by actor name (each actor gets at most one coin per call); absent actors get nothing. */
   pays: Map<string, bigint>;
   providers: Map<string, ExpectedProvider>;
   leases: Map<string, ExpectedLease>;
+  tallies: ExpectedTally[];
 }
 
 export interface MarketScenario {
@@ -217,6 +249,19 @@ function call(name: string, a: any, where: string, labels: { repos: Set<string>;
       if (name === 'seal_approve_lease_secrets_as_tenant') return { call: name, id, lease: l };
       return { call: name, id, repo: repo(), lease: l, cap: provider(a.cap ?? labels.leases.get(l)) };
     }
+    case 'set_windows':
+      return { call: name, commit_ms: amount(a.commit_ms, where), reveal_ms: amount(a.reveal_ms, where) };
+    case 'commit_build':
+    case 'reveal_build': {
+      const attester = { provider: provider(), cap: provider(a.cap ?? a.provider), repo: repo(), commit: hex(a.commit, where), build_key: hex(a.build_key, where) };
+      const digests = (d: any): Digests => ({ tar: hex(d.tar, where), root: hex(d.root, where), nonce: hex(d.nonce, where) });
+      if (name === 'reveal_build') return { call: name, ...attester, ...digests(a) };
+      const c = a.commitment;
+      const commitment: CommitmentSpec = typeof c === 'string' ? { raw: hex(c, where) } : { ...digests(c), provider: provider(c.provider ?? a.provider) };
+      return { call: name, ...attester, commitment };
+    }
+    case 'require_reproduced':
+      return { call: name, lease: lease(), required: amount(a.required, where) };
     default:
       return fail(where, `unknown call ${name}`);
   }
@@ -235,10 +280,16 @@ function expectedLease(l: any, where: string): ExpectedLease {
     if (!LEASE_STATES.includes(l.state)) fail(where, `unknown lease state ${l.state}`);
     out.state = l.state;
   }
-  for (const key of ['escrow', 'earned', 'settled_until_ms', 'secrets_version'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
+  for (const key of ['escrow', 'earned', 'settled_until_ms', 'secrets_version', 'required'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
   if (l.last_commit !== undefined) out.last_commit = l.last_commit === null ? null : hex(l.last_commit, where);
   if (l.url !== undefined) out.url = String(l.url);
   return out;
+}
+
+function expectedTally(t: any, where: string, repos: Set<string>): ExpectedTally {
+  if (!repos.has(t.repo)) fail(where, `unknown repository ${JSON.stringify(t.repo)}`);
+  if (!TALLY_STATUS_NAMES.includes(t.status)) fail(where, `unknown tally status ${t.status}`);
+  return { repo: t.repo, commit: hex(t.commit, where), build_key: hex(t.build_key, where), status: t.status, commitments: amount(t.commitments, where), reveals: amount(t.reveals, where) };
 }
 
 /**
@@ -257,7 +308,7 @@ export function parseMarketScenarios(json: any, source = 'market_scenarios.json'
     const all = [...setup, ...sc.steps];
     const steps = all.map((st: any, i: number): MarketStep => {
       const where = `${source}: scenario ${si + 1} (${sc.name}) step ${i + 1}`;
-      const aborts = { market: MarketAbortCode, lease_access: LeaseAccessAbortCode, [LEASE_SECRETS_MODULE]: LeaseSecretsAbortCode }[abortingModule(st.call)];
+      const aborts = { market: MarketAbortCode, lease_access: LeaseAccessAbortCode, [LEASE_SECRETS_MODULE]: LeaseSecretsAbortCode, [ATTESTATION_MODULE]: AttestationAbortCode }[abortingModule(st.call)];
       if (st.expect !== 'ok' && !(st.expect in aborts)) fail(where, `unknown expectation ${st.expect}`);
       if (st.expect !== 'ok' && i !== all.length - 1) fail(where, 'an expected abort must be the last step');
       const clockMs = amount(st.clock_ms ?? 0, where);
@@ -280,6 +331,7 @@ export function parseMarketScenarios(json: any, source = 'market_scenarios.json'
         pays,
         providers: new Map(Object.entries(state.providers ?? {}).map(([label, p]) => [label, expectedProvider(p, where)])),
         leases: new Map(Object.entries(state.leases ?? {}).map(([label, l]) => [label, expectedLease(l, where)])),
+        tallies: (state.tallies ?? []).map((t: any) => expectedTally(t, where, labels.repos)),
       };
     });
     return { name: sc.name, steps };
