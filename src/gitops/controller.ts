@@ -13,8 +13,8 @@ import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
 import { needsAction } from './reconcile/outcome.ts';
 import { reconcile, type ReconcileResult, type Step } from './reconcile/reconcile.ts';
-import type { ReadAccessCheck } from './reconcile/repository-access.ts';
 import type { ReconcileDeps } from './reconcile/pass.ts';
+import type { ReadAccessCheck } from './reconcile/repository-access.ts';
 import { ANNOTATIONS, LABELS, MANAGED_BY, appResourceName } from './templates/names.ts';
 import { PROVIDER_ANNOTATIONS } from './api/labels.ts';
 import { ChainWatcher, RepositoryIndex } from './watch/chain-watcher.ts';
@@ -61,6 +61,8 @@ export interface ControllerOptions {
   leaseSecrets?: (leaseIds: readonly string[]) => Promise<ReadonlyMap<string, { blobId: string; version: number } | null>>;
   /** Artifact retention: gives up one artifact's Walrus storage (reconcile/pass.ts `reclaimArtifact`); none: all kept. */
   reclaimArtifact?: ReconcileDeps['reclaimArtifact'];
+  /** Provider mode: this provider and the chain's attestations (reconcile/pass.ts `reproduction`). */
+  reproduction?: ReconcileDeps['reproduction'];
   /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
   companion?: Companion;
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
@@ -277,6 +279,7 @@ export class Controller {
           ...(this.#options.readAccess ? { readAccess: this.#options.readAccess } : {}),
           ...(this.#leaseSecret ? { leaseSecrets: this.#leaseSecret } : {}),
           ...(this.#options.reclaimArtifact ? { reclaimArtifact: this.#options.reclaimArtifact } : {}),
+          ...(this.#options.reproduction ? { reproduction: this.#options.reproduction } : {}),
           follow: (appKeyValue, repositoryId) => (repositoryId === null ? this.index.unfollow(appKeyValue) : this.index.follow(appKeyValue, repositoryId)),
           events: this.#events,
           now: () => new Date(this.#clock.now()),

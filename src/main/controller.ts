@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { AttestationLedger } from '../ports/attestations.ts';
 import type { ControllerRun, ControllerRunOptions } from '../cli/app.ts';
 import type { Log } from '../core/log.ts';
 import { Controller } from '../gitops/controller.ts';
@@ -47,6 +48,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   let providerLine: string | undefined;
   let leaseSecrets: ((leaseIds: readonly string[]) => Promise<Map<string, { blobId: string; version: number } | null>>) | undefined;
   let reclaimArtifact: ((blobId: string) => Promise<ReclaimResult>) | undefined;
+  let reproduction: { providerId: string; attestations: AttestationLedger } | undefined;
   if (options.provider) {
     const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
     const providerId = normalizeSuiId(given);
@@ -72,6 +74,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     // The pack step stores artifacts with the provider's key, so its Blob objects are the provider's to delete.
     const { blobObjects } = network;
     if (blobObjects) reclaimArtifact = async (blobId) => reclaimArtifactBlobs({ blobStore: network.blobStore, blobObjects: await blobObjects(), log }, blobId);
+    reproduction = { providerId, attestations: market.attestations() };
     providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
   }
   let certified: CertifiedReads | undefined;
@@ -88,6 +91,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     ...(certified ? { certified } : {}),
     ...(leaseSecrets ? { leaseSecrets } : {}),
     ...(reclaimArtifact ? { reclaimArtifact } : {}),
+    ...(reproduction ? { reproduction } : {}),
     templates: createTemplates(tools, offer),
     offer,
     network: network.name,

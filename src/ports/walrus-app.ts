@@ -105,7 +105,7 @@ export interface Condition {
  * Ready is always present; Reconciling and Stalled only while True (kstatus "abnormal-true" polarity); Built, Released
  * and Remediated describe the latest build, release and rollback.
  */
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Built' | 'Released' | 'Remediated';
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Built' | 'Released' | 'Remediated' | 'Reproduced';
 
 /** The deployable result of a build: a deterministic tarball on Walrus. */
 export interface Artifact {

@@ -621,6 +621,48 @@ table('rollout', [
   },
 ]);
 
+/** A lease app at head oid(2), built under a build key, and the chain's requirement and tally for it. */
+function gated(f: Fixture, required: number, revealed: { provider: string; tarSha256: string; manifestRoot: string }[] | null): void {
+  setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact, buildKey: KEY, manifestRoot: ROOT }, manifest: { commit: oid(2), ...noManifest } });
+  f.head = chainHead(oid(2));
+  asLease(f);
+  const tally = revealed && { commitUntilMs: 1, revealUntilMs: 2, committed: revealed.map((r) => r.provider), revealed, status: 'pending' as const };
+  f.reproduction = { providerId: addr(8), attestations: { requiredReproductions: async () => required, tally: async () => tally } };
+}
+const KEY = 'ce'.repeat(32);
+const ROOT = 'ab'.repeat(32);
+const same = (provider: string) => ({ provider, tarSha256: SHA, manifestRoot: ROOT });
+
+table('reproduced', [
+  { name: 'a controller outside provider mode → next step', given: (f) => setStatus(f, released(f)), result: 'Next' },
+  { name: 'a lease that requires no reproduction → next step', given: (f) => gated(f, 0, null), result: 'Next' },
+  {
+    name: 'required once, nobody attested yet → Waiting AwaitingAttestations; nothing applied, the running release keeps serving',
+    given: (f) => gated(f, 1, null), result: 'Waiting AwaitingAttestations', conditions: ['Ready: True Succeeded', 'Reproduced: False AwaitingAttestations'],
+    then: (pass) => assert.match(pass.conditions.at(-1)!.message, /waits for 1 other provider to attest its build \(key c{1}e/),
+  },
+  { name: 'only this provider revealed → still Waiting: a provider does not vouch for itself', given: (f) => gated(f, 1, [same(addr(8))]), result: 'Waiting AwaitingAttestations' },
+  {
+    name: 'another provider revealed the same digests → next step, Reproduced',
+    given: (f) => gated(f, 1, [same(addr(8)), same(addr(7))]), result: 'Next', conditions: ['Ready: True Succeeded', 'Reproduced: True Reproduced'],
+  },
+  { name: 'two required, one agreed → Waiting', given: (f) => gated(f, 2, [same(addr(7))]), result: 'Waiting AwaitingAttestations' },
+  {
+    name: 'another provider revealed other digests → Stalling Disputed naming it and both digests',
+    given: (f) => gated(f, 1, [same(addr(7)), { provider: addr(6), tarSha256: 'ee'.repeat(32), manifestRoot: ROOT }]),
+    result: 'Stalling Disputed', conditions: ['Ready: True Succeeded', 'Reproduced: False Disputed'],
+    then: (pass) => assert.match(pass.conditions.at(-1)!.message, new RegExp(`held: ${addr(6)} built tar sha256 ${'ee'.repeat(32)} .*this provider built ${SHA}`)),
+  },
+  {
+    name: 'the head is the release already running → next step (never held after the fact)',
+    given: (f) => { gated(f, 1, null); setStatus(f, released(f)); f.head = chainHead(oid(1)); }, result: 'Next',
+  },
+  {
+    name: 'an artifact without a build key → Stalling NoBuildKey',
+    given: (f) => { gated(f, 1, null); f.app!.status!.artifact = { commit: oid(2), configHash: f.configHash(), ...artifact }; }, result: 'Stalling NoBuildKey',
+  },
+]);
+
 table('manifest', [
   { name: 'no manifest → next step', given: (f) => setStatus(f, released(f)), result: 'Next' },
   {

@@ -2,6 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { InternalError } from '../../core/errors.ts';
 import type { Cluster, ObjectRef } from '../../ports/cluster.ts';
 import type { PushEvent } from '../../ports/ledger.ts';
+import type { AttestationLedger } from '../../ports/attestations.ts';
 import type { Release, Templates } from '../../ports/templates.ts';
 import type { ProviderOffer } from '../api/offer.ts';
 import type { PlannedConfig } from '../api/build-config.ts';
@@ -26,6 +27,11 @@ export interface ReconcileDeps {
    * provider mode. Asked only for an app of an open lease (a closed lease's app is not applied again).
    */
   leaseSecrets?(leaseId: string): Promise<{ blobId: string; version: number } | null>;
+  /**
+   * Provider mode: this provider's id and the chain's attestations, for leases whose tenant requires other providers
+   * to reproduce a build before it rolls out (steps/check-reproduced.ts); absent outside provider mode.
+   */
+  reproduction?: { providerId: string; attestations: Pick<AttestationLedger, 'requiredReproductions' | 'tally'> };
   /** Whether the controller may read a private repository (absent: every repository is taken for readable). */
   readAccess?: ReadAccessCheck;
   /** The app now follows this repository (or nothing, when deleted): the chain watcher's index. */

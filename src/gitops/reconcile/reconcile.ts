@@ -12,6 +12,7 @@ import { checkNetwork } from './steps/network.ts';
 import { planBuild } from './steps/plan-build.ts';
 import { checkReadAccess } from './steps/check-read-access.ts';
 import { reclaimArtifacts } from './steps/reclaim-artifacts.ts';
+import { checkReproduced } from './steps/check-reproduced.ts';
 import { readHead } from './steps/read-head.ts';
 import { markReady } from './steps/ready.ts';
 import { rollout } from './steps/roll-out.ts';
@@ -43,6 +44,7 @@ export const STEPS: readonly Step[] = [
   { name: 'hold-failed-revision', run: holdFailedRevision }, // a head that failed keeps the last good release: Stalling
   { name: 'build', run: build }, // the artifact, from the status or a build Job: Waiting while it runs
   { name: 'manifest', run: checkManifest }, // the app's manifest beyond the provider's offer: Stalling
+  { name: 'reproduced', run: checkReproduced }, // the lease requires other providers' attestations: Waiting until they agree, Stalling on a dispute
   { name: 'rollout', run: rollout }, // the Deployment and Service applied: Waiting while it rolls, Stalling after a rollback
   { name: 'retention', run: reclaimArtifacts }, // artifacts beyond the offer's keepArtifacts reclaimed, each with an Event
   { name: 'ready', run: markReady }, // Ready=True

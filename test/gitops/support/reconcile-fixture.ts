@@ -60,6 +60,8 @@ export class Fixture {
   readAccess: ReadAccessCheck | undefined;
   /** Provider mode: the lease's current sealed secrets, as the chain has them now (none: not provider mode). */
   leaseSecrets: ((leaseId: string) => Promise<{ blobId: string; version: number } | null>) | undefined;
+  /** Provider mode's view of attestations (none: no lease is gated). */
+  reproduction: ReconcileDeps['reproduction'];
 
   constructor(app?: WalrusApp) {
     this.app = app;
@@ -89,6 +91,7 @@ export class Fixture {
       follow: (key, repositoryId) => { this.follows.push(`${key} → ${repositoryId}`); },
       ...(this.readAccess ? { readAccess: this.readAccess } : {}),
       ...(this.leaseSecrets ? { leaseSecrets: this.leaseSecrets } : {}),
+      ...(this.reproduction ? { reproduction: this.reproduction } : {}),
       events: { record: async (_app, type, reason, message) => { this.events.push(`${type} ${reason}: ${message.split('\n')[0]}`); } },
       network: 'devnet',
       offer: this.offer,

@@ -27,9 +27,10 @@ export async function build(pass: Pass): Promise<StepResult> {
   const { commit, configHash, jobName, attempt } = planned;
   const { deps, app, status } = pass;
   if (status.artifact?.commit === commit && builtWith(status.artifact, planned) && status.manifest?.commit === commit) {
-    const { blobId, sha256, size } = status.artifact;
+    const { blobId, sha256, size, manifestRoot, buildKey, buildInfo } = status.artifact;
     const { commit: _commit, ...manifest } = status.manifest;
-    pass.learn('artifact', { blobId, sha256, size });
+    // What the build reported about reproducibility goes on too: a later pass gates the release on it.
+    pass.learn('artifact', { blobId, sha256, size, ...(manifestRoot === undefined ? {} : { manifestRoot }), ...(buildKey === undefined ? {} : { buildKey }), ...(buildInfo === undefined ? {} : { buildInfo }) });
     pass.learn('manifest', manifest);
     return NEXT;
   }
