@@ -152,7 +152,7 @@ const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
 };
 
 /** One recorded build, repeated here (gitops/build/rebuild.ts with this machine's clone, build and Walrus). */
-export async function rebuildHere(services: CliServices, app: CliArgs['app'], target: RebuildTarget): Promise<RebuildVerdict> {
+export async function rebuildHere(services: CliServices, app: CliArgs['app'], target: RebuildTarget, image?: string): Promise<RebuildVerdict> {
   if (!app.createClone || app.toolPath === undefined) throw new InternalError('this build of git walrus cannot rebuild (no git or PATH)');
   const createClone = app.createClone;
   const toolPath = app.toolPath;
@@ -162,6 +162,7 @@ export async function rebuildHere(services: CliServices, app: CliArgs['app'], ta
   ]);
   const unseal = unsealer(services, undefined);
   return rebuild({
+    ...(image === undefined ? {} : { image }),
     checkout: async (repository, commit, dir) => {
       const url = `walrus://${repository}`;
       const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);

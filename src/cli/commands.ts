@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { CliArgs } from './app.ts';
 import { artifactCommand } from './artifact.ts';
+import { attestCommand, attestationsCommand } from './attestations.ts';
 import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
 import { gatewayCommand } from './gateway.ts';
@@ -40,6 +41,8 @@ export const commands: CommandModule<CliArgs, any>[] = [
   devnetCommand,
   checkoutCommand,
   artifactCommand,
+  attestCommand,
+  attestationsCommand,
   manifestCommand,
   controllerCommand,
   gatewayCommand,

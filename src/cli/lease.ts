@@ -8,13 +8,15 @@ import { resolveRemoteArg } from './remote-arg.ts';
 import type { WindowArgs } from './lease-window.ts';
 
 interface LeaseArgs extends CliArgs, WindowArgs {
-  action: 'open' | 'top-up' | 'close' | 'show' | 'status' | 'logs' | 'events';
+  action: 'open' | 'top-up' | 'close' | 'show' | 'status' | 'logs' | 'events' | 'require-reproduced';
   target: string;
   provider?: string;
   deposit?: string;
   amount?: string;
   ref?: string;
   'allow-missing-ref'?: boolean;
+  'require-reproduced'?: number;
+  count?: number;
   network?: string;
 }
 
@@ -33,12 +35,15 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       .example('$0 lease status 0x… --wait 1a2b3c4', 'follow a pushed commit to live or to its refusal, through the provider\'s gateway')
       .example('$0 lease logs 0x… --build', 'what the latest build and its tests printed')
       .example('$0 lease logs 0x… --follow', 'the app\'s logs as they are written, every replica, across rolling updates')
-      .positional('action', { choices: ['open', 'top-up', 'close', 'show', 'status', 'logs', 'events'] as const, demandOption: true })
+      .example('$0 lease require-reproduced 0x… --count 2', 'roll a release out only once 2 other providers reproduced its build')
+      .positional('action', { choices: ['open', 'top-up', 'close', 'show', 'status', 'logs', 'events', 'require-reproduced'] as const, demandOption: true })
       .positional('target', { type: 'string', demandOption: true, describe: 'open: a git remote or walrus:// URL; otherwise the lease id' })
       .option('provider', { type: 'string', describe: 'open: the provider object id (see `git walrus providers`)' })
       .option('deposit', { type: 'string', describe: 'open: the escrow, in SUI (e.g. 5 or 5SUI) or MIST' })
       .option('ref', { type: 'string', describe: "open: the ref to serve (default: the repository's HEAD)" })
       .option('allow-missing-ref', { type: 'boolean', describe: 'open: lease a ref that does not exist yet (it runs once it is pushed)' })
+      .option('require-reproduced', { type: 'number', describe: 'open: roll each release out only once this many other providers attested the same build' })
+      .option('count', { type: 'number', describe: 'require-reproduced: how many other providers must agree (0 lifts the requirement)' })
       .option('json', { type: 'boolean', default: false, describe: 'show, status, logs, events: machine-readable output' })
       .option('wait', { type: 'string', describe: 'status: follow this commit to live or to its refusal, printing each stage' })
       .option('build', { type: 'string', describe: 'logs: what a build printed, step by step (the latest, or the commit given)' })
@@ -52,9 +57,16 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
     const { app } = argv;
     const { formatApproxDuration, formatLease, leaseJson } = await import('../remote/market/format.ts');
     await withMarket(app, argv, async (market, services) => {
+      const requireReproduced = async (leaseId: string, required: number) => {
+        const { digest } = await market.attestations().requireReproduced(leaseId, required);
+        app.log.info(required === 0
+          ? `Lease ${leaseId} rolls releases out without waiting for attestations (transaction ${digest}).`
+          : `Lease ${leaseId} rolls a release out only once ${required} other provider${required === 1 ? '' : 's'} attested the same build (transaction ${digest}).`);
+      };
       if (argv.action === 'open') {
         if (argv.provider === undefined || argv.deposit === undefined) throw new UsageError('lease open needs --provider and --deposit');
         const deposit = parseSuiAmount(argv.deposit, 'deposit');
+        const required = argv['require-reproduced'] === undefined ? undefined : requiredCount(argv['require-reproduced'], '--require-reproduced');
         const provider = await market.getProvider(normalizeSuiId(argv.provider));
         const { id } = await resolveRemoteArg(argv.target, services.ledger, app.workspace);
         const ref = argv.ref ?? (await services.ledger.getRepository(id)).head;
@@ -65,10 +77,16 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         const { leaseId, digest } = await openLease({ ledger: services.ledger, market }, provider.id, id, ref, deposit);
         const lasts = Number(deposit / provider.pricePerMs);
         app.log.info(`Opened a lease of ${ref} with ${formatSui(deposit)} at ${formatPrice(provider.pricePerMs)}: funded for about ${formatApproxDuration(lasts)} (transaction ${digest}).`);
+        if (required !== undefined) await requireReproduced(leaseId, required);
         app.stdout(`${leaseId}\n`);
         return;
       }
       const lease = normalizeSuiId(argv.target);
+      if (argv.action === 'require-reproduced') {
+        if (argv.count === undefined) throw new UsageError('lease require-reproduced needs --count');
+        await requireReproduced(lease, requiredCount(argv.count, '--count'));
+        return;
+      }
       if (argv.action === 'status' || argv.action === 'logs' || argv.action === 'events') {
         if (!services.signPersonalMessage) throw new UsageError('this build cannot sign requests to a provider\'s gateway');
         const window = await import('./lease-window.ts');
@@ -78,8 +96,8 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
         return;
       }
       if (argv.action === 'show') {
-        const [info, now] = await Promise.all([market.getLease(lease), market.clockMs()]);
-        app.stdout(argv.json ? leaseJson(info, now) : formatLease(info, now));
+        const [info, now, required] = await Promise.all([market.getLease(lease), market.clockMs(), market.attestations().requiredReproductions(lease)]);
+        app.stdout(argv.json ? leaseJson(info, now, required) : formatLease(info, now, required));
       } else if (argv.action === 'top-up') {
         if (argv.amount === undefined) throw new UsageError('lease top-up needs --amount');
         const amount = parseSuiAmount(argv.amount, 'amount');
@@ -93,3 +111,9 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
     });
   },
 };
+
+/** A number of agreeing attestations: a whole number from 0 to 16 (the contract's bound). */
+function requiredCount(value: number, option: string): number {
+  if (!Number.isInteger(value) || value < 0 || value > 16) throw new UsageError(`${option} takes a whole number from 0 to 16, not ${value}`);
+  return value;
+}

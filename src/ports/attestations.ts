@@ -22,12 +22,16 @@ export interface Attester {
 export interface AttestationLedger {
   /** The tally of a commit under a build key, or null before its first commitment. */
   tally(at: TallyCoordinates): Promise<TallyView | null>;
+  /** The build keys anyone committed a build of `commit` of repository `repositoryId` under, oldest first. */
+  buildKeysOf(repositoryId: string, commit: string): Promise<string[]>;
   /** How many other providers must agree before lease `leaseId`'s provider rolls a release out; 0 when not required. */
   requiredReproductions(leaseId: string): Promise<number>;
   /** Commits to `commitment` (see `commitmentOf`); the first commitment opens the tally. */
   commitBuild(attester: Attester, at: TallyCoordinates, commitment: Uint8Array): Promise<TxReceipt & { commitUntilMs: number; revealUntilMs: number }>;
   /** Reveals the digests committed to, with the commitment's nonce. */
   revealBuild(attester: Attester, at: TallyCoordinates, digests: { tarSha256: string; manifestRoot: string }, nonce: Uint8Array): Promise<TxReceipt>;
+  /** Admin (the signer holds the market's AdminCap): the commit and reveal windows of tallies opened from now on. */
+  setWindows(commitMs: number, revealMs: number): Promise<TxReceipt>;
   /** The tenant requires `required` agreeing attestations of other providers on lease `leaseId` (0 lifts it). */
   requireReproduced(leaseId: string, required: number): Promise<TxReceipt>;
 }

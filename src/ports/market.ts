@@ -4,6 +4,7 @@
  * Walrus blob ids URL-safe base64. Implemented over `client.core` by src/sui/market.ts.
  */
 import type { TxReceipt } from './ledger.ts';
+import type { AttestationLedger } from './attestations.ts';
 
 export interface MarketParams {
   minStake: bigint;
@@ -130,4 +131,6 @@ export interface MarketLedger {
   leaseSecretsOf(leaseIds: readonly string[]): Promise<Map<string, SecretsPointer | null>>;
   /** The tenant points the lease at `version` of its secrets (the current one plus one), sealed in Walrus blob `blobId`. */
   setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt>;
+  /** Build attestations and leases' requirements of them, signed like the market's transactions. */
+  attestations(): AttestationLedger;
 }

@@ -1,4 +1,4 @@
-import type { ClientWithCoreApi } from '@mysten/sui/client';
+import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import type { Transaction } from '@mysten/sui/transactions';
 import { deriveDynamicFieldID, normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
 import { AttestationRefusedError } from '../core/attestation.ts';
@@ -14,6 +14,7 @@ import type { ModuleAbort, TransactionSubmitter } from './transactions.ts';
 import { MissingCapError } from './market-errors.ts';
 
 const CLOCK = '0x6';
+const PAGE = 50;
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const bytes = (text: string) => [...Buffer.from(text, 'hex')];
 
@@ -56,6 +57,21 @@ export class SuiAttestations implements AttestationLedger {
       revealed: tally.reveals.map((r) => ({ provider: r.provider, tarSha256: hex(r.tar_sha256), manifestRoot: hex(r.manifest_root) })),
       status: statusOf(tally),
     };
+  }
+
+  async buildKeysOf(repositoryId: string, commit: string): Promise<string[]> {
+    const repository = normalizeSuiAddress(repositoryId);
+    const keys = new Set<string>();
+    let after: string | null = null;
+    do {
+      const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: attestationType(this.#pkg, 'BuildCommitted') }, after, limit: PAGE });
+      for (const event of page.events) {
+        const committed = BuildCommitted.parse(event.bcs);
+        if (committed.repository === repository && hex(committed.commit) === commit.toLowerCase()) keys.add(hex(committed.build_key));
+      }
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after !== null);
+    return [...keys];
   }
 
   async requiredReproductions(leaseId: string): Promise<number> {

@@ -11,6 +11,8 @@ import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/mar
 import type { TxReceipt } from '../ports/ledger.ts';
 import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo, SecretsPointer } from '../ports/market.ts';
 import { SuiLeaseSecrets } from './lease-secrets.ts';
+import { SuiAttestations } from './attestations.ts';
+import type { AttestationLedger } from '../ports/attestations.ts';
 import type { TransactionSubmitter } from './transactions.ts';
 import { MarketObjectNotFoundError, MissingCapError, NotLeasePartyError, marketError } from './market-errors.ts';
 import { TransactionFailedError } from './errors.ts';
@@ -42,6 +44,7 @@ export class SuiMarket implements MarketLedger {
   readonly #marketId: string;
   readonly #beforeWrite: () => Promise<void>;
   readonly #secrets: SuiLeaseSecrets;
+  readonly #attestations: SuiAttestations;
 
   constructor(options: SuiMarketOptions) {
     this.#client = options.client;
@@ -50,6 +53,7 @@ export class SuiMarket implements MarketLedger {
     this.#marketId = normalizeSuiAddress(options.marketId);
     this.#beforeWrite = options.beforeWrite ?? (async () => {});
     this.#secrets = new SuiLeaseSecrets({ client: options.client, ledger: options.ledger, packageId: options.packageId });
+    this.#attestations = new SuiAttestations({ ...options, beforeWrite: this.#beforeWrite });
   }
 
   signerAddress(): Promise<string> {
@@ -295,6 +299,10 @@ export class SuiMarket implements MarketLedger {
   async setLeaseSecrets(leaseId: string, blobId: string, version: bigint): Promise<TxReceipt> {
     await this.#beforeWrite();
     return this.#secrets.set(leaseId, blobId, version);
+  }
+
+  attestations(): AttestationLedger {
+    return this.#attestations;
   }
 
   #target(fn: string): `${string}::${string}::${string}` {

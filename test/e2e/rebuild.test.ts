@@ -4,8 +4,7 @@
  * rebuilds it and gets the same digest. A provider that recorded another tree is caught, with the file named.
  */
 import { join } from 'node:path';
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -16,13 +15,12 @@ import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
 import { HttpBlobStore } from '../../src/walrus/http-blob-store.ts';
-import { createWorld, initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import { buildLikeTheJob, pushTimestampApp } from '../support/recorded-build.ts';
 
 const test = suite('git walrus artifact rebuild');
 const world = createWorld('walrus-rebuild-');
 const repo = 'app';
-/** An npm app without dependencies (no registry needed) whose build writes a file from SOURCE_DATE_EPOCH. */
-const BUILD = "node -e \"require('fs').writeFileSync('built-at.txt', String(process.env.SOURCE_DATE_EPOCH))\"";
 const ok = async (cwd: string, args: string[]) => {
   const result = await world.run(cwd, ['walrus', ...args]);
   assert.is(result.code, 0, `git walrus ${args.join(' ')}: ${result.stderr}`);
@@ -32,15 +30,7 @@ const ok = async (cwd: string, args: string[]) => {
 test.after(() => world.remove());
 
 test('a recorded build is reproduced here; a record of another tree names the differing file', async () => {
-  await initWorkRepo(world, repo);
-  writeFileSync(world.path(repo, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, walrus: { build: BUILD } })}\n`);
-  writeFileSync(world.path(repo, 'package-lock.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'app', version: '1.0.0' } } })}\n`);
-  writeFileSync(world.path(repo, 'server.js'), 'console.log("hello")\n');
-  await world.ok(repo, ['add', '.']);
-  await world.ok(repo, ['commit', '-q', '-m', 'app']);
-  const head = await world.ok(repo, ['rev-parse', 'HEAD']);
-  await walrusInit(world, repo, 'app');
-  await world.ok(repo, ['push', '-q', 'walrus', 'main']);
+  const head = await pushTimestampApp(world, repo);
 
   // The provider: the build Job's steps by hand, then the deploy record.
   const providerKey = Ed25519Keypair.generate();
@@ -51,11 +41,7 @@ test('a recorded build is reproduced here; a record of another tree names the di
   const blobs = new HttpBlobStore({ publisherUrl: network.walrusUrl, aggregatorUrl: network.walrusUrl, numShards: network.numShards, fetch: network.walrusFetch });
   const { providerId } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
   const lease = (await ok(repo, ['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'])).trim();
-  const url = (await world.ok(repo, ['config', 'remote.walrus.url'])).trim();
-  await ok('.', ['checkout', url, 'built', '--commit', head]);
-  await ok('.', ['manifest', 'built', '--plan', world.path('plan')]);
-  execFileSync('sh', [world.path('plan', 'build.sh')], { cwd: world.path('built'), env: { PATH: process.env.PATH, HOME: world.path('build-home') }, stdio: 'ignore' });
-  const packed = JSON.parse(await ok('.', ['artifact', 'pack', 'built'])) as { blobId: string; sha256: string; manifestRoot: string; buildKey: string; buildInfo: string };
+  const packed = await buildLikeTheJob(world, repo, head);
   assert.match(packed.buildKey, /^[0-9a-f]{64}$/);
   await market.recordDeploy(lease, head, packed.blobId, packed.sha256);
 

@@ -33,6 +33,8 @@ export interface RebuildDeps {
   /** Fetches and unpacks the artifact into the empty directory `dir` (refused unless its sha256 matches). */
   fetch(artifact: string, sha256: string, dir: string): Promise<void>;
   scratch?: string;
+  /** The image this machine's build runs in, as its build key names it (default LOCAL_IMAGE). */
+  image?: string;
 }
 
 export interface RebuildVerdict {
@@ -52,7 +54,7 @@ export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise
     await deps.checkout(target.repository, target.commit, tree);
     await deps.build(tree);
     const ours = await deps.pack(tree);
-    const buildInfo = await readBuildInfo(tree, LOCAL_IMAGE, null);
+    const buildInfo = await readBuildInfo(tree, deps.image ?? LOCAL_IMAGE, null);
     const verdict = { target, sha256: ours.sha256, manifestRoot: ours.manifestRoot, buildInfo };
     if (ours.sha256 === target.sha256) return { ...verdict, reproduced: true, differences: [] };
     const theirsDir = join(scratch, 'theirs');

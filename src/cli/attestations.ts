@@ -1,0 +1,95 @@
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../core/errors.ts';
+import { normalizeSuiId } from '../core/walrus-url.ts';
+import type { CliArgs } from './app.ts';
+import { ExitError } from './app.ts';
+import { rebuildHere } from './artifact.ts';
+import { providerArg, withMarket } from './market-services.ts';
+import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
+
+interface AttestationsArgs extends CliArgs {
+  remote: string;
+  commit: string;
+  network?: string;
+  json: boolean;
+}
+
+/**
+ * `git walrus attestations <remote> <commit>`: every tally of the commit's builds (one per build key): agreed,
+ * disputed or pending, who committed and who revealed which digests.
+ */
+export const attestationsCommand: CommandModule<CliArgs, AttestationsArgs> = {
+  command: 'attestations <remote> <commit>',
+  describe: "show which providers attested a commit's build, under which build key, and whether they agree",
+  builder: (y) =>
+    y
+      .example('$0 attestations walrus 39363cd6…', 'the tallies of that commit: reproduced by N providers, or disputed')
+      .positional('remote', REMOTE_ARG)
+      .positional('commit', { type: 'string', demandOption: true, describe: 'the full commit id (40 or 64 hex digits)' })
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    const commit = commitArg(argv.commit);
+    const { formatAttestations } = await import('../remote/market/attestation-format.ts');
+    await withMarket(app, argv, async (market, services) => {
+      const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
+      const attestations = market.attestations();
+      const keys = await attestations.buildKeysOf(id, commit);
+      const tallies = (await Promise.all(keys.map(async (buildKey) => ({ buildKey, tally: await attestations.tally({ repositoryId: id, commit, buildKey }) }))))
+        .flatMap((t) => (t.tally === null ? [] : [{ buildKey: t.buildKey, tally: t.tally }]));
+      app.stdout(argv.json ? `${JSON.stringify(tallies)}\n` : formatAttestations(commit, tallies, await market.clockMs()));
+    });
+  },
+};
+
+interface AttestArgs extends CliArgs {
+  lease: string;
+  provider?: string;
+  image?: string;
+  network?: string;
+}
+
+/**
+ * `git walrus attest <lease>`: a provider (the signer holds its cap) rebuilds the lease's last deployed commit on this
+ * machine and attests what it got: a commitment now, the reveal once the tally's commit window closes (the command
+ * waits). It attests its own digests, matching the record or not; a mismatch is what makes a tally disputed.
+ */
+export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
+  command: 'attest <lease>',
+  describe: "as a provider, rebuild a lease's deployed commit here and attest its digests on chain (commit, then reveal)",
+  builder: (y) =>
+    y
+      .example('$0 attest 0x5e1f…', "rebuild the lease's last deploy and attest it as the signer's provider")
+      .positional('lease', { type: 'string', demandOption: true, describe: 'the lease whose last deploy to rebuild' })
+      .option('provider', { type: 'string', describe: 'the attesting provider (default: the only one whose cap the signer holds)' })
+      .option('image', { type: 'string', describe: "the image this machine builds in, as the build key names it (default: local); only builds under one key are compared" }) as never,
+  handler: async (argv) => {
+    const { app } = argv;
+    const { attest } = await import('../remote/market/attest.ts');
+    const reproduced = await withMarket(app, argv, async (market, services) => {
+      const lease = await market.getLease(normalizeSuiId(argv.lease));
+      if (lease.lastDeploy === null) throw new UsageError(`lease ${lease.id} has recorded no deploy yet: there is nothing to attest`, { lease: lease.id });
+      const providerId = await providerArg(market, argv.provider);
+      const attester = { providerId, capId: await market.providerCapId(providerId) };
+      const { commit, artifact, sha256 } = lease.lastDeploy;
+      const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256 }, argv.image);
+      if (verdict.buildInfo === null) throw new UsageError(`the build of ${commit} left no build report, so it has no build key to attest under`, { commit });
+      const at = { repositoryId: lease.repository, commit, buildKey: verdict.buildInfo.buildKey };
+      const done = await attest({
+        attestations: market.attestations(),
+        clockMs: () => market.clockMs(),
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        onCommitted: (until) => app.log.info(`Committed to tar sha256 ${verdict.sha256} under build key ${at.buildKey}; revealing after ${new Date(until).toISOString()}.`),
+      }, attester, at, { tarSha256: verdict.sha256, manifestRoot: verdict.manifestRoot });
+      app.log.info(`Revealed (transactions ${done.committed}, ${done.revealed}).`);
+      app.stdout(`${verdict.reproduced ? 'reproduced' : 'NOT reproduced'}: attested tar sha256 ${verdict.sha256} under build key ${at.buildKey}\n`);
+      return verdict.reproduced;
+    });
+    if (!reproduced) throw new ExitError('', 1);
+  },
+};
+
+function commitArg(text: string): string {
+  if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(text)) throw new UsageError(`${text} is not a full commit id (40 or 64 hex digits)`, { commit: text });
+  return text.toLowerCase();
+}

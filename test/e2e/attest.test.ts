@@ -1,0 +1,88 @@
+/**
+ * `git walrus attest`, `attestations` and `lease … --require-reproduced` on the embedded network: the serving provider
+ * builds and records a commit and attests its digests; a second provider rebuilds it with `git walrus attest` (commit,
+ * then reveal once the window closes by the chain's clock) and gets the same; a third that attests another digest
+ * makes the tally disputed, and `attestations` shows both digests and who revealed them. The tenant's requirement is on the lease for the provider's controller to read.
+ */
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { normalizeSuiAddress } from '@mysten/sui/utils';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { attest } from '../../src/remote/market/attest.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import { buildLikeTheJob, pushTimestampApp } from '../support/recorded-build.ts';
+
+const test = suite('git walrus attest and attestations');
+const world = createWorld('walrus-attest-');
+const repo = 'app';
+const COMMIT_WINDOW_MS = 60_000;
+
+test.after(() => world.remove());
+
+test('a second provider reproduces the build and the tally agrees; a third digest disputes it', async () => {
+  const head = await pushTimestampApp(world, repo);
+
+  const dir = join(world.path('walrus-home'), 'local');
+  const network = await openLocalNetwork(dir);
+  const engine = await ChainEngine.open(join(dir, 'chain'));
+  const signed = async (key: Ed25519Keypair) => {
+    await network.faucet(key.toSuiAddress());
+    const ledger = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
+    return new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
+  };
+  const admin = await signed(Ed25519Keypair.fromSecretKey(engine.genesis.faucetKey));
+  await admin.attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
+  const [serving, second, third] = [Ed25519Keypair.generate(), Ed25519Keypair.generate(), Ed25519Keypair.generate()];
+  const providers = await Promise.all([serving, second, third].map(async (key) => {
+    const market = await signed(key);
+    const { providerId } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
+    return { market, providerId, capId: await market.providerCapId(providerId) };
+  }));
+
+  // The tenant requires one other provider's agreement; `lease show` says so.
+  const lease = (await world.ok(repo, ['walrus', 'lease', 'open', 'walrus', '--provider', providers[0]!.providerId, '--deposit', '5', '--require-reproduced', '1'])).trim();
+  const shownLease = await world.ok(repo, ['walrus', 'lease', 'show', lease]);
+  assert.ok(shownLease.includes('reproduced  each release waits for 1 other provider to attest the same build'), shownLease);
+  assert.is(await providers[0]!.market.attestations().requiredReproductions(lease), 1);
+  const refused = await world.run(repo, ['walrus', 'lease', 'require-reproduced', lease, '--count', '17']);
+  assert.is(refused.code, 129, refused.stderr);
+  assert.match(refused.stderr, /--count takes a whole number from 0 to 16, not 17/);
+
+  // The serving provider builds with the build Job's steps, records and attests under the key of a local build.
+  const packed = await buildLikeTheJob(world, repo, head, ['--build-image', 'local']);
+  await providers[0]!.market.recordDeploy(lease, head, packed.blobId, packed.sha256);
+  const at = { repositoryId: (await providers[0]!.market.getLease(lease)).repository, commit: head, buildKey: packed.buildKey };
+  // The serving provider, a second one through `git walrus attest` (rebuilding here) and a third that built something
+  // else attest at once; the clock moves past the commit window only once all three committed.
+  const tally = () => providers[0]!.market.attestations().tally(at);
+  let windowPassed: Promise<void> | null = null;
+  const afterAllCommitted = () => (windowPassed ??= (async () => {
+    while (((await tally())?.committed.length ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 200));
+    await engine.setClock((await engine.clockMs()) + BigInt(COMMIT_WINDOW_MS), { frozen: false });
+  })());
+  const attesting = (p: (typeof providers)[number], digests: { tarSha256: string; manifestRoot: string }) => attest({
+    attestations: p.market.attestations(), clockMs: () => p.market.clockMs(), sleep: afterAllCommitted,
+  }, { providerId: p.providerId, capId: p.capId }, at, digests);
+  const [cli] = await Promise.all([
+    world.run(repo, ['walrus', 'attest', lease], { env: { GIT_WALRUS_KEY: second.getSecretKey() } }),
+    attesting(providers[0]!, { tarSha256: packed.sha256, manifestRoot: packed.manifestRoot }),
+    attesting(providers[2]!, { tarSha256: 'ee'.repeat(32), manifestRoot: 'ef'.repeat(32) }),
+  ]);
+  assert.is(cli.code, 0, cli.stderr);
+  assert.is(cli.stdout, `reproduced: attested tar sha256 ${packed.sha256} under build key ${packed.buildKey}\n`);
+
+  const shown = await world.ok(repo, ['walrus', 'attestations', 'walrus', head]);
+  assert.match(shown, new RegExp(`^build key ${packed.buildKey}: DISPUTED: 2 different builds \\(3 committed, 3 revealed\\)\n`));
+  assert.match(shown, new RegExp(`  tar sha256 ${packed.sha256}\n  manifest root ${packed.manifestRoot}\n(    revealed by 0x[0-9a-f]{64}\n){2}`));
+  assert.ok(shown.includes(`  tar sha256 ${'ee'.repeat(32)}\n  manifest root ${'ef'.repeat(32)}\n    revealed by ${normalizeSuiAddress(providers[2]!.providerId)}`), shown);
+  const json = JSON.parse(await world.ok(repo, ['walrus', 'attestations', 'walrus', head, '--json'])) as { buildKey: string; tally: { status: string; revealed: unknown[] } }[];
+  assert.equal(json.map((t) => [t.buildKey, t.tally.status, t.tally.revealed.length]), [[packed.buildKey, 'disputed', 3]]);
+  await network.close();
+});
+
+test.run();
