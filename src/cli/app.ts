@@ -36,6 +36,8 @@ export interface CliApp {
   stderr(text: string): void;
   /** The PATH a local rebuild finds node and npm on (`git walrus artifact rebuild`). */
   toolPath?: string;
+  /** What a local rebuild passes on to npm beside PATH: a registry proxy's CA and the proxy settings (`toolEnvironment`). */
+  toolEnv?: Record<string, string>;
   /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */

@@ -168,7 +168,7 @@ export async function rebuildHere(services: CliServices, app: CliArgs['app'], ta
       const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);
       await writeSource(dir, { repository, commit: result.commit, commitTime: result.commitTime });
     },
-    build: async (dir) => { await buildLocally(dir, { path: toolPath }); },
+    build: async (dir) => { await buildLocally(dir, { path: toolPath, ...(app.toolEnv ? { extraEnv: app.toolEnv } : {}) }); },
     pack: (dir) => packTree(dir, async () => {}),
     fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
   }, target);

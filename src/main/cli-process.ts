@@ -3,6 +3,7 @@
  * command table. The network's adapters and the pack reader (isomorphic-git) load when a command opens them, so
  * `--help`, a usage error or a command that needs no network does not pay for them.
  */
+import { toolEnvironment } from '../gitops/build/tool-environment.ts';
 import { readFileSync } from 'node:fs';
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
@@ -48,6 +49,7 @@ const app: CliApp = {
   log,
   stderr: (text) => process.stderr.write(text),
   toolPath: process.env.PATH ?? '/usr/bin:/bin',
+  toolEnv: toolEnvironment(process.env),
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
