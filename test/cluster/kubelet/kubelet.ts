@@ -186,6 +186,9 @@ export async function startKubelet(options: KubeletOptions): Promise<Kubelet> {
     async kill() {
       events.silence();
       nodeStatus.halt();
+      // A dead machine's sockets go with it: the node's next kubelet binds the same address.
+      logServer.closeAllConnections();
+      logServer.close();
       await sync.stop();
       await killWorkers();
     },
