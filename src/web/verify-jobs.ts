@@ -7,8 +7,11 @@
 import type { Log } from '../core/log.ts';
 import { messageOf } from '../core/errors.ts';
 import type { PushEvent } from '../ports/ledger.ts';
-import { verifyRepository, type VerifyReport } from '../remote/history/verify-repository.ts';
+import { verifyRepository, type LogPosition, type VerifyReport } from '../remote/history/verify-repository.ts';
 import type { WebServices } from './app.ts';
+
+/** What a run reads with. */
+export type VerifyServices = Pick<WebServices, 'ledger' | 'blobStore' | 'blobIdOf' | 'openPackObjects' | 'keyService'>;
 
 export interface VerifyJob {
   state: 'running' | 'done' | 'error';
@@ -16,18 +19,23 @@ export interface VerifyJob {
   startedMs: number;
   /** The last progress line. */
   progress: string;
-  /** The push count the run started from: a newer push makes its verdicts stale. */
+  /**
+   * The log position the run started from (the page's view of the chain): its verdicts are about the pushes up to
+   * `seq`, checked against `logHead`, whatever lands while it runs.
+   */
   seq: number;
+  logHead: string;
+  /** The pushes up to `seq`, once read. */
   events?: PushEvent[];
   report?: VerifyReport;
   error?: string;
 }
 
 export class VerifyJobs {
-  readonly #services: WebServices;
+  readonly #services: VerifyServices;
   readonly #jobs = new Map<string, VerifyJob>();
 
-  constructor(services: WebServices) {
+  constructor(services: VerifyServices) {
     this.#services = services;
   }
 
@@ -36,10 +44,10 @@ export class VerifyJobs {
   }
 
   /** Starts a run unless one is under way; returns the job either way. */
-  start(id: string, seq: number, deep: boolean): VerifyJob {
+  start(id: string, at: LogPosition, deep: boolean): VerifyJob {
     const running = this.#jobs.get(id);
     if (running?.state === 'running') return running;
-    const job: VerifyJob = { state: 'running', deep, startedMs: Date.now(), progress: 'starting', seq };
+    const job: VerifyJob = { state: 'running', deep, startedMs: Date.now(), progress: 'starting', seq: at.seq, logHead: at.logHead };
     this.#jobs.set(id, job);
     const log: Log = {
       verbosity: 1,
@@ -51,9 +59,9 @@ export class VerifyJobs {
     const { ledger, blobStore, blobIdOf, openPackObjects, keyService } = this.#services;
     void (async () => {
       try {
-        job.events = await ledger.listPushes(id);
         const certified = await this.#services.certified?.();
-        job.report = await verifyRepository({ ledger, blobStore, blobIdOf, openPackObjects, keyService, log, ...(certified ? { certified } : {}) }, id, { deep });
+        job.report = await verifyRepository({ ledger, blobStore, blobIdOf, openPackObjects, keyService, log, ...(certified ? { certified } : {}) }, id, { deep, at });
+        job.events = (await ledger.listPushes(id)).filter((event) => event.seq <= at.seq);
         job.state = 'done';
         job.progress = job.report.findings.length === 0 ? 'every check holds' : `${job.report.findings.length} problem(s) found`;
       } catch (error) {

@@ -35,6 +35,20 @@ export function reportBadges(events: readonly PushEvent[], report: VerifyReport)
   return badgesFrom(events, report.findings, report);
 }
 
+/**
+ * Badges for a timeline as of `repository` (the events past its seq are left out: they landed after it was read).
+ * A finished run's verdicts stand for the pushes it covered, even when later pushes have landed since; those later
+ * pushes get the chain link's badge until a new run covers them.
+ */
+export function timelineBadges(repository: Pick<RepositoryInfo, 'id' | 'seq' | 'logHead'>, events: readonly PushEvent[], run: { events: readonly PushEvent[]; report: VerifyReport } | null): PushBadges {
+  const linked = chainLinkBadges(repository, events.filter((event) => event.seq <= repository.seq));
+  if (run === null) return linked;
+  const checked = reportBadges(run.events, run.report);
+  const badges = new Map(linked.badges);
+  for (const [seq, badge] of checked.badges) if (badges.has(seq)) badges.set(seq, badge);
+  return { badges, repository: [...checked.repository, ...linked.repository] };
+}
+
 function badgesFrom(events: readonly PushEvent[], findings: readonly Finding[], report: VerifyReport | null): PushBadges {
   const repository = findings.filter((f) => f.seq === null);
   const packsFrom = report === null ? null : liveFromOf(events);

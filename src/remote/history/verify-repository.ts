@@ -9,11 +9,11 @@
  */
 import type { Log } from '../../core/log.ts';
 import { mapOrdered } from '../../core/ordered-parallel.ts';
-import { InternalError, UsageError } from '../../core/errors.ts';
+import { InternalError, UsageError, WalrusGitError } from '../../core/errors.ts';
 import { PackDecryptionError } from '../../core/pack-cipher.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { KeyService } from '../../ports/key-service.ts';
-import type { Ledger, PushEvent } from '../../ports/ledger.ts';
+import type { Ledger, PackEntry, PushEvent, RepositoryInfo } from '../../ports/ledger.ts';
 import type { CertifiedReads, CertifiedRepository, RpcAnswer } from '../../ports/certified.ts';
 import { PackKeys } from '../sealed-packs.ts';
 import type { Finding } from './finding.ts';
@@ -70,38 +70,84 @@ export interface VerifyReport {
   findings: Finding[];
 }
 
-export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal; expiryWarningEpochs?: number } = {}): Promise<VerifyReport> {
+/** The log position a run vouches for: the seq and log head the chain recorded when the run was asked for. */
+export type LogPosition = Pick<RepositoryInfo, 'seq' | 'logHead'>;
+
+/** Reads of the chain state a run makes while pushes keep landing, before it gives up. */
+const SNAPSHOT_ATTEMPTS = 3;
+
+/** Pushes kept landing while verify read the chain state: nothing was judged; run it again when pushes are quieter. */
+export class VerifyRacedError extends WalrusGitError {
+  constructor(repository: string, attempts: number) {
+    super('VERIFY_RACED', `verify of ${repository} gave up after ${attempts} reads of its chain state: a push landed during each; nothing is wrong with the repository, run verify again when pushes are quieter`, { repository, attempts });
+  }
+}
+
+interface ChainSnapshot {
+  repository: RepositoryInfo;
+  certified?: CertifiedSource;
+  /** The events up to the repository's seq, and its ref and live pack tables, all read at that one seq. */
+  events: PushEvent[];
+  refs: Map<string, string>;
+  packs: PackEntry[];
+}
+
+/**
+ * The repository, its events and its tables as of one seq: a push landing between the reads would make the tables
+ * disagree with the events and fail checks that hold. The seq is read again after the tables; if it moved, again.
+ */
+async function readSnapshot(deps: VerifyDeps, id: string): Promise<ChainSnapshot> {
+  const { ledger, log } = deps;
+  for (let attempt = 1; ; attempt += 1) {
+    let certified: CertifiedSource | undefined;
+    let repository;
+    if (deps.certified) {
+      log.progress('proving the repository against the validators\' certificates');
+      const { best, answers } = await deps.certified.repository(id);
+      const { repository: state, ...source } = best;
+      repository = state;
+      certified = { ...source, answers };
+    } else {
+      repository = await ledger.getRepository(id);
+    }
+    const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
+    // A node behind the certified state may answer a lower seq: its tables are then no newer than the state.
+    if ((await ledger.getRepository(id)).seq <= repository.seq) {
+      return { repository, ...(certified ? { certified } : {}), events: events.filter((event) => event.seq <= repository.seq), refs, packs };
+    }
+    if (attempt === SNAPSHOT_ATTEMPTS) throw new VerifyRacedError(id, attempt);
+    log.progress('a push landed while reading chain state: reading it again');
+  }
+}
+
+/**
+ * `at` pins the log position the run vouches for (a page that asked for it shows verdicts for those pushes): pushes
+ * that land after it are read with the tables but judged by a later run.
+ */
+export async function verifyRepository(deps: VerifyDeps, id: string, options: { deep?: boolean; signal?: AbortSignal; expiryWarningEpochs?: number; at?: LogPosition } = {}): Promise<VerifyReport> {
   const { ledger, log } = deps;
   const deep = options.deep ?? false;
   if (deep && deps.openPackObjects === undefined) throw new InternalError('verify --deep was asked without an object store');
   log.progress('reading chain state');
-  let certified: CertifiedSource | undefined;
-  let repository;
-  if (deps.certified) {
-    log.progress('proving the repository against the validators\' certificates');
-    const { best, answers } = await deps.certified.repository(id);
-    const { repository: state, ...source } = best;
-    repository = state;
-    certified = { ...source, answers };
-  } else {
-    repository = await ledger.getRepository(id);
-  }
+  const { repository, certified, events, refs, packs } = await readSnapshot(deps, id);
   if (deep && repository.hashLength === 32) throw new UsageError('verify --deep reads SHA-1 repositories only; this one uses SHA-256');
-  const [events, refs, packs] = await Promise.all([ledger.listPushes(id), ledger.listRefs(id), ledger.listPacks(id, repository.liveFrom)]);
   log.progress(`reading chain state: ${events.length} push events, ${refs.size} refs, ${packs.length} live packs`, true);
+  const at = options.at ?? repository;
+  if (at.seq > repository.seq) throw new InternalError(`verify was pinned to seq ${at.seq}, past the chain's seq ${repository.seq}`);
+  const logged = events.filter((event) => event.seq <= at.seq);
 
   // Only readers get past this for a private repository's history; checking storage needs no key.
   const keys = deep ? await PackKeys.of({ ledger, keyService: deps.keyService }, repository, packs, repository.liveFrom) : null;
-  const replay = verifyPushLog(repository, events);
+  const replay = verifyPushLog({ id, seq: at.seq, logHead: at.logHead }, logged);
   const refused = (certified?.answers ?? []).filter((answer) => answer.problem !== undefined)
     .map((answer): Finding => ({ code: 'CERT_ANSWER_REFUSED', seq: null, message: `RPC ${answer.rpc}: ${answer.problem}` }));
   const findings = [...refused, ...replay.findings, ...verifyRefs(events, refs), ...verifyPackTable(events, packs, repository.liveFrom)];
   const report: VerifyReport = {
     repository: id,
-    seq: repository.seq,
-    logHead: repository.logHead,
+    seq: at.seq,
+    logHead: at.logHead,
     recomputedLogHead: replay.recomputedLogHead,
-    pushes: events.length,
+    pushes: logged.length,
     packsChecked: 0,
     bytesChecked: 0,
     ...(certified ? { certified } : {}),
@@ -150,7 +196,7 @@ export async function verifyRepository(deps: VerifyDeps, id: string, options: { 
     }
     if (objects !== null) {
       report.commitsChecked = await checkHistory(objects, events, findings, log);
-      report.rewrites = findRewrites(events);
+      report.rewrites = findRewrites(logged);
     }
   } finally {
     await objects?.close();

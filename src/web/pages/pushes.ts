@@ -6,7 +6,7 @@
  */
 import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../../core/blob-lifetime.ts';
 import type { PushEvent, RefUpdate } from '../../ports/ledger.ts';
-import { chainLinkBadges, reportBadges, type PushBadge, type PushBadges } from '../../remote/history/push-badges.ts';
+import { timelineBadges, type PushBadge, type PushBadges } from '../../remote/history/push-badges.ts';
 import { liveLifetimes, type LiveLifetimes } from '../../remote/lifetime.ts';
 import { formatBytes } from '../../remote/progress.ts';
 import { explorerFor, type Explorer } from '../explorer.ts';
@@ -24,10 +24,10 @@ function verifyCommand(id: string, deep: boolean): string {
   return `git walrus verify walrus://${id}${deep ? ' --deep' : ''}`;
 }
 
-/** The verdicts to show: the finished run's, if it covered every push shown; otherwise the chain link alone. */
+/** The verdicts to show: the finished run's for the pushes it covered, the chain link alone for the rest. */
 function badgesFor(repo: LoadedRepository, events: readonly PushEvent[], job: VerifyJob | undefined): { badges: PushBadges; deep: boolean | null } {
-  if (job?.state === 'done' && job.report && job.events && job.seq === repo.info.seq) return { badges: reportBadges(job.events, job.report), deep: job.deep };
-  return { badges: chainLinkBadges(repo.info, events), deep: null };
+  const run = job?.state === 'done' && job.report && job.events ? { events: job.events, report: job.report } : null;
+  return { badges: timelineBadges(repo.info, events, run), deep: run === null ? null : job!.deep };
 }
 
 const BADGE_TEXT = { verified: 'verified', failed: 'failed', unchecked: 'not checked' } as const;
@@ -70,7 +70,7 @@ ${event.kind === 1 ? html`<dt>live from</dt><dd>pack #${event.liveFrom}</dd>` : 
 
 function jobLine(job: VerifyJob | undefined, seq: number): Html {
   if (job === undefined) return html`<span id="verify-progress" class="muted">not run yet</span>`;
-  const stale = job.state === 'done' && job.seq !== seq ? ' (the repository has moved on since: run it again)' : '';
+  const stale = job.state === 'done' && job.seq < seq ? ` (for pushes up to ${job.seq}; later ones are not checked yet: run it again)` : '';
   return html`<span id="verify-progress" data-state="${job.state}">${job.deep ? 'verify --deep' : 'verify'}: ${job.progress}${stale}</span>`;
 }
 
@@ -78,9 +78,10 @@ export async function pushesPage(context: WebContext, { params, query }: RouteRe
   const { services } = context;
   const repo = await context.repositories.load(params[0]!);
   const id = repo.info.id;
-  const events = await services.ledger.listPushes(id);
+  // Events are read after the repository: any that landed in between are past its seq, and left out.
+  const events = (await services.ledger.listPushes(id)).filter((event) => event.seq <= repo.info.seq);
   // On loopback the first view starts the run (the page never waits for it); an exposed server waits to be asked.
-  const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info.seq, repo.readable) : undefined);
+  const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info, repo.readable) : undefined);
   const { badges, deep } = badgesFor(repo, events, job);
   const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
   const newestFirst = [...events].reverse();
@@ -105,7 +106,7 @@ ${pager(pageNo, pageNo * PUSHES_PER_PAGE < events.length, (p) => href(`/repos/${
 
 export async function startVerify(context: WebContext, { params }: RouteRequest): Promise<Reply> {
   const repo = await context.repositories.load(params[0]!);
-  context.jobs.start(repo.info.id, repo.info.seq, repo.readable);
+  context.jobs.start(repo.info.id, repo.info, repo.readable);
   return redirect(`/repos/${repo.info.id}/pushes`);
 }
 
@@ -113,7 +114,7 @@ export async function startVerify(context: WebContext, { params }: RouteRequest)
 export async function verifyStatus(context: WebContext, { params }: RouteRequest): Promise<Reply> {
   const repo = await context.repositories.load(params[0]!);
   const job = context.jobs.get(repo.info.id);
-  const events = job?.events ?? await context.services.ledger.listPushes(repo.info.id);
+  const events = await context.services.ledger.listPushes(repo.info.id);
   const { badges } = badgesFor(repo, events, job);
   return jsonReply({
     state: job?.state ?? 'idle',

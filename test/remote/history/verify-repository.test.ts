@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { silentLog } from '../../../src/core/log.ts';
 import { PackObjectReader } from '../../../src/git/pack-reader.ts';
 import { requiredTargets, verifyRepository, type VerifyDeps } from '../../../src/remote/history/verify-repository.ts';
+import type { Ledger } from '../../../src/ports/ledger.ts';
 import { formatVerifyJson, formatVerifyText } from '../../../src/remote/history/format-verify.ts';
 import { plainStyle } from '../../../src/remote/history/format-log.ts';
 import { BOB, buildHistory, fakeBlobId, historyLedger, mapBlobStore, type History, type PushSpec } from './fixture.ts';
@@ -127,6 +128,59 @@ VerifyRepository('after a repack, commits overwritten before it are no longer re
   assert.is(report.packsChecked, 1, 'only the consolidated pack is live');
   assert.is(report.commitsChecked, 2, 'c3 and t1, what the refs held at the repack; c1 and c2 were dropped by it');
   assert.equal(report.rewrites?.map((r) => r.seq), [4, 6], 'rewrites before the repack are still listed');
+});
+
+/** The chain as `states` left it, one push later at each read of the repository after the first. */
+function landingLedger(states: History[]): Ledger {
+  let reads = 0;
+  const ledgers = states.map(historyLedger);
+  const now = () => ledgers[Math.min(reads, ledgers.length - 1)]!;
+  return {
+    ...now(),
+    getRepository: async (id) => {
+      const answer = await now().getRepository(id);
+      reads += 1;
+      return answer;
+    },
+    listRefs: (id) => now().listRefs(id),
+    listPacks: (id, from, until) => now().listPacks(id, from, until),
+    listPushes: (id) => now().listPushes(id),
+  };
+}
+
+const seventh: PushSpec = { updates: [{ name: 'refs/tags/v2', old: null, new: c2, force: false }], chunks: [repo.pack([t1])] };
+
+VerifyRepository('a push that lands while the chain state is read fails nothing: the state is read again at one seq', async () => {
+  const before = buildHistory(specs());
+  const after = buildHistory([...specs(), seventh]);
+  assert.equal(after.events.slice(0, 6), before.events, 'the same six pushes, then a seventh');
+  const report = await verifyRepository({ ...deps(after), ledger: landingLedger([before, after]) }, before.repository.id, { deep: true });
+  assert.equal(report.findings, []);
+  assert.is(report.seq, 7);
+  assert.is(report.pushes, 7);
+});
+
+VerifyRepository('pinned to where the run was asked for, the report covers those pushes and no later one', async () => {
+  const before = buildHistory(specs());
+  const after = buildHistory([...specs(), seventh]);
+  const report = await verifyRepository({ ...deps(after), ledger: landingLedger([before, after]) }, before.repository.id, { deep: true, at: before.repository });
+  assert.equal(report.findings, []);
+  assert.is(report.seq, 6);
+  assert.is(report.logHead, before.repository.logHead);
+  assert.is(report.pushes, 6);
+  assert.equal(report.rewrites?.map((r) => r.seq), [4, 5]);
+});
+
+VerifyRepository('when a push lands during every read of the chain state, verify gives up saying so, and judges nothing', async () => {
+  const states = [buildHistory(specs())];
+  for (let n = 1; n <= 6; n += 1) states.push(buildHistory([...specs(), ...Array.from({ length: n }, (_, i) => ({ updates: [{ name: `refs/tags/t${i}`, old: null, new: c1, force: false }] }))]));
+  try {
+    await verifyRepository({ ...deps(states.at(-1)!), ledger: landingLedger(states) }, states[0]!.repository.id);
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as { code: string }).code, 'VERIFY_RACED');
+    assert.match((error as Error).message, /a push landed during each; nothing is wrong with the repository/);
+  }
 });
 
 VerifyRepository.run();
