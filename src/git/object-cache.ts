@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommitInfo, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
+import type { CommitInfo, FileChange, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
 
 const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -169,12 +169,35 @@ class CachedRepository implements RepositoryObjects {
     return { text, truncated };
   }
 
+  diffStat(from: string | null, to: string): Promise<FileChange[]> {
+    return this.#once(`numstat ${from} ${to}`, async () => parseNumstat((await runBytes(['diff', '--numstat', '-z', '--no-ext-diff', '--no-textconv', '-M', from ?? EMPTY_TREE_SHA1, to, '--'], this.#opts)).toString('utf8')));
+  }
+
   mergeBase(a: string, b: string): Promise<string | null> {
     return this.#once(`merge-base ${a} ${b}`, async () => {
       const result = await runGit(['merge-base', a, b], this.#opts);
       return result.code === 0 ? result.stdout.trim() : null;
     });
   }
+}
+
+/**
+ * `diff --numstat -z` records: `<added>\t<deleted>\t<path>\0`, or for a rename `<added>\t<deleted>\t\0<old>\0<new>\0`;
+ * a binary file counts `-` for both.
+ */
+export function parseNumstat(text: string): FileChange[] {
+  const fields = text.split('\0');
+  const changes: FileChange[] = [];
+  for (let i = 0; i < fields.length && fields[i] !== ''; i += 1) {
+    const [added, deleted, path] = fields[i]!.split('\t') as [string, string, string];
+    const count = (n: string) => (n === '-' ? null : Number(n));
+    if (path !== '') changes.push({ path, added: count(added), deleted: count(deleted) });
+    else {
+      changes.push({ path: fields[i + 2]!, renamedFrom: fields[i + 1]!, added: count(added), deleted: count(deleted) });
+      i += 2;
+    }
+  }
+  return changes;
 }
 
 /** `ls-tree -z -l` lines: `<mode> <type> <oid> <size>\t<name>`. */

@@ -36,6 +36,15 @@ export interface Patch {
   truncated: boolean;
 }
 
+/** One file a diff changes: lines added and deleted, null for a binary file (git counts no lines in one). */
+export interface FileChange {
+  path: string;
+  /** The old path of a renamed file. */
+  renamedFrom?: string;
+  added: number | null;
+  deleted: number | null;
+}
+
 export interface RepositoryObjects {
   /** The commit a ref name, tag or (abbreviated) object id names; null when none. */
   resolveCommit(rev: string): Promise<string | null>;
@@ -54,6 +63,8 @@ export interface RepositoryObjects {
   commit(oid: string): Promise<CommitInfo | null>;
   /** The diff from `from` (null: the empty tree) to `to`. */
   diff(from: string | null, to: string, maxBytes: number): Promise<Patch>;
+  /** Every file the same diff changes, however large the diff is. */
+  diffStat(from: string | null, to: string): Promise<FileChange[]>;
   /** The best common ancestor, or null. */
   mergeBase(a: string, b: string): Promise<string | null>;
 }

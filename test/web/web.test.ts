@@ -159,6 +159,13 @@ Pages('commits: paginated, each with its full SHA; a commit with its diff, unifi
   const split = await ok(owner, `/repos/${w.app.id}/commit/${w.app.commits.c3b}?view=split`);
   assert.match(split, /d2h-file-side-diff/);
   assert.match(text(await ok(owner, `/repos/${w.app.id}/commit/${w.app.commits.c1}`)), /not deployed by any provider/);
+  // A commit whose diff comes in parts lists every file on every part, with git's counts; a binary file has none.
+  for (const part of [1, 2]) {
+    const files = text(await ok(owner, `/repos/${w.app.id}/commit/${w.app.commits.c2}?part=${part}`));
+    assert.match(files, /Files changed \(4\) \+5 −0/, `part ${part}`);
+    assert.match(files, /big\.txt \+1 −0 docs\/guide\.md \+1 −0 index\.js \+3 −0 logo\.bin binary/, `part ${part}`);
+    assert.match(files, new RegExp(`part ${part} of 2`));
+  }
   // An abbreviated id finds the commit (the commit list's search box).
   const found = await get(owner, `/repos/${w.app.id}/compare?to=${w.app.commits.c2!.slice(0, 8)}`);
   assert.is(found.status, 303);

@@ -1,6 +1,6 @@
 /** The code pages of a repository: overview (README), tree and files, commits, a commit, compare, branches and tags. */
 import { html as diffHtml } from 'diff2html';
-import type { CommitInfo, RepositoryObjects, TreeEntry } from '../../ports/object-cache.ts';
+import type { CommitInfo, FileChange, RepositoryObjects, TreeEntry } from '../../ports/object-cache.ts';
 import { formatBytes } from '../../remote/progress.ts';
 import { highlight } from '../highlight.ts';
 import { href, html, trusted, type Html } from '../html.ts';
@@ -250,22 +250,44 @@ function splitDiff(text: string): string[] {
   return parts;
 }
 
+/** How many files each part holds, in order (git lists the files in the same order in the patch and its numstat). */
+function filesPerPart(parts: readonly string[]): number[] {
+  return parts.map((text) => text.match(/^diff --git /gm)?.length ?? 0);
+}
+
+/**
+ * Every file the diff changes, over all its parts, with git's own line counts ("binary" where git counts none), each
+ * linked to the part that shows it; files past the diff's size cut are listed as not shown.
+ */
+function fileList(changes: readonly FileChange[], counts: readonly number[], link: (part: number) => string): Html {
+  const partOf: number[] = counts.flatMap((count, index) => Array<number>(count).fill(index + 1));
+  const added = changes.reduce((sum, c) => sum + (c.added ?? 0), 0);
+  const deleted = changes.reduce((sum, c) => sum + (c.deleted ?? 0), 0);
+  return html`<details class="file-list" open><summary>Files changed (${changes.length}) <span class="added">+${added}</span> <span class="deleted">−${deleted}</span></summary><ol>
+${changes.map((c, i) => {
+    const name = c.renamedFrom === undefined ? c.path : `${c.renamedFrom} → ${c.path}`;
+    const counts = c.added === null ? html`<span class="muted">binary</span>` : html`<span class="added">+${c.added}</span> <span class="deleted">−${c.deleted}</span>`;
+    const part = partOf[i];
+    return html`<li>${part === undefined ? html`<span class="mono">${name}</span> <span class="muted">(past the size cut: not shown)</span>` : html`<a class="mono" href="${link(part)}">${name}</a>`} ${counts}</li>`;
+  })}</ol></details>`;
+}
+
 async function diffView(objects: RepositoryObjects, from: string | null, to: string, split: boolean, part: number, link: (part: number) => string): Promise<Html> {
   const key = `${from}..${to}`;
   const diff = diffPartsKept.get(key) ?? objects.diff(from, to, DIFF_LIMIT).then((patch) => ({ parts: splitDiff(patch.text), truncated: patch.truncated, bytes: patch.text.length }));
   remember(diffPartsKept, key, diff, DIFFS_KEPT);
-  const { parts, truncated, bytes } = await diff;
+  const [{ parts, truncated, bytes }, changes] = await Promise.all([diff, objects.diffStat(from, to)]);
   if (parts.length === 0) return html`<p class="muted">No changes.</p>`;
   const index = Math.min(Math.max(1, part), parts.length) - 1;
   const renderKey = `${key}:${split}:${index}`;
   const rendered = renderedParts.get(renderKey) ?? trusted(diffHtml(parts[index]!, {
-    outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: true, matching: 'none', diffMaxChanges: 20_000,
+    outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: false, matching: 'none', diffMaxChanges: 20_000,
     // Word-level marks within changed lines cost most of a large diff's rendering: a large diff goes without.
     ...(bytes > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
   }));
   remember(renderedParts, renderKey, rendered, RENDERED_PARTS_KEPT);
   const nav = parts.length === 1 ? '' : html`<nav class="pager diff-parts">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`;
-  return html`${nav}${rendered}${nav}
+  return html`${fileList(changes, filesPerPart(parts), link)}${nav}${rendered}${nav}
 ${truncated && index + 1 === parts.length ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;
 }
 
