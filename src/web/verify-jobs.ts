@@ -11,7 +11,7 @@ import { verifyRepository, type LogPosition, type VerifyReport } from '../remote
 import type { WebServices } from './app.ts';
 
 /** What a run reads with. */
-export type VerifyServices = Pick<WebServices, 'ledger' | 'blobStore' | 'blobIdOf' | 'openPackObjects' | 'keyService'>;
+export type VerifyServices = Pick<WebServices, 'ledger' | 'blobStore' | 'blobIdOf' | 'openPackObjects' | 'keyService' | 'certified'>;
 
 export interface VerifyJob {
   state: 'running' | 'done' | 'error';

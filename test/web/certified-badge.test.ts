@@ -7,7 +7,7 @@ import type { VerifyReport } from '../../src/remote/history/verify-repository.ts
 const report = (certified?: VerifyReport['certified']): VerifyReport => ({
   repository: '0x1', seq: 3, logHead: 'a', recomputedLogHead: 'a', pushes: 3, packsChecked: 3, bytesChecked: 10, findings: [], ...(certified ? { certified } : {}),
 });
-const job = (state: VerifyJob['state'], extra: Partial<VerifyJob> = {}): VerifyJob => ({ state, deep: false, startedMs: 0, progress: '', seq: 3, ...extra });
+const job = (state: VerifyJob['state'], extra: Partial<VerifyJob> = {}): VerifyJob => ({ state, deep: false, startedMs: 0, progress: '', seq: 3, logHead: 'a', ...extra });
 const proved = {
   version: '19', checkpoint: '17', epoch: '1', timestampMs: Date.UTC(2026, 10, 29, 7), rpc: 'http://node-a',
   answers: [{ rpc: 'http://node-a', version: '19', checkpoint: '17' }, { rpc: 'http://node-b', version: '12', checkpoint: '9' }, { rpc: 'http://liar', problem: 'checkpoint 15 is signed by 4000 of 10000 stake' }],
