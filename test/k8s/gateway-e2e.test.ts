@@ -11,46 +11,25 @@
  * with `--previous`), the events, and a push whose tests fail: refused with TestsFailed and npm's output, the serving
  * commit unchanged. A stranger is refused with who may read; the provider (its cap's holder) reads.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { NetworkingV1Api } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { EventView, StatusView } from '../../src/ports/gateway-api.ts';
 import { LABELS } from '../../src/gitops/templates/names.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, initWorkRepo, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
-import { testCluster, waitFor } from './support/control-plane.ts';
-import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, installWalrusAppCrd, walrusIn } from './support/gitops.ts';
-import { httpGet, startControllerProcess, startDevnetServer, startGatewayProcess, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+import { initWorkRepo, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
+import { waitFor } from './support/control-plane.ts';
+import { devnetOfferFile } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { httpGet, within } from '../../scripts/harness/gitops.ts';
 import { resolveHostsEnv } from '../support/host-resolver-env.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
 const GATEWAY_HOST = 'gateway.provider.walrus.test';
 
-const cluster = testCluster('gateway-e2e');
-const test = suite('the tenant\'s window through the provider\'s gateway at its endpoint (process kubelet, devnet, npm)');
-const step = (text: string) => process.stderr.write(`gateway-e2e: ${text}\n`);
-
-const providerKey = Ed25519Keypair.generate();
-/** What the test started, each part once it exists, for the teardown. */
-const started: {
-  world?: World; devnet?: { stop(): Promise<void> }; processes: ControllerProcess[]; kc?: KubeConfig;
-  app?: { namespace: string; name: string }; diagnostics?: GitopsDiagnostics;
-} = { processes: [] };
-
-test.after(async () => {
-  await started.diagnostics?.stop();
-  for (const running of started.processes) await running.kill('SIGKILL');
-  if (started.app) await started.kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: started.app.namespace }).catch(() => {});
-  await started.devnet?.stop();
-  started.world?.remove();
-  await cluster.stop();
-});
+const { test, step, stageTest } = leaseEndToEnd('gateway-e2e', 'the tenant\'s window through the provider\'s gateway at its endpoint (process kubelet, devnet, npm)');
 
 /** A small app without dependencies: it logs each request, and `/crash` makes it exit 3. */
 function writeApp(world: World, testsPass: boolean): void {
@@ -83,23 +62,13 @@ function writeApp(world: World, testsPass: boolean): void {
   for (const [file, text] of Object.entries(files)) writeFileSync(world.path('app', file), text);
 }
 
-test('status, build output, follow, a crash and its previous run, events, a TestsFailed push; a stranger refused', () => explained(() => started.diagnostics, async () => {
-  const { namespace, cluster: node, kc } = await cluster.get();
-  started.kc = kc;
-  const diagnostics = new GitopsDiagnostics({ kc, cluster: node, apps: () => (started.app ? [started.app] : []), controllers: () => started.processes });
-  started.diagnostics = diagnostics;
-  diagnostics.start();
-  await installWalrusAppCrd(kc);
-  const world = createWorld('walrus-gateway-e2e-');
-  started.world = world;
-  const devnet = await startDevnetServer(world, node.network.hostIp);
-  started.devnet = devnet;
+stageTest('status, build output, follow, a crash and its previous run, events, a TestsFailed push; a stranger refused', async (stage) => {
+  const { namespace, node, kc, core, world, walrus, registerProvider, startProvider, startGateway, openLease } = stage;
   const ingress = node.ingress.address;
   const throughIngress = resolveHostsEnv({ [GATEWAY_HOST]: ingress });
-  const asTenant = { ...devnet.env, ...throughIngress };
-  const asProvider = { ...devnet.env, ...throughIngress, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const asStranger = { ...devnet.env, ...throughIngress, GIT_WALRUS_KEY: Ed25519Keypair.generate().getSecretKey() };
-  const walrus = walrusIn(world);
+  const asTenant = { ...stage.asTenant, ...throughIngress };
+  const asProvider = { ...stage.asProvider, ...throughIngress };
+  const asStranger = { ...stage.asTenant, ...throughIngress, GIT_WALRUS_KEY: Ed25519Keypair.generate().getSecretKey() };
   const walrusRun = (args: string[], env: NodeJS.ProcessEnv) => world.run('app', ['walrus', ...args], { env });
 
   await initWorkRepo(world, 'app');
@@ -111,16 +80,10 @@ test('status, build output, follow, a crash and its previous run, events, a Test
   const v1 = await world.ok('app', ['rev-parse', 'HEAD']);
 
   // The provider: its endpoint's host, its controller, its gateway behind the cluster's ingress at that host.
-  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${GATEWAY_HOST}`], asProvider);
+  const providerId = await registerProvider(`http://${GATEWAY_HOST}`);
   const offer = devnetOfferFile(world, node.network, { buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }] });
-  const controller = startControllerProcess(world, asProvider, 'provider-g', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500',
-    '--provider', providerId, '--offer', offer, '--provider-interval-ms', '1000',
-  ]);
-  const gateway = startGatewayProcess(world, devnet.env, ['--provider', providerId, '--host', node.network.hostIp, '--port', '0', '--kubeconfig', node.plane.kubeconfigPath]);
-  started.processes.push(controller, gateway);
-  const gatewayUrl = new URL(await waitFor('the gateway listening', async () => gateway.output().match(/^(http:\/\/\S+)$/m)?.[1], 60_000));
-  const core = kc.makeApiClient(CoreV1Api);
+  await startProvider('provider-g', ['--provider', providerId, '--offer', offer, '--provider-interval-ms', '1000'], asProvider);
+  const gatewayUrl = await startGateway(['--provider', providerId]);
   await core.createNamespacedService({ namespace, body: { metadata: { name: 'walrus-gateway' }, spec: { ports: [{ name: 'http', port: 80, targetPort: Number(gatewayUrl.port) as never }] } } });
   await core.createNamespacedEndpoints({ namespace, body: { metadata: { name: 'walrus-gateway' }, subsets: [{ addresses: [{ ip: node.network.hostIp }], ports: [{ name: 'http', port: Number(gatewayUrl.port) }] }] } });
   await kc.makeApiClient(NetworkingV1Api).createNamespacedIngress({ namespace, body: {
@@ -132,11 +95,7 @@ test('status, build output, follow, a crash and its previous run, events, a Test
     return status === 200 && JSON.parse(body).provider === providerId;
   }, 60_000);
 
-  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
-  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  const tenantNs = tenantNamespace(tenant);
-  const appName = leaseAppName(leaseId);
-  started.app = { namespace: tenantNs, name: appName };
+  const { leaseId, namespace: tenantNs, name: appName } = await openLease('walrus', providerId, asTenant);
   const statusJson = async (env = asTenant) => JSON.parse(await walrus(['lease', 'status', leaseId, '--json'], env)) as StatusView;
 
   // Live: the tenant follows its commit through the gateway until it serves.
@@ -218,6 +177,6 @@ test('status, build output, follow, a crash and its previous run, events, a Test
   assert.match(failedBuild, /^----- test: exit 1/m);
   assert.match(failedBuild, /adds two numbers/);
   step(`refused: ${after.message}`);
-}));
+});
 
 test.run();

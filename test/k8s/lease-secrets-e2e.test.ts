@@ -6,21 +6,15 @@
  * nowhere they must not be: no object of any namespace (Secrets, ConfigMaps, Pods' specs and statuses, Deployments,
  * ReplicaSets, Jobs, WalrusApps, Events), not the controller's log, not the devnet's chain state or Walrus blobs.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
-import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
-import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
-import { createWorld, type World } from '../../scripts/harness/world.ts';
-import { testCluster, waitFor } from './support/control-plane.ts';
-import { explained, GitopsDiagnostics } from './support/diagnose.ts';
-import { devnetOfferFile, installWalrusAppCrd, readyAt, walrusIn } from './support/gitops.ts';
-import { helloRepository, httpGet, startControllerProcess, startDevnetServer, TEST_BUILD_COMMAND, within, type ControllerProcess } from '../../scripts/harness/gitops.ts';
+import { AppsV1Api, BatchV1Api } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION } from '../../src/ports/walrus-app.ts';
+import { devnetOfferFile, readyAt } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { helloRepository, httpGet, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -40,20 +34,8 @@ server.listen(Number(process.env.PORT ?? 8080));
 process.once('SIGTERM', () => setTimeout(() => server.close(() => process.exit(0)), 2000).unref());
 `;
 
-const cluster = testCluster('lease-secrets-e2e');
-const test = suite("a lease's secrets reach its app only (process kubelet, devnet key servers)");
-const step = (text: string) => process.stderr.write(`lease-secrets-e2e: ${text}\n`);
-const waitBounded = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) => waitFor(what, () => within(15_000, probe()), timeoutMs);
+const { test, step, waitBounded, stageTest } = leaseEndToEnd('lease-secrets-e2e', "a lease's secrets reach its app only (process kubelet, devnet key servers)");
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-const providerKey = Ed25519Keypair.generate();
-let world: World;
-let devnet: Awaited<ReturnType<typeof startDevnetServer>>;
-let controller: ControllerProcess | undefined;
-let kc: KubeConfig;
-let tenantNs: string | undefined;
-let appName: string | undefined;
-let diagnostics: GitopsDiagnostics | undefined;
 
 /** Every file under `dir` (the devnet's chain state and Walrus blobs). */
 function filesUnder(dir: string): string[] {
@@ -63,33 +45,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test.after(async () => {
-  await diagnostics?.stop();
-  await controller?.kill('SIGKILL');
-  if (tenantNs) await kc?.makeApiClient(CoreV1Api).deleteNamespace({ name: tenantNs }).catch(() => {});
-  await devnet?.stop();
-  world?.remove();
-  await cluster.stop();
-});
-
-test('secrets set → served digest → rotation with no failed request → unset → the values found nowhere else', () => explained(() => diagnostics, async () => {
-  const { namespace, cluster: node } = await cluster.get();
-  ({ kc } = await cluster.get());
-  diagnostics = new GitopsDiagnostics({
-    kc, cluster: node,
-    apps: () => (tenantNs && appName ? [{ namespace: tenantNs, name: appName }] : []),
-    controllers: () => (controller ? [controller] : []),
-  });
-  diagnostics.start();
-  await installWalrusAppCrd(kc);
-  world = createWorld('walrus-lease-secrets-e2e-');
-  devnet = await startDevnetServer(world, node.network.hostIp);
-  const asTenant = devnet.env;
-  const asProvider = { ...devnet.env, GIT_WALRUS_KEY: providerKey.getSecretKey() };
-  const walrus = walrusIn(world);
-  const core = kc.makeApiClient(CoreV1Api);
-  const objects = kc.makeApiClient(CustomObjectsApi);
-
+stageTest('secrets set → served digest → rotation with no failed request → unset → the values found nowhere else', async ({
+  namespace, kc, core, objects, world, providerKey, asTenant, walrus, node, registerProvider, startProvider, openLease,
+}) => {
   await helloRepository(world, asTenant, 'secret-digest');
   writeFileSync(world.path('app', 'server.js'), DIGEST_SERVER);
   await world.ok('app', ['add', '-A']);
@@ -97,22 +55,16 @@ test('secrets set → served digest → rotation with no failed request → unse
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
   const commit = await world.ok('app', ['rev-parse', 'HEAD']);
 
-  const providerId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider);
+  const providerId = await registerProvider();
   await core.createNamespacedSecret({ namespace, body: { metadata: { name: KEY_SECRET }, stringData: { key: providerKey.getSecretKey() } } });
   const specFile = world.path('lease-app.json');
   // Two replicas, so a rollout always leaves one serving.
   writeFileSync(specFile, JSON.stringify({ replicas: 2, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
-  controller = startControllerProcess(world, asProvider, 'secrets-provider', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', '--provider-key-secret', KEY_SECRET,
-    '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
+  const controller = await startProvider('secrets-provider', [
+    '--provider-key-secret', KEY_SECRET, '--provider', providerId, '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000', '--claim-every-ms', '60000',
   ]);
-  await waitFor('the controller in provider mode', async () => controller!.output().includes('provider mode for'), 60_000);
 
-  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', providerId, '--deposit', '5'], asTenant);
-  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
-  tenantNs = tenantNamespace(tenant);
-  appName = leaseAppName(leaseId);
-  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNs!, name: appName! }) as Promise<WalrusApp>;
+  const { namespace: tenantNs, name: appName, leaseId, read: readApp } = await openLease('walrus', providerId);
   await readyAt(readApp, commit, BUILD_MS + ROLLOUT_MS);
   const service = await core.readNamespacedService({ name: appName, namespace: tenantNs });
   const digest = async () => (await httpGet(service.spec!.clusterIP!, 80, '/digest')).body;
@@ -131,9 +83,9 @@ test('secrets set → served digest → rotation with no failed request → unse
   await servedByAll('the first digest served by every pod', sha256(first));
   // The rollout to version 1 over, its old pods gone (a terminating pod may still answer for a moment).
   const runPods = async () => {
-    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName!, namespace: tenantNs! });
+    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName, namespace: tenantNs });
     const selector = Object.entries(deployment.spec!.selector.matchLabels!).map(([key, value]) => `${key}=${value}`).join(',');
-    return (await core.listNamespacedPod({ namespace: tenantNs!, labelSelector: selector })).items;
+    return (await core.listNamespacedPod({ namespace: tenantNs, labelSelector: selector })).items;
   };
   await waitBounded('only pods of version 1', async () => (await runPods()).every((pod) =>
     !pod.metadata!.deletionTimestamp && pod.metadata!.annotations?.['gitops.walrus-git.dev/secrets-version'] === '1'), ROLLOUT_MS);
@@ -196,6 +148,6 @@ test('secrets set → served digest → rotation with no failed request → unse
     for (const value of [first, second]) assert.not.ok(bytes.includes(value), `a value in ${path}`);
   }
   step(`no value in ${dumps.length} kinds of object of every namespace, the controller's log, or ${stored.length} files of chain state and blobs`);
-}));
+});
 
 test.run();

@@ -1,9 +1,9 @@
 /**
  * The stage every lease end-to-end test on the real plane starts from: the test cluster with the WalrusApp CRD, a
  * `git walrus devnet` server on the node's host address, a provider key, and the diagnostics that explain a failure.
- * The test registers its provider, starts its controllers and opens its leases through this stage, so the cleanup
- * (controllers killed, every tenant namespace they made deleted, the devnet stopped, the world removed, the cluster
- * released) runs whatever step failed.
+ * The test registers its provider, starts its controllers (and its gateway) and opens its leases through this stage, so
+ * the cleanup (controllers and gateway killed, every tenant namespace they made deleted, the devnet stopped, the world
+ * removed, the cluster released) runs whatever step failed.
  */
 import { suite, type Test } from 'uvu';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
@@ -12,7 +12,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/ports/walrus-app.ts';
 import { leaseAppName, tenantNamespace } from '../../../src/gitops/provider/plan.ts';
 import { createWorld, type World } from '../../../scripts/harness/world.ts';
-import { startControllerProcess, startDevnetServer, within, type ControllerProcess } from '../../../scripts/harness/gitops.ts';
+import { startControllerProcess, startDevnetServer, startGatewayProcess, within, type ControllerProcess } from '../../../scripts/harness/gitops.ts';
 import type { Cluster } from '../../cluster/node/node.ts';
 import { testCluster, waitFor } from './control-plane.ts';
 import { explained, GitopsDiagnostics, type AppRef } from './diagnose.ts';
@@ -42,8 +42,8 @@ export interface LeaseStage {
   asProvider: NodeJS.ProcessEnv;
   /** `git walrus <args>` in the world's app repository, its stdout trimmed; a failure throws with its output. */
   walrus(args: string[], env: NodeJS.ProcessEnv): Promise<string>;
-  /** Registers the provider (stake 20, price 1 MIST) with the node's host address as its endpoint. */
-  registerProvider(): Promise<string>;
+  /** Registers the provider (stake 20, price 1 MIST) at `endpoint`, by default the node's host address. */
+  registerProvider(endpoint?: string): Promise<string>;
   /**
    * Starts a controller against the test cluster (after the common flags, `args` as given) and waits until it runs in
    * provider mode; it is killed in the cleanup.
@@ -51,6 +51,11 @@ export interface LeaseStage {
   startProvider(identity: string, args: string[], env?: NodeJS.ProcessEnv): Promise<ControllerProcess>;
   /** Starts a controller that is not in provider mode (no wait); it is killed in the cleanup. */
   startController(identity: string, args: string[], env: NodeJS.ProcessEnv): ControllerProcess;
+  /**
+   * Starts `git walrus gateway` against the test cluster on the node's host address and a free port (after those flags,
+   * `args` as given; the devnet's environment unless `env`) and answers the URL it listens at; it is killed in the cleanup.
+   */
+  startGateway(args: string[], env?: NodeJS.ProcessEnv): Promise<URL>;
   /** `git walrus lease open <repository> --provider … --deposit 5`, and where its app will live. */
   openLease(repository: string, providerId: string, env?: NodeJS.ProcessEnv): Promise<LeaseApp>;
   /** A namespace the test made itself, deleted in the cleanup. */
@@ -116,11 +121,16 @@ export function leaseEndToEnd(name: string, title: string): LeaseEndToEnd {
     };
     return {
       namespace, node, kc: config, core, objects, world, devnet, providerKey, asTenant, asProvider, walrus, startController,
-      registerProvider: () => walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', `http://${node.network.hostIp}`], asProvider),
+      registerProvider: (endpoint = `http://${node.network.hostIp}`) => walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', endpoint], asProvider),
       async startProvider(identity, args, env = asProvider) {
         const controller = startController(identity, ['--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--poll-ms', '500', ...args], env);
         await waitFor(`the controller ${identity} in provider mode`, async () => controller.output().includes('provider mode for'), 60_000);
         return controller;
+      },
+      async startGateway(args, env = asTenant) {
+        const gateway = startGatewayProcess(world!, env, ['--host', node.network.hostIp, '--port', '0', '--kubeconfig', node.plane.kubeconfigPath, ...args]);
+        controllers.push(gateway);
+        return new URL(await waitFor('the gateway listening', async () => gateway.output().match(/^(http:\/\/\S+)$/m)?.[1], 60_000));
       },
       async openLease(repository, providerId, env = asTenant) {
         const leaseId = await walrus(['lease', 'open', repository, '--provider', providerId, '--deposit', '5'], env);
