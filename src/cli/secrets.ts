@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../core/errors.ts';
-import { InvalidSecretNameError, SecretFileError, checkSecret, checkSecretName, parseAssignment, shellEnvironmentFile } from '../core/lease-secrets.ts';
+import { InvalidSecretNameError, SecretFileError, checkSecret, checkSecretName, namedSecrets, parseAssignment, shellEnvironmentFile } from '../core/lease-secrets.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import { NoKeyServersError } from '../remote/errors.ts';
 import type { CliArgs } from './app.ts';
@@ -12,6 +12,7 @@ interface SecretsArgs extends CliArgs {
   to?: string;
   blob?: string;
   'at-version'?: number;
+  'names-from'?: string;
   lease: string;
   items: string[];
   'from-file': string[];
@@ -61,7 +62,8 @@ export const secretsCommand: CommandModule<CliArgs, SecretsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'list: machine-readable output' })
       .option('to', { type: 'string', describe: 'export: the file to write (mode 0600), on memory only the pod sees' })
       .option('blob', { type: 'string', describe: 'export: the blob of the version to open (the pod template names it); default: the current one' })
-      .option('at-version', { type: 'number', describe: 'export: the version in --blob' }) as never,
+      .option('at-version', { type: 'number', describe: 'export: the version in --blob' })
+      .option('names-from', { type: 'string', describe: "export: only the names this file lists, one a line, each of which must be set (the build Job's install secrets); none listed: nothing to do" }) as never,
   handler: async (argv) => {
     const { app } = argv;
     const lease = normalizeSuiId(argv.lease);
@@ -80,6 +82,13 @@ export const secretsCommand: CommandModule<CliArgs, SecretsArgs> = {
     if ((argv.action === 'list' || argv.action === 'export') && items.length > 0) throw new UsageError(`secrets ${argv.action} takes only the lease`);
     if (argv.action === 'export' && argv.to === undefined) throw new UsageError('secrets export needs --to <file>');
     if ((argv.blob === undefined) !== (argv['at-version'] === undefined)) throw new UsageError('--blob and --at-version go together');
+    if (argv['names-from'] !== undefined && argv.action !== 'export') throw new UsageError('--names-from is for secrets export');
+    const only = argv['names-from'] === undefined ? undefined : (await readFile(argv['names-from'], 'utf8')).split('\n').filter((name) => name !== '');
+    only?.forEach((name, i) => checkSecretName(name, `name ${i + 1} of ${argv['names-from']}`));
+    if (only?.length === 0) {
+      app.log.info(`${argv['names-from']} names no secrets of lease ${lease}: nothing to export.`);
+      return;
+    }
     const { changeSecrets, listSecrets, providerSecrets } = await import('../remote/market/lease-secrets.ts');
     await withMarket(app, argv, async (market, services) => {
       if (!services.keyService) throw new NoKeyServersError({ secretsOf: lease });
@@ -87,8 +96,9 @@ export const secretsCommand: CommandModule<CliArgs, SecretsArgs> = {
       if (argv.action === 'export') {
         const at = argv.blob === undefined ? undefined : { blobId: argv.blob, version: argv['at-version']! };
         const opened = await providerSecrets(deps, lease, at);
-        await writeFile(argv.to!, shellEnvironmentFile(opened?.secrets ?? []), { mode: 0o600 });
-        app.log.info(`Wrote ${opened?.secrets.length ?? 0} secrets of lease ${lease} (version ${opened?.version ?? 0}).`);
+        const secrets = only === undefined ? opened?.secrets ?? [] : namedSecrets(lease, opened?.secrets ?? [], only);
+        await writeFile(argv.to!, shellEnvironmentFile(secrets), { mode: 0o600 });
+        app.log.info(`Wrote ${secrets.length} secrets of lease ${lease} (version ${opened?.version ?? 0}).`);
         return;
       }
       if (argv.action === 'list') {

@@ -144,6 +144,27 @@ export function nextSecrets(current: readonly SecretEntry[], set: ReadonlyMap<st
 }
 
 /**
+ * The app's manifest names build secrets (walrus.buildSecrets) the lease's current version does not hold: the build
+ * cannot install without them.
+ * What to do: set each missing name with git walrus secrets set <lease> NAME=value (the build is tried again when the
+ * head moves), or take it out of walrus.buildSecrets.
+ */
+export class BuildSecretNotSetError extends WalrusGitError {
+  constructor(leaseId: string, missing: readonly string[]) {
+    const names = missing.join(', ');
+    super('BUILD_SECRET_NOT_SET', `the app's package.json walrus.buildSecrets names ${names}, which lease ${leaseId} has not set: run git walrus secrets set ${leaseId} ${missing.map((name) => `${name}=…`).join(' ')}`, { leaseId, missing: [...missing] });
+  }
+}
+
+/** The secrets of `secrets` that `names` lists, in its order; every name must be set (else BuildSecretNotSetError). */
+export function namedSecrets(leaseId: string, secrets: readonly SecretEntry[], names: readonly string[]): SecretEntry[] {
+  const byName = new Map(secrets.map((entry) => [entry.name, entry]));
+  const missing = names.filter((name) => !byName.has(name));
+  if (missing.length > 0) throw new BuildSecretNotSetError(leaseId, missing);
+  return names.map((name) => byName.get(name)!);
+}
+
+/**
  * The secrets as a file a POSIX shell sources (`set -a; . file`): one `NAME='value'` per secret, a quote in a value
  * written as '\''. What the app's pod reads from its in-memory volume before it starts the app.
  */

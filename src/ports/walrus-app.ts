@@ -152,6 +152,11 @@ export interface AppManifest {
   env?: Record<string, string>;
   /** The dependencies whose install scripts run (`npm rebuild` of each); every other install script is held back. */
   allowScripts?: string[];
+  /**
+   * Names of the lease's secrets the install (`npm ci`/`npm install`) alone sees, for a private registry's token: never
+   * the app's build command, the install scripts, the tests, the pack or the artifact.
+   */
+  buildSecrets?: string[];
 }
 
 export interface HistoryEntry {

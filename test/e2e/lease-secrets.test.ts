@@ -109,6 +109,22 @@ test('the tenant sets, lists, rotates and unsets; the provider reads them; stran
     assert.is((await run(['set', lease, `API_TOKEN=${VALUE_2}`])).stdout.trim(), '2');
     const second = await exported(pat);
     assert.ok(second.file!.startsWith(`API_TOKEN='tok-88e0b4'\\''d2a6-second'\n`), second.file!);
+    // The build Job's build-secrets step: only the names the plan lists, each of which must be set; none listed, nothing.
+    const names = (text: string) => {
+      const file = w.path(`names-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(file, text);
+      return ['--names-from', file];
+    };
+    const onlyToken = await exported(pat, names('API_TOKEN\n'));
+    assert.is(onlyToken.code, 0, onlyToken.stderr);
+    assert.is(onlyToken.file, `API_TOKEN='tok-88e0b4'\\''d2a6-second'\n`);
+    const missing = await exported(pat, names('API_TOKEN\nNPM_TOKEN\n'));
+    assert.is.not(missing.code, 0);
+    assert.match(missing.stderr, new RegExp(`walrus\\.buildSecrets names NPM_TOKEN, which lease ${lease} has not set: run git walrus secrets set ${lease} NPM_TOKEN=…`));
+    assert.is(missing.file, null, 'nothing written');
+    const none = await exported(pat, names(''));
+    assert.is(none.code, 0, none.stderr);
+    assert.is(none.file, null);
     assert.is((await run(['unset', lease, 'CERT'])).stdout.trim(), '3');
     const third = JSON.parse((await run(['list', lease, '--json'])).stdout) as { version: number; secrets: { name: string; version: number }[] };
     assert.equal(third.secrets.map((s) => [s.name, s.version]), [['API_TOKEN', 2]]);

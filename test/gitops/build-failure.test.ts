@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1ContainerState, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { BUILD_ATTEMPTS, classifyBuildFailure, decideBuildRetry, retryDelayMs } from '../../src/gitops/reconcile/build-failure.ts';
+import { BuildSecretNotSetError } from '../../src/core/lease-secrets.ts';
 import { NPM_11_CI_FAILED, NPM_CI_FAILED, NPM_INSTALL_SCRIPT_FAILED } from './support/npm-output.ts';
 
 const container = (name: string, state: V1ContainerState): V1ContainerStatus => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state });
@@ -40,6 +41,23 @@ classify('an invalid manifest and failing tests are the app\'s: ManifestInvalid,
   const tests = classifyBuildFailure(failedJob(), [steps(exited(0), exited(1))]);
   assert.equal([tests.kind, tests.reason, tests.container?.name], ['app', 'TestsFailed', 'test']);
   assert.is(decideBuildRetry(tests, 1, new Date()).retry, false);
+});
+classify("a build secret the lease has not set is the app's (BuildSecretNotSet, not retried); the network failing it is not", () => {
+  const lease = '0x' + 'c'.repeat(64);
+  const secretsPod = (state: V1ContainerState): V1Pod => ({
+    metadata: { name: 'hello-b-1', creationTimestamp: new Date('2026-11-23T03:00:00Z') },
+    status: {
+      phase: 'Failed',
+      initContainerStatuses: [container('checkout', exited(0)), container('manifest', exited(0)), container('build-secrets', state), container('build', waiting), container('test', waiting)],
+      containerStatuses: [container('pack', waiting)],
+    },
+  });
+  const missing = classifyBuildFailure(failedJob(), [secretsPod(exited(1, `fatal: ${new BuildSecretNotSetError(lease, ['NPM_TOKEN']).message}\n`))]);
+  assert.equal([missing.kind, missing.reason, missing.container?.name], ['app', 'BuildSecretNotSet', 'build-secrets']);
+  assert.match(missing.container!.message!, new RegExp(`git walrus secrets set ${lease} NPM_TOKEN=`));
+  assert.is(decideBuildRetry(missing, 1, new Date()).retry, false);
+  const down = classifyBuildFailure(failedJob(), [secretsPod(exited(1, 'fatal: the devnet at http://h did not answer'))]);
+  assert.equal([down.kind, down.reason], ['infrastructure', 'ToolFailed']);
 });
 classify('checkout or pack exiting non-zero is the infrastructure\'s (the chain, Walrus, the node), named by step', () => {
   const checkout = classifyBuildFailure(failedJob(), [pod(exited(1, 'fatal: the devnet at http://h did not answer'), waiting, waiting)]);

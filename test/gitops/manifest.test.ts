@@ -1,5 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUILD_SECRETS_FILE } from '../../src/gitops/api/types.ts';
+import { MAX_SECRETS } from '../../src/core/lease-secrets.ts';
 import { buildScript, MANIFEST_MAX_BYTES, ManifestError, manifestFromReport, parseManifest, testScript } from '../../src/gitops/manifest/manifest.ts';
 import { applyManifest } from '../../src/gitops/manifest/precedence.ts';
 import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../src/ports/walrus-app.ts';
@@ -63,6 +69,70 @@ test('each bad field is named, with why', () => {
     }
   }
   assert.throws(() => parseManifest('{', false), (error: ManifestError) => error.data.field === 'package.json');
+});
+
+test('buildSecrets: names read as written; a bad, repeated, env-clashing or excess name is refused, naming the field', () => {
+  assert.equal(parseManifest(pkg({ buildSecrets: ['NPM_TOKEN', '_GH'] }), true).buildSecrets, ['NPM_TOKEN', '_GH']);
+  assert.is(parseManifest(pkg({ port: 3000 }), true).buildSecrets, undefined);
+  const token = 'npm-' + 'S3cr3t/T0k3n+'.repeat(3);
+  const cases: [unknown, RegExp][] = [
+    [{ buildSecrets: 'NPM_TOKEN' }, /expected a list of secret names/],
+    [{ buildSecrets: ['1TOKEN'] }, /entry 1 is not an environment variable name/],
+    [{ buildSecrets: ['NPM_TOKEN', token] }, /entry 2 is not an environment variable name/],
+    [{ buildSecrets: ['NPM-TOKEN'] }, /entry 1 is not/],
+    [{ buildSecrets: [7] }, /entry 1 is not/],
+    [{ buildSecrets: ['NPM_TOKEN', 'NPM_TOKEN'] }, /names NPM_TOKEN twice/],
+    [{ env: { NPM_TOKEN: 'x' }, buildSecrets: ['NPM_TOKEN'] }, /NPM_TOKEN is also in walrus\.env/],
+    [{ buildSecrets: Array.from({ length: MAX_SECRETS + 1 }, (_, i) => `S${i}`) }, new RegExp(`names ${MAX_SECRETS + 1} secrets; a lease holds at most ${MAX_SECRETS}`)],
+  ];
+  for (const [walrus, reason] of cases) {
+    try {
+      parseManifest(pkg(walrus), true);
+      assert.unreachable(`accepted ${JSON.stringify(walrus)}`);
+    } catch (error) {
+      assert.instance(error, ManifestError);
+      assert.is((error as ManifestError).data.field, 'walrus.buildSecrets');
+      assert.match((error as Error).message, reason);
+      // An entry that is no name may be a pasted token: the refusal never repeats it.
+      assert.not.ok((error as Error).message.includes(token), 'the entry is not repeated');
+    }
+  }
+  // The report the manifest step writes reads back the same.
+  const manifest = parseManifest(pkg({ buildSecrets: ['NPM_TOKEN'] }), true);
+  assert.equal(manifestFromReport(JSON.parse(JSON.stringify(manifest))), manifest);
+  // No buildSecrets: the script is what it always was (so the build key of every other app stays the same).
+  assert.not.match(buildScript(parseManifest(pkg({ port: 3000 }), true)), /walrus-build-secrets/);
+});
+
+test('buildSecrets: run for real, the install alone sees them; install scripts, the build and later steps do not, and the file is gone', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'build-secrets-'));
+  try {
+    const bin = join(dir, 'bin');
+    execFileSync('mkdir', ['-p', bin, join(dir, 'tree')]);
+    // A stand-in npm that records what each of its runs sees of NPM_TOKEN and EXTRA.
+    writeFileSync(join(bin, 'npm'), '#!/bin/sh\necho "$1:${NPM_TOKEN:-none}:${EXTRA:-none}" >> "$SEEN"\n');
+    chmodSync(join(bin, 'npm'), 0o755);
+    const file = join(dir, 'secrets.env');
+    const value = "tok'en with $pace and \"quotes\"";
+    writeFileSync(file, `NPM_TOKEN='${value.replaceAll("'", "'\\''")}'\nEXTRA='other'\n`, { mode: 0o600 });
+    const manifest = parseManifest(pkg({ buildSecrets: ['NPM_TOKEN', 'EXTRA'], allowScripts: ['esbuild'], build: 'echo "build:${NPM_TOKEN:-none}:$(cat ' + file + ' 2>/dev/null || echo gone)" >> "$SEEN"' }), true);
+    const script = buildScript(manifest).replaceAll(BUILD_SECRETS_FILE, file);
+    const seen = join(dir, 'seen');
+    execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env: { PATH: `${bin}:/usr/bin:/bin`, SEEN: seen } });
+    assert.equal(readFileSync(seen, 'utf8').split('\n').filter(Boolean), [`ci:${value}:other`, 'rebuild:none:none', 'build:none:gone']);
+    assert.not.ok(existsSync(file), 'removed once the install ran');
+    // A build that got no secrets (an app under no lease) stops before the install, naming them.
+    let failure = '';
+    try {
+      execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env: { PATH: `${bin}:/usr/bin:/bin`, SEEN: seen }, stdio: 'pipe' });
+    } catch (error) {
+      failure = String((error as { stderr: Buffer }).stderr);
+    }
+    assert.match(failure, /walrus\.buildSecrets names NPM_TOKEN, EXTRA, but this build got no secrets: only an app run under a lease has them \(git walrus secrets set/);
+    assert.is(readFileSync(seen, 'utf8').split('\n').filter(Boolean).length, 3, 'nothing ran');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const app = (spec: Partial<WalrusAppSpec> = {}): WalrusApp => ({

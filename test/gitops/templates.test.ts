@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { buildConfigHash } from '../../src/gitops/api/build-config.ts';
-import { PLAN_DIR, resolveSpec } from '../../src/gitops/api/types.ts';
+import { BUILD_SECRETS_FILE, PLAN_DIR, resolveSpec } from '../../src/gitops/api/types.ts';
 import { API_VERSION, KIND } from '../../src/ports/walrus-app.ts';
 import type { WalrusApp, WalrusAppSpec } from '../../src/ports/walrus-app.ts';
 import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
@@ -85,6 +85,41 @@ job('a lease\'s app: checkout and the run pods\' fetch ask the key servers as th
   assert.equal(envOf(run.initContainers![0]!).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
   assert.is(envOf(run.containers[0]!).GIT_WALRUS_KEY, undefined, 'the app never gets the key');
   assert.ok(JSON.stringify(run.containers).indexOf('provider-key') < 0);
+});
+
+job("a lease's app: build-secrets (tool, key) exports the planned names into memory only it and the build step mount", () => {
+  const lease = '0x' + 'c'.repeat(64);
+  const app = appOf();
+  app.metadata.annotations = { 'market.walrus-git.dev/lease': lease };
+  const pod = buildJob(app, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.equal(pod.initContainers!.map((c) => c.name), ['checkout', 'manifest', 'build-secrets', 'build', 'test']);
+  const step = pod.initContainers!.find((c) => c.name === 'build-secrets')!;
+  assert.equal(step.command, ['git-walrus', 'secrets', 'export', '--names-from', `${PLAN_DIR}/build-secrets`, '--to', BUILD_SECRETS_FILE, '--', lease]);
+  assert.is(step.image, PROJECT_IMAGE);
+  assert.equal(envOf(step).GIT_WALRUS_KEY, { secretKeyRef: { name: 'provider-key', key: 'key' } });
+  // The volume is memory (tmpfs: never the node's disk nor the API), bounded.
+  const volume = pod.volumes!.find((v) => v.name === 'build-secrets')!;
+  assert.equal(volume.emptyDir, { medium: 'Memory', sizeLimit: '8Mi' });
+  const mounting = containersOf(pod).filter((c) => (c.volumeMounts ?? []).some((m) => m.name === 'build-secrets')).map((c) => c.name);
+  assert.equal(mounting, ['build-secrets', 'build'], 'the test and pack steps (and checkout, manifest) never mount it');
+  assert.ok(step.volumeMounts!.some((m) => m.mountPath === PLAN_DIR && m.readOnly), 'it reads the plan, never writes it');
+  // No step's spec names a secret value or reads one through env: only the provider key, in the tool steps.
+  for (const container of containersOf(pod)) {
+    assert.ok((container.env ?? []).every((e) => e.valueFrom === undefined || e.name === 'GIT_WALRUS_KEY'), container.name);
+    assert.is(container.envFrom, undefined, container.name);
+  }
+  const build = pod.initContainers!.find((c) => c.name === 'build')!;
+  assert.is(envOf(build).GIT_WALRUS_KEY, undefined, 'the build never gets the key');
+  // An operator's own build command does not run the plan's script, which alone scopes the secrets to the install: none.
+  const own = appOf({ build: { command: 'npm ci && npm run build' } });
+  own.metadata.annotations = { 'market.walrus-git.dev/lease': lease };
+  const ownPod = buildJob(own, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.equal(ownPod.initContainers!.map((c) => c.name), ['checkout', 'manifest', 'build', 'test']);
+  assert.not.ok(ownPod.volumes!.some((v) => v.name === 'build-secrets'));
+  // An app under no lease has no lease secrets: no step, no volume (a manifest naming some fails in the build script).
+  const plain = buildJob(appOf(), { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.not.ok(plain.volumes!.some((v) => v.name === 'build-secrets'));
+  assert.not.ok(containersOf(plain).some((c) => c.name === 'build-secrets'));
 });
 
 job('the build step is isolated: non-root, no token, no service links, no secrets, limits, deadline, one try', () => {

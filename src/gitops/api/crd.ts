@@ -28,6 +28,7 @@ const artifact: Record<string, Schema> = {
 const manifest: Record<string, Schema> = {
   source: str(), lockfile: { type: 'boolean' }, port: int(), health: obj({ path: str(), periodSeconds: int(), failureThreshold: int() }),
   build: str(), test: str(), start: str(), replicas: int(), env: { type: 'object', additionalProperties: str() },
+  allowScripts: { type: 'array', items: str() }, buildSecrets: { type: 'array', items: str() },
 };
 
 const spec: Schema = obj({

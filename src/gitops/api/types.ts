@@ -36,6 +36,14 @@ export interface ResolvedSpec {
  * outside the packed tree).
  */
 export const PLAN_DIR = '/walrus-plan';
+/** The plan's file listing the manifest's buildSecrets, one name a line (empty: none), which the build-secrets step reads. */
+export const BUILD_SECRETS_LIST = 'build-secrets';
+/**
+ * Where the build-secrets step writes the named secrets of the lease (a memory emptyDir only it and the build step
+ * mount): the install sources it, then the build step removes it before anything else runs.
+ */
+export const BUILD_SECRETS_DIR = '/run/walrus-build-secrets';
+export const BUILD_SECRETS_FILE = `${BUILD_SECRETS_DIR}/env`;
 
 /**
  * The defaults. The fields an app's manifest may set (replicas, port, build and run commands, health) have no default

@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILD_REPORT_DIR } from '../../ports/tree-archive.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
+import { BUILD_SECRETS_LIST } from '../api/types.ts';
 import { buildScript, testScript } from '../manifest/manifest.ts';
 import { buildKey, FIXED_ENVIRONMENT, lockfileReport, PLAN_FILE, reproducibleEpilogue, reproduciblePrelude, SOURCE_FILE, TOOLS_FILE } from './reproducible.ts';
 import type { BuildInfo, BuildPlanReport, BuildSource, BuildTools } from './reproducible.ts';
@@ -28,6 +29,7 @@ export async function planBuild(dir: string, manifest: AppManifest, planDir: str
   await mkdir(planDir, { recursive: true });
   await writeFile(join(planDir, 'build.sh'), script);
   await writeFile(join(planDir, 'test.sh'), testScript(manifest));
+  await writeFile(join(planDir, BUILD_SECRETS_LIST), (manifest.buildSecrets ?? []).map((name) => `${name}\n`).join(''));
   const allowScripts = manifest.allowScripts ?? [];
   const plan: BuildPlanReport = { ...lockfileReport(lockfile, allowScripts), scriptSha256: createHash('sha256').update(script).digest('hex'), allowScripts };
   await mkdir(join(dir, BUILD_REPORT_DIR), { recursive: true });

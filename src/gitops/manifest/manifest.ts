@@ -12,14 +12,17 @@
  *     "start": "node server.js",          // default: npm start
  *     "replicas": 2,                      // at most the provider's cap (default 1)
  *     "env": { "NODE_ENV": "production" }, // not secret: it is in the repository
- *     "allowScripts": ["esbuild"]        // the only dependencies whose install scripts run (default: none)
+ *     "allowScripts": ["esbuild"],       // the only dependencies whose install scripts run (default: none)
+ *     "buildSecrets": ["NPM_TOKEN"]       // the lease's secrets the install alone sees (a private registry's token)
  *   }
  *
  * The install is `npm ci` when a lockfile (package-lock.json or npm-shrinkwrap.json) is committed, else `npm install`,
  * always with `--ignore-scripts`, then `npm rebuild` of the allowed packages (src/gitops/build/reproducible.ts).
  */
 import { WalrusGitError } from '../../core/errors.ts';
+import { MAX_SECRETS, SECRET_NAME_RULE } from '../../core/lease-secrets.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
+import { BUILD_SECRETS_FILE } from '../api/types.ts';
 
 
 export const MANIFEST_VERSION = 1;
@@ -36,7 +39,7 @@ export class ManifestError extends WalrusGitError {
   }
 }
 
-const FIELDS = ['version', 'port', 'health', 'build', 'test', 'start', 'replicas', 'env', 'allowScripts'];
+const FIELDS = ['version', 'port', 'health', 'build', 'test', 'start', 'replicas', 'env', 'allowScripts', 'buildSecrets'];
 const HEALTH_FIELDS = ['path', 'periodSeconds', 'failureThreshold'];
 
 /** The manifest of a tree whose package.json reads `packageJson` (null: no package.json). */
@@ -75,6 +78,7 @@ export function parseManifest(packageJson: string | null, lockfile: boolean): Ap
   if (walrus.replicas !== undefined) manifest.replicas = whole(walrus.replicas, 'walrus.replicas', 1, 1000);
   if (walrus.env !== undefined) manifest.env = environment(walrus.env);
   if (walrus.allowScripts !== undefined) manifest.allowScripts = packageNames(walrus.allowScripts);
+  if (walrus.buildSecrets !== undefined) manifest.buildSecrets = buildSecretNames(walrus.buildSecrets, manifest.env ?? {});
   const size = Buffer.byteLength(JSON.stringify(manifest));
   if (size > MANIFEST_MAX_BYTES) throw new ManifestError('walrus', `the manifest takes ${size} bytes; at most ${MANIFEST_MAX_BYTES} are carried (shorten env or the commands)`);
   return manifest;
@@ -87,12 +91,24 @@ const DEFAULT_BUILD = 'npm run build --if-present';
  * The build step's script: `prelude` (the reproducible build's settings), the install without install scripts, the
  * allowed packages' install scripts (`npm rebuild`), then the app's build (`set -e`: the first failure ends it), then
  * `epilogue` (what the build reports about itself).
+ *
+ * With buildSecrets, the install alone gets them: a subshell sources BUILD_SECRETS_FILE (exported) and runs the
+ * install, so the variables die with it; the file is removed right after, before the install scripts and the app's
+ * build run. No file (an app under no lease, whose build has no secrets step) fails the build, naming the secrets.
  */
 export function buildScript(manifest: AppManifest, prelude: readonly string[] = [], epilogue: readonly string[] = []): string {
   const install = manifest.lockfile ? 'npm ci --ignore-scripts' : 'npm install --ignore-scripts';
   const allowed = manifest.allowScripts ?? [];
   const rebuild = allowed.length === 0 ? [] : [`npm rebuild ${allowed.map(shellQuote).join(' ')}`];
-  const steps = [install, ...rebuild, manifest.build ?? DEFAULT_BUILD].flatMap((step) => [`echo ${shellQuote(`$ ${step}`)}`, step]);
+  const shown = (step: string) => [`echo ${shellQuote(`$ ${step}`)}`, step];
+  const secrets = manifest.buildSecrets ?? [];
+  const installing = secrets.length === 0 ? shown(install) : [
+    `echo ${shellQuote(`$ ${install} (with the build secrets ${secrets.join(', ')})`)}`,
+    `[ -r ${BUILD_SECRETS_FILE} ] || { echo ${shellQuote(`walrus.buildSecrets names ${secrets.join(', ')}, but this build got no secrets: only an app run under a lease has them (git walrus secrets set <lease> NAME=value)`)} >&2; exit 1; }`,
+    `(set -a; . ${BUILD_SECRETS_FILE}; set +a; ${install})`,
+    `rm -f ${BUILD_SECRETS_FILE}`,
+  ];
+  const steps = [...installing, ...[...rebuild, manifest.build ?? DEFAULT_BUILD].flatMap(shown)];
   return ['set -e', ...prelude, ...steps, ...epilogue, ''].join('\n');
 }
 
@@ -147,6 +163,26 @@ function packageNames(value: unknown): string[] {
     if (typeof name !== 'string' || !/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name) || name.length > 214) {
       throw new ManifestError('walrus.allowScripts', `expected npm package names such as "esbuild" or "@scope/name", got ${JSON.stringify(name)}`);
     }
+  }
+  return value as string[];
+}
+
+/**
+ * The lease's secrets the install sees: environment variable names (as `git walrus secrets set` takes them), each
+ * once, none also in `env` (a value in the repository and a secret under one name would leave it unclear which the
+ * install gets), at most as many as a lease holds.
+ */
+function buildSecretNames(value: unknown, env: Record<string, string>): string[] {
+  const field = 'walrus.buildSecrets';
+  if (!Array.isArray(value)) throw new ManifestError(field, 'expected a list of secret names such as ["NPM_TOKEN"]');
+  if (value.length > MAX_SECRETS) throw new ManifestError(field, `names ${value.length} secrets; a lease holds at most ${MAX_SECRETS}`);
+  const seen = new Set<string>();
+  for (const [i, name] of value.entries()) {
+    // The entry is not repeated: one that is no name may be a pasted token.
+    if (typeof name !== 'string' || !SECRET_NAME_RULE.test(name)) throw new ManifestError(field, `entry ${i + 1} is not an environment variable name (a letter or _, then letters, digits, _; e.g. NPM_TOKEN)`);
+    if (seen.has(name)) throw new ManifestError(field, `names ${name} twice`);
+    if (Object.hasOwn(env, name)) throw new ManifestError(field, `${name} is also in walrus.env, which is in the repository for every reader: keep it in one place (a secret, set with git walrus secrets set)`);
+    seen.add(name);
   }
   return value as string[];
 }

@@ -1,5 +1,5 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { BUILD_STEP, CHECKOUT_STEP, MANIFEST_STEP, PACK_STEP, TEST_STEP } from '../templates/build-job.ts';
+import { BUILD_SECRETS_STEP, BUILD_STEP, CHECKOUT_STEP, MANIFEST_STEP, PACK_STEP, TEST_STEP } from '../templates/build-job.ts';
 import { registryFailure } from './registry-failure.ts';
 
 /**
@@ -87,6 +87,10 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     if (failed.name === BUILD_STEP) return { kind: 'app', reason: 'BuildFailed', summary, container };
     const refused = failed.name === CHECKOUT_STEP ? accessRefusal(terminated.message) : undefined;
     if (refused) return { kind: 'access', reason: refused, summary: `the key servers refused the checkout (${summary})`, container };
+    // The manifest names a build secret the lease has not set: the tenant's to fix (BuildSecretNotSetError's words).
+    if (failed.name === BUILD_SECRETS_STEP && /walrus\.buildSecrets names .* which lease 0x[0-9a-f]+ has not set/.test(terminated.message ?? '')) {
+      return { kind: 'app', reason: 'BuildSecretNotSet', summary: "a secret the app's package.json walrus.buildSecrets names is not set on the lease", container };
+    }
     // The manifest step only reads the checked-out tree: its failure is the manifest's content.
     if (failed.name === MANIFEST_STEP) return { kind: 'app', reason: 'ManifestInvalid', summary: "the app's manifest (package.json walrus) is invalid", container };
     if (failed.name === TEST_STEP) return { kind: 'app', reason: 'TestsFailed', summary: `the app's tests failed (exit code ${terminated.exitCode})`, container };

@@ -1,6 +1,6 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { buildEnvDigest } from '../api/build-config.ts';
-import { PLAN_DIR, resolveSpec } from '../api/types.ts';
+import { BUILD_SECRETS_DIR, BUILD_SECRETS_FILE, BUILD_SECRETS_LIST, DEFAULTS, PLAN_DIR, resolveSpec } from '../api/types.ts';
 import type { EnvVar, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
 import { containerSecurityContext, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
@@ -14,6 +14,8 @@ export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
 export const CHECKOUT_STEP = 'checkout';
 /** Reads the app's manifest at the commit, writes the build and test steps' scripts, reports it (manifest/manifest.ts). */
 export const MANIFEST_STEP = 'manifest';
+/** A leased app's: the lease's secrets the manifest names in walrus.buildSecrets, into memory only the build step mounts. */
+export const BUILD_SECRETS_STEP = 'build-secrets';
 export const BUILD_STEP = 'build';
 /** The app's test command (or nothing), after the build and before the pack. */
 export const TEST_STEP = 'test';
@@ -31,6 +33,13 @@ const BUILD_HOME = '/build-home';
  * `{blobId, sha256, size}` as its termination message).
  * Init containers run one at a time and each must succeed, so pack never sees a half-built or untested tree. The
  * provider's `buildEnv` (a registry mirror, a proxy's CA bundle) reaches the build and test steps.
+ *
+ * A leased app's Job has one more step after the manifest, `build-secrets` (the tool, with the key): `secrets export`
+ * of the lease's current secrets that the plan lists (the manifest's walrus.buildSecrets; none: it does nothing) into
+ * an emptyDir in memory that only it and the build step mount. The Job is made before the manifest is read, so the
+ * step is there whether or not the manifest names any. The build script sources the file for the install alone and
+ * removes it before anything else runs (manifest/manifest.ts buildScript); the test and pack steps never mount it, and
+ * no value is in any spec. Only when the build runs the planned script: an operator's own spec.build.command gets none.
  *
  * The checkout step reads a private repository with the provider's key (as a reader, or as the provider of the app's
  * lease), and the pack step seals a private repository's artifact. The build step gets nothing it could abuse: no
@@ -55,8 +64,12 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   const buildTmp: V1Volume = { name: 'build-tmp', emptyDir: {} };
   const plan: V1Volume = { name: 'plan', emptyDir: {} };
   const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
+  const lease = leaseArgs(app);
+  const withSecrets = lease.length > 0 && spec.build.command === DEFAULTS.build.command;
+  const buildSecrets: V1Volume = { name: 'build-secrets', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } };
+  const atBuildSecrets: V1VolumeMount = { name: buildSecrets.name, mountPath: BUILD_SECRETS_DIR };
   const own = ['HOME', 'CI', 'npm_config_update_notifier', 'npm_config_fund'];
-  const appStep = (name: string, command: string): V1Container => ({
+  const appStep = (name: string, command: string, mounts: V1VolumeMount[] = []): V1Container => ({
     name,
     image: spec.build.image,
     imagePullPolicy: 'IfNotPresent',
@@ -71,7 +84,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
     ],
     volumeMounts: [
       atWorkspace, { name: buildHome.name, mountPath: BUILD_HOME }, { name: buildTmp.name, mountPath: '/tmp' },
-      { name: plan.name, mountPath: PLAN_DIR, readOnly: true },
+      { name: plan.name, mountPath: PLAN_DIR, readOnly: true }, ...mounts,
     ],
     resources: spec.build.resources,
     securityContext: containerSecurityContext,
@@ -105,15 +118,22 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
           enableServiceLinks: false,
           securityContext: podSecurityContext,
           initContainers: [
-            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...leaseArgs(app)], config, [atWorkspace], { withKey: true }),
+            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...lease], config, [atWorkspace], { withKey: true }),
             manifest,
-            appStep(BUILD_STEP, spec.build.command),
+            ...(withSecrets ? [toolContainer(BUILD_SECRETS_STEP, buildSecretsArgs(lease[1]!), config, [{ name: plan.name, mountPath: PLAN_DIR, readOnly: true }, atBuildSecrets], { withKey: true })] : []),
+            // Writable: the script removes the file once the install has run.
+            appStep(BUILD_STEP, spec.build.command, withSecrets ? [atBuildSecrets] : []),
             appStep(TEST_STEP, `sh ${PLAN_DIR}/test.sh`),
           ],
           containers: [pack],
-          volumes: [workspace, plan, buildHome, buildTmp, TOOL_HOME_VOLUME, TMP_VOLUME],
+          volumes: [workspace, plan, buildHome, buildTmp, TOOL_HOME_VOLUME, TMP_VOLUME, ...(withSecrets ? [buildSecrets] : [])],
         },
       },
     },
   };
+}
+
+/** `secrets export` of the lease's current secrets the plan lists (operands after `--`, as the run pods' fetch does). */
+function buildSecretsArgs(lease: string): string[] {
+  return ['secrets', 'export', '--names-from', `${PLAN_DIR}/${BUILD_SECRETS_LIST}`, '--to', BUILD_SECRETS_FILE, '--', lease];
 }
