@@ -18,6 +18,7 @@ import type { RepositoryInfo } from '../../src/ports/ledger.ts';
 import type { LeaseInfo, MarketLedger } from '../../src/ports/market.ts';
 import { REPOSITORY_ID } from './support/reconcile-fixture.ts';
 import { NPM_CI_FAILED } from './support/npm-output.ts';
+import { BuildSecretNotSetError } from '../../src/core/lease-secrets.ts';
 import { createTemplates } from '../../src/gitops/templates/create-templates.ts';
 import { exposureDigest } from '../../src/gitops/reconcile/align-exposure.ts';
 import type { ProviderOffer } from '../../src/gitops/api/offer.ts';
@@ -66,6 +67,7 @@ const artifact = { blobId: 'blob-1', sha256: SHA, size: 10 };
 /** The offer's buildEnv: a registry mirror, and a token no name, status, event or log may show. */
 const MIRROR = { name: 'npm_config_registry', value: 'http://npm-mirror.infra:4873' };
 const TOKEN = { name: 'NPM_TOKEN', value: 'npm_s3cr3t-token-value' };
+const LEASE_OF_SECRETS = `0x${'c'.repeat(64)}`;
 const noManifest = JSON.parse(NO_MANIFEST) as { source: 'defaults'; lockfile: boolean };
 /** The status after oid(1) was built and released. */
 const released = (f: Fixture): WalrusAppStatus => ({
@@ -441,6 +443,35 @@ table('build', [
       const built = pass.conditions.find((condition) => condition.type === 'Built')!;
       assert.equal([built.status, built.reason], ['False', 'TestsFailed']);
       assert.match(built.message, "the app's tests failed (exit code 1):\nnot ok 2 - a regression\n# fail 1");
+    },
+  },
+  {
+    name: 'the manifest names a build secret the lease has not set → Stalling BuildSecretNotSet, not retried; the message names it and the fix, never a value',
+    given: (f) => {
+      setStatus(f, released(f));
+      f.head = chainHead(oid(2));
+      f.jobs.push(f.job(oid(2), 'failed'));
+      // The kubelet keeps a failed step's last log lines as its termination message (FallbackToLogsOnError).
+      const log = `fatal: ${new BuildSecretNotSetError(LEASE_OF_SECRETS, ['NPM_TOKEN', 'GH_TOKEN']).message}\n`;
+      const state = (exitCode: number | null) => (exitCode === null ? { waiting: { reason: 'PodInitializing' } } : { terminated: { exitCode, ...(exitCode === 0 ? {} : { message: log }) } });
+      const step = (name: string, exitCode: number | null) => ({ name, image: '', imageID: '', ready: false, restartCount: 0, state: state(exitCode) });
+      f.cluster.pods.set(jobName(f, oid(2)), [{
+        metadata: { name: 'p2', creationTimestamp: new Date(Date.UTC(2026, 0, 1, 11)) },
+        status: {
+          phase: 'Failed',
+          initContainerStatuses: [step('checkout', 0), step('manifest', 0), step('build-secrets', 1), step('build', null), step('test', null)],
+          containerStatuses: [step('pack', null)],
+        },
+      }]);
+      f.cluster.logs.set('p2', log);
+    },
+    result: 'Stalling BuildSecretNotSet', actions: (f) => [keptOutput(f, oid(2))],
+    then: (pass) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      assert.is(pass.status.build?.retryAt, undefined, 'the tenant must set it: no retry');
+      const built = pass.conditions.find((condition) => condition.type === 'Built')!;
+      assert.equal([built.status, built.reason], ['False', 'BuildSecretNotSet']);
+      assert.match(built.message, `walrus.buildSecrets names NPM_TOKEN, GH_TOKEN, which lease ${LEASE_OF_SECRETS} has not set: run git walrus secrets set ${LEASE_OF_SECRETS} NPM_TOKEN=… GH_TOKEN=…`);
     },
   },
   {
