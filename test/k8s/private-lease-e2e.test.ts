@@ -83,12 +83,12 @@ stageTest('lease → private build served (nothing readable on Walrus) → rollo
     assert.ok(head === 'wgpe' || head === 'wgsa', `blob ${blobId} starts with ${JSON.stringify(head)}: neither an encrypted pack nor a sealed artifact`);
     assert.not.ok(readFileSync(path).includes('hello-npm'), `blob ${blobId} holds plaintext`);
   }
-  // The tool steps had the provider's key; the build and the app did not.
+  // The tool steps had the provider's key (the lease's secrets are tool steps too); the build and the app did not.
   const pods = (await core.listNamespacedPod({ namespace: tenantNs })).items;
   const keyed = (containers: { name: string; env?: { name: string }[] }[] | undefined) => (containers ?? []).filter((c) => c.env?.some((e) => e.name === 'GIT_WALRUS_KEY')).map((c) => c.name);
   for (const pod of pods) {
     const names = [...keyed(pod.spec!.initContainers), ...keyed(pod.spec!.containers)];
-    assert.ok(names.every((name) => ['checkout', 'pack', 'fetch'].includes(name)), `${pod.metadata!.name}: the key reached ${names.join(', ')}`);
+    assert.ok(names.every((name) => ['checkout', 'build-secrets', 'pack', 'fetch', 'secrets'].includes(name)), `${pod.metadata!.name}: the key reached ${names.join(', ')}`);
   }
 
   // The provider reads it by hand too, under the lease: one key request per key server of the quorum.
