@@ -25,7 +25,11 @@ export function languageOf(name: string): string | null {
 
 /** Highlighted HTML lines of `text`, or null when it is shown unhighlighted (caller escapes). */
 export function highlight(name: string, text: string): string | null {
-  const language = languageOf(name);
-  if (language === null || text.length > HIGHLIGHT_LIMIT) return null;
+  return highlightAs(languageOf(name), text);
+}
+
+/** `text` highlighted as a language highlight.js knows by that name or alias (a Markdown fence's), else null. */
+export function highlightAs(language: string | null, text: string): string | null {
+  if (language === null || !hljs.getLanguage(language) || text.length > HIGHLIGHT_LIMIT) return null;
   return hljs.highlight(text, { language, ignoreIllegals: true }).value;
 }

@@ -30,6 +30,8 @@ const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
+  // Links in a README must not make the browser resolve their hosts before anyone follows them.
+  'x-dns-prefetch-control': 'off',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };

@@ -18,10 +18,63 @@ Html('interpolations are escaped, trusted markup and nested templates are not', 
 
 const Markdown = suite('web: Markdown');
 
-Markdown('raw HTML is text, javascript: links are not links, nothing carries a handler', () => {
-  const out = renderMarkdown('<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(2)>\n\n![i](data:text/html,hi)', links);
-  assert.not.match(out, /<script|<img[^>]*onerror|href="javascript/i);
-  assert.match(out, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+Markdown('hostile HTML loses scripts, styles, handlers, forms, frames and javascript: URLs; checkboxes stay inert', () => {
+  const out = renderMarkdown([
+    '<script>alert(1)</script>',
+    '',
+    '[x](javascript:alert(1)) <a href="JaVaScRiPt:alert(3)">y</a> <img src=x onerror=alert(2) style="position:fixed"> <b onclick="alert(4)">b</b>',
+    '',
+    '<style>body { display: none }</style><iframe src="https://evil.example/"></iframe><form action="https://evil.example/"><input type="text" name="q"><button>go</button></form>',
+    '',
+    '![i](data:text/html,hi) <meta http-equiv="refresh" content="0;url=https://evil.example/"><link rel="prefetch" href="https://evil.example/">',
+    '',
+    '<svg><a href="javascript:alert(5)">s</a></svg> <a href="https://ok.example/" ping="https://evil.example/" target="_blank">ok</a>',
+  ].join('\n'), links);
+  assert.not.match(out, /<script|<style|<iframe|<form|<button|<meta|<link|<svg|="javascript:|="data:|onerror|onclick|style=|ping=|target=|alert\(1\)<\/script/i);
+  assert.match(out, /<a href="https:\/\/ok\.example\/" rel="nofollow noopener noreferrer">ok<\/a>/);
+  assert.match(out, /<input type="checkbox" disabled \/>/, 'a raw input can only be a disabled checkbox');
+  assert.match(out, /<b>b<\/b>/);
+});
+
+Markdown('raw HTML a README uses renders as markup: picture, source, img, details, summary, kbd, sub, sup, br', () => {
+  const out = renderMarkdown([
+    '<picture><source media="(prefers-color-scheme: dark)" srcset="img/dark.png 2x, https://cdn.example/a.png"><img src="img/logo.png" alt="Logo" width="200"></picture>',
+    '',
+    '<details open><summary>More</summary>',
+    '',
+    'Press <kbd>Ctrl</kbd>, H<sub>2</sub>O, x<sup>2</sup><br>done',
+    '</details>',
+  ].join('\n'), links);
+  assert.match(out, /<picture><source media="\(prefers-color-scheme: dark\)" srcset="\/r\?path=docs%2Fimg%2Fdark\.png 2x, https:\/\/cdn\.example\/a\.png" \/><img src="\/r\?path=docs%2Fimg%2Flogo\.png" alt="Logo" width="200" \/><\/picture>/);
+  assert.match(out, /<details open(="")?><summary>More<\/summary>/);
+  assert.match(out, /Press <kbd>Ctrl<\/kbd>, H<sub>2<\/sub>O, x<sup>2<\/sup><br \/>done/);
+});
+
+Markdown('headings get GitHub slugs, duplicates numbered, and a table of contents links to them', () => {
+  const out = renderMarkdown('- [Install](#install)\n- [Again](#install-1)\n- [API & Use](#api--use)\n\n## Install\n\n## Install\n\n### API & Use\n\n<h2 id="certified-badge">Raw</h2> <a name="old">x</a>', links);
+  assert.match(out, /<a href="#user-content-install" rel="nofollow noopener noreferrer">Install<\/a>/);
+  assert.match(out, /<a href="#user-content-install-1" rel/);
+  assert.match(out, /<a href="#user-content-api--use" rel/);
+  assert.match(out, /<h2 id="user-content-install">Install<\/h2>\n<a class="header-anchor" href="#user-content-install" aria-label="Link to the section “Install”"/);
+  assert.match(out, /<h2 id="user-content-install-1">Install<\/h2>/);
+  assert.match(out, /<h3 id="user-content-api--use">API &amp; Use<\/h3>/);
+  assert.match(out, /<h2 id="user-content-certified-badge">Raw<\/h2>/, 'a raw id cannot take one of the page\u2019s own ids');
+  assert.match(out, /<a name="user-content-old"/);
+  for (const [, id] of out.matchAll(/ id="([^"]*)"/g)) assert.ok(id!.startsWith('user-content-'), id);
+});
+
+Markdown('fenced code is highlighted on the server with highlight.js classes; unknown languages stay plain text', () => {
+  const out = renderMarkdown('```js\nconst a = "<b>";\n```\n\n```nosuchlanguage\n<i>x</i>\n```', links);
+  assert.match(out, /<pre><code class="hljs"><span class="hljs-keyword">const<\/span> a = <span class="hljs-string">"&lt;b&gt;"<\/span>;/);
+  assert.match(out, /<pre><code class="language-nosuchlanguage">&lt;i&gt;x&lt;\/i&gt;/);
+});
+
+Markdown('task lists render disabled checkboxes; footnotes link both ways', () => {
+  const out = renderMarkdown('- [ ] todo\n- [x] done\n\nA claim[^n].\n\n[^n]: The source.', links);
+  assert.match(out, /<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled class="task-list-item-checkbox" \/> todo<\/li>/);
+  assert.match(out, /<li class="task-list-item"><input type="checkbox" disabled checked class="task-list-item-checkbox" \/> done<\/li>/);
+  assert.match(out, /<sup class="footnote-ref"><a href="#user-content-fn1" id="user-content-fnref1" rel="nofollow noopener noreferrer">\[1\]<\/a><\/sup>/);
+  assert.match(out, /<li id="user-content-fn1" class="footnote-item"><p>The source\. <a href="#user-content-fnref1" class="footnote-backref"/);
 });
 
 Markdown('relative links stay inside the repository, from the README’s folder; absolute ones are kept', () => {
@@ -30,7 +83,7 @@ Markdown('relative links stay inside the repository, from the README’s folder;
   assert.match(out, /href="\/p\?path=LICENSE"/);
   assert.match(out, /href="\/p\?path=src%2Fx\.ts"/);
   assert.match(out, /href="https:\/\/example\.com\/"/);
-  assert.match(out, /href="#top"/);
+  assert.match(out, /href="#user-content-top"/);
   assert.match(out, /src="\/r\?path=docs%2Fimg%2Flogo\.png"/);
   assert.match(renderMarkdown('[up](../../../../etc/passwd)', links), /href="\/p\?path=etc%2Fpasswd"/, 'no way above the root');
 });

@@ -85,7 +85,7 @@ Pages('the command prints a loopback URL; given a remote, the URL of its page', 
   const byUrl = await startWeb(w.world, [w.app.url], w.keys.owner);
   try {
     assert.match(byUrl.url, new RegExp(`^http://127\\.0\\.0\\.1:\\d+/repos/${w.app.id}$`));
-    assert.match(await ok(byUrl, new URL(byUrl.url).pathname), /<h1>App<\/h1>/);
+    assert.match(await ok(byUrl, new URL(byUrl.url).pathname), /<h1 id="user-content-app">App<\/h1>/);
   } finally {
     await byUrl.stop();
   }
@@ -106,7 +106,7 @@ Pages('repositories: every repository of the registry, private marked, with a fi
 
 Pages('a repository: README rendered at the default branch, relative links kept inside it, the tree', async () => {
   const page = await ok(owner, `/repos/${w.app.id}`);
-  assert.match(page, /<h1>App<\/h1>/);
+  assert.match(page, /<h1 id="user-content-app">App<\/h1>/);
   assert.match(page, new RegExp(`<a href="/repos/${w.app.id}/tree\\?ref=refs%2Fheads%2Fmain&amp;path=docs%2Fguide\\.md"[^>]*>the guide</a>`));
   for (const name of ['docs', 'index.js', 'logo.bin', 'big.txt', 'README.md']) assert.match(page, new RegExp(`>${name.replace('.', '\\.')}</a>`));
   assert.match(page, /git clone walrus:\/\/0x/);
@@ -305,7 +305,8 @@ Pages('--host 127.0.0.2: any loopback alias keeps the Host check and private con
 Pages('script and HTML in a README, file names, a commit message and ref names: shown as text, nothing executable', async () => {
   const id = w.evil.id;
   const overview = await ok(owner, `/repos/${id}`);
-  assert.match(overview, /<p>&lt;script&gt;window\.__pwned = "readme-script"&lt;\/script&gt;<\/p>/, 'raw HTML in Markdown is text');
+  assert.not.match(overview, /<script(?! src="\/static\/)|<img[^>]*onerror|<a[^>]*onclick|readme-script/, 'raw HTML in Markdown loses its script and handlers');
+  assert.match(overview, /<a href="#" rel="nofollow noopener noreferrer">raw html link<\/a>/, 'the raw HTML link stays, inert');
   assert.match(overview, /<p>\[click\]\(javascript:window\.__pwned='readme-link'\)<\/p>/, 'a javascript: link is no link');
   for (const name of INJECTION.fileNames) assert.match(text(overview), new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   const pages = [
@@ -420,9 +421,10 @@ Browser('nothing a pusher wrote runs: README, file names, commit message, ref na
     assert.is(await pwned(), undefined, `${path}: no payload ran`);
   }
   await tab.goto(new URL(`/repos/${id}`, owner.url).href);
-  // The README's javascript: link is no link at all, and its raw HTML is text.
-  assert.is(await tab.locator('.readme a').count(), 0);
-  assert.match(await tab.textContent('.readme') ?? '', /<a href="#" onclick="window\.__pwned=1">raw html link<\/a>/, 'raw HTML is shown as text');
+  // The README's javascript: link is no link at all; its raw HTML renders without script or handlers.
+  assert.is(await tab.locator('.readme script, .readme [onclick], .readme [onerror], .readme a[href^="javascript"]').count(), 0);
+  await tab.click('.readme a:text-is("raw html link")');
+  assert.is(await pwned(), undefined);
   // The file names are links; each opens its own file.
   await tab.click(`a:text-is(${JSON.stringify(INJECTION.fileNames[0])})`);
   assert.match(await tab.textContent('pre.code') ?? '', /content of <img src=x onerror=window\.__pwned=3>\.md/);
