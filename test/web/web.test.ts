@@ -31,6 +31,7 @@ async function ok(base: WebProcess, path: string): Promise<string> {
   const page = await get(base, path);
   assert.is(page.status, 200, `GET ${path}: ${page.status}\n${page.text.slice(0, 2000)}\n${base.stderr()}`);
   assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'; style-src 'self'/, `GET ${path} has the strict CSP`);
+  assert.is(page.headers.get('x-dns-prefetch-control'), 'off', `GET ${path} keeps the hosts of its links unresolved`);
   assertInert(page.text, path);
   return page.text;
 }
