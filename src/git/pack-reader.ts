@@ -3,6 +3,7 @@
  * push order to a throw-away bare object store in a temporary directory, so a thin pack's deltas resolve against the
  * objects of earlier packs (what `git index-pack --fix-thin` does). Used by `git walrus show` and `verify --deep`.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,9 @@ export class PackObjectReader {
     };
     const declared = packObjectCount(bytes);
     if (declared === null) return fail('no PACK header');
+    // isomorphic-git indexes a pack without its trailing checksum and checks it only when an object is read, where a
+    // mismatch is an uncoded error: refuse it here, before anything reads from it.
+    if (!trailerMatches(bytes)) return fail('its trailing checksum does not match its contents');
     let oids: string[];
     try {
       ({ oids } = await git.indexPack({ fs, dir: this.#gitdir, gitdir: this.#gitdir, filepath, cache: this.#cache }));
@@ -185,6 +189,14 @@ export class PackObjectReader {
 function packObjectCount(bytes: Uint8Array): number | null {
   if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== 'PACK') return null;
   return new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(8);
+}
+
+/** A pack ends with the hash of everything before it: SHA-1 (20 bytes), or SHA-256 (32) in a SHA-256 repository. */
+function trailerMatches(bytes: Uint8Array): boolean {
+  return [['sha1', 20], ['sha256', 32]].some(([algorithm, length]) => {
+    const end = bytes.length - (length as number);
+    return end >= 12 && createHash(algorithm as string).update(bytes.subarray(0, end)).digest().equals(bytes.subarray(end));
+  });
 }
 
 function isNotFound(error: unknown): boolean {

@@ -65,6 +65,22 @@ AddPack('refuses bytes that are not a pack', () =>
     }
   }));
 
+AddPack('refuses a pack whose trailing checksum does not match, before anything reads from it (fuzzing found reads failing uncoded later)', () =>
+  withReader(async (reader) => {
+    const corrupt = pack1.slice();
+    corrupt[corrupt.length - 1]! ^= 1;
+    try {
+      await reader.addPack(corrupt, 'push 1, pack #0');
+      assert.unreachable('a pack with a wrong checksum was added');
+    } catch (error) {
+      assert.instance(error, PackUnreadableError);
+      assert.match((error as Error).message, /^push 1, pack #0: the pack cannot be read: its trailing checksum does not match its contents$/);
+    }
+    // Nothing of it stays: the intact pack adds and reads cleanly.
+    assert.ok((await reader.addPack(pack1, '#0')).includes(c1));
+    assert.is((await reader.readCommit(c1))?.subject, 'first commit');
+  }));
+
 AddPack.run();
 
 // ---
