@@ -8,7 +8,6 @@ import { withFileLock } from '../fs/atomic.ts';
 import type { CertifiedSettings, NetworkConfig } from '../config/networks.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { TreeArchive } from '../ports/tree-archive.ts';
-import { tarballArchive } from '../fs/tarball.ts';
 import type { BlobObjects } from '../ports/blob-objects.ts';
 import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import type { KeyService } from '../ports/key-service.ts';
@@ -135,7 +134,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     packageId,
     ledger,
     blobStore: store,
-    archive: tarballArchive,
+    archive: lazyTarballArchive,
     keyService,
     blobIdOf: (bytes) => computeBlobId(bytes, numShards),
     ...(openBlobObjects ? { blobObjects: openBlobObjects } : {}),
@@ -297,3 +296,14 @@ async function requestDevnetWal(faucetUrl: string, recipient: string): Promise<v
   });
   if (!response.ok) throw new InternalError(`the devnet faucet at ${faucetUrl} gave no WAL: HTTP ${response.status} ${await response.text().catch(() => '')}`);
 }
+
+/**
+ * The deterministic tarball, loaded on first use: most processes that open a network (every git remote helper) never
+ * touch an artifact, so they do not pay for loading the archive code at start-up.
+ */
+const loadTarball = () => import('../fs/tarball.ts').then((module) => module.tarballArchive);
+const lazyTarballArchive: TreeArchive = {
+  pack: async (root, sink) => (await loadTarball()).pack(root, sink),
+  unpack: async (source, dir, expectedSha256, label) => (await loadTarball()).unpack(source, dir, expectedSha256, label),
+  sha256: async (source) => (await loadTarball()).sha256(source),
+};
