@@ -39,7 +39,8 @@ export interface ClusterNode {
   podLogPath(namespace: string, name: string): string;
   /**
    * The machine dies: the kubelet stops without a word to the API (no status, no deletion), every process of its
-   * pods, kube-proxy and the policy enforcer die, and its link goes down, so nothing sent to it is answered.
+   * pods, kube-proxy and the policy enforcer die, and its link goes down, so nothing sent to it is answered. On the
+   * first node that takes the ingress stand-in (on its bridge) off the air too.
    */
   kill(): Promise<void>;
   /** The machine boots again after kill(): link up, then kube-proxy, the enforcer and the kubelet, which takes its Node back. */
