@@ -27,13 +27,13 @@ import { appNetworkPolicy } from '../../src/gitops/templates/network-policy.ts';
 import { buildJob } from '../../src/gitops/templates/build-job.ts';
 import { buildRefusal } from '../../src/gitops/reconcile/isolation.ts';
 import { KubernetesCluster } from '../../src/k8s/cluster.ts';
-import { podNetnsName } from '../cluster/node/addressing.ts';
 import { createWorld, type World } from '../../scripts/harness/world.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { explainService } from './support/service-datapath.ts';
 import { installWalrusAppCrd, walrusIn } from './support/gitops.ts';
 import { helloRepository, httpGet, startControllerProcess, startDevnetServer, type ControllerProcess } from '../../scripts/harness/gitops.ts';
-import { pod, shell } from './support/pods.ts';
+import { pod, runningPod, shell } from './support/pods.ts';
+import { probeFrom, refused, summary, tally, type Attempt } from './support/connect-probe.ts';
 
 const cluster = testCluster('isolation');
 const test = suite('tenant isolation: network policy, quota and limits on a shared provider (real plane, node enforcer)');
@@ -42,31 +42,6 @@ const PORT = 8080;
 const ATTEMPTS = 20;
 
 const SERVER = `require('http').createServer((q, s) => s.end(process.env.HOSTNAME + '\\n')).listen(${PORT})`;
-/** Runs in a pod's network namespace: opens connections to each target and says what happened to each attempt. */
-const PROBE = `
-const net = require('net');
-const targets = JSON.parse(process.argv[1]);
-const once = (host, port, http) => new Promise((resolve) => {
-  const start = process.hrtime.bigint();
-  const socket = net.connect({ host, port });
-  const done = (outcome) => { socket.destroy(); resolve({ outcome, ms: Number(process.hrtime.bigint() - start) / 1e6 }); };
-  socket.setTimeout(1500, () => done('timeout'));
-  socket.on('error', (e) => done(e.code === 'ECONNREFUSED' ? 'refused' : e.code === 'EHOSTUNREACH' ? 'unreachable' : e.code || 'error'));
-  socket.on('connect', () => {
-    if (!http) return done('connected');
-    socket.end('GET / HTTP/1.0\\r\\n\\r\\n');
-    let got = '';
-    socket.on('data', (d) => { got += d; });
-    socket.on('end', () => done(got.startsWith('HTTP/1.') ? 'answered' : 'no-answer'));
-  });
-});
-(async () => {
-  const out = [];
-  for (const t of targets) { const r = []; for (let i = 0; i < t.count; i++) r.push(await once(t.host, t.port, t.http)); out.push(r); }
-  process.stdout.write(JSON.stringify(out));
-})();`;
-
-interface Attempt { outcome: string; ms: number }
 
 let kc: KubeConfig;
 let world: World | undefined;
@@ -146,7 +121,7 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   const objects = kc.makeApiClient(CustomObjectsApi);
   const appOf = (i: 0 | 1) => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: tenantNamespaces[i]!, name: leaseAppName(leases[i]!) }) as Promise<WalrusApp>;
   const apps = [await waitFor('tenant A\'s app', () => appOf(0)), await waitFor('tenant B\'s app', () => appOf(1))];
-  const serve = (app: WalrusApp, name: string) => podIn(kc, app.metadata.namespace!, { ...pod(name, { containers: [shell('app', `exec node -e "${SERVER}"`, { ports: [{ name: 'http', containerPort: PORT }] })] }), metadata: { name, labels: selectorLabels(app, 'run') } });
+  const serve = (app: WalrusApp, name: string) => runningPod(kc, app.metadata.namespace!, { ...pod(name, { containers: [shell('app', `exec node -e "${SERVER}"`, { ports: [{ name: 'http', containerPort: PORT }] })] }), metadata: { name, labels: selectorLabels(app, 'run') } });
   const apiObjects = new KubernetesCluster(kc, { log: step });
   for (const app of apps) {
     await apiObjects.apply(appService(app));
@@ -155,8 +130,8 @@ test('two tenants on one provider: isolated both ways, reachable as allowed, quo
   await apiObjects.apply(appIngress(apps[1]!, offer.ingress!));
   const [a0, a1, b0, b1, ingress, controllerPod] = await Promise.all([
     serve(apps[0]!, 'web-0'), serve(apps[0]!, 'web-1'), serve(apps[1]!, 'web-0'), serve(apps[1]!, 'web-1'),
-    podIn(kc, providerNs, { ...pod('ingress', { containers: [shell('nginx', `exec node -e "${SERVER}"`)] }), metadata: { name: 'ingress', labels: { role: 'ingress' } } }),
-    podIn(kc, providerNs, { ...pod('controller', { containers: [shell('controller', `exec node -e "${SERVER}"`)] }), metadata: { name: 'controller', labels: { role: 'controller' } } }),
+    runningPod(kc, providerNs, { ...pod('ingress', { containers: [shell('nginx', `exec node -e "${SERVER}"`)] }), metadata: { name: 'ingress', labels: { role: 'ingress' } } }),
+    runningPod(kc, providerNs, { ...pod('controller', { containers: [shell('controller', `exec node -e "${SERVER}"`)] }), metadata: { name: 'controller', labels: { role: 'controller' } } }),
   ]);
   const serviceB = (await core.readNamespacedService({ name: apps[1]!.metadata.name, namespace: nsB })).spec!.clusterIP!;
   const apiPort = Number(new URL(node.plane.server).port);
@@ -283,43 +258,11 @@ async function podsNow(kc: KubeConfig, namespaces: string[]): Promise<string> {
   return `\n${lines.join('\n')}`;
 }
 
-/** Creates the pod and waits until it runs with an address (and its server listens). */
-async function podIn(kc: KubeConfig, namespace: string, body: V1Pod): Promise<V1Pod> {
-  const core = kc.makeApiClient(CoreV1Api);
-  // A new namespace's `default` service account (and its token) comes a moment after it: admission refuses pods until then.
-  await waitFor(`service account token in namespace ${namespace}`, async () => {
-    const account = await core.readNamespacedServiceAccount({ name: 'default', namespace }).catch(() => undefined);
-    return (account?.secrets?.length ?? 0) > 0;
-  });
-  await core.createNamespacedPod({ namespace, body });
-  return waitFor(`pod ${namespace}/${body.metadata!.name} running`, async () => {
-    const current = await core.readNamespacedPod({ namespace, name: body.metadata!.name! });
-    return current.status?.phase === 'Running' && current.status.podIP ? current : undefined;
-  }, 60_000);
-}
-
-async function probeFrom(runId: string, from: V1Pod, targets: { host: string; port: number; count?: number; http?: boolean }[]): Promise<Attempt[][]> {
-  const netns = podNetnsName(runId, from.metadata!.uid!);
-  const { stdout } = await promisify(execFile)('ip', ['netns', 'exec', netns, process.execPath, '-e', PROBE, JSON.stringify(targets.map((target) => ({ count: 1, http: false, ...target })))], { timeout: 120_000 });
-  return JSON.parse(stdout) as Attempt[][];
-}
-
 async function iptablesSave(netns: string): Promise<string> {
   return (await promisify(execFile)('ip', ['netns', 'exec', netns, 'iptables-save', '-t', 'filter'])).stdout;
 }
 
-/** Refused by the enforcer (an ICMP port unreachable: ECONNREFUSED), or dropped on the way (timed out). */
-function refused(attempt: Attempt): boolean {
-  return attempt.outcome === 'refused' || attempt.outcome === 'timeout';
-}
 
-function tally(attempts: Attempt[]): Record<string, number> {
-  return attempts.reduce<Record<string, number>>((counts, attempt) => ({ ...counts, [attempt.outcome]: (counts[attempt.outcome] ?? 0) + 1 }), {});
-}
 
-function summary(attempts: Attempt[]): string {
-  const ms = attempts.map((attempt) => attempt.ms).sort((a, b) => a - b);
-  return `median ${ms[Math.floor(ms.length / 2)]!.toFixed(3)} ms, mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3)} ms (${JSON.stringify(tally(attempts))})`;
-}
 
 test.run();

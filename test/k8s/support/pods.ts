@@ -50,3 +50,18 @@ export function processesWith(marker: string): number[] {
     }
   }).map(Number);
 }
+
+/** Creates the pod and waits until it runs with an address. */
+export async function runningPod(kc: KubeConfig, namespace: string, body: V1Pod): Promise<V1Pod> {
+  const core = kc.makeApiClient(CoreV1Api);
+  // A new namespace's `default` service account (and its token) comes a moment after it: admission refuses pods until then.
+  await waitFor(`service account token in namespace ${namespace}`, async () => {
+    const account = await core.readNamespacedServiceAccount({ name: 'default', namespace }).catch(() => undefined);
+    return (account?.secrets?.length ?? 0) > 0;
+  });
+  await core.createNamespacedPod({ namespace, body });
+  return waitFor(`pod ${namespace}/${body.metadata!.name} running`, async () => {
+    const current = await core.readNamespacedPod({ namespace, name: body.metadata!.name! });
+    return current.status?.phase === 'Running' && current.status.podIP ? current : undefined;
+  }, 60_000);
+}
