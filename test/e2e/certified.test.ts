@@ -111,6 +111,34 @@ own('the network\'s own node forges the next committee: verify names it and what
   }
 });
 
+own('an extra RPC beside the honest node forges the next committee: the honest proof stands and nothing learnt from the forger is kept', async () => {
+  const liar = await startLyingServer(devnet.url, 'forged-next-committee');
+  const home = freshHome();
+  try {
+    // Both RPCs are proved at once from a home that knows no committee, so each ratchets over epoch 0's end
+    // through its own answers: the forger's end-of-epoch summary is asked for and fails under epoch 0's committee.
+    // (Had the honest ratchet finished first, the forger's answer would be checked under the committee it learnt,
+    // and agree: the lie is never served.)
+    const verify = await world.run(repo, ['walrus', 'verify', 'walrus'], { env: { GIT_WALRUS_CERTIFIED_RPCS: liar.url, GIT_WALRUS_HOME: home } });
+    assert.not.match(verify.stderr, /internal error/);
+    assert.match(verify.stdout, new RegExp(`certified: as of checkpoint \\d+, epoch 1, time [\\dT:.Z-]+ \\(version \\d+, from ${escape(devnet.url)}\\)`));
+    // A lie caught fails verify (a reviewer must hear of it) beside the honest proof.
+    const liarLine = verify.stdout.split('\n').find((line) => line.includes(`RPC ${liar.url}:`));
+    assert.is(verify.code, liarLine ? 1 : 0, verify.stdout + verify.stderr);
+    if (liarLine) assert.match(liarLine, new RegExp(`checkpoint ${DEVNET_EPOCH_CHECKPOINTS - 1}'s aggregate signature does not verify under epoch 0's committee \\(served by ${escape(liar.url)}\\)`));
+    // The committee the home kept is the validators': the honest node alone proves the repository from it.
+    const again = await world.run(repo, ['walrus', 'verify', 'walrus'], { env: { GIT_WALRUS_HOME: home } });
+    assert.is(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /certified: as of checkpoint \d+, epoch 1, /);
+    // And a clone that requires certified heads takes the honest ones.
+    const clone = await world.run('.', ['clone', '-q', url, 'clone-beside-forger'], { env: { GIT_WALRUS_CERTIFIED_RPCS: liar.url, GIT_WALRUS_REQUIRE_CERTIFIED: 'true', GIT_WALRUS_HOME: freshHome() } });
+    assert.is(clone.code, 0, clone.stderr);
+    assert.is(await world.ok('clone-beside-forger', ['log', '-1', '--format=%s']), 'three');
+  } finally {
+    await liar.close();
+  }
+});
+
 const OWN_LIES: { lie: 'forged-next-committee' | 'minority-signature'; caught: RegExp }[] = [
   { lie: 'forged-next-committee', caught: new RegExp(`checkpoint ${DEVNET_EPOCH_CHECKPOINTS - 1}'s aggregate signature does not verify under epoch 0's committee`) },
   { lie: 'minority-signature', caught: /short of the quorum of 6667/ },
