@@ -6,6 +6,7 @@
  */
 import { toHex } from '@mysten/bcs';
 import { TALLY_STATUS_NAMES } from '../src/contract/attestation-model.ts';
+import { LeaseEndReason } from '../src/contract/market-bcs.ts';
 import { LEASE_STATES, abortingModule } from '../test/contract/vectors/market-scenarios.ts';
 import type { CommitmentSpec, MarketScenarioFile, MarketStep, SecretId } from '../test/contract/vectors/market-scenarios.ts';
 
@@ -220,6 +221,12 @@ export function renderMarketScenarioTests(file: MarketScenarioFile, source = 'ma
         if (want.url !== undefined) line(2, `assert_eq!(lease.lease_url(), ${str(want.url)});`);
         if (want.secrets_version !== undefined) line(2, `assert_eq!(lease_secrets::secrets_version(&lease), ${want.secrets_version});`);
         if (want.required !== undefined) line(2, `assert_eq!(attestation::required_reproductions(&lease), ${want.required});`);
+        if (want.end !== undefined) {
+          const end = want.end;
+          line(2, `assert_eq!(lease.lease_end_reason(), ${end === null ? 0 : LeaseEndReason[end.reason]});`);
+          line(2, `assert_eq!(lease.lease_ended_by(), ${end === null ? 'option::none()' : `option::some(${addr(end.byAddress)})`});`);
+          line(2, `assert_eq!(lease.lease_ended_at_ms(), ${end === null ? 'option::none()' : `option::some(${end.at_ms})`});`);
+        }
         line(2, 'ts::return_shared(lease);');
       }
       for (const want of step.tallies) {

@@ -2,7 +2,9 @@
 /// tenant leases a provider for one repository ref and pays into an escrow that the clock settles lazily (no per-block
 /// work: every call that touches a lease first moves what has accrued from its escrow to the provider's earned
 /// balance). A provider records on chain what it deployed, checked against the repository's current ref. An `AdminCap`
-/// can slash a provider's stake, at most all of it, to pay a harmed tenant.
+/// can slash a provider's stake, at most all of it, to pay a harmed tenant. A closed lease keeps why it ended
+/// (`LeaseEnd`: closed by its tenant, by its provider, after its funds ran out, or by its provider while unbonding),
+/// who closed it and when.
 ///
 /// Money only ever moves between four places: the tenant's deposits enter a lease's escrow; settlement moves escrow
 /// to earned; `claim` and `close` pay earned to the provider's owner; `close` refunds the escrow to the tenant. So
@@ -16,7 +18,7 @@
 module walrus_git::market;
 
 use std::string::String;
-use sui::{balance::{Self, Balance}, clock::Clock, coin::Coin, sui::SUI, vec_map::{Self, VecMap}};
+use sui::{balance::{Self, Balance}, clock::Clock, coin::Coin, dynamic_field as df, sui::SUI, vec_map::{Self, VecMap}};
 use walrus_git::{market_events as events, repository::{Self, Repository}};
 
 /// Package version of market objects; every function checks it, as in `repository`.
@@ -34,6 +36,17 @@ const DEFAULT_MIN_LEASE_MS: u64 = 3_600_000;
 const STATE_OPEN: u8 = 0;
 const STATE_EXHAUSTED: u8 = 1;
 const STATE_CLOSED: u8 = 2;
+
+/// Why a lease ended (`LeaseEnd.reason`), decided when it is closed; 0 is never stored.
+/// Its tenant closed it while it was funded.
+const END_CLOSED_BY_TENANT: u8 = 1;
+/// Its provider closed it while it was funded and the provider was bonded.
+const END_CLOSED_BY_PROVIDER: u8 = 2;
+/// Its funds ran out before it was closed (whoever closed it).
+const END_FUNDS_RAN_OUT: u8 = 3;
+/// Its provider closed it while it was funded and the provider was unbonding: leaving the market (its stake is
+/// withdrawn only once every lease is closed).
+const END_PROVIDER_UNBONDING: u8 = 4;
 
 /// The object was created by another package version: call the current package.
 const EWrongVersion: u64 = 0;
@@ -162,6 +175,18 @@ public struct Lease has key {
     /// Where the provider serves the lease's app (stated by `state_url`); empty until stated and once withdrawn
     /// (`withdraw_url`).
     url: String,
+}
+
+/// The name of a closed lease's dynamic field holding its `LeaseEnd` (a field, since an upgrade cannot change the
+/// Lease's layout).
+public struct EndKey() has copy, drop, store;
+
+/// How a lease ended: why (`END_*`), who closed it (the tenant, or the holder of the provider's cap) and when by the
+/// Clock.
+public struct LeaseEnd has copy, drop, store {
+    reason: u8,
+    by: address,
+    at_ms: u64,
 }
 
 fun init(ctx: &mut TxContext) {
@@ -521,6 +546,23 @@ public fun last_deploy_commit(lease: &Lease): Option<vector<u8>> {
     if (lease.last_deploy.is_some()) option::some(lease.last_deploy.borrow().commit) else option::none()
 }
 
+/// Why the lease ended (`END_*`), 0 while it is not closed.
+public fun lease_end_reason(lease: &Lease): u8 {
+    if (df::exists_(&lease.id, EndKey())) df::borrow<EndKey, LeaseEnd>(&lease.id, EndKey()).reason else 0
+}
+
+/// Who closed the lease; none while it is not closed.
+public fun lease_ended_by(lease: &Lease): Option<address> {
+    if (df::exists_(&lease.id, EndKey())) option::some(df::borrow<EndKey, LeaseEnd>(&lease.id, EndKey()).by)
+    else option::none()
+}
+
+/// When the lease was closed, by the Clock; none while it is not closed.
+public fun lease_ended_at_ms(lease: &Lease): Option<u64> {
+    if (df::exists_(&lease.id, EndKey())) option::some(df::borrow<EndKey, LeaseEnd>(&lease.id, EndKey()).at_ms)
+    else option::none()
+}
+
 /// The lease's UID, for this package's modules that keep data beside a lease as dynamic fields (`lease_secrets`):
 /// a package upgrade cannot change the Lease's layout, dynamic fields can be added at any time.
 public(package) fun lease_uid(lease: &Lease): &UID { &lease.id }
@@ -616,7 +658,19 @@ fun close_lease(
     } else {
         provider.completed_leases = provider.completed_leases + 1;
     };
+    let reason = if (exhausted) {
+        END_FUNDS_RAN_OUT
+    } else if (!by_provider) {
+        END_CLOSED_BY_TENANT
+    } else if (provider.unbonds_at_ms.is_some()) {
+        END_PROVIDER_UNBONDING
+    } else {
+        END_CLOSED_BY_PROVIDER
+    };
+    let by = ctx.sender();
+    df::add(&mut lease.id, EndKey(), LeaseEnd { reason, by, at_ms: now });
     events::emit_lease_closed(object::id(lease), lease.provider, by_provider, refund, payout, now);
+    events::emit_lease_ended(object::id(lease), lease.provider, reason, by, now);
 }
 
 /// Sends `amount` as a coin to `to`; nothing when it is zero (no empty coins).

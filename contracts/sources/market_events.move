@@ -91,6 +91,17 @@ public struct LeaseClosed has copy, drop {
     at_ms: u64,
 }
 
+/// Why a lease ended (`market`'s `END_*`: 1 closed by the tenant, 2 closed by the provider, 3 its funds ran out, 4
+/// closed by the provider while unbonding), who closed it and when; emitted after `LeaseClosed`, as the Lease's
+/// `LeaseEnd` field records it.
+public struct LeaseEnded has copy, drop {
+    lease: ID,
+    provider: ID,
+    reason: u8,
+    by: address,
+    at_ms: u64,
+}
+
 /// What a provider deployed for a lease: `commit` was the value of the lease's ref in the repository at `at_ms`;
 /// `artifact` is the Walrus blob id of the built app and `sha256` its digest.
 public struct Deployed has copy, drop {
@@ -183,6 +194,10 @@ public(package) fun emit_lease_closed(
     at_ms: u64,
 ) {
     event::emit(LeaseClosed { lease, provider, by_provider, refund, payout, at_ms })
+}
+
+public(package) fun emit_lease_ended(lease: ID, provider: ID, reason: u8, by: address, at_ms: u64) {
+    event::emit(LeaseEnded { lease, provider, reason, by, at_ms })
 }
 
 public(package) fun emit_deployed(

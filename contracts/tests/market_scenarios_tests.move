@@ -108,6 +108,9 @@ fun scenario_01_a_lease_pays_the_provider_by_the_clock_a_second_claim_pays_nothi
         assert_eq!(lease.earned(), 0);
         assert_eq!(lease.settled_until_ms(), 1000);
         assert_eq!(lease.last_deploy_commit(), option::none());
+        assert_eq!(lease.lease_end_reason(), 0);
+        assert_eq!(lease.lease_ended_by(), option::none());
+        assert_eq!(lease.lease_ended_at_ms(), option::none());
         ts::return_shared(lease);
     };
 
@@ -216,6 +219,9 @@ fun scenario_01_a_lease_pays_the_provider_by_the_clock_a_second_claim_pays_nothi
         assert_eq!(lease.escrow(), 0);
         assert_eq!(lease.earned(), 0);
         assert_eq!(lease.settled_until_ms(), 1200);
+        assert_eq!(lease.lease_end_reason(), 1);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000a11ce));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1200));
         ts::return_shared(lease);
     };
     s.end();
@@ -627,6 +633,11 @@ fun scenario_04_closing_twice_aborts() {
         let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
         assert_eq!(paid.value(), 200);
         paid.burn_for_testing();
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_end_reason(), 1);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000a11ce));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1100));
+        ts::return_shared(lease);
     };
 
     // 7. alice at 1200 ms: close aborts with ELeaseClosed
@@ -644,9 +655,9 @@ fun scenario_04_closing_twice_aborts() {
     s.end();
 }
 
-/// the funds run out: settlement stops at the deposit and the lease is exhausted
+/// the funds run out: settlement stops at the deposit, the lease is exhausted, its close says so
 #[test]
-fun scenario_05_the_funds_run_out_settlement_stops_at_the_deposit_and_the_lease_is_exhausted() {
+fun scenario_05_the_funds_run_out_settlement_stops_at_the_deposit_the_lease_is_exhausted_its_close_says_so() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -788,6 +799,9 @@ fun scenario_05_the_funds_run_out_settlement_stops_at_the_deposit_and_the_lease_
         assert_eq!(lease.escrow(), 0);
         assert_eq!(lease.earned(), 1000);
         assert_eq!(lease.settled_until_ms(), 2000);
+        assert_eq!(lease.lease_end_reason(), 0);
+        assert_eq!(lease.lease_ended_by(), option::none());
+        assert_eq!(lease.lease_ended_at_ms(), option::none());
         ts::return_shared(lease);
     };
 
@@ -840,6 +854,9 @@ fun scenario_05_the_funds_run_out_settlement_stops_at_the_deposit_and_the_lease_
         ts::return_shared(provider);
         let lease = s.take_shared_by_id<Lease>(lease_l1);
         assert_eq!(lease.lease_state(), 2);
+        assert_eq!(lease.lease_end_reason(), 3);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000009a7));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(2200));
         ts::return_shared(lease);
     };
     s.end();
@@ -2321,6 +2338,11 @@ fun scenario_18_leases_closed_the_stake_comes_back_after_the_delay() {
         let provider = s.take_shared_by_id<Provider>(provider_p1);
         assert_eq!(provider.active_leases(), 0);
         ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_end_reason(), 1);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000a11ce));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1200));
+        ts::return_shared(lease);
     };
 
     // 8. pat at 6100 ms: withdraw_stake
@@ -2693,6 +2715,12 @@ fun scenario_21_a_slash_pays_the_harmed_tenant_from_the_stake() {
         assert_eq!(provider.stake(), 0);
         assert_eq!(provider.slashed(), 1000);
         ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 0);
+        assert_eq!(lease.lease_end_reason(), 0);
+        assert_eq!(lease.lease_ended_by(), option::none());
+        assert_eq!(lease.lease_ended_at_ms(), option::none());
+        ts::return_shared(lease);
     };
     s.end();
 }
@@ -4216,13 +4244,437 @@ fun scenario_33_a_provider_closing_a_funded_lease_counts_as_closed_by_the_provid
         assert_eq!(provider.completed_leases(), 0);
         assert_eq!(provider.provider_closed_leases(), 1);
         ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_end_reason(), 2);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000009a7));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1100));
+        ts::return_shared(lease);
+    };
+    s.end();
+}
+
+/// the provider closing a funded lease while unbonding records that it is leaving the market
+#[test]
+fun scenario_34_the_provider_closing_a_funded_lease_while_unbonding_records_that_it_is_leaving_the_market() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. pat at 1100 ms: request_unbond
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::request_unbond(&market, &mut provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+
+    // 7. pat at 1200 ms: provider_close
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1200);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::provider_close(&mut lease, &mut provider, &cap, &clock, s.ctx());
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+        assert_eq!(paid.value(), 600);
+        paid.burn_for_testing();
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+        assert_eq!(paid.value(), 400);
+        paid.burn_for_testing();
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 1);
+        ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 2);
+        assert_eq!(lease.lease_end_reason(), 4);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000009a7));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1200));
+        ts::return_shared(lease);
+    };
+
+    // 8. pat at 6100 ms: withdraw_stake
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(6100);
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::withdraw_stake(&mut provider, &cap, &clock, s.ctx());
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+        assert_eq!(paid.value(), 1000);
+        paid.burn_for_testing();
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_end_reason(), 4);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000009a7));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1200));
+        ts::return_shared(lease);
+    };
+    s.end();
+}
+
+/// the tenant closing a lease whose funds ran out by the clock, unsettled, records that the funds ran out
+#[test]
+fun scenario_35_the_tenant_closing_a_lease_whose_funds_ran_out_by_the_clock_unsettled_records_that_the_funds_ran_out() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. alice at 1600 ms: close
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1600);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        market::close(&mut lease, &mut provider, &clock, s.ctx());
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+        assert_eq!(paid.value(), 1000);
+        paid.burn_for_testing();
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.completed_leases(), 1);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 2);
+        assert_eq!(lease.settled_until_ms(), 1600);
+        assert_eq!(lease.lease_end_reason(), 3);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000a11ce));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1600));
+        ts::return_shared(lease);
+    };
+    s.end();
+}
+
+/// the provider closing an exhausted lease while unbonding records that the funds ran out
+#[test]
+fun scenario_36_the_provider_closing_an_exhausted_lease_while_unbonding_records_that_the_funds_ran_out() {
+    let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    repository::init_for_testing(s.ctx());
+    market::init_for_testing(s.ctx());
+
+    // 1. admin at 0 ms: set_params
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut market = s.take_shared<Market>();
+        let admin = s.take_from_address<AdminCap>(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+        market::set_params(&mut market, &admin, 1000, 5000, 100);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000000ad, admin);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000000ad);
+
+    // 2. alice at 0 ms: create_repository
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let repo_app = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut registry = s.take_shared<Registry>();
+        let id = repository::create(&mut registry, string::utf8(b"app"), string::utf8(b"refs/heads/main"), s.ctx());
+        ts::return_shared(registry);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 3. alice at 0 ms: push
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let mut repo = s.take_shared_by_id<Repository>(repo_app);
+        repository::push(&mut repo, vector[string::utf8(b"refs/heads/main")], vector[option::none()], vector[option::some(x"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")], vector[false], option::none(), &clock, s.ctx());
+        ts::return_shared(repo);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 4. pat at 0 ms: register
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let provider_p1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(0);
+        let market = s.take_shared<Market>();
+        let id = market::register(&market, coin::mint_for_testing<SUI>(1000, s.ctx()), 2, string::utf8(b"https://p1.example"), vector[string::utf8(b"region"), string::utf8(b"cpu")], vector[string::utf8(b"eu"), string::utf8(b"4")], s.ctx());
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    let cap_p1 = ts::most_recent_id_for_address<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7).destroy_some();
+    {
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.stake(), 1000);
+        assert_eq!(provider.active_leases(), 0);
+        assert_eq!(provider.completed_leases(), 0);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        assert_eq!(provider.slashed(), 0);
+        assert_eq!(provider.unbonds_at_ms(), option::none());
+        ts::return_shared(provider);
+    };
+
+    // 5. alice at 1000 ms: open_lease
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+    let lease_l1 = {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1000);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let repo = s.take_shared_by_id<Repository>(repo_app);
+        let id = market::open_lease(&market, &mut provider, &repo, string::utf8(b"refs/heads/main"), coin::mint_for_testing<SUI>(1000, s.ctx()), &clock, s.ctx());
+        ts::return_shared(repo);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+        id
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000a11ce);
+
+    // 6. pat at 1100 ms: request_unbond
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1100);
+        let market = s.take_shared<Market>();
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::request_unbond(&market, &mut provider, &cap, &clock);
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(market);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+
+    // 7. pat at 1500 ms: provider_close
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let mut clock = clock::create_for_testing(s.ctx());
+        clock.set_for_testing(1500);
+        let mut lease = s.take_shared_by_id<Lease>(lease_l1);
+        let mut provider = s.take_shared_by_id<Provider>(provider_p1);
+        let cap = s.take_from_address_by_id<ProviderCap>(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap_p1);
+        market::provider_close(&mut lease, &mut provider, &cap, &clock, s.ctx());
+        ts::return_to_address(@0x00000000000000000000000000000000000000000000000000000000000009a7, cap);
+        ts::return_shared(provider);
+        ts::return_shared(lease);
+        clock.destroy_for_testing();
+    };
+    s.next_tx(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+    {
+        let paid = s.take_from_address<Coin<SUI>>(@0x00000000000000000000000000000000000000000000000000000000000009a7);
+        assert_eq!(paid.value(), 1000);
+        paid.burn_for_testing();
+        let provider = s.take_shared_by_id<Provider>(provider_p1);
+        assert_eq!(provider.completed_leases(), 1);
+        assert_eq!(provider.provider_closed_leases(), 0);
+        ts::return_shared(provider);
+        let lease = s.take_shared_by_id<Lease>(lease_l1);
+        assert_eq!(lease.lease_state(), 2);
+        assert_eq!(lease.lease_end_reason(), 3);
+        assert_eq!(lease.lease_ended_by(), option::some(@0x00000000000000000000000000000000000000000000000000000000000009a7));
+        assert_eq!(lease.lease_ended_at_ms(), option::some(1500));
+        ts::return_shared(lease);
     };
     s.end();
 }
 
 /// a deploy record names the current commit of the lease's ref
 #[test]
-fun scenario_34_a_deploy_record_names_the_current_commit_of_the_lease_s_ref() {
+fun scenario_37_a_deploy_record_names_the_current_commit_of_the_lease_s_ref() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4366,7 +4818,7 @@ fun scenario_34_a_deploy_record_names_the_current_commit_of_the_lease_s_ref() {
 
 /// a deploy record for a commit that is not the head aborts
 #[test, expected_failure(abort_code = walrus_git::market::ENotHead)]
-fun scenario_35_a_deploy_record_for_a_commit_that_is_not_the_head_aborts() {
+fun scenario_38_a_deploy_record_for_a_commit_that_is_not_the_head_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4482,7 +4934,7 @@ fun scenario_35_a_deploy_record_for_a_commit_that_is_not_the_head_aborts() {
 
 /// a deploy record against another repository aborts
 #[test, expected_failure(abort_code = walrus_git::market::EWrongRepository)]
-fun scenario_36_a_deploy_record_against_another_repository_aborts() {
+fun scenario_39_a_deploy_record_against_another_repository_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4611,7 +5063,7 @@ fun scenario_36_a_deploy_record_against_another_repository_aborts() {
 
 /// a deploy record with a bad sha256 aborts
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidArtifact)]
-fun scenario_37_a_deploy_record_with_a_bad_sha256_aborts() {
+fun scenario_40_a_deploy_record_with_a_bad_sha256_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4715,7 +5167,7 @@ fun scenario_37_a_deploy_record_with_a_bad_sha256_aborts() {
 
 /// a deploy record on a closed lease aborts
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseClosed)]
-fun scenario_38_a_deploy_record_on_a_closed_lease_aborts() {
+fun scenario_41_a_deploy_record_on_a_closed_lease_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4841,7 +5293,7 @@ fun scenario_38_a_deploy_record_on_a_closed_lease_aborts() {
 
 /// registering below the minimum stake aborts
 #[test, expected_failure(abort_code = walrus_git::market::EStakeTooLow)]
-fun scenario_39_registering_below_the_minimum_stake_aborts() {
+fun scenario_42_registering_below_the_minimum_stake_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -4925,7 +5377,7 @@ fun scenario_39_registering_below_the_minimum_stake_aborts() {
 
 /// a price of zero aborts
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidPrice)]
-fun scenario_40_a_price_of_zero_aborts() {
+fun scenario_43_a_price_of_zero_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5009,7 +5461,7 @@ fun scenario_40_a_price_of_zero_aborts() {
 
 /// repeated attribute keys abort
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_41_repeated_attribute_keys_abort() {
+fun scenario_44_repeated_attribute_keys_abort() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5093,7 +5545,7 @@ fun scenario_41_repeated_attribute_keys_abort() {
 
 /// an empty endpoint aborts
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_42_an_empty_endpoint_aborts() {
+fun scenario_45_an_empty_endpoint_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5177,7 +5629,7 @@ fun scenario_42_an_empty_endpoint_aborts() {
 
 /// an endpoint that is no http(s) URL with a host aborts (http:// alone)
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_43_an_endpoint_that_is_no_http_s_url_with_a_host_aborts_http_alone() {
+fun scenario_46_an_endpoint_that_is_no_http_s_url_with_a_host_aborts_http_alone() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5261,7 +5713,7 @@ fun scenario_43_an_endpoint_that_is_no_http_s_url_with_a_host_aborts_http_alone(
 
 /// an endpoint whose host is empty aborts (https:///path)
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_44_an_endpoint_whose_host_is_empty_aborts_https_path() {
+fun scenario_47_an_endpoint_whose_host_is_empty_aborts_https_path() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5345,7 +5797,7 @@ fun scenario_44_an_endpoint_whose_host_is_empty_aborts_https_path() {
 
 /// an endpoint with a control character aborts (an escape sequence)
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_45_an_endpoint_with_a_control_character_aborts_an_escape_sequence() {
+fun scenario_48_an_endpoint_with_a_control_character_aborts_an_escape_sequence() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5429,7 +5881,7 @@ fun scenario_45_an_endpoint_with_a_control_character_aborts_an_escape_sequence()
 
 /// an attribute value with a newline aborts (it would forge an output row)
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_46_an_attribute_value_with_a_newline_aborts_it_would_forge_an_output_row() {
+fun scenario_49_an_attribute_value_with_a_newline_aborts_it_would_forge_an_output_row() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5513,7 +5965,7 @@ fun scenario_46_an_attribute_value_with_a_newline_aborts_it_would_forge_an_outpu
 
 /// an attribute key with an escape character aborts
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_47_an_attribute_key_with_an_escape_character_aborts() {
+fun scenario_50_an_attribute_key_with_an_escape_character_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5597,7 +6049,7 @@ fun scenario_47_an_attribute_key_with_an_escape_character_aborts() {
 
 /// an attribute value with a C1 control character aborts
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidProviderInfo)]
-fun scenario_48_an_attribute_value_with_a_c1_control_character_aborts() {
+fun scenario_51_an_attribute_value_with_a_c1_control_character_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5681,7 +6133,7 @@ fun scenario_48_an_attribute_value_with_a_c1_control_character_aborts() {
 
 /// attributes in any script register, without control characters
 #[test]
-fun scenario_49_attributes_in_any_script_register_without_control_characters() {
+fun scenario_52_attributes_in_any_script_register_without_control_characters() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5767,7 +6219,7 @@ fun scenario_49_attributes_in_any_script_register_without_control_characters() {
 
 /// two leases of one provider settle independently
 #[test]
-fun scenario_50_two_leases_of_one_provider_settle_independently() {
+fun scenario_53_two_leases_of_one_provider_settle_independently() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -5972,7 +6424,7 @@ fun scenario_50_two_leases_of_one_provider_settle_independently() {
 
 /// the provider states the lease's URL; stating it again replaces it
 #[test]
-fun scenario_51_the_provider_states_the_lease_s_url_stating_it_again_replaces_it() {
+fun scenario_54_the_provider_states_the_lease_s_url_stating_it_again_replaces_it() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6108,7 +6560,7 @@ fun scenario_51_the_provider_states_the_lease_s_url_stating_it_again_replaces_it
 
 /// another provider cannot state a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::EWrongProvider)]
-fun scenario_52_another_provider_cannot_state_a_lease_s_url() {
+fun scenario_55_another_provider_cannot_state_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6231,7 +6683,7 @@ fun scenario_52_another_provider_cannot_state_a_lease_s_url() {
 
 /// a foreign cap cannot state a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::ENotProvider)]
-fun scenario_53_a_foreign_cap_cannot_state_a_lease_s_url() {
+fun scenario_56_a_foreign_cap_cannot_state_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6354,7 +6806,7 @@ fun scenario_53_a_foreign_cap_cannot_state_a_lease_s_url() {
 
 /// a closed lease's URL cannot be stated
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseClosed)]
-fun scenario_54_a_closed_lease_s_url_cannot_be_stated() {
+fun scenario_57_a_closed_lease_s_url_cannot_be_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6485,7 +6937,7 @@ fun scenario_54_a_closed_lease_s_url_cannot_be_stated() {
 
 /// an exhausted lease's URL cannot be stated
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_55_an_exhausted_lease_s_url_cannot_be_stated() {
+fun scenario_58_an_exhausted_lease_s_url_cannot_be_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6611,7 +7063,7 @@ fun scenario_55_an_exhausted_lease_s_url_cannot_be_stated() {
 
 /// a URL is http:// or https://
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_56_a_url_is_http_or_https() {
+fun scenario_59_a_url_is_http_or_https() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6720,7 +7172,7 @@ fun scenario_56_a_url_is_http_or_https() {
 
 /// a URL has no spaces or control characters
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_57_a_url_has_no_spaces_or_control_characters() {
+fun scenario_60_a_url_has_no_spaces_or_control_characters() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6829,7 +7281,7 @@ fun scenario_57_a_url_has_no_spaces_or_control_characters() {
 
 /// a URL names a host (http:// alone aborts)
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_58_a_url_names_a_host_http_alone_aborts() {
+fun scenario_61_a_url_names_a_host_http_alone_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -6938,7 +7390,7 @@ fun scenario_58_a_url_names_a_host_http_alone_aborts() {
 
 /// a URL is at most 256 bytes
 #[test, expected_failure(abort_code = walrus_git::market::EInvalidUrl)]
-fun scenario_59_a_url_is_at_most_256_bytes() {
+fun scenario_62_a_url_is_at_most_256_bytes() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7047,7 +7499,7 @@ fun scenario_59_a_url_is_at_most_256_bytes() {
 
 /// a URL of exactly 256 bytes is stated
 #[test]
-fun scenario_60_a_url_of_exactly_256_bytes_is_stated() {
+fun scenario_63_a_url_of_exactly_256_bytes_is_stated() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7162,7 +7614,7 @@ fun scenario_60_a_url_of_exactly_256_bytes_is_stated() {
 
 /// the provider withdraws the lease's URL; withdrawing again changes nothing
 #[test]
-fun scenario_61_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes_nothing() {
+fun scenario_64_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes_nothing() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7319,7 +7771,7 @@ fun scenario_61_the_provider_withdraws_the_lease_s_url_withdrawing_again_changes
 
 /// another provider cannot withdraw a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::EWrongProvider)]
-fun scenario_62_another_provider_cannot_withdraw_a_lease_s_url() {
+fun scenario_65_another_provider_cannot_withdraw_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7463,7 +7915,7 @@ fun scenario_62_another_provider_cannot_withdraw_a_lease_s_url() {
 
 /// a foreign cap cannot withdraw a lease's URL
 #[test, expected_failure(abort_code = walrus_git::market::ENotProvider)]
-fun scenario_63_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
+fun scenario_66_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7607,7 +8059,7 @@ fun scenario_63_a_foreign_cap_cannot_withdraw_a_lease_s_url() {
 
 /// a closed lease's URL is withdrawn
 #[test]
-fun scenario_64_a_closed_lease_s_url_is_withdrawn() {
+fun scenario_67_a_closed_lease_s_url_is_withdrawn() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7769,7 +8221,7 @@ fun scenario_64_a_closed_lease_s_url_is_withdrawn() {
 
 /// an exhausted lease's URL is withdrawn
 #[test]
-fun scenario_65_an_exhausted_lease_s_url_is_withdrawn() {
+fun scenario_68_an_exhausted_lease_s_url_is_withdrawn() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -7923,7 +8375,7 @@ fun scenario_65_an_exhausted_lease_s_url_is_withdrawn() {
 
 /// a stranger cannot lease a private repository: its provider would get the keys
 #[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
-fun scenario_66_a_stranger_cannot_lease_a_private_repository_its_provider_would_get_the_keys() {
+fun scenario_69_a_stranger_cannot_lease_a_private_repository_its_provider_would_get_the_keys() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -8036,7 +8488,7 @@ fun scenario_66_a_stranger_cannot_lease_a_private_repository_its_provider_would_
 
 /// a reader, a writer and the owner lease a private repository
 #[test]
-fun scenario_67_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
+fun scenario_70_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -8208,7 +8660,7 @@ fun scenario_67_a_reader_a_writer_and_the_owner_lease_a_private_repository() {
 
 /// anyone leases a public repository
 #[test]
-fun scenario_68_anyone_leases_a_public_repository() {
+fun scenario_71_anyone_leases_a_public_repository() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -8297,7 +8749,7 @@ fun scenario_68_anyone_leases_a_public_repository() {
 
 /// a deploy record for a tenant removed as a reader aborts
 #[test, expected_failure(abort_code = walrus_git::market::ECannotRead)]
-fun scenario_69_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
+fun scenario_72_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -8466,7 +8918,7 @@ fun scenario_69_a_deploy_record_for_a_tenant_removed_as_a_reader_aborts() {
 
 /// a deploy record on a lease whose funds ran out by the clock, unsettled, aborts
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_70_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled_aborts() {
+fun scenario_73_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled_aborts() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());
@@ -8586,7 +9038,7 @@ fun scenario_70_a_deploy_record_on_a_lease_whose_funds_ran_out_by_the_clock_unse
 
 /// a URL cannot be stated on a lease whose funds ran out by the clock, unsettled
 #[test, expected_failure(abort_code = walrus_git::market::ELeaseExhausted)]
-fun scenario_71_a_url_cannot_be_stated_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled() {
+fun scenario_74_a_url_cannot_be_stated_on_a_lease_whose_funds_ran_out_by_the_clock_unsettled() {
     let mut s = ts::begin(@0x00000000000000000000000000000000000000000000000000000000000000ad);
     repository::init_for_testing(s.ctx());
     market::init_for_testing(s.ctx());

@@ -85,6 +85,7 @@ async function buildLogs(app: CliApp, target: GatewayTarget, sign: Signer, args:
 /** Where one commit (a prefix of its id, lower case) is, in the words `--wait` prints. */
 export function waitStage(status: StatusView, wanted: string): string {
   const is = (value: string | null | undefined) => Boolean(value?.startsWith(wanted));
+  if (status.ended) return `lease ended: ${status.ended.message}`;
   if (is(status.refused?.commit)) return `refused: ${status.refused!.reason}`;
   if (is(status.serving?.commit) && status.phase === 'Live') return `live at ${status.url ?? '(no URL)'}`;
   // The build Job's `test` step runs the app's tests.
@@ -107,8 +108,8 @@ async function waitFor(app: CliApp, target: GatewayTarget, sign: Signer, commit:
       app.stdout(json ? `${JSON.stringify({ commit: wanted, stage, time: new Date().toISOString() })}\n` : `${wanted.slice(0, 12)}: ${stage}\n`);
       if (stage.startsWith('refused')) app.stdout(json ? '' : `${status.refused!.message}\n`);
     }
-    // A refusal ends the command with 1 (the stage and its message are printed): the exit code is runCli's to set.
-    if (stage.startsWith('refused')) throw new ExitError('', 1);
+    // A refusal or an ended lease ends the command with 1 (the stage and its message are printed): the exit code is runCli's to set.
+    if (stage.startsWith('refused') || status.ended) throw new ExitError('', 1);
     if (stage.startsWith('live')) return;
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }

@@ -86,6 +86,9 @@ export function marketFunctions(pkg: string): MoveFunctionAbi[] {
     fn('cap_provider', [`&${cap}`], [ID_TYPE], (_ctx, [c]) => done((c as ProviderCapValue).provider)),
     leaseGetter('lease_url', STRING_TYPE, (l) => l.url),
     leaseGetter('last_deploy_commit', '0x1::option::Option<vector<u8>>', (l) => l.last_deploy?.commit.slice() ?? null),
+    fn('lease_end_reason', [`&${lease}`], ['u8'], (ctx, [l]) => done(model.leaseEndOf(ctx.tables, ctx.packageId, l)?.reason ?? 0)),
+    fn('lease_ended_by', [`&${lease}`], ['0x1::option::Option<address>'], (ctx, [l]) => done(model.leaseEndOf(ctx.tables, ctx.packageId, l)?.by ?? null)),
+    fn('lease_ended_at_ms', [`&${lease}`], ['0x1::option::Option<u64>'], (ctx, [l]) => done(model.leaseEndOf(ctx.tables, ctx.packageId, l)?.at_ms ?? null)),
   ];
 }
 

@@ -47,6 +47,18 @@ export const Lease = bcs.struct('Lease', {
 /** `Lease.state`. */
 export const LeaseState = { open: 0, exhausted: 1, closed: 2 } as const;
 
+/** `EndKey()`, the name of a closed lease's dynamic field: a struct without fields, stored with one `dummy_field`. */
+export const EndKey = bcs.struct('EndKey', { dummy_field: bcs.bool() });
+/** The BCS of `EndKey()`. */
+export const END_KEY_BCS = EndKey.serialize({ dummy_field: false }).toBytes();
+/** How a lease ended (the value of its `EndKey` field): why (`LeaseEndReason`), who closed it, when by the Clock. */
+export const LeaseEnd = bcs.struct('LeaseEnd', { reason: bcs.u8(), by: Address, at_ms: U64 });
+export type LeaseEndValue = ReturnType<typeof LeaseEnd.parse>;
+
+/** `LeaseEnd.reason`: market.move's `END_*` constants. */
+export const LeaseEndReason = { closed_by_tenant: 1, closed_by_provider: 2, funds_ran_out: 3, provider_unbonding: 4 } as const;
+export type LeaseEndReasonName = keyof typeof LeaseEndReason;
+
 export const MarketParamsSet = bcs.struct('MarketParamsSet', { market: ID, min_stake: U64, unbonding_ms: U64, min_lease_ms: U64 });
 export const ProviderRegistered = bcs.struct('ProviderRegistered', { provider: ID, owner: Address, stake: U64, price_per_ms: U64, endpoint: MoveString });
 export const StakeAdded = bcs.struct('StakeAdded', { provider: ID, amount: U64, stake: U64 });
@@ -67,6 +79,7 @@ export const ToppedUp = bcs.struct('ToppedUp', { lease: ID, from: Address, amoun
 export const LeaseSettled = bcs.struct('LeaseSettled', { lease: ID, amount: U64, settled_until_ms: U64, state: bcs.u8() });
 export const Claimed = bcs.struct('Claimed', { lease: ID, provider: ID, owner: Address, amount: U64 });
 export const LeaseClosed = bcs.struct('LeaseClosed', { lease: ID, provider: ID, by_provider: bcs.bool(), refund: U64, payout: U64, at_ms: U64 });
+export const LeaseEnded = bcs.struct('LeaseEnded', { lease: ID, provider: ID, reason: bcs.u8(), by: Address, at_ms: U64 });
 export const Deployed = bcs.struct('Deployed', {
   lease: ID,
   provider: ID,
@@ -94,6 +107,7 @@ export const MarketEvents = {
   LeaseSettled,
   Claimed,
   LeaseClosed,
+  LeaseEnded,
   Deployed,
   UrlStated,
   UrlWithdrawn,
@@ -125,6 +139,12 @@ export function providerCapType(pkg: string): string {
 export function leaseType(pkg: string): string {
   return `${pkg}::market::Lease`;
 }
+export function endKeyType(pkg: string): string {
+  return `${pkg}::market::EndKey`;
+}
+export function leaseEndType(pkg: string): string {
+  return `${pkg}::market::LeaseEnd`;
+}
 export function marketEventType(pkg: string, name: MarketEventName): string {
   return `${pkg}::market_events::${name}`;
 }
@@ -149,6 +169,8 @@ export function marketStructLayouts(): Record<string, AnyLayout> {
     'market::ProviderCap': ProviderCap,
     'market::Lease': Lease,
     'market::Deployment': Deployment,
+    'market::EndKey': EndKey,
+    'market::LeaseEnd': LeaseEnd,
   };
   for (const [name, layout] of Object.entries(MarketEvents)) out[`market_events::${name}`] = layout;
   return out;

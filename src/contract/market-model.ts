@@ -6,12 +6,12 @@
  * `ctx.transfer`. Keep each function in step with its Move counterpart (contracts/tests/market_scenarios.json runs
  * against both).
  */
-import { MarketEvents, SUI_COIN_TYPE, LeaseState } from './market-bcs.ts';
+import { END_KEY_BCS, LeaseEnd, LeaseEndReason, MarketEvents, SUI_COIN_TYPE, LeaseState, endKeyType, leaseEndType } from './market-bcs.ts';
 import { Coin } from './bcs.ts';
-import type { CoinValue, LeaseValue, MarketEventName, MarketValue, ProviderCapValue, ProviderValue, AdminCapValue } from './market-bcs.ts';
+import type { CoinValue, LeaseEndValue, LeaseValue, MarketEventName, MarketValue, ProviderCapValue, ProviderValue, AdminCapValue } from './market-bcs.ts';
 import { MarketAbort } from './market-abort-codes.ts';
 import type { MarketAbortName } from './market-abort-codes.ts';
-import type { MoveContext } from './context.ts';
+import type { MoveContext, TableStore } from './context.ts';
 import type { RepositoryValue } from './bcs.ts';
 import { canRead, refValue } from './model.ts';
 import { accrualAt } from './lease-accrual.ts';
@@ -271,7 +271,19 @@ function closeLease(ctx: MoveContext, fn: string, lease: LeaseValue, provider: P
   provider.active_leases -= 1n;
   if (byProvider && !exhausted) provider.provider_closed_leases += 1n;
   else provider.completed_leases += 1n;
+  const reason = exhausted ? LeaseEndReason.funds_ran_out
+    : !byProvider ? LeaseEndReason.closed_by_tenant
+    : provider.unbonds_at_ms !== null ? LeaseEndReason.provider_unbonding : LeaseEndReason.closed_by_provider;
+  const end = { reason, by: ctx.sender, at_ms: now };
+  ctx.tables.add(lease.id, endKeyType(ctx.packageId), END_KEY_BCS, leaseEndType(ctx.packageId), LeaseEnd.serialize(end).toBytes());
   emit(ctx, 'LeaseClosed', { lease: lease.id, provider: lease.provider, by_provider: byProvider, refund, payout, at_ms: now });
+  emit(ctx, 'LeaseEnded', { lease: lease.id, provider: lease.provider, ...end });
+}
+
+/** How the lease ended (its `EndKey` field), or null while it is not closed. */
+export function leaseEndOf(tables: TableStore, pkg: string, lease: LeaseValue): LeaseEndValue | null {
+  const value = tables.get(lease.id, endKeyType(pkg), END_KEY_BCS);
+  return value === null ? null : LeaseEnd.parse(value);
 }
 
 export function recordDeploy(

@@ -54,9 +54,15 @@ export interface PodView {
 export interface StatusView {
   lease: string;
   app: { namespace: string; name: string };
-  /** One word: Live, Building, RollingOut, Refused, Failing, Waiting, NotDeployed, Gone. */
+  /** One word: Live, Building, RollingOut, Refused, Failing, Waiting, NotDeployed, Ended. */
   phase: string;
   message: string;
+  /**
+   * How the lease ended, as its close recorded it on chain (`reason` as the market names it: closed_by_tenant,
+   * closed_by_provider, funds_ran_out, provider_unbonding; `by` the address that closed it; `at` RFC 3339, by the
+   * chain's Clock; `message` in words); null while it runs.
+   */
+  ended: { reason: string; by: string; at: string; message: string } | null;
   replicas: { desired: number; ready: number; updated: number };
   serving: { commit: string; since: string | null } | null;
   refused: { commit: string; reason: string; message: string; time: string } | null;

@@ -37,6 +37,20 @@ export interface Deployment {
   atMs: number;
 }
 
+/** Why a lease ended (market.move's `END_*`). */
+export type LeaseEndReason = 'closed_by_tenant' | 'closed_by_provider' | 'funds_ran_out' | 'provider_unbonding';
+
+/** How a lease ended, as its close recorded it on chain. */
+export interface LeaseEnd {
+  reason: LeaseEndReason;
+  /** Who closed it: the tenant, or the holder of the provider's cap. */
+  by: string;
+  /** Whether `by` is the lease's tenant. */
+  byTenant: boolean;
+  /** When, by the chain's Clock. */
+  atMs: number;
+}
+
 export interface LeaseInfo {
   id: string;
   tenant: string;
@@ -51,6 +65,8 @@ export interface LeaseInfo {
   lastDeploy: Deployment | null;
   /** Where the provider serves the app (stated with `stateUrl`); empty until stated and once withdrawn (`withdrawUrl`). */
   url: string;
+  /** How it ended; null while it is not closed. */
+  end: LeaseEnd | null;
 }
 
 /** Where a lease's current secrets are (`lease_secrets`): the Walrus blob of their sealed set, its version, when set. */
@@ -69,6 +85,8 @@ export interface DeployedRecord extends Deployment {
   txDigest: string;
   /** The URL the lease's provider states now (the lease's, not the record's: it may have moved since). */
   url?: string;
+  /** How the lease ended, once it has (the lease's, as its close recorded it). */
+  leaseEnd?: LeaseEnd;
 }
 
 /** What a settlement paid out, from the transaction's events. */

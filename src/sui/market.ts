@@ -1,15 +1,15 @@
 import type { ClientWithCoreApi, SuiClientTypes } from '@mysten/sui/client';
 import type { Transaction } from '@mysten/sui/transactions';
-import { normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
+import { deriveDynamicFieldID, normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
 import { blobIdToU256, u256ToBlobId } from '../core/blob-id-codec.ts';
 import { Clock } from '../contract/bcs.ts';
 import {
-  AdminCap, Lease, Market, MarketEvents, Provider, ProviderCap, adminCapType, leaseType, marketEventType, marketType, providerCapType,
-  providerType,
+  AdminCap, END_KEY_BCS, Lease, LeaseEnd as LeaseEndLayout, LeaseEndReason, Market, MarketEvents, Provider, ProviderCap, adminCapType,
+  endKeyType, leaseEndType, leaseType, marketEventType, marketType, providerCapType, providerType,
 } from '../contract/market-bcs.ts';
 import type { LeaseValue, MarketEventName, ProviderValue } from '../contract/market-bcs.ts';
 import type { TxReceipt } from '../ports/ledger.ts';
-import type { DeployedRecord, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo, SecretsPointer } from '../ports/market.ts';
+import type { DeployedRecord, LeaseEnd, LeaseEndReason as EndReason, LeaseInfo, MarketLedger, MarketParams, Payout, ProviderInfo, SecretsPointer } from '../ports/market.ts';
 import { SuiLeaseSecrets } from './lease-secrets.ts';
 import { SuiAttestations } from './attestations.ts';
 import type { AttestationLedger } from '../ports/attestations.ts';
@@ -30,6 +30,8 @@ export interface SuiMarketOptions {
 const PAGE = 50;
 const CLOCK = '0x6';
 const STATES = ['open', 'exhausted', 'closed'] as const;
+/** `LeaseEnd.reason` codes in words. */
+const END_REASONS = new Map(Object.entries(LeaseEndReason).map(([name, code]) => [code as number, name as EndReason]));
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /**
@@ -106,7 +108,32 @@ export class SuiMarket implements MarketLedger {
   }
 
   async getLease(id: string): Promise<LeaseInfo> {
-    return leaseInfo(Lease.parse(await this.#content(id, 'lease', leaseType(this.#pkg))));
+    const lease = Lease.parse(await this.#content(id, 'lease', leaseType(this.#pkg)));
+    return leaseInfo(lease, (await this.#ends([lease]))[0]!);
+  }
+
+  /**
+   * How each lease ended, in order: a closed lease's `EndKey` field (its id derived as Sui does), read for the closed
+   * ones only, in one read per PAGE of them; null for a lease that is not closed.
+   */
+  async #ends(leases: readonly LeaseValue[]): Promise<(LeaseEnd | null)[]> {
+    const closed = leases.filter((lease) => lease.state === STATES.indexOf('closed'));
+    const fieldType = normalizeStructTag(`0x2::dynamic_field::Field<${endKeyType(this.#pkg)}, ${leaseEndType(this.#pkg)}>`);
+    const ends = new Map<string, LeaseEnd>();
+    for (let start = 0; start < closed.length; start += PAGE) {
+      const batch = closed.slice(start, start + PAGE);
+      const objectIds = batch.map((lease) => deriveDynamicFieldID(lease.id, endKeyType(this.#pkg), END_KEY_BCS));
+      const { objects } = await this.#client.core.getObjects({ objectIds, include: { content: true } });
+      batch.forEach((lease, i) => {
+        const field = objects[i]!;
+        // A lease closed before the package recorded why has no field.
+        if (field instanceof Error || normalizeStructTag(field.type) !== fieldType) return;
+        const end = LeaseEndLayout.parse(field.content.slice(32 + END_KEY_BCS.length));
+        const reason = END_REASONS.get(end.reason);
+        if (reason) ends.set(lease.id, { reason, by: end.by, byTenant: end.by === lease.tenant, atMs: Number(end.at_ms) });
+      });
+    }
+    return leases.map((lease) => ends.get(lease.id) ?? null);
   }
 
   async listLeases(providerId: string): Promise<LeaseInfo[]> {
@@ -122,12 +149,13 @@ export class SuiMarket implements MarketLedger {
   /** The leases whose `LeaseOpened` event `wanted` picks, each read from its object: its state now. */
   async #leasesOpened(wanted: (event: ReturnType<typeof MarketEvents.LeaseOpened.parse>) => boolean): Promise<LeaseInfo[]> {
     const ids = (await this.#events('LeaseOpened')).map(({ bcs }) => MarketEvents.LeaseOpened.parse(bcs)).filter(wanted).map((e) => e.lease);
-    const leases: LeaseInfo[] = [];
+    const leases: LeaseValue[] = [];
     for (let start = 0; start < ids.length; start += PAGE) {
       const { objects } = await this.#client.core.getObjects({ objectIds: ids.slice(start, start + PAGE), include: { content: true } });
-      for (const object of objects) if (!(object instanceof Error)) leases.push(leaseInfo(Lease.parse(object.content)));
+      for (const object of objects) if (!(object instanceof Error)) leases.push(Lease.parse(object.content));
     }
-    return leases;
+    const ends = await this.#ends(leases);
+    return leases.map((lease, i) => leaseInfo(lease, ends[i]!));
   }
 
   async listDeployments(repositoryId: string): Promise<DeployedRecord[]> {
@@ -146,8 +174,11 @@ export class SuiMarket implements MarketLedger {
         atMs: Number(event.at_ms),
         txDigest: digest,
       }));
-    const urls = new Map(await Promise.all([...new Set(records.map((record) => record.lease))].map(async (lease) => [lease, (await this.getLease(lease)).url] as const)));
-    return records.map((record) => (urls.get(record.lease) ? { ...record, url: urls.get(record.lease)! } : record));
+    const leases = new Map(await Promise.all([...new Set(records.map((record) => record.lease))].map(async (lease) => [lease, await this.getLease(lease)] as const)));
+    return records.map((record) => {
+      const { url, end } = leases.get(record.lease)!;
+      return { ...record, ...(url ? { url } : {}), ...(end ? { leaseEnd: end } : {}) };
+    });
   }
 
   async register(stake: bigint, pricePerMs: bigint, endpoint: string, attributes: Record<string, string>): Promise<TxReceipt & { providerId: string }> {
@@ -402,7 +433,7 @@ function providerInfo(p: ProviderValue): ProviderInfo {
   };
 }
 
-function leaseInfo(l: LeaseValue): LeaseInfo {
+function leaseInfo(l: LeaseValue, end: LeaseEnd | null): LeaseInfo {
   return {
     id: l.id,
     tenant: l.tenant,
@@ -416,5 +447,6 @@ function leaseInfo(l: LeaseValue): LeaseInfo {
     state: STATES[l.state] ?? 'closed',
     lastDeploy: l.last_deploy && { commit: hex(l.last_deploy.commit), artifact: u256ToBlobId(l.last_deploy.artifact), sha256: hex(l.last_deploy.sha256), atMs: Number(l.last_deploy.at_ms) },
     url: l.url,
+    end,
   };
 }

@@ -30,6 +30,8 @@ function moveFunctions(module: string): { visibility: string; entry: boolean; na
 
 /** Field names of a Move struct in declaration order. */
 function moveFields(module: string, struct: string): string[] {
+  // A struct without fields (`Name()`) is stored with one `dummy_field: bool`.
+  if (new RegExp(`public struct ${struct}\\(\\)`).test(source(module))) return ['dummy_field'];
   const body = new RegExp(`public struct ${struct}[^{]*\\{([^}]*)\\}`).exec(source(module))![1]!;
   return [...body.matchAll(/^\s*(\w+):/gm)].map((m) => m[1]!);
 }

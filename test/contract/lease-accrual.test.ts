@@ -11,7 +11,7 @@ const accrual = suite('lease accrual: one arithmetic for the twin and every read
 
 const info = (fields: Partial<LeaseInfo>): LeaseInfo => ({
   id: '0x1', tenant: '0x2', provider: '0x3', repository: '0x4', ref: 'refs/heads/main', pricePerMs: 10n, escrow: 1_000n, earned: 0n,
-  settledUntilMs: 1_000, state: 'open', lastDeploy: null, url: '', ...fields,
+  settledUntilMs: 1_000, state: 'open', lastDeploy: null, url: '', end: null, ...fields,
 });
 /** The twin's Lease with the fields `lease_state_at` reads. */
 const twin = (lease: LeaseInfo) =>

@@ -7,7 +7,7 @@ import { Repository } from '../../src/contract/bcs.ts';
 import type { RegistryValue, RepositoryValue } from '../../src/contract/bcs.ts';
 import type { MoveContext } from '../../src/contract/context.ts';
 import { MemoryChain } from './vectors/memory-context.ts';
-import { Lease, LeaseState, Market, MarketEvents, Provider, SUI_COIN_TYPE } from '../../src/contract/market-bcs.ts';
+import { Lease, LeaseEndReason, LeaseState, Market, MarketEvents, Provider, SUI_COIN_TYPE } from '../../src/contract/market-bcs.ts';
 import { Coin } from '../../src/contract/bcs.ts';
 import type { AdminCapValue, LeaseValue, MarketValue, ProviderCapValue, ProviderValue } from '../../src/contract/market-bcs.ts';
 import * as market from '../../src/contract/market-model.ts';
@@ -204,6 +204,10 @@ function checkState(where: string, w: World, step: MarketStep): void {
       assert.is(secretsOf(w.chain.tables, w.chain.packageId, l)?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
     }
     if (want.required !== undefined) assert.is(requiredOf(w.chain.tables, w.chain.packageId, l), want.required, `${where}: ${label}.required`);
+    if (want.end !== undefined) {
+      const end = market.leaseEndOf(w.chain.tables, w.chain.packageId, l);
+      assert.equal(end, want.end && { reason: LeaseEndReason[want.end.reason], by: want.end.byAddress, at_ms: want.end.at_ms }, `${where}: ${label}.end`);
+    }
   }
   for (const want of step.tallies) {
     const tally = tallyOf(w.chain.tables, w.chain.packageId, w.market, { repository: w.repos.get(want.repo)!.id, commit: want.commit, build_key: want.build_key });

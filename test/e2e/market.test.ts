@@ -2,8 +2,10 @@
  * The compute market end to end on the embedded network, through `git walrus`: a provider registers, a tenant
  * leases it for a pushed repository, the provider claims twice (the second pays nothing), the tenant closes and gets
  * the rest back, the provider unbonds and withdraws its stake once the delay has passed. The devnet Clock is set by
- * the test (a second engine on the same state directory), so every amount is exact. Then `deployments --verify`
- * checks a deploy record whose artifact is on Walrus, and fails on one whose sha256 does not match.
+ * the test (a second engine on the same state directory), so every amount is exact. Each way a lease ends (closed by
+ * its tenant, by its provider, after its funds ran out, by a provider leaving the market) is what `lease show`
+ * prints. Then `deployments --verify` checks a deploy record whose artifact is on Walrus, and fails on one whose
+ * sha256 does not match; once the lease has ended its records say so.
  */
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,8 @@ let head = '';
 let engine: ChainEngine;
 let t0 = 0n;
 const at = (ms: bigint) => engine.setClock(t0 + ms, { frozen: true });
+/** The Clock time `ms` after t0 as the CLI prints it. */
+const iso = (ms: bigint) => new Date(Number(t0 + ms)).toISOString().replace('.000Z', 'Z');
 
 const walrus = (args: string[], env: NodeJS.ProcessEnv = {}) => world.run(repo, ['walrus', ...args], { env });
 const ok = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
@@ -112,11 +116,46 @@ test('the provider claims what accrued; a second claim pays nothing', async () =
 test('the tenant closes: the rest is refunded, the provider paid up to the close', async () => {
   await at(1000n + 900_000n);
   assert.is((await ok(['lease', 'close', leaseId])).stdout, 'closed: 4.9991 SUI refunded to the tenant, 0.0003 SUI paid to the provider\n');
-  assert.match((await ok(['lease', 'show', leaseId])).stdout, /state\s+closed/);
+  assert.match((await ok(['lease', 'show', leaseId])).stdout, `state       closed\nended       closed by the tenant at ${iso(1000n + 900_000n)}\n`);
   const again = await walrus(['lease', 'close', leaseId]);
   assert.is(again.code, 1);
   assert.match(again.stderr, /refused: the lease is closed/);
   assert.match((await ok(['providers'])).stdout, new RegExp(`${providerId}\\s+20 SUI\\s+1 MIST/ms\\s+0\\s+1`));
+});
+
+test('every way a lease ends is recorded on chain: lease show says why, who and when', async () => {
+  const open = async (provider: string, deposit: string) => (await ok(['lease', 'open', 'walrus', '--provider', provider, '--deposit', deposit])).stdout.trim();
+  const ended = async (lease: string) => /^ended {7}(.*)$/m.exec((await ok(['lease', 'show', lease])).stdout)?.[1];
+
+  await at(1_000_000n);
+  const byProvider = await open(providerId, '5');
+  assert.is(await ended(byProvider), undefined, 'an open lease has not ended');
+  assert.is(JSON.parse((await ok(['lease', 'show', byProvider, '--json'])).stdout).end, null);
+  await at(1_100_000n);
+  assert.is((await ok(['lease', 'close', byProvider], asProvider)).stdout, 'closed: 4.9999 SUI refunded to the tenant, 0.0001 SUI paid to the provider\n');
+  assert.is(await ended(byProvider), `closed by the provider while it was still funded at ${iso(1_100_000n)}`);
+  const json = JSON.parse((await ok(['lease', 'show', byProvider, '--json'])).stdout);
+  assert.equal(json.end, { reason: 'closed_by_provider', by: providerKey.toSuiAddress(), byTenant: false, atMs: Number(t0 + 1_100_000n) });
+
+  // The minimum deposit at 1 MIST/ms pays for one hour.
+  await at(1_200_000n);
+  const ranOut = await open(providerId, '0.0036');
+  await at(1_200_000n + 3_600_000n + 1000n);
+  assert.match((await ok(['lease', 'show', ranOut])).stdout, /state\s+open/, 'unsettled: its funds ran out by the clock only');
+  assert.is((await ok(['lease', 'close', ranOut])).stdout, 'closed: 0 SUI refunded to the tenant, 0.0036 SUI paid to the provider\n');
+  assert.is(await ended(ranOut), `its funds ran out (closed by the tenant) at ${iso(1_200_000n + 3_600_000n + 1000n)}`);
+
+  // A provider leaving the market closes its leases before it can take its stake back.
+  const leaverKey = Ed25519Keypair.generate();
+  const asLeaver = { GIT_WALRUS_KEY: leaverKey.getSecretKey() };
+  const leaver = (await ok(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://leaving.example'], asLeaver)).stdout.trim();
+  const left = await open(leaver, '5');
+  await at(5_000_000n);
+  await ok(['provider', 'unbond'], asLeaver);
+  await at(5_100_000n);
+  await ok(['lease', 'close', left], asLeaver);
+  assert.is(await ended(left), `closed by the provider, which is leaving the market (unbonding) at ${iso(5_100_000n)}`);
+  assert.equal(JSON.parse((await ok(['lease', 'show', left, '--json'])).stdout).end, { reason: 'provider_unbonding', by: leaverKey.toSuiAddress(), byTenant: false, atMs: Number(t0 + 5_100_000n) });
 });
 
 test('the stake comes back only after unbonding and its delay', async () => {
@@ -159,6 +198,13 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
   const failed = await walrus(['deployments', 'walrus', '--verify']);
   assert.is(failed.code, 1);
   assert.match(failed.stdout, /PROBLEM: artifact .* has sha256 .*, not the recorded abab/);
+
+  // Once the lease has ended, each of its records says so.
+  await ok(['lease', 'close', lease]);
+  const afterEnd = (await ok(['deployments', 'walrus'])).stdout;
+  assert.is(afterEnd.split(`lease ended: closed by the tenant at ${iso(DAY + 7n * DAY)}`).length - 1, 2, afterEnd);
+  const ends = JSON.parse((await ok(['deployments', 'walrus', '--json'])).stdout).map((r: { leaseEnd?: { reason: string } }) => r.leaseEnd?.reason);
+  assert.equal(ends, ['closed_by_tenant', 'closed_by_tenant']);
 });
 
 test.run();

@@ -18,7 +18,7 @@ const TEMPLATE = { replicas: 2, port: 8080, build: { command: 'npm ci' } };
 function lease(n: number, fields: Partial<LeaseInfo> = {}): LeaseInfo {
   return {
     id: id(n), tenant: id(0x100 + (fields.tenant ? 0 : n)), provider: PROVIDER, repository: id(0x200 + n), ref: 'refs/heads/main',
-    pricePerMs: 10n, escrow: 1_000_000n, earned: 0n, settledUntilMs: 1000, state: 'open', lastDeploy: null, url: '', ...fields,
+    pricePerMs: 10n, escrow: 1_000_000n, earned: 0n, settledUntilMs: 1000, state: 'open', lastDeploy: null, url: '', end: null, ...fields,
   };
 }
 

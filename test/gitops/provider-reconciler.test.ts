@@ -62,7 +62,7 @@ function cluster() {
 function openLease(n: number, tenant: number): LeaseInfo {
   return {
     id: id(n), tenant: id(tenant), provider: PROVIDER, repository: id(3), ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1_000_000n,
-    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '',
+    earned: 0n, settledUntilMs: 10_000, state: 'open', lastDeploy: null, url: '', end: null,
   };
 }
 

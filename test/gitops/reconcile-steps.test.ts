@@ -256,7 +256,7 @@ function privateChain(f: Fixture, options: { readers?: string[]; lease?: Partial
   const repository = { id: REPOSITORY_ID, name: 'shop', owner: addr(1), writers: [], readers: options.readers ?? [], private: true } as unknown as RepositoryInfo;
   const lease: LeaseInfo = {
     id: addr(9), tenant: addr(1), provider: addr(8), repository: REPOSITORY_ID, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1000n, earned: 0n,
-    settledUntilMs: 0, state: 'open', lastDeploy: null, url: '', ...options.lease,
+    settledUntilMs: 0, state: 'open', lastDeploy: null, url: '', end: null, ...options.lease,
   };
   const market = {
     getLease: async () => lease, clockMs: async () => options.nowMs ?? 500, ownProviders: async () => (options.holdsCap === false ? [] : [addr(8)]),

@@ -10,7 +10,7 @@ const repository = (overrides: Partial<RepositoryInfo> = {}) =>
   ({ id: REPO, name: 'shop', owner: id(1), writers: [id(2)], readers: [id(4)], private: true, ...overrides }) as RepositoryInfo;
 const lease = (overrides: Partial<LeaseInfo> = {}): LeaseInfo => ({
   id: id(9), tenant: id(1), provider: id(8), repository: REPO, ref: 'refs/heads/main', pricePerMs: 2n, escrow: 1000n, earned: 0n,
-  settledUntilMs: 1000, state: 'open', lastDeploy: null, url: '', ...overrides,
+  settledUntilMs: 1000, state: 'open', lastDeploy: null, url: '', end: null, ...overrides,
 });
 const facts = (overrides: Partial<AccessFacts> = {}): AccessFacts => ({ repository: repository(), address: id(5), lease: null, nowMs: 1000, holdsCap: true, ...overrides });
 

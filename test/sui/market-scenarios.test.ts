@@ -375,6 +375,11 @@ for (const factory of [inProcess, grpcWebServer]) {
             assert.is((await secrets.current(labels.leases.get(label)!))?.version ?? 0n, want.secrets_version, `${where}: ${label}.secrets_version`);
           }
           if (want.required !== undefined) assert.is(BigInt(await reader.requiredReproductions(labels.leases.get(label)!)), want.required, `${where}: ${label}.required`);
+          if (want.end !== undefined) {
+            const by = want.end && actors.address(want.end.by);
+            const wanted = want.end && { reason: want.end.reason, by, byTenant: by === l.tenant, atMs: Number(base + want.end.at_ms) };
+            assert.equal(l.end, wanted, `${where}: ${label}.end`);
+          }
         }
         for (const want of step.tallies) {
           const tally = await reader.tally({ repositoryId: labels.repos.get(want.repo)!, commit: hex(want.commit), buildKey: hex(want.build_key) });

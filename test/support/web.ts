@@ -1,7 +1,7 @@
 /**
  * The world the `git walrus web` tests look at, pushed through stock git and the real helper on the embedded network:
  * - `app` (public): several pushes, a branch, two tags, a forced update, a deleted branch, a binary and a large
- *   file, and a deployment recorded on the market by a provider;
+ *   file, and a deployment recorded on the market by a provider (and another lease of it, which it closed);
  * - `secret` (private): its owner's, with one reader; a stranger's key is neither;
  * - `evil` (public): a README, file names, a commit message, a branch and a tag that carry script and HTML.
  * `startWeb` runs `git walrus web` as a user would and returns the URL it prints.
@@ -34,6 +34,8 @@ export interface WebWorld {
   secret: { id: string; url: string; readme: string };
   evil: { id: string; url: string; commit: string };
   deployment: { commit: string; lease: string; provider: string; artifact: string };
+  /** A lease of the same provider that its provider closed while it was funded. */
+  endedLease: string;
   keys: { owner: NodeJS.ProcessEnv; reader: NodeJS.ProcessEnv; stranger: NodeJS.ProcessEnv; provider: NodeJS.ProcessEnv };
 }
 
@@ -101,6 +103,8 @@ export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
   } finally {
     await network.close();
   }
+  const endedLease = (await world.ok(app, ['walrus', 'lease', 'open', 'walrus', '--provider', provider, '--deposit', '5'])).trim();
+  await world.ok(app, ['walrus', 'lease', 'close', endedLease], { env: keys.provider });
 
   // secret: private, the owner's, with one reader.
   const secret = await initWorkRepo(world, 'secret');
@@ -128,6 +132,7 @@ export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
     secret: { id: idOf(secretUrl), url: secretUrl, readme: secretReadme },
     evil: { id: idOf(evilUrl), url: evilUrl, commit: evilCommit },
     deployment: { commit: commits.c3b!, lease, provider, artifact },
+    endedLease,
     keys,
   };
 }

@@ -240,6 +240,10 @@ Pages('deployments: provider, commit, artifact, since; the artifact check; a dif
   assert.match(lease, /accrued \d+(\.\d+)? SUI since/);
   assert.match(lease, /funded until \d{4}-\d\d-\d\d/);
   assert.match(lease, new RegExp(w.deployment.commit));
+  assert.not.match(lease, /ended/);
+  const ended = text(await ok(owner, `/market/leases/${w.endedLease}`));
+  assert.match(ended, /state closed ended closed by the provider while it was still funded at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/);
+  assert.match(provider, /closed closed by the provider while it was still funded/, 'the provider\'s lease list says why each ended');
 });
 
 Pages('a private repository: its owner and its reader see the contents, decrypted locally; a stranger sees who may read', async () => {

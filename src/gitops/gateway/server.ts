@@ -111,7 +111,7 @@ export class Gateway {
     const decision = mayRead(info, { id: this.#deps.providerId, capHolder }, signer);
     if (!decision.ok) throw new Refusal(decision.status, decision.why);
     const ref = { namespace: tenantNamespace(info.tenant), name: leaseAppName(info.id) };
-    if (what === 'status') return json(response, 200, await this.#status(lease, ref));
+    if (what === 'status') return json(response, 200, await this.#status(info, ref));
     if (what === 'releases') {
       const [app, configMaps] = await Promise.all([this.#deps.window.readApp(ref), this.#deps.window.listConfigMaps(ref.namespace, releaseOutputSelector({ metadata: ref }))]);
       return json(response, 200, { releases: releasesView(app, configMaps) });
@@ -123,7 +123,7 @@ export class Gateway {
     return this.#logs(url.searchParams, lease, ref, response, request);
   }
 
-  async #status(lease: string, ref: ObjectRef) {
+  async #status(lease: LeaseInfo, ref: ObjectRef) {
     const window = this.#deps.window;
     const name = appResourceName({ metadata: ref });
     const [app, deployment, pods, buildPods] = await Promise.all([

@@ -7,13 +7,16 @@ import type { WalrusApp } from '../../ports/walrus-app.ts';
 import type { ContainerView, EventView, PodView, ReleaseOutput, ReleaseView, StatusView } from '../../ports/gateway-api.ts';
 import { parseReleaseOutput } from '../templates/release-output.ts';
 import { ANNOTATIONS } from '../templates/names.ts';
+import { leaseEndLine } from '../../core/lease-end.ts';
+import type { LeaseInfo } from '../../ports/market.ts';
 
 /**
  * What a lease's app looks like now, in the tenant's words: `pods` are the app's own, `buildPods` its build Jobs'
- * (the step a build is at is the one its pod runs).
+ * (the step a build is at is the one its pod runs). Once the lease has ended the phase is `Ended`, saying why as the
+ * chain recorded it, whatever is left of the app.
  */
-export function statusView(lease: string, ref: { namespace: string; name: string }, app: WalrusApp | null, deployment: V1Deployment | null, pods: readonly V1Pod[],
-  buildPods: readonly V1Pod[] = []): StatusView {
+export function statusView(lease: Pick<LeaseInfo, 'id' | 'end'>, ref: { namespace: string; name: string }, app: WalrusApp | null, deployment: V1Deployment | null,
+  pods: readonly V1Pod[], buildPods: readonly V1Pod[] = []): StatusView {
   const status = app?.status ?? {};
   const conditions = (status.conditions ?? []).map(({ type, status: value, reason, message, lastTransitionTime }) => ({ type, status: value, reason, message, time: lastTransitionTime }));
   const history = status.history ?? [];
@@ -39,9 +42,12 @@ export function statusView(lease: string, ref: { namespace: string; name: string
     ready: deployment?.status?.readyReplicas ?? 0,
     updated: deployment?.status?.updatedReplicas ?? 0,
   };
-  const { phase, message } = phaseOf(app, status, replicas, podViews, building, refused);
+  const ended = lease.end ? { reason: lease.end.reason, by: lease.end.by, at: new Date(lease.end.atMs).toISOString(), message: leaseEndLine(lease.end) } : null;
+  const { phase, message } = ended
+    ? { phase: 'Ended', message: `the lease ended: ${ended.message}${app ? '; the provider removes its app' : ''}` }
+    : phaseOf(app, status, replicas, podViews, building, refused);
   return {
-    lease, app: ref, phase, message, replicas,
+    lease: lease.id, app: ref, phase, message, ended, replicas,
     serving: serving ? { commit: serving, since: live?.time ?? null } : null,
     refused, building, head: status.head?.commit ?? null, url: status.url ?? null, conditions, pods: podViews,
   };

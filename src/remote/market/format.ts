@@ -5,6 +5,7 @@
 import { formatPrice, formatSui } from '../../core/sui-amount.ts';
 import { leaseAccrualAt } from '../../contract/lease-accrual.ts';
 import { visibleLine } from '../../core/terminal-text.ts';
+import { leaseEndLine } from '../../core/lease-end.ts';
 import type { DeployedRecord, LeaseInfo, MarketParams, ProviderInfo } from '../../ports/market.ts';
 
 const time = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -78,6 +79,7 @@ export function formatLease(lease: LeaseInfo, nowMs: number, requiredReproductio
   const lines = [
     `lease       ${lease.id}`,
     `state       ${lease.state}`,
+    ...(lease.end ? [`ended       ${leaseEndLine(lease.end)}`] : []),
     `tenant      ${lease.tenant}`,
     `provider    ${lease.provider}`,
     `repository  ${lease.repository} ${visibleLine(lease.ref)}`,
@@ -105,7 +107,8 @@ export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
     .map(({ record: r, problems, unchecked }) => {
-      const head = `${time(r.atMs)}  ${r.commit}  ${visibleLine(r.ref)}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${visibleLine(r.url)}` : ''}`;
+      const head = `${time(r.atMs)}  ${r.commit}  ${visibleLine(r.ref)}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${visibleLine(r.url)}` : ''}`
+        + (r.leaseEnd ? `\n    lease ended: ${leaseEndLine(r.leaseEnd)}` : '');
       if (problems === undefined) return head;
       if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${visibleLine(p)}`).join('\n')}`;
       if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;

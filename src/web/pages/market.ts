@@ -1,5 +1,6 @@
-/** The compute market: providers (stake, price, endpoint, attributes, leases) and a lease (escrow, accrued, funded until, deploys). */
+/** The compute market: providers (stake, price, endpoint, attributes, leases) and a lease (escrow, accrued, funded until, why it ended, deploys). */
 import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+import { leaseEndLine, leaseEndWords } from '../../core/lease-end.ts';
 import { accruedAt, fundedUntilMs, providerStatus } from '../../remote/market/format.ts';
 import { explorerFor } from '../explorer.ts';
 import { html, type Html } from '../html.ts';
@@ -56,7 +57,7 @@ export async function providerPage(context: WebContext, { params }: RouteRequest
 </dl>
 <h2>Leases</h2>
 <table class="list"><thead><tr><th>Lease</th><th>State</th><th>Tenant</th><th>Repository</th><th>Escrow</th><th>Last deploy</th></tr></thead><tbody>
-${leases.map((l) => html`<tr><td><a class="mono" href="/market/leases/${l.id}">${shortOid(l.id)}</a></td><td>${l.state}</td><td class="mono">${shortOid(l.tenant)}</td><td><a class="mono" href="/repos/${l.repository}">${shortOid(l.repository)}</a> <span class="ref">${l.ref}</span></td><td>${formatSui(l.escrow)}</td><td>${l.lastDeploy ? html`<span class="mono">${shortOid(l.lastDeploy.commit)}</span> ${formatUtc(l.lastDeploy.atMs)}` : html`<span class="muted">none</span>`}</td></tr>`)}
+${leases.map((l) => html`<tr><td><a class="mono" href="/market/leases/${l.id}">${shortOid(l.id)}</a></td><td>${l.state}${l.end ? html`<div class="muted">${leaseEndWords(l.end)}</div>` : ''}</td><td class="mono">${shortOid(l.tenant)}</td><td><a class="mono" href="/repos/${l.repository}">${shortOid(l.repository)}</a> <span class="ref">${l.ref}</span></td><td>${formatSui(l.escrow)}</td><td>${l.lastDeploy ? html`<span class="mono">${shortOid(l.lastDeploy.commit)}</span> ${formatUtc(l.lastDeploy.atMs)}` : html`<span class="muted">none</span>`}</td></tr>`)}
 </tbody></table>`,
   }));
 }
@@ -74,6 +75,7 @@ export async function leasePage(context: WebContext, { params }: RouteRequest): 
 <dl class="facts">
 <dt>lease</dt><dd class="mono">${lease.id}</dd>
 <dt>state</dt><dd>${lease.state}</dd>
+${lease.end ? html`<dt>ended</dt><dd>${leaseEndLine(lease.end)}</dd>` : ''}
 <dt>tenant</dt><dd class="mono">${lease.tenant}</dd>
 <dt>provider</dt><dd><a class="mono" href="/market/providers/${lease.provider}">${lease.provider}</a></dd>
 <dt>repository</dt><dd><a class="mono" href="/repos/${lease.repository}">${lease.repository}</a> <span class="ref">${lease.ref}</span></dd>

@@ -15,6 +15,8 @@ import { fromHex } from '@mysten/bcs';
 import { normalizeAddress } from '../../../src/contract/bcs.ts';
 import { MarketAbortCode } from '../../../src/contract/market-abort-codes.ts';
 import type { MarketAbortName } from '../../../src/contract/market-abort-codes.ts';
+import { LeaseEndReason } from '../../../src/contract/market-bcs.ts';
+import type { LeaseEndReasonName } from '../../../src/contract/market-bcs.ts';
 import { LeaseAccessAbortCode } from '../../../src/contract/lease-access-model.ts';
 import type { LeaseAccessAbortName } from '../../../src/contract/lease-access-model.ts';
 import { LEASE_SECRETS_MODULE, LeaseSecretsAbortCode } from '../../../src/contract/lease-secrets-model.ts';
@@ -113,6 +115,16 @@ export interface ExpectedLease {
   secrets_version?: bigint;
   /** Agreeing attestations its tenant requires (`attestation::required_reproductions`, 0 before any). */
   required?: bigint;
+  /** How it ended (`lease_end_reason`, `lease_ended_by`, `lease_ended_at_ms`); null while it is not closed. */
+  end?: ExpectedEnd | null;
+}
+
+export interface ExpectedEnd {
+  reason: LeaseEndReasonName;
+  /** The actor's name, and its address. */
+  by: string;
+  byAddress: string;
+  at_ms: bigint;
 }
 
 export interface MarketStep {
@@ -274,7 +286,7 @@ function expectedProvider(p: any, where: string): ExpectedProvider {
   return out;
 }
 
-function expectedLease(l: any, where: string): ExpectedLease {
+function expectedLease(l: any, where: string, actor: (name: string, where: string) => string): ExpectedLease {
   const out: ExpectedLease = {};
   if (l.state !== undefined) {
     if (!LEASE_STATES.includes(l.state)) fail(where, `unknown lease state ${l.state}`);
@@ -283,6 +295,11 @@ function expectedLease(l: any, where: string): ExpectedLease {
   for (const key of ['escrow', 'earned', 'settled_until_ms', 'secrets_version', 'required'] as const) if (l[key] !== undefined) out[key] = amount(l[key], where);
   if (l.last_commit !== undefined) out.last_commit = l.last_commit === null ? null : hex(l.last_commit, where);
   if (l.url !== undefined) out.url = String(l.url);
+  if (l.end === null) out.end = null;
+  else if (l.end !== undefined) {
+    if (!(l.end.reason in LeaseEndReason)) fail(where, `unknown end reason ${JSON.stringify(l.end.reason)}`);
+    out.end = { reason: l.end.reason, by: l.end.by, byAddress: actor(l.end.by, where), at_ms: amount(l.end.at_ms, where) };
+  }
   return out;
 }
 
@@ -330,7 +347,7 @@ export function parseMarketScenarios(json: any, source = 'market_scenarios.json'
         expect: st.expect,
         pays,
         providers: new Map(Object.entries(state.providers ?? {}).map(([label, p]) => [label, expectedProvider(p, where)])),
-        leases: new Map(Object.entries(state.leases ?? {}).map(([label, l]) => [label, expectedLease(l, where)])),
+        leases: new Map(Object.entries(state.leases ?? {}).map(([label, l]) => [label, expectedLease(l, where, actor)])),
         tallies: (state.tallies ?? []).map((t: any) => expectedTally(t, where, labels.repos)),
       };
     });

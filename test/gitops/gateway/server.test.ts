@@ -1,7 +1,7 @@
 /**
  * The gateway's HTTP front with real Sui signatures (the SDK's Ed25519 keys and verifier): who gets in, and what a
  * stranger, a replay, a stale time or another tenant's lease get. The lease and provider records stand for the chain's
- * and the cluster has no app yet, so an admitted request is answered NotDeployed.
+ * and the cluster has no app yet, so an admitted request is answered NotDeployed (Ended, for a lease that ended).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,11 +18,13 @@ const stranger = Ed25519Keypair.generate();
 const providerId = `0x${'55'.repeat(32)}`;
 const lease = (id: string, who: Ed25519Keypair): LeaseInfo => ({
   id, tenant: who.toSuiAddress(), provider: providerId, repository: `0x${'77'.repeat(32)}`, ref: 'refs/heads/main', pricePerMs: 1n, escrow: 1n, earned: 0n,
-  settledUntilMs: 0, state: 'open', lastDeploy: null, url: '',
+  settledUntilMs: 0, state: 'open', lastDeploy: null, url: '', end: null,
 });
 const mine = lease(`0x${'44'.repeat(32)}`, tenant);
 const theirs = lease(`0x${'66'.repeat(32)}`, stranger);
-const leases = new Map([[mine.id, mine], [theirs.id, theirs]]);
+const closedAtMs = Date.parse('2026-11-29T05:00:00Z');
+const ended: LeaseInfo = { ...lease(`0x${'88'.repeat(32)}`, tenant), state: 'closed', end: { reason: 'provider_unbonding', by: owner.toSuiAddress(), byTenant: false, atMs: closedAtMs } };
+const leases = new Map([[mine.id, mine], [theirs.id, theirs], [ended.id, ended]]);
 const emptyCluster: AppWindow = {
   readApp: async () => null, readDeployment: async () => null, listPods: async () => [], listEvents: async () => [], listConfigMaps: async () => [],
   readLog: async () => '', followLog: async function* () {},
@@ -58,6 +60,16 @@ auth('the tenant and the holder of the provider\'s cap are answered', async () =
   assert.is(asTenant.status, 200);
   assert.is(asTenant.body.phase, 'NotDeployed');
   assert.is((await get(status(mine.id), await signed(owner, status(mine.id), mine.id))).status, 200);
+});
+auth('the tenant of an ended lease is told why it ended, by whom and when, as the chain recorded it', async () => {
+  const answer = await get(status(ended.id), await signed(tenant, status(ended.id), ended.id));
+  assert.is(answer.status, 200);
+  assert.is(answer.body.phase, 'Ended');
+  assert.is(answer.body.message, 'the lease ended: closed by the provider, which is leaving the market (unbonding) at 2026-11-29T05:00:00Z');
+  assert.equal(answer.body.ended, {
+    reason: 'provider_unbonding', by: owner.toSuiAddress(), at: '2026-11-29T05:00:00.000Z',
+    message: 'closed by the provider, which is leaving the market (unbonding) at 2026-11-29T05:00:00Z',
+  });
 });
 auth('an unsigned request gets 401 saying how to sign', async () => {
   const answer = await get(status(mine.id));

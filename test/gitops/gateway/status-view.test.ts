@@ -16,9 +16,10 @@ const pod = (name: string, container: Partial<V1ContainerStatus> = {}): V1Pod =>
   metadata: { name }, status: { phase: 'Running', containerStatuses: [{ name: 'app', image: '', imageID: '', ready: false, restartCount: 0, state: { running: {} }, ...container }] },
 });
 
+const running = { id: '0xl', end: null };
 const status = suite("a lease's app status, in the tenant's words");
 status('live: the serving commit, since when, the URL', () => {
-  const view = statusView('0xl', ref, app({
+  const view = statusView(running, ref, app({
     lastAppliedRevision: A, url: 'http://lease-1.apps.test/', conditions: [condition('Ready', 'True', 'Succeeded')],
     history: [{ commit: A, result: 'Released', time: '2026-11-29T03:00:00Z', message: 'released' }],
   }), deployment(2, 2), [pod('p-1'), pod('p-2')]);
@@ -28,7 +29,7 @@ status('live: the serving commit, since when, the URL', () => {
   assert.equal(view.replicas, { desired: 2, ready: 2, updated: 2 });
 });
 status('a commit whose tests failed: Refused with TestsFailed and the message, the old commit still serving', () => {
-  const view = statusView('0xl', ref, app({
+  const view = statusView(running, ref, app({
     head: { ref: 'refs/heads/main', commit: B, seq: 2, pusher: '0x2', transaction: 't' }, lastAppliedRevision: A, failedRevision: B,
     conditions: [condition('Ready', 'True', 'Succeeded'), condition('Built', 'False', 'TestsFailed', 'not ok 1')],
     history: [{ commit: B, result: 'BuildFailed', time: '2026-11-29T04:00:00Z', message: "the app's tests failed (exit code 1):\nnot ok 1" }, { commit: A, result: 'Released', time: 't', message: '' }],
@@ -38,7 +39,7 @@ status('a commit whose tests failed: Refused with TestsFailed and the message, t
   assert.match(view.message, /keeps serving/);
 });
 status('a crash-looping replica: Failing, its restarts and how its last run ended', () => {
-  const view = statusView('0xl', ref, app({ lastAppliedRevision: A, conditions: [condition('Ready', 'False', 'Progressing')] }), deployment(1, 0), [pod('p-1', {
+  const view = statusView(running, ref, app({ lastAppliedRevision: A, conditions: [condition('Ready', 'False', 'Progressing')] }), deployment(1, 0), [pod('p-1', {
     restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' } },
     lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: new Date('2026-11-29T04:01:00Z') } },
   })]);
@@ -62,11 +63,25 @@ status('a build in progress names the step its newest pod runs: the test step wh
     buildPod(B, '2026-11-29T04:05:00Z', { checkout: 'done', manifest: 'done', build: 'done', test: 'running' }),
     buildPod(A, '2026-11-29T04:09:00Z', { checkout: 'running' }),
   ];
-  assert.equal(statusView('0xl', ref, building, null, [], pods).building, { commit: B, attempt: 2, step: 'test' });
-  assert.equal(statusView('0xl', ref, building, null, [], []).building, { commit: B, attempt: 2, step: null });
+  assert.equal(statusView(running, ref, building, null, [], pods).building, { commit: B, attempt: 2, step: 'test' });
+  assert.equal(statusView(running, ref, building, null, [], []).building, { commit: B, attempt: 2, step: null });
 });
 status('no app yet: NotDeployed, saying why', () => {
-  assert.is(statusView('0xl', ref, null, null, []).phase, 'NotDeployed');
+  assert.is(statusView(running, ref, null, null, []).phase, 'NotDeployed');
+  assert.is(statusView(running, ref, null, null, []).ended, null);
+});
+status('an ended lease: Ended, why as the chain recorded it, who and when, whether its app is still there or not', () => {
+  const atMs = Date.parse('2026-11-29T05:00:00Z');
+  const ranOut = { id: '0xl', end: { reason: 'funds_ran_out' as const, by: '0xp', byTenant: false, atMs } };
+  const gone = statusView(ranOut, ref, null, null, []);
+  assert.is(gone.phase, 'Ended');
+  assert.is(gone.message, 'the lease ended: its funds ran out (closed by the provider) at 2026-11-29T05:00:00Z');
+  assert.equal(gone.ended, { reason: 'funds_ran_out', by: '0xp', at: '2026-11-29T05:00:00.000Z', message: 'its funds ran out (closed by the provider) at 2026-11-29T05:00:00Z' });
+  const closed = { id: '0xl', end: { reason: 'closed_by_tenant' as const, by: '0xt', byTenant: true, atMs } };
+  const leaving = statusView(closed, ref, app({ lastAppliedRevision: A, conditions: [condition('Ready', 'True', 'Available')] }), deployment(1, 1), [pod('p-1')]);
+  assert.is(leaving.phase, 'Ended', 'not Live: the lease is over even while its app is still there');
+  assert.is(leaving.message, 'the lease ended: closed by the tenant at 2026-11-29T05:00:00Z; the provider removes its app');
+  assert.is(leaving.pods.length, 1, 'what is left of the app is still shown');
 });
 status.run();
 

@@ -4,7 +4,7 @@ import { deployLines } from '../../../src/remote/market/push-deploys.ts';
 import type { LeaseInfo } from '../../../src/ports/market.ts';
 
 const lease = (id: string, ref: string, state: LeaseInfo['state']): LeaseInfo => ({
-  id, tenant: '0xt', provider: '0xp', repository: '0xr', ref, pricePerMs: 1n, escrow: 1n, earned: 0n, settledUntilMs: 0, state, lastDeploy: null, url: '',
+  id, tenant: '0xt', provider: '0xp', repository: '0xr', ref, pricePerMs: 1n, escrow: 1n, earned: 0n, settledUntilMs: 0, state, lastDeploy: null, url: '', end: null,
 });
 const commit = 'c'.repeat(40);
 
