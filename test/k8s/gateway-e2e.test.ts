@@ -8,8 +8,10 @@
  *
  * The tenant sees: its push going live (`lease status --wait`), the release's build output with its tests, a line the
  * app writes arriving in `lease logs --follow`, a crash (the exit code and reason, and what the crashed run wrote
- * with `--previous`), the events, and a push whose tests fail: refused with TestsFailed and npm's output, the serving
- * commit unchanged. A stranger is refused with who may read; the provider (its cap's holder) reads.
+ * with `--previous`), an OOM kill past the offer's memory limit, the events, a push whose tests fail: refused with
+ * TestsFailed and npm's output, the serving commit unchanged; a release that crash-loops (CrashLoopBackOff, its last
+ * exit and its crashed run's output) while the last good one serves; and, once the lease is closed, why it ended. A
+ * stranger is refused with who may read; the provider (its cap's holder) reads.
  */
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -31,8 +33,13 @@ const GATEWAY_HOST = 'gateway.provider.walrus.test';
 
 const { test, step, stageTest } = leaseEndToEnd('gateway-e2e', 'the tenant\'s window through the provider\'s gateway at its endpoint (process kubelet, devnet, npm)');
 
-/** A small app without dependencies: it logs each request, and `/crash` makes it exit 3. */
-function writeApp(world: World, testsPass: boolean): void {
+/**
+ * A small app without dependencies: it logs each request, `/crash` makes it exit 3 and `/hog` allocates until its
+ * memory limit stops it. `release` says what the commit is: its tests pass, fail, or it passes them and exits 4 as
+ * soon as it starts (a release that crash-loops).
+ */
+function writeApp(world: World, release: 'good' | 'failing tests' | 'crashing at start'): void {
+  const testsPass = release !== 'failing tests';
   const files: Record<string, string> = {
     'package.json': `${JSON.stringify({
       name: 'window-app', version: '1.0.0', private: true, type: 'module',
@@ -42,9 +49,11 @@ function writeApp(world: World, testsPass: boolean): void {
     'package-lock.json': `${JSON.stringify({ name: 'window-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'window-app', version: '1.0.0' } } }, null, 2)}\n`,
     'server.js': [
       "import { createServer } from 'node:http';",
+      ...(release === 'crashing at start' ? ["console.error('DATABASE_URL is not set: exiting');", 'process.exit(4);'] : []),
       'const server = createServer((request, response) => {',
       "  if (request.url !== '/health') console.log(`request ${request.url}`);",
       "  if (request.url === '/crash') { console.error('crashing on request'); process.exit(3); }",
+      "  if (request.url === '/hog') { const held = []; for (;;) held.push(Buffer.alloc(1 << 20, 1)); }",
       "  response.end('ok');",
       '});',
       "server.listen(3000, () => console.log('listening on port 3000'));",
@@ -62,7 +71,7 @@ function writeApp(world: World, testsPass: boolean): void {
   for (const [file, text] of Object.entries(files)) writeFileSync(world.path('app', file), text);
 }
 
-stageTest('status, build output, follow, a crash and its previous run, events, a TestsFailed push; a stranger refused', async (stage) => {
+stageTest('status, build output, follow, a crash and its previous run, an OOM kill, events, a TestsFailed push, a crash-looping release, the end; a stranger refused', async (stage) => {
   const { namespace, node, kc, core, world, walrus, registerProvider, startProvider, startGateway, openLease } = stage;
   const ingress = node.ingress.address;
   const throughIngress = resolveHostsEnv({ [GATEWAY_HOST]: ingress });
@@ -72,7 +81,7 @@ stageTest('status, build output, follow, a crash and its previous run, events, a
   const walrusRun = (args: string[], env: NodeJS.ProcessEnv) => world.run('app', ['walrus', ...args], { env });
 
   await initWorkRepo(world, 'app');
-  writeApp(world, true);
+  writeApp(world, 'good');
   await world.ok('app', ['add', '-A']);
   await walrus(['init', 'window'], asTenant);
   await world.ok('app', ['commit', '-qm', 'window app']);
@@ -81,7 +90,9 @@ stageTest('status, build output, follow, a crash and its previous run, events, a
 
   // The provider: its endpoint's host, its controller, its gateway behind the cluster's ingress at that host.
   const providerId = await registerProvider(`http://${GATEWAY_HOST}`);
-  const offer = devnetOfferFile(world, node.network, { buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }] });
+  // The app's containers get the offer's default limits (the tenant namespace's LimitRange): 128 MiB of memory here.
+  const limits = { default: { cpu: '500m', memory: '128Mi', ephemeralStorage: '1Gi' }, max: { cpu: '2', memory: '4Gi', ephemeralStorage: '10Gi' } };
+  const offer = devnetOfferFile(world, node.network, { limits, buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }] });
   await startProvider('provider-g', ['--provider', providerId, '--offer', offer, '--provider-interval-ms', '1000'], asProvider);
   const gatewayUrl = await startGateway(['--provider', providerId]);
   await core.createNamespacedService({ namespace, body: { metadata: { name: 'walrus-gateway' }, spec: { ports: [{ name: 'http', port: 80, targetPort: Number(gatewayUrl.port) as never }] } } });
@@ -147,6 +158,18 @@ stageTest('status, build output, follow, a crash and its previous run, events, a
   assert.match(previous, /crashing on request/);
   assert.match(previous, /request \/crash/);
 
+  // An OOM kill: past its memory limit the kernel kills the app; the status says OOMKilled (exit 137), as a node does.
+  const restartsBefore = crashed.container.restarts;
+  await waitFor('the app answering again', async () => (await httpGet(ip, 3000, '/health')).status === 200, 60_000);
+  await httpGet(ip, 3000, '/hog', 30_000);
+  const killed = await waitFor('the OOM kill in the status', async () => {
+    const view = await statusJson();
+    return view.pods.flatMap((pod) => pod.containers).find((c) => c.lastTermination?.reason === 'OOMKilled' && c.restarts > restartsBefore);
+  }, 60_000);
+  assert.is(killed.lastTermination?.exitCode, 137);
+  assert.match(await walrus(['lease', 'status', leaseId], asTenant), /last exit OOMKilled \(code 137\)/);
+  step(`OOM-killed: ${JSON.stringify(killed.lastTermination)}`);
+
   // (e) Events of the app and its pods, newest first.
   const list = JSON.parse(await walrus(['lease', 'events', leaseId, '--json'], asTenant)) as EventView[];
   assert.ok(list.some((event) => event.reason === 'Started' && event.object.startsWith(`Pod/${appName}-`)), JSON.stringify(list.slice(0, 5)));
@@ -159,7 +182,7 @@ stageTest('status, build output, follow, a crash and its previous run, events, a
   assert.is((await statusJson(asProvider)).serving?.commit, v1);
 
   // (a) A push whose tests fail: refused with TestsFailed and npm's output; the serving commit is unchanged.
-  writeApp(world, false);
+  writeApp(world, 'failing tests');
   await world.ok('app', ['commit', '-qam', 'a failing test']);
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
   const v2 = await world.ok('app', ['rev-parse', 'HEAD']);
@@ -177,6 +200,40 @@ stageTest('status, build output, follow, a crash and its previous run, events, a
   assert.match(failedBuild, /^----- test: exit 1/m);
   assert.match(failedBuild, /adds two numbers/);
   step(`refused: ${after.message}`);
+
+  // A release that crash-loops: its new replica waits in CrashLoopBackOff with its last exit, its crashed run's output
+  // is readable, and the replica of the last good release keeps serving meanwhile.
+  writeApp(world, 'crashing at start');
+  await world.ok('app', ['commit', '-qam', 'a release that exits at start']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const v3 = await world.ok('app', ['rev-parse', 'HEAD']);
+  const looping = await waitFor('the new replica crash-looping in the status', async () => {
+    const view = await statusJson();
+    const pod = view.pods.find((candidate) => candidate.commit === v3 && candidate.containers.some((c) => c.reason === 'CrashLoopBackOff'));
+    return pod && { view, pod };
+  }, BUILD_MS + ROLLOUT_MS);
+  assert.is(looping.view.phase, 'Failing', looping.view.message);
+  assert.match(looping.view.message, new RegExp(`^${looping.pod.name} is crash-looping \\(\\d+ restarts?, last exit Error code 4\\)$`));
+  const app = looping.pod.containers.find((c) => c.reason === 'CrashLoopBackOff')!;
+  assert.equal([app.state, app.lastTermination?.reason, app.lastTermination?.exitCode], ['waiting', 'Error', 4]);
+  assert.match(app.message ?? '', /^back-off \d+s restarting failed container=/);
+  assert.ok(looping.view.pods.some((pod) => pod.commit === v1 && pod.ready), 'the last good release keeps serving');
+  const pods = [...looping.view.pods].map((pod) => pod.name).sort();
+  const crashedRun = await walrus(['lease', 'logs', leaseId, '--previous', '--replica', String(pods.indexOf(looping.pod.name))], asTenant);
+  assert.match(crashedRun, /DATABASE_URL is not set: exiting/);
+  step(`crash-looping: ${looping.view.message}`);
+
+  // The lease ends: the gateway's status says why, as the chain recorded it, and `lease show` too.
+  await walrus(['lease', 'close', leaseId], asTenant);
+  const ended = await waitFor('the status of the ended lease', async () => {
+    const view = await statusJson();
+    return view.phase === 'Ended' && view;
+  }, 60_000);
+  assert.match(ended.message, /^the lease ended: closed by the tenant at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/);
+  assert.is(ended.ended?.reason, 'closed_by_tenant');
+  assert.match(await walrus(['lease', 'status', leaseId], asTenant), /^phase {7}Ended: the lease ended: closed by the tenant at /m);
+  assert.match(await walrus(['lease', 'show', leaseId], asTenant), /^ended {7}closed by the tenant at /m);
+  step(`ended: ${ended.message}`);
 });
 
 test.run();

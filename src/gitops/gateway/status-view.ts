@@ -61,7 +61,7 @@ function phaseOf(app: WalrusApp | null, status: NonNullable<WalrusApp['status']>
   if (crashing.some(({ container }) => container.reason === 'CrashLoopBackOff')) {
     const { pod, container } = crashing.find(({ container }) => container.reason === 'CrashLoopBackOff')!;
     const last = container.lastTermination;
-    return { phase: 'Failing', message: `${pod.name} is crash-looping (${container.restarts} restarts${last ? `, last exit ${last.reason ?? 'Error'} code ${last.exitCode}` : ''})` };
+    return { phase: 'Failing', message: `${pod.name} is crash-looping (${container.restarts} restart${container.restarts === 1 ? '' : 's'}${last ? `, last exit ${last.reason ?? 'Error'} code ${last.exitCode}` : ''})` };
   }
   if (status.head && status.head.commit === refused?.commit) return { phase: 'Refused', message: `${refused.commit.slice(0, 12)} was refused (${refused.reason})${status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : ''}` };
   if (replicas.desired > 0 && (replicas.updated < replicas.desired || replicas.ready < replicas.desired)) {

@@ -46,6 +46,10 @@ status('a crash-looping replica: Failing, its restarts and how its last run ende
   assert.is(view.phase, 'Failing');
   assert.match(view.message, /p-1 is crash-looping \(4 restarts, last exit OOMKilled code 137\)/);
   assert.equal(view.pods[0]!.containers[0]!.lastTermination, { reason: 'OOMKilled', exitCode: 137, finishedAt: '2026-11-29T04:01:00.000Z' });
+  const once = statusView(running, ref, app({ lastAppliedRevision: A }), deployment(1, 0), [pod('p-1', {
+    restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } }, lastState: { terminated: { exitCode: 4, reason: 'Error' } },
+  })]);
+  assert.is(once.message, 'p-1 is crash-looping (1 restart, last exit Error code 4)');
 });
 status('a build in progress names the step its newest pod runs: the test step while the app\'s tests run', () => {
   const buildPod = (commit: string, created: string, init: Record<string, 'done' | 'running' | 'waiting'>): V1Pod => ({
