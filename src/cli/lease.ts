@@ -31,7 +31,7 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
   builder: (y) =>
     y
       .example('$0 lease open walrus --provider 0x… --deposit 5', 'lease a provider for the remote\'s HEAD with 5 SUI of escrow')
-      .example('$0 lease show 0x… --json', 'escrow, accrued and last deployment, as JSON')
+      .example('$0 lease show 0x… --json', 'escrow, accrued, last deployment and, once it ended, why, as JSON')
       .example('$0 lease status 0x… --wait 1a2b3c4', 'follow a pushed commit to live or to its refusal, through the provider\'s gateway')
       .example('$0 lease logs 0x… --build', 'what the latest build and its tests printed')
       .example('$0 lease logs 0x… --follow', 'the app\'s logs as they are written, every replica, across rolling updates')
