@@ -4,9 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILD_SECRETS_FILE } from '../../src/gitops/api/types.ts';
 import { MAX_SECRETS } from '../../src/core/lease-secrets.ts';
-import { buildScript, MANIFEST_MAX_BYTES, ManifestError, manifestFromReport, parseManifest, testScript } from '../../src/gitops/manifest/manifest.ts';
+import { BUILD_SECRETS_FILE_VARIABLE, buildScript, buildSecretsWrapper, MANIFEST_MAX_BYTES, ManifestError, manifestFromReport, parseManifest, testScript } from '../../src/gitops/manifest/manifest.ts';
 import { applyManifest } from '../../src/gitops/manifest/precedence.ts';
 import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../src/ports/walrus-app.ts';
 
@@ -116,20 +115,62 @@ test('buildSecrets: run for real, the install alone sees them; install scripts, 
     const value = "tok'en with $pace and \"quotes\"";
     writeFileSync(file, `NPM_TOKEN='${value.replaceAll("'", "'\\''")}'\nEXTRA='other'\n`, { mode: 0o600 });
     const manifest = parseManifest(pkg({ buildSecrets: ['NPM_TOKEN', 'EXTRA'], allowScripts: ['esbuild'], build: 'echo "build:${NPM_TOKEN:-none}:$(cat ' + file + ' 2>/dev/null || echo gone)" >> "$SEEN"' }), true);
-    const script = buildScript(manifest).replaceAll(BUILD_SECRETS_FILE, file);
+    const script = buildScript(manifest);
     const seen = join(dir, 'seen');
-    execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env: { PATH: `${bin}:/usr/bin:/bin`, SEEN: seen } });
+    // The file where the build Job's step writes it, or where the variable says (a rebuild on the tenant's machine).
+    const env = { PATH: `${bin}:/usr/bin:/bin`, SEEN: seen, [BUILD_SECRETS_FILE_VARIABLE]: file };
+    execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env });
     assert.equal(readFileSync(seen, 'utf8').split('\n').filter(Boolean), [`ci:${value}:other`, 'rebuild:none:none', 'build:none:gone']);
     assert.not.ok(existsSync(file), 'removed once the install ran');
     // A build that got no secrets (an app under no lease) stops before the install, naming them.
     let failure = '';
     try {
-      execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env: { PATH: `${bin}:/usr/bin:/bin`, SEEN: seen }, stdio: 'pipe' });
+      execFileSync('sh', ['-c', script], { cwd: join(dir, 'tree'), env, stdio: 'pipe' });
     } catch (error) {
       failure = String((error as { stderr: Buffer }).stderr);
     }
     assert.match(failure, /walrus\.buildSecrets names NPM_TOKEN, EXTRA, but this build got no secrets: only an app run under a lease has them \(git walrus secrets set/);
     assert.is(readFileSync(seen, 'utf8').split('\n').filter(Boolean).length, 3, 'nothing ran');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("buildSecrets with an operator's own build command: the plan's wrapper gives them to the command it runs alone, then removes the file, even when it fails", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'build-secrets-wrapper-'));
+  try {
+    const wrapper = join(dir, 'with-build-secrets.sh');
+    const file = join(dir, 'secrets.env');
+    const value = "tok'en $x";
+    const write = () => writeFileSync(file, `NPM_TOKEN='${value.replaceAll("'", "'\\''")}'\n`, { mode: 0o600 });
+    const run = (command: string, text: string) => execFileSync('sh', ['-c', command], { cwd: dir, env: { PATH: '/usr/bin:/bin', [BUILD_SECRETS_FILE_VARIABLE]: file }, encoding: 'utf8', stdio: 'pipe', input: text });
+    writeFileSync(wrapper, buildSecretsWrapper(parseManifest(pkg({ buildSecrets: ['NPM_TOKEN'] }), true)));
+    write();
+    // The operator's command: the wrapped install sees the token; what follows it does not, nor the file.
+    const seen = run(`sh ${wrapper} sh -c 'echo "install:$NPM_TOKEN:$1"' - 'an argument' && echo "build:\${NPM_TOKEN:-none}:$(ls ${file} 2>/dev/null || echo gone)"`, '');
+    assert.equal(seen.split('\n').filter(Boolean), [`install:${value}:an argument`, 'build:none:gone']);
+    // The wrapped command's failure is the wrapper's, and the file goes all the same.
+    write();
+    let code = 0;
+    try {
+      run(`sh ${wrapper} sh -c 'exit 7'`, '');
+    } catch (error) {
+      code = (error as { status: number }).status;
+    }
+    assert.is(code, 7);
+    assert.not.ok(existsSync(file));
+    // No file (no lease): refused before the command runs, naming the secrets.
+    let failure = '';
+    try {
+      run(`sh ${wrapper} sh -c 'echo ran'`, '');
+    } catch (error) {
+      failure = String((error as { stderr: string; stdout: string }).stderr) + String((error as { stdout: string }).stdout);
+    }
+    assert.match(failure, /walrus\.buildSecrets names NPM_TOKEN, but this build got no secrets/);
+    assert.not.match(failure, /ran/);
+    // A manifest naming none: the wrapper only runs its command.
+    writeFileSync(wrapper, buildSecretsWrapper(parseManifest(pkg({ port: 3000 }), true)));
+    assert.is(run(`sh ${wrapper} sh -c 'echo "ran:\${NPM_TOKEN:-none}"'`, ''), 'ran:none\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

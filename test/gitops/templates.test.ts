@@ -110,12 +110,12 @@ job("a lease's app: build-secrets (tool, key) exports the planned names into mem
   }
   const build = pod.initContainers!.find((c) => c.name === 'build')!;
   assert.is(envOf(build).GIT_WALRUS_KEY, undefined, 'the build never gets the key');
-  // An operator's own build command does not run the plan's script, which alone scopes the secrets to the install: none.
-  const own = appOf({ build: { command: 'npm ci && npm run build' } });
+  // An operator's own build command gets the same step and file (it wraps its install in the plan's wrapper).
+  const own = appOf({ build: { command: `sh ${PLAN_DIR}/with-build-secrets.sh npm ci && npm run build` } });
   own.metadata.annotations = { 'market.walrus-git.dev/lease': lease };
   const ownPod = buildJob(own, { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
-  assert.equal(ownPod.initContainers!.map((c) => c.name), ['checkout', 'manifest', 'build', 'test']);
-  assert.not.ok(ownPod.volumes!.some((v) => v.name === 'build-secrets'));
+  assert.equal(ownPod.initContainers!.map((c) => c.name), ['checkout', 'manifest', 'build-secrets', 'build', 'test']);
+  assert.equal(containersOf(ownPod).filter((c) => (c.volumeMounts ?? []).some((m) => m.name === 'build-secrets')).map((c) => c.name), ['build-secrets', 'build']);
   // An app under no lease has no lease secrets: no step, no volume (a manifest naming some fails in the build script).
   const plain = buildJob(appOf(), { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
   assert.not.ok(plain.volumes!.some((v) => v.name === 'build-secrets'));

@@ -39,6 +39,11 @@ export const PLAN_DIR = '/walrus-plan';
 /** The plan's file listing the manifest's buildSecrets, one name a line (empty: none), which the build-secrets step reads. */
 export const BUILD_SECRETS_LIST = 'build-secrets';
 /**
+ * The plan's wrapper an operator's own spec.build.command puts around its install (`sh /walrus-plan/with-build-secrets.sh
+ * npm ci`): that command alone gets the build secrets, and the file is gone after it.
+ */
+export const BUILD_SECRETS_WRAPPER = 'with-build-secrets.sh';
+/**
  * Where the build-secrets step writes the named secrets of the lease (a memory emptyDir only it and the build step
  * mount): the install sources it, then the build step removes it before anything else runs.
  */

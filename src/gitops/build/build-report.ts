@@ -8,8 +8,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILD_REPORT_DIR } from '../../ports/tree-archive.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
-import { BUILD_SECRETS_LIST } from '../api/types.ts';
-import { buildScript, testScript } from '../manifest/manifest.ts';
+import { BUILD_SECRETS_LIST, BUILD_SECRETS_WRAPPER } from '../api/types.ts';
+import { buildScript, buildSecretsWrapper, testScript } from '../manifest/manifest.ts';
 import { buildKey, FIXED_ENVIRONMENT, lockfileReport, PLAN_FILE, reproducibleEpilogue, reproduciblePrelude, SOURCE_FILE, TOOLS_FILE } from './reproducible.ts';
 import type { BuildInfo, BuildPlanReport, BuildSource, BuildTools } from './reproducible.ts';
 
@@ -19,7 +19,8 @@ export async function writeSource(dir: string, source: BuildSource): Promise<voi
 }
 
 /**
- * Writes the build and test scripts into `planDir` and the plan into the tree's report directory. The commit's time
+ * Writes the build and test scripts, the build secrets' names and their wrapper for an operator's own build command
+ * into `planDir`, and the plan into the tree's report directory. The commit's time
  * comes from the checkout's source record; a tree checked out otherwise is built without SOURCE_DATE_EPOCH.
  */
 export async function planBuild(dir: string, manifest: AppManifest, planDir: string): Promise<BuildPlanReport> {
@@ -30,6 +31,7 @@ export async function planBuild(dir: string, manifest: AppManifest, planDir: str
   await writeFile(join(planDir, 'build.sh'), script);
   await writeFile(join(planDir, 'test.sh'), testScript(manifest));
   await writeFile(join(planDir, BUILD_SECRETS_LIST), (manifest.buildSecrets ?? []).map((name) => `${name}\n`).join(''));
+  await writeFile(join(planDir, BUILD_SECRETS_WRAPPER), buildSecretsWrapper(manifest));
   const allowScripts = manifest.allowScripts ?? [];
   const plan: BuildPlanReport = { ...lockfileReport(lockfile, allowScripts), scriptSha256: createHash('sha256').update(script).digest('hex'), allowScripts };
   await mkdir(join(dir, BUILD_REPORT_DIR), { recursive: true });

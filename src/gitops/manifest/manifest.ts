@@ -92,9 +92,9 @@ const DEFAULT_BUILD = 'npm run build --if-present';
  * allowed packages' install scripts (`npm rebuild`), then the app's build (`set -e`: the first failure ends it), then
  * `epilogue` (what the build reports about itself).
  *
- * With buildSecrets, the install alone gets them: a subshell sources BUILD_SECRETS_FILE (exported) and runs the
- * install, so the variables die with it; the file is removed right after, before the install scripts and the app's
- * build run. No file (an app under no lease, whose build has no secrets step) fails the build, naming the secrets.
+ * With buildSecrets, the install alone gets them (withBuildSecrets), so the install scripts and the app's build never
+ * see them. The script is the same wherever it runs: the file's place may be moved by WALRUS_BUILD_SECRETS_FILE (a
+ * rebuild on the tenant's machine), so the build key does not depend on where the secrets were written.
  */
 export function buildScript(manifest: AppManifest, prelude: readonly string[] = [], epilogue: readonly string[] = []): string {
   const install = manifest.lockfile ? 'npm ci --ignore-scripts' : 'npm install --ignore-scripts';
@@ -104,12 +104,38 @@ export function buildScript(manifest: AppManifest, prelude: readonly string[] = 
   const secrets = manifest.buildSecrets ?? [];
   const installing = secrets.length === 0 ? shown(install) : [
     `echo ${shellQuote(`$ ${install} (with the build secrets ${secrets.join(', ')})`)}`,
-    `[ -r ${BUILD_SECRETS_FILE} ] || { echo ${shellQuote(`walrus.buildSecrets names ${secrets.join(', ')}, but this build got no secrets: only an app run under a lease has them (git walrus secrets set <lease> NAME=value)`)} >&2; exit 1; }`,
-    `(set -a; . ${BUILD_SECRETS_FILE}; set +a; ${install})`,
-    `rm -f ${BUILD_SECRETS_FILE}`,
+    ...withBuildSecrets(secrets, install),
   ];
   const steps = [...installing, ...[...rebuild, manifest.build ?? DEFAULT_BUILD].flatMap(shown)];
   return ['set -e', ...prelude, ...steps, ...epilogue, ''].join('\n');
+}
+
+/** The variable that moves the build secrets' file from BUILD_SECRETS_FILE (where the build Job's step writes it). */
+export const BUILD_SECRETS_FILE_VARIABLE = 'WALRUS_BUILD_SECRETS_FILE';
+
+/**
+ * The plan's wrapper for an operator's own spec.build.command (`sh /walrus-plan/with-build-secrets.sh npm ci`): runs
+ * its arguments with the build secrets the manifest names and removes the file, whether the command failed or not;
+ * with none named, it only runs them. The operator scopes the secrets to the install by wrapping that alone.
+ */
+export function buildSecretsWrapper(manifest: AppManifest): string {
+  const secrets = manifest.buildSecrets ?? [];
+  if (secrets.length === 0) return ['exec "$@"', ''].join('\n');
+  return ['status=0', ...withBuildSecrets(secrets, 'exec "$@"', ' || status=$?'), 'exit $status', ''].join('\n');
+}
+
+/**
+ * Lines that run `command` in a subshell that sourced the build secrets' file (exported), so the variables die with
+ * it, then remove the file before anything else runs. No file (an app under no lease, whose build has no secrets
+ * step) fails the build, naming the secrets.
+ */
+function withBuildSecrets(secrets: readonly string[], command: string, onFailure = ''): string[] {
+  const file = `"\${${BUILD_SECRETS_FILE_VARIABLE}:-${BUILD_SECRETS_FILE}}"`;
+  return [
+    `[ -r ${file} ] || { echo ${shellQuote(`walrus.buildSecrets names ${secrets.join(', ')}, but this build got no secrets: only an app run under a lease has them (git walrus secrets set <lease> NAME=value)`)} >&2; exit 1; }`,
+    `(set -a; . ${file}; set +a; ${command})${onFailure}`,
+    `rm -f ${file}`,
+  ];
 }
 
 /** The test step's script: the app's test command, or nothing to do. */

@@ -1,6 +1,6 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { buildEnvDigest } from '../api/build-config.ts';
-import { BUILD_SECRETS_DIR, BUILD_SECRETS_FILE, BUILD_SECRETS_LIST, DEFAULTS, PLAN_DIR, resolveSpec } from '../api/types.ts';
+import { BUILD_SECRETS_DIR, BUILD_SECRETS_FILE, BUILD_SECRETS_LIST, PLAN_DIR, resolveSpec } from '../api/types.ts';
 import type { EnvVar, WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, buildJobName, labelsOf, ownerReference } from './names.ts';
 import { containerSecurityContext, leaseArgs, podSecurityContext, TMP_VOLUME, TOOL_HOME_VOLUME, toolContainer } from './pods.ts';
@@ -39,7 +39,9 @@ const BUILD_HOME = '/build-home';
  * an emptyDir in memory that only it and the build step mount. The Job is made before the manifest is read, so the
  * step is there whether or not the manifest names any. The build script sources the file for the install alone and
  * removes it before anything else runs (manifest/manifest.ts buildScript); the test and pack steps never mount it, and
- * no value is in any spec. Only when the build runs the planned script: an operator's own spec.build.command gets none.
+ * no value is in any spec. An operator's own spec.build.command gets the same file: it scopes the secrets to its
+ * install by wrapping that in the plan's BUILD_SECRETS_WRAPPER, which removes the file after it (a command that never
+ * does leaves it in the pod's memory until the pod ends; the steps after the build never mount it).
  *
  * The checkout step reads a private repository with the provider's key (as a reader, or as the provider of the app's
  * lease), and the pack step seals a private repository's artifact. The build step gets nothing it could abuse: no
@@ -65,7 +67,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   const plan: V1Volume = { name: 'plan', emptyDir: {} };
   const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
   const lease = leaseArgs(app);
-  const withSecrets = lease.length > 0 && spec.build.command === DEFAULTS.build.command;
+  const withSecrets = lease.length > 0;
   const buildSecrets: V1Volume = { name: 'build-secrets', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } };
   const atBuildSecrets: V1VolumeMount = { name: buildSecrets.name, mountPath: BUILD_SECRETS_DIR };
   const own = ['HOME', 'CI', 'npm_config_update_notifier', 'npm_config_fund'];
