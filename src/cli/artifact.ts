@@ -136,13 +136,13 @@ const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
       let target;
       if (lease !== null) {
         if (lease.lastDeploy === null) throw new UsageError(`lease ${lease.id} has recorded no deploy yet: there is nothing to rebuild`, { lease: lease.id });
-        target = { repository: lease.repository, commit: lease.lastDeploy.commit, artifact: lease.lastDeploy.artifact, sha256: lease.lastDeploy.sha256 };
+        target = { repository: lease.repository, commit: lease.lastDeploy.commit, artifact: lease.lastDeploy.artifact, sha256: lease.lastDeploy.sha256, lease: lease.id };
       } else {
         const { id } = await resolveRemoteArg(argv.target, services.ledger, app.workspace);
         const records = (await market.listDeployments(id)).filter((record) => argv.commit === undefined || record.commit.startsWith(argv.commit.toLowerCase()));
         const record = records.at(-1);
         if (record === undefined) throw new UsageError(`repository ${id} has no deploy record${argv.commit === undefined ? '' : ` of commit ${argv.commit}`}`, { repository: id });
-        target = { repository: id, commit: record.commit, artifact: record.artifact, sha256: record.sha256 };
+        target = { repository: id, commit: record.commit, artifact: record.artifact, sha256: record.sha256, lease: record.lease };
       }
       return [await rebuildHere(services, app, target)];
     });
@@ -168,10 +168,22 @@ export async function rebuildHere(services: CliServices, app: CliArgs['app'], ta
       const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);
       await writeSource(dir, { repository, commit: result.commit, commitTime: result.commitTime });
     },
-    build: async (dir) => { await buildLocally(dir, { path: toolPath, ...(app.toolEnv ? { extraEnv: app.toolEnv } : {}) }); },
+    build: async (dir) => { await buildLocally(dir, { path: toolPath, ...(app.toolEnv ? { extraEnv: app.toolEnv } : {}), buildSecrets: (names) => rebuildSecrets(services, target, names) }); },
     pack: (dir) => packTree(dir, async () => {}),
     fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
   }, target);
+}
+
+/**
+ * The build secrets a rebuild installs with: the lease's current ones, opened here by its tenant (or its provider), as
+ * the build Job's step opens them.
+ */
+async function rebuildSecrets(services: CliServices, target: RebuildTarget, names: readonly string[]) {
+  if (!services.keyService) throw new NoKeyServersError({ secretsOf: target.lease });
+  if (!services.market) throw new UsageError(`network ${services.networkName} offers no compute market here`);
+  const { buildSecretsOf } = await import('../remote/market/lease-secrets.ts');
+  const market = await services.market();
+  return buildSecretsOf({ market, ledger: services.ledger, blobStore: services.blobStore, keyService: services.keyService }, target.lease, names);
 }
 
 /** The sealing of a private repository's artifact (a fresh data key, sealed locally); none for a public one. */

@@ -72,7 +72,7 @@ export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
       const providerId = await providerArg(market, argv.provider);
       const attester = { providerId, capId: await market.providerCapId(providerId) };
       const { commit, artifact, sha256 } = lease.lastDeploy;
-      const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256 }, argv.image);
+      const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256, lease: lease.id }, argv.image);
       if (verdict.buildInfo === null) throw new UsageError(`the build of ${commit} left no build report, so it has no build key to attest under`, { commit });
       const at = { repositoryId: lease.repository, commit, buildKey: verdict.buildInfo.buildKey };
       const done = await attest({

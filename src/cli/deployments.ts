@@ -47,7 +47,7 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
       if (argv.verify && argv.rebuild) {
         const { formatVerdict } = await import('../gitops/build/rebuild.ts');
         for (const line of lines) {
-          const verdict = await rebuildHere(services, app, { repository: id, commit: line.record.commit, artifact: line.record.artifact, sha256: line.record.sha256 });
+          const verdict = await rebuildHere(services, app, { repository: id, commit: line.record.commit, artifact: line.record.artifact, sha256: line.record.sha256, lease: line.record.lease });
           if (!verdict.reproduced) line.problems!.push(formatVerdict(verdict).trimEnd());
         }
       }

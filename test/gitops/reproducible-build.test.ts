@@ -83,7 +83,7 @@ stamped('two builds disagree, and the manifests name exactly the stamped file', 
   const differences = diffManifests(second.packed.manifest, first.packed.manifest);
   assert.equal(differences.map((difference) => difference.path), ['stamp.txt']);
   const verdict = formatVerdict({
-    target: { repository: SOURCE.repository, commit: SOURCE.commit, artifact: 'provider-blob', sha256: first.packed.sha256 },
+    target: { repository: SOURCE.repository, commit: SOURCE.commit, artifact: 'provider-blob', sha256: first.packed.sha256, lease: `0x${'1'.repeat(64)}` },
     reproduced: false, sha256: second.packed.sha256, manifestRoot: second.packed.manifestRoot, buildInfo: second.info, differences,
   });
   assert.match(verdict, /NOT reproduced/);

@@ -22,6 +22,8 @@ export interface RebuildTarget {
   /** The recorded artifact: its blob id and tar sha256. */
   artifact: string;
   sha256: string;
+  /** The lease the build ran under: whose build secrets it installed with, when its manifest names some. */
+  lease: string;
 }
 
 export interface RebuildDeps {

@@ -7,7 +7,8 @@
  */
 import type { SecretEntry, SecretListing } from '../../core/lease-secrets.ts';
 import {
-  LeaseClosedForSecretsError, NotLeaseTenantError, SecretsEnvelopeError, UnknownSecretError, checkSecret, checkSecretName, nextSecrets,
+  BuildSecretsUnreadableError, LeaseClosedForSecretsError, NotLeaseTenantError, SecretsEnvelopeError, UnknownSecretError, checkSecret, checkSecretName,
+  namedSecrets, nextSecrets,
 } from '../../core/lease-secrets.ts';
 import { openSecrets, parseSecretsEnvelope, sealSecrets, secretsIdentity } from '../../core/secrets-envelope.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
@@ -65,6 +66,22 @@ export async function providerSecrets(deps: SecretsDeps, leaseId: string, at?: {
   const grant = { lease: lease.id, cap: await deps.market.providerCapId(lease.provider) };
   if (at === undefined) return readSecrets(deps, lease, grant);
   return openSecretsAt(deps, lease, { blobId: at.blobId, version: BigInt(at.version) }, grant);
+}
+
+/**
+ * The secrets `names` lists, of the lease's current version, for a build on this machine (`artifact rebuild`): opened
+ * with the tenant's keys when the signer is the tenant, else with its ProviderCap of the lease's provider; anyone else
+ * is refused before the key servers are asked. Each name must be set (else BuildSecretNotSetError).
+ */
+export async function buildSecretsOf(deps: SecretsDeps, leaseId: string, names: readonly string[]): Promise<SecretEntry[]> {
+  const [lease, signer] = await Promise.all([deps.market.getLease(leaseId), deps.market.signerAddress()]);
+  let grant: SecretsGrant = { lease: lease.id };
+  if (lease.tenant !== signer) {
+    if (!(await deps.market.ownProviders()).includes(lease.provider)) throw new BuildSecretsUnreadableError(lease.id, names, signer, lease.tenant);
+    grant = { lease: lease.id, cap: await deps.market.providerCapId(lease.provider) };
+  }
+  const opened = await readSecrets(deps, lease, grant);
+  return namedSecrets(lease.id, opened?.secrets ?? [], names);
 }
 
 /** The lease, when the signer is its tenant (else NotLeaseTenantError). */
