@@ -146,13 +146,25 @@ export function nextSecrets(current: readonly SecretEntry[], set: ReadonlyMap<st
 /**
  * The app's manifest names build secrets (walrus.buildSecrets) the lease's current version does not hold: the build
  * cannot install without them.
- * What to do: set each missing name with git walrus secrets set <lease> NAME=value (the build is tried again when the
- * head moves), or take it out of walrus.buildSecrets.
+ * What to do: set each missing name with git walrus secrets set <lease> NAME=value (the provider's controller builds
+ * the commit again once it sees the new version, without a push), or take it out of walrus.buildSecrets and push.
  */
 export class BuildSecretNotSetError extends WalrusGitError {
   constructor(leaseId: string, missing: readonly string[]) {
     const names = missing.join(', ');
     super('BUILD_SECRET_NOT_SET', `the app's package.json walrus.buildSecrets names ${names}, which lease ${leaseId} has not set: run git walrus secrets set ${leaseId} ${missing.map((name) => `${name}=…`).join(' ')}`, { leaseId, missing: [...missing] });
+  }
+}
+
+/**
+ * A rebuild on this machine (`git walrus artifact rebuild`) of a build whose manifest names build secrets, signed by
+ * neither the lease's tenant nor the holder of its provider's ProviderCap: nobody else can read them, so nobody else
+ * can repeat that build.
+ * What to do: run the rebuild with the tenant's key (GIT_WALRUS_KEY), or ask the tenant to run it.
+ */
+export class BuildSecretsUnreadableError extends WalrusGitError {
+  constructor(leaseId: string, names: readonly string[], signer: string, tenant: string) {
+    super('BUILD_SECRETS_UNREADABLE', `this build installs with the build secrets ${names.join(', ')} of lease ${leaseId} (its package.json walrus.buildSecrets), which only the lease's tenant ${tenant} and its provider can read; ${signer} is neither: rebuild with the tenant's key`, { leaseId, names: [...names], signer, tenant });
   }
 }
 

@@ -8,6 +8,7 @@ import type { Templates } from '../ports/templates.ts';
 import { appKey } from './api/types.ts';
 import { KIND, type WalrusApp } from '../ports/walrus-app.ts';
 import { ConflictError } from '../ports/cluster-errors.ts';
+import { heldForBuildSecrets } from './reconcile/build-failure.ts';
 import { EventRecorder } from './reconcile/events.ts';
 import { LeaderElector } from './leader.ts';
 import { WorkQueue } from './queue.ts';
@@ -138,7 +139,8 @@ export class Controller {
     this.#secrets = leaseSecrets ? new SecretsWatcher({
       versions: async (leaseIds) => new Map([...await leaseSecrets(leaseIds)].map(([lease, pointer]) => [lease, pointer?.version ?? 0])),
       onChange: (app, version) => {
-        options.log(`${app.key}: lease secrets now at version ${version} (the pods run ${app.deployed})`);
+        const why = app.held !== null && version > app.held ? `its build lacked a build secret at version ${app.held}` : `the pods run ${app.deployed}`;
+        options.log(`${app.key}: lease secrets now at version ${version} (${why})`);
         this.queue.add(app.key);
       },
     }) : null;
@@ -240,14 +242,17 @@ export class Controller {
     }
   }
 
-  /** The apps of leases, with the secrets version their Deployment's pods name (null: no Deployment yet). */
+  /**
+   * The apps of leases, with the secrets version their Deployment's pods name (null: no Deployment yet) and the one
+   * their held build lacked a build secret at (null: none held).
+   */
   #leasedApps(): LeasedApp[] {
     return this.#apps.list().flatMap((app) => {
       const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
       if (!lease) return [];
       const deployment = this.#deployments.get({ namespace: app.metadata.namespace, name: appResourceName(app) });
       const named = deployment?.spec?.template?.metadata?.annotations?.[ANNOTATIONS.secretsVersion];
-      return [{ key: appKey(app), lease, deployed: deployment === undefined ? null : Number(named ?? 0) }];
+      return [{ key: appKey(app), lease, deployed: deployment === undefined ? null : Number(named ?? 0), held: heldForBuildSecrets(app.status) }];
     });
   }
 

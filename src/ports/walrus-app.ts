@@ -188,6 +188,11 @@ export interface BuildStatus {
   retryAt?: string;
   /** Why the previous attempt failed. */
   lastFailure?: { reason: string; message: string; time: string };
+  /**
+   * A leased app's: the version of the lease's secrets when the Job was made. A build that failed for a build secret
+   * the lease had not set is built again once the lease's secrets move past it, without a new push.
+   */
+  secretsVersion?: number;
 }
 
 export interface WalrusAppStatus {

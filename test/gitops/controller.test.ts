@@ -238,6 +238,47 @@ loop("provider mode: a new version of a leased app's secrets enqueues the app at
   await c.running;
 });
 
+loop("provider mode: a head whose build lacked a build secret is enqueued once the lease's secrets move past that version, with no Deployment and no push", async () => {
+  const lease = `0x${'c'.repeat(64)}`;
+  const commit = 'a'.repeat(40);
+  const app = walrusApp();
+  app.metadata.annotations = { [PROVIDER_ANNOTATIONS.lease]: lease };
+  // The first push's build stopped at the build-secrets step with the lease at version 1 (the status build.ts writes).
+  app.status = {
+    failedRevision: commit,
+    build: { commit, configHash: 'h'.repeat(10), attempt: 1, secretsVersion: 1, lastFailure: { reason: 'BuildSecretNotSet', message: 'walrus.buildSecrets names NPM_TOKEN, …', time: '2026-01-01T00:00:00Z' } },
+  };
+  let version = 1;
+  const asked: string[][] = [];
+  const c = start({
+    app,
+    leaseSecrets: async (leaseIds) => {
+      asked.push([...leaseIds]);
+      return new Map(leaseIds.map((id) => [id, { blobId: `sealed-v${version}`, version }]));
+    },
+  });
+  await c.processed;
+  await settle();
+  c.queue.actions.length = 0;
+  await c.clock.advance(1000);
+  await settle();
+  assert.ok(asked.length >= 1, 'the held app is watched though it has no Deployment');
+  assert.equal(c.queue.actions, [], 'still the version the build lacked the secret at: nothing to do');
+
+  version = 2; // git walrus secrets set
+  const next = c.queue.processed();
+  await c.clock.advance(1000);
+  await next;
+  assert.equal(c.queue.actions, [`forget ${KEY}`, `done ${KEY}`], 'a pass, without a push or the resync');
+  assert.ok(c.logs.includes(`${KEY}: lease secrets now at version 2 (its build lacked a build secret at version 1)`), c.logs.join('\n'));
+  c.queue.actions.length = 0;
+  await c.clock.advance(1000);
+  await settle();
+  assert.equal(c.queue.actions, [], 'handed over once per version');
+  await c.controller.stop();
+  await c.running;
+});
+
 loop('the Lease lost → the controller stops: queue shut down, watches stopped, the companion stopped, run() returns', async () => {
   const c = start({ leaderElection: true });
   await c.processed;

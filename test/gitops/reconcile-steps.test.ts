@@ -23,6 +23,7 @@ import { createTemplates } from '../../src/gitops/templates/create-templates.ts'
 import { exposureDigest } from '../../src/gitops/reconcile/align-exposure.ts';
 import type { ProviderOffer } from '../../src/gitops/api/offer.ts';
 import { releaseOutputName } from '../../src/gitops/templates/release-output.ts';
+import { PROVIDER_ANNOTATIONS } from '../../src/gitops/api/labels.ts';
 
 interface Row {
   name: string;
@@ -336,8 +337,50 @@ const failedHead = (f: Fixture, reason: string, good = true) => {
   setStatus(f, { ...status, observedGeneration: 1, failedRevision: oid(2), conditions: [{ type: 'Ready', status: 'False', reason, message: '', lastTransitionTime: '' }] });
 };
 
+/**
+ * A leased app: oid(1) serves; oid(2)'s build stopped at the build-secrets step with the lease's secrets at version 1
+ * (`reason` BuildSecretNotSet) and the lease is at version `now`; `job`: the failed Job is not deleted yet.
+ */
+const heldForSecret = (f: Fixture, now: number, options: { reason?: string; job?: boolean } = {}) => {
+  const reason = options.reason ?? 'BuildSecretNotSet';
+  f.app!.metadata.annotations = { [PROVIDER_ANNOTATIONS.lease]: LEASE_OF_SECRETS };
+  f.leaseSecrets = async (lease) => (lease === LEASE_OF_SECRETS ? { blobId: `sealed-v${now}`, version: now } : null);
+  failedHead(f, reason);
+  f.app!.status!.build = { commit: oid(2), configHash: f.configHash(), attempt: 1, secretsVersion: 1, lastFailure: { reason, message: 'the build-secrets step failed', time: '2026-01-01T11:00:00Z' } };
+  if (options.job) f.jobs.push(f.job(oid(2), 'failed'));
+};
+const appliedWithSecrets = (f: Fixture) => {
+  const deployment = f.templates.runDeployment(f.app!, { commit: oid(1), artifact }).metadata!.name!;
+  return [`apply deployments ${NAMESPACE}/${deployment}`, `apply services ${NAMESPACE}/${f.templates.appService(f.app!).metadata!.name!}`];
+};
+
 table('hold-failed-revision', [
   { name: 'the head did not fail → next step', given: (f) => setStatus(f, released(f)), result: 'Next' },
+  {
+    name: 'the head lacked a build secret and the lease\'s secrets are still at that version → Stalling BuildSecretNotSet, the last good release serves',
+    given: (f) => heldForSecret(f, 1), result: 'Stalling BuildSecretNotSet', actions: appliedWithSecrets,
+    then: (pass) => assert.is(pass.status.failedRevision, oid(2)),
+  },
+  {
+    name: 'the head lacked a build secret and the lease\'s secrets moved on (secrets set) → the hold is lifted, built again without a push',
+    given: (f) => heldForSecret(f, 2), result: 'Next',
+    then: (pass, f) => {
+      assert.is(pass.status.failedRevision, undefined);
+      assert.equal(f.events, [`Normal BuildSecretsChanged: the lease's secrets are at version 2, after the build of ${oid(2).slice(0, 12)} lacked a build secret at version 1: building it again`]);
+    },
+  },
+  {
+    name: 'the same, but the failed Job is still listed → Waiting until it is gone (the new Job takes its name)',
+    given: (f) => heldForSecret(f, 2, { job: true }), result: 'Waiting BuildSecretsChanged',
+    then: (pass, f) => {
+      assert.is(pass.status.failedRevision, oid(2));
+      assert.equal(f.events, []);
+    },
+  },
+  {
+    name: 'a head that failed for another reason stays held when the lease\'s secrets move on',
+    given: (f) => heldForSecret(f, 2, { reason: 'BuildFailed' }), result: 'Stalling BuildFailed', actions: appliedWithSecrets,
+  },
   {
     name: 'the head failed → Stalling with the failure\'s reason; the last good release is applied again',
     given: (f) => failedHead(f, 'BuildFailed'), result: 'Stalling BuildFailed', actions: applied,
@@ -464,15 +507,29 @@ table('build', [
         },
       }]);
       f.cluster.logs.set('p2', log);
+      // The version the lease's secrets were at when the Job was made: kept, so a later version builds it again.
+      f.app!.status!.build = { commit: oid(2), configHash: f.configHash(), attempt: 1, secretsVersion: 4 };
     },
     result: 'Stalling BuildSecretNotSet', actions: (f) => [keptOutput(f, oid(2))],
     then: (pass) => {
       assert.is(pass.status.failedRevision, oid(2));
+      assert.is(pass.status.build?.secretsVersion, 4);
       assert.is(pass.status.build?.retryAt, undefined, 'the tenant must set it: no retry');
       const built = pass.conditions.find((condition) => condition.type === 'Built')!;
       assert.equal([built.status, built.reason], ['False', 'BuildSecretNotSet']);
       assert.match(built.message, `walrus.buildSecrets names NPM_TOKEN, GH_TOKEN, which lease ${LEASE_OF_SECRETS} has not set: run git walrus secrets set ${LEASE_OF_SECRETS} NPM_TOKEN=… GH_TOKEN=…`);
     },
+  },
+  {
+    name: 'a leased app: the Job is made with the lease\'s secrets version recorded; a build-secret failure keeps it',
+    given: (f) => {
+      f.app!.metadata.annotations = { [PROVIDER_ANNOTATIONS.lease]: LEASE_OF_SECRETS };
+      f.leaseSecrets = async () => ({ blobId: 'sealed-v3', version: 3 });
+      setStatus(f, released(f));
+      f.head = chainHead(oid(2));
+    },
+    result: 'Waiting Building', actions: (f) => [`create jobs ${NAMESPACE}/${jobName(f, oid(2))}`],
+    then: (pass) => assert.equal(pass.status.build, { commit: oid(2), configHash: pass.fact('build').configHash, attempt: 1, secretsVersion: 3 }),
   },
   {
     name: 'the Job succeeded without reporting an artifact → the infrastructure\'s failure: attempt 2 in 10 s',

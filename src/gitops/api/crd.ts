@@ -83,7 +83,7 @@ const status: Schema = obj({
   },
   build: obj({
     commit, configHash: str(), attempt: int(), retryAt: str({ format: 'date-time' }),
-    lastFailure: obj({ reason: str(), message: str(), time: str({ format: 'date-time' }) }),
+    lastFailure: obj({ reason: str(), message: str(), time: str({ format: 'date-time' }) }), secretsVersion: int(),
   }),
   manifest: obj({ commit, ...manifest }),
   url: str(),

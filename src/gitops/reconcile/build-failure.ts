@@ -1,4 +1,5 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { WalrusAppStatus } from '../../ports/walrus-app.ts';
 import { BUILD_SECRETS_STEP, BUILD_STEP, CHECKOUT_STEP, MANIFEST_STEP, PACK_STEP, TEST_STEP } from '../templates/build-job.ts';
 import { registryFailure } from './registry-failure.ts';
 
@@ -89,7 +90,7 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
     if (refused) return { kind: 'access', reason: refused, summary: `the key servers refused the checkout (${summary})`, container };
     // The manifest names a build secret the lease has not set: the tenant's to fix (BuildSecretNotSetError's words).
     if (failed.name === BUILD_SECRETS_STEP && /walrus\.buildSecrets names .* which lease 0x[0-9a-f]+ has not set/.test(terminated.message ?? '')) {
-      return { kind: 'app', reason: 'BuildSecretNotSet', summary: "a secret the app's package.json walrus.buildSecrets names is not set on the lease", container };
+      return { kind: 'app', reason: BUILD_SECRET_NOT_SET, summary: "a secret the app's package.json walrus.buildSecrets names is not set on the lease", container };
     }
     // The manifest step only reads the checked-out tree: its failure is the manifest's content.
     if (failed.name === MANIFEST_STEP) return { kind: 'app', reason: 'ManifestInvalid', summary: "the app's manifest (package.json walrus) is invalid", container };
@@ -100,6 +101,19 @@ export function classifyBuildFailure(job: V1Job, pods: readonly V1Pod[]): BuildF
   const stuck = steps.find((container) => notStarted(container));
   const stuckWords = stuck ? `; container ${stuck.name} could not start: ${notStarted(stuck)}` : '';
   return { kind: 'infrastructure', reason: jobFailed?.reason ?? 'JobFailed', summary: `the build job failed with no failed container (pod ${name} ${pod.status?.phase ?? 'in no phase'}${stuckWords}): ${jobWords}` };
+}
+
+/** The reason of a build that stopped at the build-secrets step for a name the lease had not set. */
+export const BUILD_SECRET_NOT_SET = 'BuildSecretNotSet';
+
+/**
+ * The version of the lease's secrets the failed head's build lacked a build secret at (the version when its Job was
+ * made), or null when the app is not held for one: a later version may hold it, so the commit is built again then.
+ */
+export function heldForBuildSecrets(status: WalrusAppStatus | undefined): number | null {
+  const build = status?.build;
+  if (build === undefined || status!.failedRevision !== build.commit || build.lastFailure?.reason !== BUILD_SECRET_NOT_SET) return null;
+  return build.secretsVersion ?? 0;
 }
 
 /** What the kubelet and runtimes call a container whose command never ran (Docker's, containerd's, the kubelet's words). */

@@ -14,6 +14,16 @@ export function lastGoodRelease(status: WalrusAppStatus): Release | null {
 }
 
 /**
+ * The current secrets of a leased app's lease (null: none set yet), or undefined for an app under no lease (or a
+ * controller not in provider mode).
+ */
+export async function leaseSecretsOf(pass: Pass): Promise<{ blobId: string; version: number } | null | undefined> {
+  const lease = pass.app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
+  if (!lease || !pass.deps.leaseSecrets) return undefined;
+  return pass.deps.leaseSecrets(lease);
+}
+
+/**
  * Applies the app's Deployment for `release`, its Service, in a tenant namespace its ingress allowance, and when the
  * provider exposes apps its Ingress (the URL goes to the status); returns the Deployment as the API server has it now.
  * The app runs as the release's manifest says wherever the operator's spec says nothing.
@@ -22,8 +32,7 @@ export async function applyRelease(pass: Pass, release: Release): Promise<V1Depl
   const { cluster, templates } = pass.deps;
   const app = runningApp(pass, release);
   // The pods start with the lease's current secrets: a new version changes the template, so the app rolls out.
-  const lease = app.metadata.annotations?.[PROVIDER_ANNOTATIONS.lease];
-  const secrets = lease && pass.deps.leaseSecrets ? await pass.deps.leaseSecrets(lease) : null;
+  const secrets = await leaseSecretsOf(pass);
   const deployment = await cluster.apply(templates.runDeployment(app, secrets ? { ...release, secrets } : release));
   await cluster.apply(templates.appService(app));
   await applyDisruptionBudget(pass, app);

@@ -11,6 +11,7 @@ import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
 import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
 import { withoutEnvValues } from '../../templates/release-output.ts';
+import { leaseSecretsOf } from '../release.ts';
 
 /** How many lines of a failed build's log the status message carries. */
 const LOG_LINES = 20;
@@ -46,8 +47,9 @@ export async function build(pass: Pass): Promise<StepResult> {
     const buildJob = deps.templates.buildJob(app, { commit, configHash, attempt });
     const refusal = await buildRefusal(deps.cluster, buildJob);
     if (refusal) return refused(pass, commit, refusal);
+    const secretsVersion = await leaseSecretsVersion(pass);
     await deps.cluster.createJob(buildJob);
-    status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}) };
+    status.build = { commit, configHash, attempt, ...(record?.lastFailure ? { lastFailure: record.lastFailure } : {}), ...(secretsVersion === null ? {} : { secretsVersion }) };
     deps.log(`${pass.key}: build job ${jobName} created for ${commit}${ofAttempts}`);
     await deps.events.record(app, 'Normal', 'BuildStarted', `building ${short} in job ${jobName}${ofAttempts}`);
     pass.set('Built', 'Unknown', 'Building', `building ${short} in job ${jobName}${ofAttempts}`);
@@ -95,7 +97,8 @@ async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFa
     pass.set('Built', 'Unknown', 'BuildRetrying', text);
     return waiting('BuildRetrying', `attempt ${attempt} to build ${short} failed (${failure.reason}); retrying in ${waitMs / 1000} s`, waitMs);
   }
-  status.build = { commit, configHash, attempt, lastFailure };
+  const secretsVersion = status.build?.commit === commit ? status.build.secretsVersion : undefined;
+  status.build = { commit, configHash, attempt, lastFailure, ...(secretsVersion === undefined ? {} : { secretsVersion }) };
   const after = failure.kind === 'infrastructure' ? `${failure.reason}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}: ` : failure.kind === 'access' ? `${failure.reason}: ` : '';
   // The app's own failure keeps its reason (BuildFailed, BuildTimedOut, TestsFailed, ManifestInvalid).
   const reason = failure.kind === 'app' ? failure.reason : 'BuildFailed';
@@ -105,6 +108,16 @@ async function attemptFailed(pass: Pass, planned: PlannedBuild, failure: BuildFa
   const serving = status.lastAppliedRevision ? `; ${status.lastAppliedRevision.slice(0, 12)} keeps serving` : '';
   const what = reason === 'TestsFailed' ? 'the tests of' : reason === 'ManifestInvalid' ? 'the manifest of' : 'the build of';
   return stalling(reason, `${what} ${short} failed${serving}`);
+}
+
+/**
+ * A leased app's current version of its lease's secrets (0 before any), which the build-secrets step is about to read;
+ * null for an app under no lease. Recorded with the Job, so a build that lacked a build secret is built again once a
+ * later version exists (hold-failed-revision.ts).
+ */
+async function leaseSecretsVersion(pass: Pass): Promise<number | null> {
+  const secrets = await leaseSecretsOf(pass);
+  return secrets === undefined ? null : secrets?.version ?? 0;
 }
 
 /**
