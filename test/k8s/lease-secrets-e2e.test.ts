@@ -3,7 +3,8 @@
  * server's Seal key servers: a tenant leases an app that answers with a digest of one secret's value → `git walrus
  * secrets set` → the app serves that digest → a rotation while a client asks without pause: no request fails, and the
  * new digest is served (the time from `secrets set` to it is printed) → `unset` → the app has none → the values are
- * nowhere they must not be: no object of any namespace (Secrets, ConfigMaps, Pods' specs and statuses, Deployments,
+ * a push whose manifest names a build secret the lease lacks stops at it, and `secrets set` builds it again with no
+ * push → the values are nowhere they must not be: no object of any namespace (Secrets, ConfigMaps, Pods' specs and statuses, Deployments,
  * ReplicaSets, Jobs, WalrusApps, Events), not the controller's log, not the devnet's chain state or Walrus blobs.
  */
 import * as assert from 'uvu/assert';
@@ -122,6 +123,26 @@ stageTest('secrets set → served digest → rotation with no failed request →
   const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: appName, namespace: tenantNs });
   assert.is(deployment.spec!.template.metadata!.annotations!['gitops.walrus-git.dev/secrets-version'], '3');
 
+  // A push whose manifest names a build secret the lease has not set: the build stops, naming it; `secrets set`
+  // builds the same commit again, with no new push, and it serves.
+  const pkg = JSON.parse(readFileSync(world.path('app', 'package.json'), 'utf8')) as { walrus?: Record<string, unknown> };
+  pkg.walrus = { ...pkg.walrus, buildSecrets: ['BUILD_TOKEN'] };
+  writeFileSync(world.path('app', 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  await world.ok('app', ['commit', '-qam', 'the install needs BUILD_TOKEN']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const needsToken = await world.ok('app', ['rev-parse', 'HEAD']);
+  const held = await waitBounded('the build stopped for the missing build secret', async () => {
+    const current = await readApp();
+    const built = current.status?.conditions?.find((condition) => condition.type === 'Built');
+    return current.status?.failedRevision === needsToken && built?.reason === 'BuildSecretNotSet' && built;
+  }, BUILD_MS);
+  assert.match(held.message, `walrus.buildSecrets names BUILD_TOKEN, which lease ${leaseId} has not set: run git walrus secrets set ${leaseId} BUILD_TOKEN=…`);
+  const buildToken = `build-${randomBytes(12).toString('hex')}`;
+  const retriedAt = Date.now();
+  assert.is(await walrus(['secrets', 'set', leaseId, `BUILD_TOKEN=${buildToken}`], asTenant), '4');
+  await readyAt(readApp, needsToken, BUILD_MS + ROLLOUT_MS);
+  step(`secrets set of the missing build secret → ${needsToken.slice(0, 12)} built again and serving, no push: ${((Date.now() - retriedAt) / 1000).toFixed(1)} s`);
+
   // Nowhere else: every namespace's objects and events, the controller's log, the devnet's chain state and blobs.
   const apps = kc.makeApiClient(AppsV1Api);
   const dumps: [string, unknown][] = [
@@ -137,15 +158,15 @@ stageTest('secrets set → served digest → rotation with no failed request →
   const secretsOf = (values: string[]) => values.flatMap((value) => [value, Buffer.from(value).toString('base64')]);
   for (const [kind, dump] of dumps) {
     const text = JSON.stringify(dump);
-    for (const value of secretsOf([first, second])) assert.not.ok(text.includes(value), `a value in the cluster's ${kind}`);
+    for (const value of secretsOf([first, second, buildToken])) assert.not.ok(text.includes(value), `a value in the cluster's ${kind}`);
   }
   const log = controller.output();
-  for (const value of [first, second]) assert.not.ok(log.includes(value), "a value in the controller's log");
+  for (const value of [first, second, buildToken]) assert.not.ok(log.includes(value), "a value in the controller's log");
   const stored = filesUnder(world.path('devnet-state'));
   assert.ok(stored.length > 0);
   for (const path of stored) {
     const bytes = readFileSync(path);
-    for (const value of [first, second]) assert.not.ok(bytes.includes(value), `a value in ${path}`);
+    for (const value of [first, second, buildToken]) assert.not.ok(bytes.includes(value), `a value in ${path}`);
   }
   step(`no value in ${dumps.length} kinds of object of every namespace, the controller's log, or ${stored.length} files of chain state and blobs`);
 });
