@@ -140,6 +140,8 @@ stageTest('secrets set → served digest → rotation with no failed request →
   const buildToken = `build-${randomBytes(12).toString('hex')}`;
   const retriedAt = Date.now();
   assert.is(await walrus(['secrets', 'set', leaseId, `BUILD_TOKEN=${buildToken}`], asTenant), '4');
+  // The hold lifted at the controller's next chain poll (readyAt would take the held commit for a final failure).
+  await waitBounded('the held commit built again', async () => (await readApp()).status?.failedRevision !== needsToken, ROLLOUT_MS);
   await readyAt(readApp, needsToken, BUILD_MS + ROLLOUT_MS);
   step(`secrets set of the missing build secret → ${needsToken.slice(0, 12)} built again and serving, no push: ${((Date.now() - retriedAt) / 1000).toFixed(1)} s`);
 
