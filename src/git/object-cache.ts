@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { CommitInfo, FileChange, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
 
-const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+/** The empty tree's id in each object format, by the length of an id (a root commit's diff starts from it). */
+const EMPTY_TREE = new Map([
+  [40, '4b825dc642cb6eb9a060e54bf8d69288fbee4904'],
+  [64, '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321'],
+]);
+const emptyTreeLike = (oid: string): string => EMPTY_TREE.get(oid.length) ?? EMPTY_TREE.get(40)!;
 const FIELD = '\x1f';
 /** author name, email, time, committer name, email, time, then the message (last: it may hold anything). */
 const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
@@ -160,7 +165,7 @@ class CachedRepository implements RepositoryObjects {
   }
 
   async diff(from: string | null, to: string, maxBytes: number): Promise<Patch> {
-    const base = from ?? EMPTY_TREE_SHA1;
+    const base = from ?? emptyTreeLike(to);
     const bytes = await runBytes(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, to, '--'], this.#opts, maxBytes);
     const truncated = bytes.length >= maxBytes;
     let text = bytes.toString('utf8');
@@ -170,7 +175,7 @@ class CachedRepository implements RepositoryObjects {
   }
 
   diffStat(from: string | null, to: string): Promise<FileChange[]> {
-    return this.#once(`numstat ${from} ${to}`, async () => parseNumstat((await runBytes(['diff', '--numstat', '-z', '--no-ext-diff', '--no-textconv', '-M', from ?? EMPTY_TREE_SHA1, to, '--'], this.#opts)).toString('utf8')));
+    return this.#once(`numstat ${from} ${to}`, async () => parseNumstat((await runBytes(['diff', '--numstat', '-z', '--no-ext-diff', '--no-textconv', '-M', from ?? emptyTreeLike(to), to, '--'], this.#opts)).toString('utf8')));
   }
 
   mergeBase(a: string, b: string): Promise<string | null> {

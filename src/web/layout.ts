@@ -18,6 +18,13 @@ const TABS: Array<[RepoNav['tab'], string, string]> = [
   ['deployments', 'Deployments', '/deployments'],
 ];
 
+/** The tab a repository page's path belongs to (error pages keep the tabs of the page that was asked for). */
+export function tabOfPath(suffix: string): RepoNav['tab'] {
+  if (/^\/(commit|compare)/.test(suffix)) return 'commits';
+  const named = TABS.find(([, , path]) => path !== '' && suffix.startsWith(path));
+  return named?.[0] ?? 'code';
+}
+
 /** A whole page: no inline script or style anywhere (the CSP forbids them), only /static files. */
 export function page(options: { title: string; network: string; repo?: RepoNav; body: Fragment }): Html {
   const { repo } = options;
@@ -43,6 +50,11 @@ ${options.body}
 </body>
 </html>
 `;
+}
+
+/** The tabs of a repository's pages. */
+export function repoNav(info: { id: string; name: string; owner: string; private: boolean }, tab: RepoNav['tab']): RepoNav {
+  return { id: info.id, name: info.name, owner: info.owner, private: info.private, tab };
 }
 
 export function shortOid(oid: string): string {

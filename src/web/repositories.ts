@@ -2,6 +2,7 @@
  * A repository as the pages see it: its state on chain (read at every view, one object read), its refs (re-read only
  * when the push count moved) and, when the running key may read it, its objects in the local cache.
  */
+import { messageOf, WalrusGitError } from '../core/errors.ts';
 import { canRead } from '../core/read-access.ts';
 import type { RepositoryInfo } from '../ports/ledger.ts';
 import type { RepositoryObjects } from '../ports/object-cache.ts';
@@ -41,8 +42,26 @@ export class Repositories {
     return viewer !== null && canRead(info, viewer);
   }
 
-  /** The repository's objects, fetched into the cache on first need (callers check `readable`). */
-  objects(repo: LoadedRepository): Promise<RepositoryObjects> {
-    return this.#services.objectCache.open(repo.info.id, `walrus://${repo.info.id}`, repo.refs, repo.info.head);
+  /**
+   * The repository's objects, fetched into the cache on first need (callers check `readable`). A fetch that fails (a
+   * corrupt or lost pack, an unreachable aggregator) is a `RepositoryUnreadableError`, tried again at the next view.
+   */
+  async objects(repo: LoadedRepository): Promise<RepositoryObjects> {
+    try {
+      return await this.#services.objectCache.open(repo.info.id, `walrus://${repo.info.id}`, repo.refs, repo.info.head);
+    } catch (error) {
+      throw new RepositoryUnreadableError(repo.info.id, error);
+    }
+  }
+}
+
+/**
+ * The repository's packs could not be fetched or applied for the code pages: the chain's pages still show.
+ * What to do: open the push log and run "Verify everything" (or `git walrus verify --deep`): it names the push whose
+ * pack is damaged or gone; a writer who still has those objects pushes them again.
+ */
+export class RepositoryUnreadableError extends WalrusGitError {
+  constructor(id: string, cause: unknown) {
+    super('WEB_REPOSITORY_UNREADABLE', `cannot read the contents of repository ${id}: ${messageOf(cause).replace(/^git clone failed \(exit \d+\): (fatal: )?/, '')}`, { id }, { cause });
   }
 }

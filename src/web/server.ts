@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { messageOf, WalrusGitError } from '../core/errors.ts';
 import type { WebServices, WebSettings } from './app.ts';
 import { html } from './html.ts';
-import { page } from './layout.ts';
+import { page, repoNav, tabOfPath } from './layout.ts';
+import { RepositoryUnreadableError } from './repositories.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from './reply.ts';
 import { routes } from './routes.ts';
 import { type WebContext } from './web-context.ts';
@@ -80,12 +81,30 @@ async function handle(context: WebContext, settings: WebSettings, allowedHosts: 
   try {
     reply = await answer(context, settings, allowedHosts, request);
   } catch (error) {
-    const notFound = error instanceof NotFound || (error instanceof WalrusGitError && /NOT_FOUND/.test(error.code));
-    if (!notFound) context.services.log.debug(`web: ${request.method} ${request.url}: ${(error as Error)?.stack ?? messageOf(error)}`);
-    reply = htmlReply(page({ title: notFound ? 'Not found' : 'Error', network: context.services.networkName, body: html`<h1>${notFound ? 'Not found' : 'Something went wrong'}</h1><p class="problem">${messageOf(error)}</p>` }), notFound ? 404 : 500);
+    reply = await errorReply(context, request, error);
   }
   response.writeHead(reply.status ?? 200, { ...SECURITY_HEADERS, 'content-type': reply.type ?? 'text/html; charset=utf-8', 'cache-control': 'no-store', ...reply.headers });
   response.end(request.method === 'HEAD' ? undefined : reply.body);
+}
+
+/**
+ * A page that could not be made: 404 for what is not there, 502 when the repository's packs cannot be read (a corrupt
+ * or lost pack: the storage served bad data), 500 otherwise; a repository's page keeps its tabs, so the chain's pages
+ * (push log, access) stay one click away.
+ */
+async function errorReply(context: WebContext, request: IncomingMessage, error: unknown): Promise<Reply> {
+  const notFound = error instanceof NotFound || (error instanceof WalrusGitError && /NOT_FOUND/.test(error.code));
+  const unreadable = error instanceof RepositoryUnreadableError;
+  if (!notFound) context.services.log.debug(`web: ${request.method} ${request.url}: ${(error as Error)?.stack ?? messageOf(error)}`);
+  const inRepository = /^\/repos\/(0x[0-9a-f]{64})(\/[^?]*)?/.exec(request.url ?? '');
+  const info = inRepository === null ? null : await context.services.ledger.getRepository(inRepository[1]!).catch(() => null);
+  const title = notFound ? 'Not found' : unreadable ? 'Contents unreadable' : 'Something went wrong';
+  return htmlReply(page({
+    title,
+    network: context.services.networkName,
+    ...(info !== null ? { repo: repoNav(info, tabOfPath(inRepository![2] ?? '')) } : {}),
+    body: html`<h1>${title}</h1><p class="problem">${messageOf(error)}</p>${unreadable && info !== null ? html`<p>Its pages from the chain still show: the <a href="/repos/${info.id}/pushes">push log</a> says which push's pack fails (“Verify everything”), and the <a href="/repos/${info.id}/access">access list</a> who may push its objects again.</p>` : ''}`,
+  }), notFound ? 404 : unreadable ? 502 : 500);
 }
 
 async function answer(context: WebContext, settings: WebSettings, allowedHosts: Set<string>, request: IncomingMessage): Promise<Reply> {

@@ -7,6 +7,7 @@
  * `startWeb` runs `git walrus web` as a user would and returns the URL it prints.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
@@ -163,3 +164,44 @@ export async function startWeb(world: World, args: string[] = [], env: NodeJS.Pr
   });
   return { url, stderr: () => stderr, stop: () => { child.kill('SIGTERM'); return exited; } };
 }
+
+/** Page fetching and checks every web test shares. */
+export interface Fetched { status: number; headers: Headers; text: string }
+export async function get(base: WebProcess, path: string, init: RequestInit = {}): Promise<Fetched> {
+  const response = await fetch(new URL(path, base.url), { redirect: 'manual', ...init });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+export async function ok(base: WebProcess, path: string): Promise<string> {
+  const page = await get(base, path);
+  assert.is(page.status, 200, `GET ${path}: ${page.status}\n${page.text.slice(0, 2000)}\n${base.stderr()}`);
+  assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'; style-src 'self'/, `GET ${path} has the strict CSP`);
+  assert.is(page.headers.get('x-dns-prefetch-control'), 'off', `GET ${path} keeps the hosts of its links unresolved`);
+  assertInert(page.text, path);
+  return page.text;
+}
+
+/** Markup that could run anything: only our own script tag may appear, and no tag carries a handler or a js: URL. */
+function assertInert(page: string, where: string): void {
+  // Attribute values are quoted and escaped: what is inside them is data, whatever it reads like.
+  const text = page.replace(/="[^"]*"/g, '=""');
+  const scripts = text.match(/<script\b[^>]*>/gi) ?? [];
+  assert.ok(scripts.every((tag) => tag === '<script src="" defer>'), `${where}: only /static/app.js is a script: ${scripts.join(' ')}`);
+  assert.not.match(text, /<(iframe|object|embed|style|base|meta http-equiv)\b/i, `${where}: no frame, object, style or base element`);
+  assert.not.match(text, /<[a-z][^>]*[\s/]on[a-z]+\s*=/i, `${where}: no event handler attribute`);
+  assert.not.match(page, /(href|src)\s*=\s*"\s*javascript:/i, `${where}: no javascript: URL`);
+  assert.match(page, /<script src="\/static\/app\.js" defer><\/script>/);
+}
+
+/** Waits until `verify.json` says the run is over; returns its badges. */
+export async function verified(base: WebProcess, id: string): Promise<Array<{ seq: number; state: string; findings: string[] }>> {
+  for (let i = 0; i < 300; i++) {
+    const status = JSON.parse((await get(base, `/repos/${id}/verify.json`)).text) as { state: string; badges: Array<{ seq: number; state: string; findings: string[] }> };
+    if (status.state === 'done' || status.state === 'error') return status.badges;
+    if (status.state === 'idle') await get(base, `/repos/${id}/verify`, { method: 'POST' });
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`verify of ${id} did not finish in 60 s:\n${base.stderr()}`);
+}
+
+/** A page's text: tags dropped, entities decoded, white space collapsed. */
+export const text = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ');

@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
-import { INJECTION, buildWebWorld, startWeb, type WebProcess, type WebWorld } from '../support/web.ts';
+import { INJECTION, buildWebWorld, get, ok, startWeb, text, verified, type WebProcess, type WebWorld } from '../support/web.ts';
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
 
@@ -21,32 +21,6 @@ let w: WebWorld;
 let owner: WebProcess;
 let reader: WebProcess;
 let stranger: WebProcess;
-
-interface Fetched { status: number; headers: Headers; text: string }
-async function get(base: WebProcess, path: string, init: RequestInit = {}): Promise<Fetched> {
-  const response = await fetch(new URL(path, base.url), { redirect: 'manual', ...init });
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
-async function ok(base: WebProcess, path: string): Promise<string> {
-  const page = await get(base, path);
-  assert.is(page.status, 200, `GET ${path}: ${page.status}\n${page.text.slice(0, 2000)}\n${base.stderr()}`);
-  assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'; style-src 'self'/, `GET ${path} has the strict CSP`);
-  assert.is(page.headers.get('x-dns-prefetch-control'), 'off', `GET ${path} keeps the hosts of its links unresolved`);
-  assertInert(page.text, path);
-  return page.text;
-}
-
-/** Markup that could run anything: only our own script tag may appear, and no tag carries a handler or a js: URL. */
-function assertInert(page: string, where: string): void {
-  // Attribute values are quoted and escaped: what is inside them is data, whatever it reads like.
-  const text = page.replace(/="[^"]*"/g, '=""');
-  const scripts = text.match(/<script\b[^>]*>/gi) ?? [];
-  assert.ok(scripts.every((tag) => tag === '<script src="" defer>'), `${where}: only /static/app.js is a script: ${scripts.join(' ')}`);
-  assert.not.match(text, /<(iframe|object|embed|style|base|meta http-equiv)\b/i, `${where}: no frame, object, style or base element`);
-  assert.not.match(text, /<[a-z][^>]*[\s/]on[a-z]+\s*=/i, `${where}: no event handler attribute`);
-  assert.not.match(page, /(href|src)\s*=\s*"\s*javascript:/i, `${where}: no javascript: URL`);
-  assert.match(page, /<script src="\/static\/app\.js" defer><\/script>/);
-}
 
 /** fetch() sets Host itself: node:http sends the one given. */
 function statusWithHost(base: WebProcess, host: string): Promise<number> {
@@ -56,18 +30,6 @@ function statusWithHost(base: WebProcess, host: string): Promise<number> {
   });
 }
 
-const text = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ');
-
-/** Waits until `verify.json` says the run is over; returns its badges. */
-async function verified(base: WebProcess, id: string): Promise<Array<{ seq: number; state: string; findings: string[] }>> {
-  for (let i = 0; i < 300; i++) {
-    const status = JSON.parse((await get(base, `/repos/${id}/verify.json`)).text) as { state: string; badges: Array<{ seq: number; state: string; findings: string[] }> };
-    if (status.state === 'done' || status.state === 'error') return status.badges;
-    if (status.state === 'idle') await get(base, `/repos/${id}/verify`, { method: 'POST' });
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`verify of ${id} did not finish in 60 s:\n${base.stderr()}`);
-}
 
 const setup = async () => {
   w = await buildWebWorld();

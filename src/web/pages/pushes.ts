@@ -24,6 +24,14 @@ function verifyCommand(id: string, deep: boolean): string {
   return `git walrus verify walrus://${id}${deep ? ' --deep' : ''}`;
 }
 
+/**
+ * Whether "Verify everything" runs the deep check: the running key must read the packs, and the history check reads
+ * SHA-1 object ids only (a SHA-256 repository gets every other check, as `git walrus verify` gives it).
+ */
+export function deepCheckable(repo: LoadedRepository): boolean {
+  return repo.readable && repo.info.hashLength !== 32;
+}
+
 /** The verdicts to show: the finished run's for the pushes it covered, the chain link alone for the rest. */
 function badgesFor(repo: LoadedRepository, events: readonly PushEvent[], job: VerifyJob | undefined): { badges: PushBadges; deep: boolean | null } {
   const run = job?.state === 'done' && job.report && job.events ? { events: job.events, report: job.report } : null;
@@ -81,7 +89,7 @@ export async function pushesPage(context: WebContext, { params, query }: RouteRe
   // Events are read after the repository: any that landed in between are past its seq, and left out.
   const events = (await services.ledger.listPushes(id)).filter((event) => event.seq <= repo.info.seq);
   // On loopback the first view starts the run (the page never waits for it); an exposed server waits to be asked.
-  const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info, repo.readable) : undefined);
+  const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info, deepCheckable(repo)) : undefined);
   const { badges, deep } = badgesFor(repo, events, job);
   const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
   const newestFirst = [...events].reverse();
@@ -96,7 +104,7 @@ export async function pushesPage(context: WebContext, { params, query }: RouteRe
 <form method="post" action="/repos/${id}/verify"><button type="submit" id="verify-all">Verify everything</button></form>
 ${jobLine(job, repo.info.seq)}
 ${certifiedBadgeHtml(certifiedBadge(job, services.certified !== undefined))}
-<p class="muted">Runs <code>${verifyCommand(id, repo.readable)}</code> here: the log replayed to the chain’s log head (${repo.info.logHead}), every live pack against Walrus${repo.readable ? ', and every commit a ref pointed to' : ' (as stored: this key cannot decrypt it)'}.</p>
+<p class="muted">Runs <code>${verifyCommand(id, deepCheckable(repo))}</code> here: the log replayed to the chain’s log head (${repo.info.logHead}), every live pack against Walrus${deepCheckable(repo) ? ', and every commit a ref pointed to' : !repo.readable ? ' (as stored: this key cannot decrypt it)' : ' (as stored: the history check reads SHA-1 repositories only, and this one uses SHA-256)'}.</p>
 ${badges.repository.length > 0 ? html`<ul class="findings">${badges.repository.map((f) => html`<li><span class="mono">${f.code}</span>: ${f.message}</li>`)}</ul>` : ''}
 </section>
 ${events.length === 0 ? html`<p class="muted">No pushes yet.</p>` : html`<ol class="timeline">${shown.map((event) => pushEntry(id, event, badges, deep, repo.readable, explorer, lifetimes))}</ol>`}
@@ -106,7 +114,7 @@ ${pager(pageNo, pageNo * PUSHES_PER_PAGE < events.length, (p) => href(`/repos/${
 
 export async function startVerify(context: WebContext, { params }: RouteRequest): Promise<Reply> {
   const repo = await context.repositories.load(params[0]!);
-  context.jobs.start(repo.info.id, repo.info, repo.readable);
+  context.jobs.start(repo.info.id, repo.info, deepCheckable(repo));
   return redirect(`/repos/${repo.info.id}/pushes`);
 }
 
@@ -119,7 +127,7 @@ export async function verifyStatus(context: WebContext, { params }: RouteRequest
   return jsonReply({
     state: job?.state ?? 'idle',
     progress: job?.progress ?? 'not run yet',
-    command: verifyCommand(repo.info.id, job?.deep ?? repo.readable),
+    command: verifyCommand(repo.info.id, job?.deep ?? deepCheckable(repo)),
     certified: certifiedBadge(job, context.services.certified !== undefined),
     badges: [...badges.badges.values()].map((b) => ({ seq: b.seq, state: b.state, text: BADGE_TEXT[b.state], checks: b.checks, findings: b.findings.map((f) => ({ code: f.code, message: f.message })) })),
   });

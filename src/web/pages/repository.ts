@@ -4,7 +4,7 @@ import type { CommitInfo, FileChange, RepositoryObjects, TreeEntry } from '../..
 import { formatBytes } from '../../remote/progress.ts';
 import { highlight } from '../highlight.ts';
 import { href, html, trusted, type Html } from '../html.ts';
-import { formatUtc, page, pager, shortOid, type RepoNav } from '../layout.ts';
+import { formatUtc, page, pager, repoNav, shortOid, type RepoNav } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import type { LoadedRepository } from '../repositories.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
@@ -20,7 +20,7 @@ const WORD_MARKS_LIMIT = 256 * 1024;
 const README_NAMES = ['readme.md', 'readme.markdown', 'readme', 'readme.txt', 'readme.rst'];
 
 function nav(repo: LoadedRepository, tab: RepoNav['tab']): RepoNav {
-  return { id: repo.info.id, name: repo.info.name, owner: repo.info.owner, private: repo.info.private, tab };
+  return repoNav(repo.info, tab);
 }
 
 /** The page of a private repository the running key may not read: what the chain says, and who may read it. */
