@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -143,6 +144,26 @@ class CachedRepository implements RepositoryObjects {
 
   readBlob(oid: string): Promise<Uint8Array> {
     return this.#once(`blob ${oid}`, () => runBytes(['cat-file', 'blob', oid], this.#opts), (bytes) => bytes.length <= MEMO_BLOB_BYTES);
+  }
+
+  streamBlob(oid: string): Readable {
+    const child = spawn('git', ['cat-file', 'blob', oid], { cwd: this.#opts.cwd, env: this.#opts.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    // The reader stopping early (a closed download) stops git too.
+    child.stdout.once('close', () => { if (child.exitCode === null) child.kill(); });
+    return child.stdout;
+  }
+
+  history(commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]> {
+    return this.#once(`history ${commit} ${skip} ${limit} ${path}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--', ...(path === '' ? [] : [path])], this.#opts)));
+  }
+
+  introduced(tips: readonly string[], known: readonly string[]): Promise<string[]> {
+    return this.#once(`introduced ${tips.join(',')} ^${known.join(',')}`, async () => {
+      // Ids go on stdin (as data, never options); --ignore-missing passes over tips the store lacks (a forced update's
+      // old commits that no ref reaches any more).
+      const input = [...tips, ...known.map((oid) => `^${oid}`)].join('\n') + '\n';
+      return (await git(['rev-list', '--ignore-missing', '--stdin'], { ...this.#opts, input })).split('\n').filter(Boolean);
+    });
   }
 
   log(commit: string, skip: number, limit: number): Promise<CommitInfo[]> {

@@ -3,6 +3,7 @@
  * `git walrus web`): pages read trees, files, commits and diffs from it instead of from Walrus. Implemented by
  * src/git/object-cache.ts over a bare repository per repository id. Object ids are lowercase hex.
  */
+import type { Readable } from 'node:stream';
 
 export interface TreeEntry {
   /** The entry's name inside its tree (any bytes a pusher chose, decoded as UTF-8). */
@@ -54,8 +55,17 @@ export interface RepositoryObjects {
   listTree(treeOid: string): Promise<TreeEntry[]>;
   /** A blob's bytes (callers check the size first). */
   readBlob(oid: string): Promise<Uint8Array>;
+  /** A blob's bytes as a stream, for downloads of any size. */
+  streamBlob(oid: string): Readable;
   /** Commits reachable from `commit`, newest first, `skip` then at most `limit`. */
   log(commit: string, skip: number, limit: number): Promise<CommitInfo[]>;
+  /** Commits reachable from `commit` that change `path` (a file or folder), newest first, `skip` then at most `limit`. */
+  history(commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]>;
+  /**
+   * The commits reachable from `tips` and from none of `known` (what a push brought, given what earlier pushes had set),
+   * newest first; ids the store does not hold are passed over.
+   */
+  introduced(tips: readonly string[], known: readonly string[]): Promise<string[]>;
   /** How many commits `commit` reaches. */
   countCommits(commit: string): Promise<number>;
   /** Commits in `to` and not in `from`, newest first, at most `limit`. */

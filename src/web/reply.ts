@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream';
 import type { Html } from './html.ts';
 
 /** What a route answers. */
 export interface Reply {
   status?: number;
   type?: string;
-  body: string | Uint8Array;
+  /** A stream is piped (a raw file of any size), and closed unread for HEAD. */
+  body: string | Uint8Array | Readable;
   headers?: Record<string, string>;
 }
 

@@ -6,6 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { messageOf, WalrusGitError } from '../core/errors.ts';
 import type { WebServices, WebSettings } from './app.ts';
 import { html } from './html.ts';
@@ -84,7 +86,19 @@ async function handle(context: WebContext, settings: WebSettings, allowedHosts: 
     reply = await errorReply(context, request, error);
   }
   response.writeHead(reply.status ?? 200, { ...SECURITY_HEADERS, 'content-type': reply.type ?? 'text/html; charset=utf-8', 'cache-control': 'no-store', ...reply.headers });
-  response.end(request.method === 'HEAD' ? undefined : reply.body);
+  const { body } = reply;
+  if (body instanceof Readable) {
+    if (request.method === 'HEAD') {
+      body.destroy();
+      response.end();
+    } else {
+      // A stream that fails half-way ends the response short: the browser sees an incomplete download, never a
+      // complete-looking wrong one.
+      pipeline(body, response).catch((error: unknown) => context.services.log.debug(`web: ${request.url}: stream ended: ${messageOf(error)}`));
+    }
+    return;
+  }
+  response.end(request.method === 'HEAD' ? undefined : body);
 }
 
 /**

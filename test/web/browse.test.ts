@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
+import { PNG, SVG, buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
 import { get, ok, startWeb, text, verified, type WebProcess } from '../support/web.ts';
 
 let w: BrowseWorld;
@@ -51,6 +51,83 @@ Browse('a SHA-256 repository: browsed (its root commit\'s diff too) and verified
   const log = text(await ok(web, `/repos/${w.wide.id}/pushes`));
   assert.match(log, /verify: every check holds/);
   assert.match(log, /the history check reads SHA-1 repositories only, and this one uses SHA-256/);
+});
+
+Browse('a file\'s lines are numbered rows, each its own anchor; a comment over two lines stays well-formed', async () => {
+  const page = await ok(web, `/repos/${w.docs.id}/tree?path=lines.js`);
+  const rows = [...page.matchAll(/<tr id="L(\d+)"><td class="line-no"><a href="#L\1">\1<\/a><\/td><td class="line"><code>(.*?)<\/code><\/td><\/tr>/g)];
+  assert.is(rows.length, 60, 'thirty statements of two lines each, and no empty row for the final newline');
+  assert.equal(rows.slice(0, 2).map((row) => row[2]), [
+    '<span class="hljs-keyword">const</span> line1 = <span class="hljs-number">1</span>; <span class="hljs-comment">/* a comment</span>',
+    '<span class="hljs-comment">   over two lines */</span>',
+  ]);
+});
+
+Browse('a file\'s history lists the commits that changed it, newest first; a folder\'s and the root\'s too', async () => {
+  const { commits } = w.docs;
+  const oids = (page: string) => [...page.matchAll(/class="mono sha"><a href="[^"]+">([0-9a-f]{40})<\/a>/g)].map((m) => m[1]);
+  const notes = await ok(web, `/repos/${w.docs.id}/history?path=notes.txt`);
+  assert.equal(oids(notes), [commits.fourthB, commits.third, commits.first]);
+  assert.match(text(notes), /History of notes\.txt/);
+  assert.equal(oids(await ok(web, `/repos/${w.docs.id}/history?path=pixel.png`)), [commits.second]);
+  assert.equal(oids(await ok(web, `/repos/${w.docs.id}/history?ref=${commits.third}&path=notes.txt`)), [commits.third, commits.first]);
+  assert.equal(oids(await ok(web, `/repos/${w.docs.id}/history`)).length, 4);
+  assert.match(await ok(web, `/repos/${w.docs.id}/tree?path=notes.txt`), new RegExp(`href="/repos/${w.docs.id}/history\\?ref=refs%2Fheads%2Fmain&amp;path=notes\\.txt">History</a>`));
+  assert.is((await get(web, `/repos/${w.docs.id}/history?path=nope.txt`)).status, 404);
+});
+
+Browse('pictures are shown inline from this server, each raw with its own type; SVG only as an image', async () => {
+  const png = await ok(web, `/repos/${w.docs.id}/tree?path=pixel.png`);
+  assert.match(png, new RegExp(`<img src="/repos/${w.docs.id}/raw\\?ref=refs%2Fheads%2Fmain&amp;path=pixel\\.png" alt="pixel\\.png">`));
+  const raw = await fetch(new URL(`/repos/${w.docs.id}/raw?path=pixel.png`, web.url));
+  assert.is(raw.headers.get('content-type'), 'image/png');
+  assert.is(raw.headers.get('x-content-type-options'), 'nosniff');
+  assert.match(raw.headers.get('content-disposition') ?? '', /^inline;/);
+  assert.equal(Buffer.from(await raw.arrayBuffer()), PNG);
+  assert.match(await ok(web, `/repos/${w.docs.id}/tree?path=drawing.svg`), /<img src="[^"]+path=drawing\.svg" alt="drawing\.svg">/);
+  const svg = await fetch(new URL(`/repos/${w.docs.id}/raw?path=drawing.svg`, web.url));
+  assert.is(svg.headers.get('content-type'), 'image/svg+xml');
+  assert.match(svg.headers.get('content-disposition') ?? '', /^attachment; filename\*=UTF-8''drawing\.svg$/, 'opened by itself, an SVG is a download, never a page of this origin');
+  assert.match(svg.headers.get('content-security-policy') ?? '', /default-src 'none'; sandbox/);
+  assert.is(await svg.text(), SVG);
+});
+
+Browse('a Markdown file is rendered (relative image resolved), its source one click away', async () => {
+  const rendered = await ok(web, `/repos/${w.docs.id}/tree?path=GUIDE.md`);
+  assert.match(rendered, /<h2 id="user-content-steps">Steps<\/h2>/);
+  assert.match(rendered, new RegExp(`<img src="/repos/${w.docs.id}/raw\\?ref=refs%2Fheads%2Fmain&amp;path=pixel\\.png" alt="pixel" />|<img src="/repos/${w.docs.id}/raw\\?ref=refs%2Fheads%2Fmain&amp;path=pixel\\.png" alt="pixel">`));
+  assert.match(rendered, /<strong aria-current="page">Preview<\/strong> · <a href="[^"]+plain=1">Source<\/a>/);
+  const source = await ok(web, `/repos/${w.docs.id}/tree?path=GUIDE.md&plain=1`);
+  assert.match(text(source), /1 # Guide 2 3 !\[ ?pixel ?\]\( ?pixel\.png ?\)/);
+  assert.not.match(source, /<h2 id="user-content-steps">/);
+});
+
+Browse('raw text is shown as UTF-8 plain text, streamed whole; binary bytes are a download', async () => {
+  const raw = await fetch(new URL(`/repos/${w.docs.id}/raw?path=lines.js`, web.url));
+  assert.is(raw.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.match(raw.headers.get('content-disposition') ?? '', /^inline; filename\*=UTF-8''lines\.js$/);
+  assert.is(raw.headers.get('x-content-type-options'), 'nosniff');
+  const body = await raw.text();
+  assert.is(Number(raw.headers.get('content-length')), Buffer.byteLength(body));
+  assert.match(body, /^const line1 = 1;[\s\S]*const line30 = 30; \/\* a comment\n {3}over two lines \*\/\n$/);
+  const head = await fetch(new URL(`/repos/${w.docs.id}/raw?path=lines.js`, web.url), { method: 'HEAD' });
+  assert.is(head.status, 200);
+  assert.is(await head.text(), '');
+});
+
+Browse('the ref picker: a form and a list of links, tags newest version first (also on the refs page)', async () => {
+  const page = await ok(web, `/repos/${w.docs.id}/tree?path=notes.txt`);
+  assert.not.match(page, /<select/);
+  assert.match(page, /<details class="ref-picker"><summary><span class="muted">branch<\/span> <span class="ref">main<\/span><\/summary>/);
+  assert.match(page, /<label for="ref-filter">Branch, tag or commit<\/label>\s*<input id="ref-filter" name="ref" type="search"[^>]*><input type="hidden" name="path" value="notes\.txt">/);
+  const listed = [...page.matchAll(/<li data-name="([^"]+)"><a href="([^"]+)"/g)].map((m) => m[1]);
+  assert.equal(listed, ['refs/heads/main', 'refs/tags/v1.10.0', 'refs/tags/v1.2.0', 'refs/tags/v0.10.0', 'refs/tags/v0.10.0-rc.1', 'refs/tags/v0.9.0']);
+  assert.match(page, /<a href="\/repos\/0x[0-9a-f]{64}\/tree\?ref=refs%2Ftags%2Fv0\.9\.0&amp;path=notes\.txt">v0\.9\.0<\/a>/);
+  const refs = text(await ok(web, `/repos/${w.docs.id}/refs`));
+  assert.match(refs, /Tags Tag Commit Set by v1\.10\.0 .* v1\.2\.0 .* v0\.10\.0 .* v0\.10\.0-rc\.1 .* v0\.9\.0 /);
+  // What is typed goes to the page as it is: a tag by its short name, a commit by part of its id.
+  assert.match(text(await ok(web, `/repos/${w.docs.id}/tree?ref=v0.9.0&path=notes.txt`)), /1 one/);
+  assert.match(text(await ok(web, `/repos/${w.docs.id}/tree?ref=${w.docs.commits.third!.slice(0, 10)}&path=notes.txt`)), /1 one 2 two/);
 });
 
 Browse.run();

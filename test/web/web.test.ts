@@ -331,7 +331,7 @@ Browser('navigate: repositories, filter as one types, a repository with its READ
   await tab.waitForSelector('.readme h1');
   assert.is(await tab.textContent('.readme h1'), 'App');
   await tab.click('.readme a:text("the guide")');
-  assert.match(await tab.textContent('pre.code') ?? '', /The guide\./);
+  assert.match(await tab.textContent('.file-markdown') ?? '', /The guide\./);
   await tab.goto(new URL(`/repos/${w.app.id}`, owner.url).href);
   await shot('repository');
   await tab.goto(new URL(`/repos/${w.app.id}/commit/${w.app.commits.c3b}?view=split`, owner.url).href);
@@ -394,7 +394,10 @@ Browser('nothing a pusher wrote runs: README, file names, commit message, ref na
   assert.is(await pwned(), undefined);
   // The file names are links; each opens its own file.
   await tab.click(`a:text-is(${JSON.stringify(INJECTION.fileNames[0])})`);
-  assert.match(await tab.textContent('pre.code') ?? '', /content of <img src=x onerror=window\.__pwned=3>\.md/);
+  assert.match(await tab.textContent('.file-markdown') ?? '', /content of/);
+  assert.is(await pwned(), undefined);
+  await tab.click('.view-switch a:text-is("Source")');
+  assert.match(await tab.textContent('table.code-lines') ?? '', /content of <img src=x onerror=window\.__pwned=3>\.md/);
   assert.is(await pwned(), undefined);
   assert.equal(dialogs, []);
   assert.equal(pageErrors, []);

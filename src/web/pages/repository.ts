@@ -1,202 +1,18 @@
-/** The code pages of a repository: overview (README), tree and files, commits, a commit, compare, branches and tags. */
+/** The history pages of a repository: commits, a commit (with the push that brought it), compare, branches and tags. */
 import { html as diffHtml } from 'diff2html';
-import type { CommitInfo, FileChange, RepositoryObjects, TreeEntry } from '../../ports/object-cache.ts';
+import type { FileChange, RepositoryObjects } from '../../ports/object-cache.ts';
 import { formatBytes } from '../../remote/progress.ts';
-import { highlight } from '../highlight.ts';
 import { href, html, trusted, type Html } from '../html.ts';
-import { formatUtc, page, pager, repoNav, shortOid, type RepoNav } from '../layout.ts';
-import { renderMarkdown } from '../markdown.ts';
-import type { LoadedRepository } from '../repositories.ts';
+import { formatUtc, page, pager, shortOid } from '../layout.ts';
+import { sortRefs } from '../ref-order.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
+import { commitOf, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
 import { deploymentsOf, pushLink } from './shared.ts';
 
-/** Files above this are not shown inline (a download link instead). */
-export const LARGE_FILE = 1024 * 1024;
 /** A diff is cut (on a file boundary) past this many bytes. */
 export const DIFF_LIMIT = 16 * 1024 * 1024;
-export const COMMITS_PER_PAGE = 50;
 const WORD_MARKS_LIMIT = 256 * 1024;
-const README_NAMES = ['readme.md', 'readme.markdown', 'readme', 'readme.txt', 'readme.rst'];
-
-function nav(repo: LoadedRepository, tab: RepoNav['tab']): RepoNav {
-  return repoNav(repo.info, tab);
-}
-
-/** The page of a private repository the running key may not read: what the chain says, and who may read it. */
-function lockedPage(context: WebContext, repo: LoadedRepository, tab: RepoNav['tab']): Reply {
-  const { info } = repo;
-  const readers = [info.owner, ...info.writers, ...info.readers];
-  return htmlReply(page({
-    title: info.name,
-    network: context.services.networkName,
-    repo: nav(repo, tab),
-    body: html`<section class="locked"><h2>encrypted</h2>
-<p>This repository is private: its packs are encrypted, and ${context.settings.privateContents ? 'the running key is not one of its readers' : 'this server was started without access to private repositories (--host without --allow-private)'}.</p>
-<p>readers: ${readers.map((r, i) => html`${i > 0 ? ', ' : ''}<span class="mono">${r}</span>`)}</p>
-<p class="muted">${info.seq} pushes, ${repo.refs.size} refs, ${info.packCount} packs; the push log, the access list and the deployments stay readable.</p></section>`,
-  }));
-}
-
-interface Opened {
-  repo: LoadedRepository;
-  objects: RepositoryObjects;
-}
-
-async function open(context: WebContext, id: string): Promise<Opened | LoadedRepository> {
-  const repo = await context.repositories.load(id);
-  if (!repo.readable) return repo;
-  return { repo, objects: await context.repositories.objects(repo) };
-}
-
-function isOpened(value: Opened | LoadedRepository): value is Opened {
-  return 'objects' in value;
-}
-
-async function commitOf(objects: RepositoryObjects, rev: string): Promise<string> {
-  const oid = await objects.resolveCommit(rev);
-  if (oid === null) throw new NotFound(`no branch, tag or commit '${rev}' in this repository`);
-  return oid;
-}
-
-/** `refs/heads/main` → `main` for display; the full name stays in links. */
-function shortRef(name: string): string {
-  return name.replace(/^refs\/(heads|tags)\//, '');
-}
-
-function refPicker(repo: LoadedRepository, current: string, action: string, path?: string): Html {
-  const names = [...repo.refs.keys()].sort();
-  const known = names.includes(current);
-  return html`<form class="ref-picker" method="get" action="${action}"><select name="ref" class="autosubmit">
-${known ? '' : html`<option value="${current}" selected>${current}</option>`}
-${names.map((name) => html`<option value="${name}"${name === current ? html` selected` : ''}>${shortRef(name)}</option>`)}
-</select>${path ? html`<input type="hidden" name="path" value="${path}">` : ''} <button type="submit">Go</button></form>`;
-}
-
-function breadcrumbs(id: string, ref: string, path: string): Html {
-  const parts = path === '' ? [] : path.split('/');
-  return html`<div class="crumbs"><a href="${href(`/repos/${id}/tree`, { ref })}">root</a>${parts.map((part, i) => html` / <a href="${href(`/repos/${id}/tree`, { ref, path: parts.slice(0, i + 1).join('/') })}">${part}</a>`)}</div>`;
-}
-
-function treeTable(id: string, ref: string, dir: string, entries: TreeEntry[]): Html {
-  return html`<table class="list tree"><tbody>${entries.map((entry) => {
-    const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
-    return html`<tr class="${entry.type}"><td>${entry.type === 'commit' ? html`<span>${entry.name}</span> <span class="muted">submodule at ${shortOid(entry.oid)}</span>` : html`<a href="${href(`/repos/${id}/tree`, { ref, path })}">${entry.name}</a>${entry.type === 'tree' ? '/' : ''}`}</td><td class="num">${entry.size === null ? '' : formatBytes(entry.size)}</td></tr>`;
-  })}</tbody></table>`;
-}
-
-/** Checks a path from the address bar: relative segments and NULs are refused before git sees it. */
-function cleanPath(raw: string | null): string {
-  const path = (raw ?? '').replace(/^\/+|\/+$/g, '');
-  if (path === '') return '';
-  const parts = path.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) throw new NotFound(`no path '${path}' in this repository`);
-  return path;
-}
-
-export async function overviewPage(context: WebContext, { params }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) return lockedPage(context, opened, 'code');
-  const { repo, objects } = opened;
-  const id = repo.info.id;
-  const ref = repo.info.head;
-  const commit = await objects.resolveCommit(ref);
-  if (commit === null) {
-    return htmlReply(page({ title: repo.info.name, network: context.services.networkName, repo: nav(repo, 'code'), body: html`<p class="muted">Nothing pushed to ${ref} yet.</p>${repo.refs.size > 0 ? html`<p>Other refs: <a href="/repos/${id}/refs">branches and tags</a>.</p>` : ''}` }));
-  }
-  const [root, [last]] = await Promise.all([objects.entry(commit, ''), objects.log(commit, 0, 1)]);
-  const entries = await objects.listTree(root!.oid);
-  const readme = entries.find((e) => e.type === 'blob' && README_NAMES.includes(e.name.toLowerCase()));
-  let readmeHtml: Html | string = '';
-  if (readme !== undefined && (readme.size ?? 0) <= LARGE_FILE) {
-    const text = Buffer.from(await objects.readBlob(readme.oid)).toString('utf8');
-    const isMarkdown = /\.(md|markdown)$/i.test(readme.name);
-    readmeHtml = html`<section class="readme"><h2>${readme.name}</h2>${isMarkdown
-      ? html`<div class="markdown">${trusted(renderMarkdown(text, { dir: '', page: (path) => href(`/repos/${id}/tree`, { ref, path }), raw: (path) => href(`/repos/${id}/raw`, { ref, path }) }))}</div>`
-      : html`<pre>${text}</pre>`}</section>`;
-  }
-  return htmlReply(page({
-    title: repo.info.name,
-    network: context.services.networkName,
-    repo: nav(repo, 'code'),
-    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`)} <span class="muted">clone:</span> <code class="mono">git clone walrus://${id}</code></div>
-${last ? html`<p class="last-commit"><a class="mono" href="/repos/${id}/commit/${last.oid}">${shortOid(last.oid)}</a> ${subject(last)} <span class="muted">— ${last.author.name}, ${formatUtc(last.author.time * 1000)}</span></p>` : ''}
-${treeTable(id, ref, '', entries)}
-${readmeHtml}`,
-  }));
-}
-
-export async function treePage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) return lockedPage(context, opened, 'code');
-  const { repo, objects } = opened;
-  const id = repo.info.id;
-  const ref = query.get('ref') || repo.info.head;
-  const path = cleanPath(query.get('path'));
-  const commit = await commitOf(objects, ref);
-  const entry = await objects.entry(commit, path);
-  if (entry === null) throw new NotFound(`no path '${path}' at ${ref}`);
-  let body: Html;
-  if (entry.type === 'tree') {
-    body = treeTable(id, ref, path, await objects.listTree(entry.oid));
-  } else if (entry.type === 'commit') {
-    body = html`<p>A submodule at commit <span class="mono">${entry.oid}</span>.</p>`;
-  } else {
-    body = await fileView(objects, id, ref, path, entry);
-  }
-  return htmlReply(page({
-    title: `${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
-    network: context.services.networkName,
-    repo: nav(repo, 'code'),
-    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`, path)} ${breadcrumbs(id, ref, path)}</div>
-<p class="muted mono">at commit ${commit}</p>
-${body}`,
-  }));
-}
-
-async function fileView(objects: RepositoryObjects, id: string, ref: string, path: string, entry: TreeEntry): Promise<Html> {
-  const size = entry.size ?? 0;
-  const raw = href(`/repos/${id}/raw`, { ref, path });
-  const head = html`<div class="file-head"><span>${entry.name}</span> <span class="muted">${formatBytes(size)} · mode ${entry.mode} · blob ${entry.oid}</span> <a href="${raw}">raw</a></div>`;
-  if (size > LARGE_FILE) return html`${head}<p class="notice">This file is ${formatBytes(size)}: too large to show here. <a href="${raw}">Download it</a>.</p>`;
-  const bytes = await objects.readBlob(entry.oid);
-  if (isBinary(bytes)) return html`${head}<p class="notice">Binary file (${formatBytes(size)}), not shown. <a href="${raw}">Download it</a>.</p>`;
-  const text = Buffer.from(bytes).toString('utf8');
-  const lit = highlight(entry.name, text);
-  return html`${head}<pre class="code"><code class="hljs">${lit === null ? text : trusted(lit)}</code></pre>`;
-}
-
-/** git's own test: a NUL in the first 8000 bytes. */
-function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
-}
-
-/** A file's bytes as a download: never rendered by the browser, whatever its name or content claims. */
-export async function rawFile(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) throw new NotFound('this repository is private and not readable here');
-  const { repo, objects } = opened;
-  const ref = query.get('ref') || repo.info.head;
-  const path = cleanPath(query.get('path'));
-  const entry = await objects.entry(await commitOf(objects, ref), path);
-  if (entry === null || entry.type !== 'blob') throw new NotFound(`no file '${path}' at ${ref}`);
-  const name = path.split('/').at(-1)!;
-  return {
-    type: 'application/octet-stream',
-    body: await objects.readBlob(entry.oid),
-    headers: { 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`, 'content-security-policy': "default-src 'none'; sandbox" },
-  };
-}
-
-function subject(commit: CommitInfo): string {
-  return commit.message.split('\n')[0] ?? '';
-}
-
-function commitRows(id: string, commits: CommitInfo[]): Html {
-  return html`<table class="list commits"><tbody>${commits.map((c) => html`<tr>
-<td><a href="/repos/${id}/commit/${c.oid}">${subject(c) || '(no message)'}</a><div class="muted">${c.author.name} · ${formatUtc(c.author.time * 1000)}</div></td>
-<td class="mono sha"><a href="/repos/${id}/commit/${c.oid}">${c.oid}</a></td></tr>`)}</tbody></table>`;
-}
 
 export async function commitsPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
   const opened = await open(context, params[0]!);
@@ -204,7 +20,7 @@ export async function commitsPage(context: WebContext, { params, query }: RouteR
   const { repo, objects } = opened;
   const id = repo.info.id;
   const ref = query.get('ref') || repo.info.head;
-  const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
+  const pageNo = pageNumber(query);
   const commit = await objects.resolveCommit(ref);
   const [commits, total] = commit === null ? [[], 0] : await Promise.all([objects.log(commit, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1), objects.countCommits(commit)]);
   const hasNext = commits.length > COMMITS_PER_PAGE;
@@ -367,7 +183,9 @@ export async function refsPage(context: WebContext, { params }: RouteRequest): P
   const setBy = new Map<string, number>();
   for (const event of events) for (const update of event.updates) if (update.new !== null) setBy.set(update.name, event.seq);
   const total = events.length === 0 ? 0 : events.at(-1)!.seq;
-  const rows = (prefix: string) => [...repo.refs].filter(([name]) => name.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, oid]) => {
+  const sorted = sortRefs(repo.refs.keys(), repo.info.head);
+  const rows = (prefix: string) => sorted.filter((name) => name.startsWith(prefix)).map((name) => {
+    const oid = repo.refs.get(name)!;
     const seq = setBy.get(name);
     return html`<tr><td><span class="ref">${shortRef(name)}</span>${name === repo.info.head ? html` <span class="tag">default</span>` : ''}</td>
 <td class="mono sha">${repo.readable ? html`<a href="/repos/${id}/commit/${oid}">${oid}</a>` : oid}</td>

@@ -1,12 +1,55 @@
 // Progressive enhancement for `git walrus web`: every page works without this file. Served from /static under a CSP
 // that allows no inline script; it only ever sets text (textContent), never markup.
-/* global document, fetch, setTimeout */
+/* global document, fetch, setTimeout, location, history, window */
 'use strict';
 
 document.addEventListener('DOMContentLoaded', () => {
-  // A ref picker applies as soon as a ref is chosen.
-  for (const select of document.querySelectorAll('select.autosubmit')) {
-    select.addEventListener('change', () => select.form && select.form.submit());
+  // The ref picker: its list filters as one types; Escape closes it and gives the focus back to its button. Arrow
+  // keys are left alone (they scroll), so nothing is chosen until a link is followed or the form is sent.
+  const picker = document.querySelector('details.ref-picker');
+  if (picker) {
+    const input = picker.querySelector('#ref-filter');
+    const none = picker.querySelector('#ref-none');
+    picker.addEventListener('toggle', () => { if (picker.open) input.focus(); });
+    picker.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape') return;
+      picker.open = false;
+      picker.querySelector('summary').focus();
+    });
+    input.addEventListener('input', () => {
+      const words = input.value.trim().toLowerCase();
+      let shown = 0;
+      for (const item of picker.querySelectorAll('#ref-list li')) {
+        item.hidden = words !== '' && !(item.dataset.name || '').includes(words);
+        if (!item.hidden) shown += 1;
+      }
+      none.hidden = shown > 0;
+    });
+  }
+
+  // Numbered lines: #L12 marks a line, #L12-L20 a range; a click on a number with Shift held extends the mark.
+  const lines = document.querySelector('table.code-lines');
+  if (lines) {
+    const mark = () => {
+      for (const row of lines.querySelectorAll('tr.marked')) row.classList.remove('marked');
+      const range = /^#L(\d+)(?:-L(\d+))?$/.exec(location.hash);
+      if (!range) return;
+      const from = Number(range[1]);
+      const to = Number(range[2] || range[1]);
+      for (let n = Math.min(from, to); n <= Math.max(from, to); n += 1) document.getElementById(`L${n}`)?.classList.add('marked');
+      document.getElementById(`L${Math.min(from, to)}`)?.scrollIntoView({ block: 'center' });
+    };
+    lines.addEventListener('click', (event) => {
+      const link = event.target.closest('td.line-no a');
+      const first = /^#L(\d+)/.exec(location.hash);
+      if (!link || !event.shiftKey || !first) return;
+      event.preventDefault();
+      const to = link.getAttribute('href').slice(2);
+      history.replaceState(null, '', `#L${first[1]}-L${to}`);
+      mark();
+    });
+    window.addEventListener('hashchange', mark);
+    mark();
   }
 
   // The repositories list filters as one types.

@@ -1,0 +1,202 @@
+/**
+ * The code pages of a repository: the overview (tree and README), a folder or a file at any ref (numbered lines,
+ * pictures inline, Markdown rendered with its source a click away), a path's history, and raw bytes streamed as
+ * plain text, a picture or a download.
+ */
+import { Readable } from 'node:stream';
+import type { RepositoryObjects, TreeEntry } from '../../ports/object-cache.ts';
+import { formatBytes } from '../../remote/progress.ts';
+import { numberedCode } from '../code-view.ts';
+import { href, html, trusted, type Html } from '../html.ts';
+import { formatUtc, page, pager, shortOid } from '../layout.ts';
+import { renderMarkdown } from '../markdown.ts';
+import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
+import type { WebContext } from '../web-context.ts';
+import { breadcrumbs, cleanPath, commitOf, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
+
+/** Files above this are not shown inline (a download link instead). */
+export const LARGE_FILE = 1024 * 1024;
+const README_NAMES = ['readme.md', 'readme.markdown', 'readme', 'readme.txt', 'readme.rst'];
+const MARKDOWN = /\.(md|markdown|mdown|mkd)$/i;
+/** git's own test for a binary file looks at this many bytes for a NUL. */
+const BINARY_SNIFF_BYTES = 8000;
+
+/**
+ * Pictures a browser shows, by extension. SVG is shown only through `<img>` (where it runs no script): its raw URL
+ * is a download, never a document of this origin.
+ */
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif',
+  bmp: 'image/bmp', ico: 'image/x-icon', svg: 'image/svg+xml',
+};
+
+function imageTypeOf(name: string): string | null {
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  return IMAGE_TYPES[ext] ?? null;
+}
+
+function isBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+/** Markdown of the file at `path` (or a README at the root) with its relative links resolved at `ref`. */
+function markdownHtml(id: string, ref: string, path: string, text: string): Html {
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  return html`<div class="markdown">${trusted(renderMarkdown(text, { dir, page: (target) => href(`/repos/${id}/tree`, { ref, path: target }), raw: (target) => href(`/repos/${id}/raw`, { ref, path: target }) }))}</div>`;
+}
+
+function treeTable(id: string, ref: string, dir: string, entries: TreeEntry[]): Html {
+  return html`<table class="list tree"><tbody>${entries.map((entry) => {
+    const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+    return html`<tr class="${entry.type}"><td>${entry.type === 'commit' ? html`<span>${entry.name}</span> <span class="muted">submodule at ${shortOid(entry.oid)}</span>` : html`<a href="${href(`/repos/${id}/tree`, { ref, path })}">${entry.name}</a>${entry.type === 'tree' ? '/' : ''}`}</td><td class="num">${entry.size === null ? '' : formatBytes(entry.size)}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+export async function overviewPage(context: WebContext, { params }: RouteRequest): Promise<Reply> {
+  const opened = await open(context, params[0]!);
+  if (!isOpened(opened)) return lockedPage(context, opened, 'code');
+  const { repo, objects } = opened;
+  const id = repo.info.id;
+  const ref = repo.info.head;
+  const commit = await objects.resolveCommit(ref);
+  if (commit === null) {
+    return htmlReply(page({ title: repo.info.name, network: context.services.networkName, repo: nav(repo, 'code'), body: html`<p class="muted">Nothing pushed to ${ref} yet.</p>${repo.refs.size > 0 ? html`<p>Other refs: <a href="/repos/${id}/refs">branches and tags</a>.</p>` : ''}` }));
+  }
+  const [root, [last]] = await Promise.all([objects.entry(commit, ''), objects.log(commit, 0, 1)]);
+  const entries = await objects.listTree(root!.oid);
+  const readme = entries.find((e) => e.type === 'blob' && README_NAMES.includes(e.name.toLowerCase()));
+  let readmeHtml: Html | string = '';
+  if (readme !== undefined && (readme.size ?? 0) <= LARGE_FILE) {
+    const text = Buffer.from(await objects.readBlob(readme.oid)).toString('utf8');
+    readmeHtml = html`<section class="readme"><h2>${readme.name}</h2>${MARKDOWN.test(readme.name) ? markdownHtml(id, ref, readme.name, text) : html`<pre>${text}</pre>`}</section>`;
+  }
+  return htmlReply(page({
+    title: repo.info.name,
+    network: context.services.networkName,
+    repo: nav(repo, 'code'),
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`)} <span class="muted">clone:</span> <code class="mono clone">git clone walrus://${id}</code></div>
+${last ? html`<p class="last-commit"><a class="mono" href="/repos/${id}/commit/${last.oid}">${shortOid(last.oid)}</a> ${subject(last)} <span class="muted">— ${last.author.name}, ${formatUtc(last.author.time * 1000)}</span></p>` : ''}
+${treeTable(id, ref, '', entries)}
+${readmeHtml}`,
+  }));
+}
+
+export async function treePage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
+  const opened = await open(context, params[0]!);
+  if (!isOpened(opened)) return lockedPage(context, opened, 'code');
+  const { repo, objects } = opened;
+  const id = repo.info.id;
+  const ref = query.get('ref') || repo.info.head;
+  const path = cleanPath(query.get('path'));
+  const commit = await commitOf(objects, ref);
+  const entry = await objects.entry(commit, path);
+  if (entry === null) throw new NotFound(`no path '${path}' at ${ref}`);
+  let body: Html;
+  if (entry.type === 'tree') {
+    body = treeTable(id, ref, path, await objects.listTree(entry.oid));
+  } else if (entry.type === 'commit') {
+    body = html`<p>A submodule at commit <span class="mono">${entry.oid}</span>.</p>`;
+  } else {
+    body = await fileView(objects, id, ref, path, entry, query.get('plain') === '1');
+  }
+  return htmlReply(page({
+    title: `${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
+    network: context.services.networkName,
+    repo: nav(repo, 'code'),
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`, path)} ${breadcrumbs(id, ref, path)} <a class="history-link" href="${href(`/repos/${id}/history`, { ref, path: path || undefined })}">History</a></div>
+<p class="muted mono sha">at commit ${commit}</p>
+${body}`,
+  }));
+}
+
+async function fileView(objects: RepositoryObjects, id: string, ref: string, path: string, entry: TreeEntry, plain: boolean): Promise<Html> {
+  const size = entry.size ?? 0;
+  const raw = href(`/repos/${id}/raw`, { ref, path });
+  const markdown = MARKDOWN.test(entry.name);
+  const views = markdown
+    ? html` <nav class="view-switch" aria-label="view">${plain ? html`<a href="${href(`/repos/${id}/tree`, { ref, path })}">Preview</a> · <strong aria-current="page">Source</strong>` : html`<strong aria-current="page">Preview</strong> · <a href="${href(`/repos/${id}/tree`, { ref, path, plain: 1 })}">Source</a>`}</nav>`
+    : '';
+  const head = html`<div class="file-head"><span class="file-name">${entry.name}</span> <span class="muted">${formatBytes(size)} · mode ${entry.mode} · blob <span class="sha">${entry.oid}</span></span> <a href="${raw}">raw</a>${views}</div>`;
+  if (imageTypeOf(entry.name) !== null) return html`${head}<div class="image-box"><img src="${raw}" alt="${entry.name}"></div>`;
+  if (size > LARGE_FILE) return html`${head}<p class="notice">This file is ${formatBytes(size)}: too large to show here. <a href="${raw}">Open it raw</a>.</p>`;
+  const bytes = await objects.readBlob(entry.oid);
+  if (isBinary(bytes)) return html`${head}<p class="notice">Binary file (${formatBytes(size)}), not shown. <a href="${raw}">Download it</a>.</p>`;
+  const text = Buffer.from(bytes).toString('utf8');
+  if (markdown && !plain) return html`${head}<div class="file-markdown">${markdownHtml(id, ref, path, text)}</div>`;
+  return html`${head}${numberedCode(entry.name, text)}`;
+}
+
+/** The commits that changed a file or folder, newest first. */
+export async function historyPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
+  const opened = await open(context, params[0]!);
+  if (!isOpened(opened)) return lockedPage(context, opened, 'commits');
+  const { repo, objects } = opened;
+  const id = repo.info.id;
+  const ref = query.get('ref') || repo.info.head;
+  const path = cleanPath(query.get('path'));
+  const commit = await commitOf(objects, ref);
+  if (path !== '' && await objects.entry(commit, path) === null) throw new NotFound(`no path '${path}' at ${ref}`);
+  const pageNo = pageNumber(query);
+  const commits = await objects.history(commit, path, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1);
+  return htmlReply(page({
+    title: `History of ${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
+    network: context.services.networkName,
+    repo: nav(repo, 'commits'),
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/history`, path)} ${breadcrumbs(id, ref, path)}</div>
+<h2>History of <span class="mono">${path || 'the whole tree'}</span></h2>
+${commits.length === 0 ? html`<p class="muted">No commit at ${shortRef(ref)} changes it.</p>` : commitRows(id, commits.slice(0, COMMITS_PER_PAGE))}
+${pager(pageNo, commits.length > COMMITS_PER_PAGE, (p) => href(`/repos/${id}/history`, { ref, path: path || undefined, page: p }))}`,
+  }));
+}
+
+/**
+ * A file's bytes, streamed (any size, never held whole): a picture as its type, text as UTF-8 plain text to read in
+ * the browser, anything else (and SVG, which is a document when opened) as a download. The response's own CSP
+ * sandboxes it, and nosniff (on every answer) keeps the browser to the stated type.
+ */
+export async function rawFile(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
+  const opened = await open(context, params[0]!);
+  if (!isOpened(opened)) throw new NotFound('this repository is private and not readable here');
+  const { repo, objects } = opened;
+  const ref = query.get('ref') || repo.info.head;
+  const path = cleanPath(query.get('path'));
+  const entry = await objects.entry(await commitOf(objects, ref), path);
+  if (entry === null || entry.type !== 'blob') throw new NotFound(`no file '${path}' at ${ref}`);
+  const name = path.split('/').at(-1)!;
+  const { head, body } = await peek(objects.streamBlob(entry.oid), BINARY_SNIFF_BYTES);
+  const image = imageTypeOf(name);
+  const [type, inline] = image !== null ? [image, image !== 'image/svg+xml']
+    : isBinary(head) ? ['application/octet-stream', false] : ['text/plain; charset=utf-8', true];
+  return {
+    type,
+    body,
+    headers: {
+      ...(entry.size !== null ? { 'content-length': String(entry.size) } : {}),
+      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`,
+      'content-security-policy': "default-src 'none'; sandbox",
+    },
+  };
+}
+
+/** The first `bytes` of a stream (or all of it, if shorter), and the whole stream again from its start. */
+async function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; body: Readable }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  while (size < bytes) {
+    const next = await source.next();
+    if (next.done === true) break;
+    chunks.push(next.value);
+    size += next.value.length;
+  }
+  const head = Buffer.concat(chunks);
+  async function* whole(): AsyncGenerator<Buffer> {
+    try {
+      if (head.length > 0) yield head;
+      for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
+    } finally {
+      stream.destroy();
+    }
+  }
+  return { head, body: Readable.from(whole(), { objectMode: false }) };
+}
