@@ -157,12 +157,12 @@ class CachedRepository implements RepositoryObjects {
     return this.#once(`history ${commit} ${skip} ${limit} ${path}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--', ...(path === '' ? [] : [path])], this.#opts)));
   }
 
-  introduced(tips: readonly string[], known: readonly string[]): Promise<string[]> {
+  introduced(tips: readonly string[], known: readonly string[]): Promise<CommitInfo[]> {
     return this.#once(`introduced ${tips.join(',')} ^${known.join(',')}`, async () => {
       // Ids go on stdin (as data, never options); --ignore-missing passes over tips the store lacks (a forced update's
       // old commits that no ref reaches any more).
-      const input = [...tips, ...known.map((oid) => `^${oid}`)].join('\n') + '\n';
-      return (await git(['rev-list', '--ignore-missing', '--stdin'], { ...this.#opts, input })).split('\n').filter(Boolean);
+      const input = Buffer.from([...tips, ...known.map((oid) => `^${oid}`)].join('\n') + '\n');
+      return parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, '--ignore-missing', '--stdin', '--'], this.#opts, Infinity, input));
     });
   }
 
@@ -249,10 +249,11 @@ function parseCommits(bytes: Buffer): CommitInfo[] {
   });
 }
 
-/** Runs git and returns its stdout as bytes (at most `max`: git is stopped past it). */
-function runBytes(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, max = Infinity): Promise<Buffer> {
+/** Runs git (with `input` on its stdin) and returns its stdout as bytes (at most `max`: git is stopped past it). */
+function runBytes(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, max = Infinity, input?: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => {}).end(input); // git may exit before reading it all: its exit code tells
     const parts: Buffer[] = [];
     let size = 0;
     let stderr = '';

@@ -65,7 +65,7 @@ export interface RepositoryObjects {
    * The commits reachable from `tips` and from none of `known` (what a push brought, given what earlier pushes had set),
    * newest first; ids the store does not hold are passed over.
    */
-  introduced(tips: readonly string[], known: readonly string[]): Promise<string[]>;
+  introduced(tips: readonly string[], known: readonly string[]): Promise<CommitInfo[]>;
   /** How many commits `commit` reaches. */
   countCommits(commit: string): Promise<number>;
   /** Commits in `to` and not in `from`, newest first, at most `limit`. */

@@ -130,4 +130,38 @@ Browse('the ref picker: a form and a list of links, tags newest version first (a
   assert.match(text(await ok(web, `/repos/${w.docs.id}/tree?ref=${w.docs.commits.third!.slice(0, 10)}&path=notes.txt`)), /1 one 2 two/);
 });
 
+Browse('a commit says which push brought it and who pushed it; a push lists its commits; a forced one links a compare', async () => {
+  const { commits, writer } = w.docs;
+  const byWriter = text(await ok(web, `/repos/${w.docs.id}/commit/${commits.third}`));
+  assert.match(byWriter, new RegExp(`pushed in push 2 by ${writer} · \\d{4}-`));
+  assert.match(await ok(web, `/repos/${w.docs.id}/commit/${commits.third}`), new RegExp(`<a href="/repos/${w.docs.id}/pushes#push-2">push 2</a>`));
+  assert.match(text(await ok(web, `/repos/${w.docs.id}/commit/${commits.first}`)), /pushed in push 1 by 0x[0-9a-f]{64} \(owner\)/);
+  assert.match(text(await ok(web, `/repos/${w.docs.id}/commit/${commits.fourthB}`)), /pushed in push 4 by 0x[0-9a-f]{64} \(owner\)/);
+  const log = await ok(web, `/repos/${w.docs.id}/pushes`);
+  const entry = (seq: number) => {
+    const start = log.indexOf(`id="push-${seq}"`);
+    const end = log.indexOf('<li class="push"', start);
+    return text(log.slice(start, end < 0 ? undefined : end));
+  };
+  assert.match(entry(1), new RegExp(`commits ${commits.second!.slice(0, 12)} pictures, a guide and a long file ${commits.first!.slice(0, 12)} notes: one line`));
+  assert.match(entry(2), new RegExp(`commits ${commits.third!.slice(0, 12)} notes: two lines (?!.*${commits.first!.slice(0, 12)})`));
+  const forced = `/repos/${w.docs.id}/compare?from=${commits.fourth}&amp;to=${commits.fourthB}`;
+  assert.match(log, new RegExp(`<span class="flag forced">forced</span> <a class="compare-link" href="${forced.replace(/[?]/g, '\\?')}">compare</a>`));
+  const compare = text(await ok(web, forced.replace('&amp;', '&')));
+  assert.match(compare, /1 commit\(s\) notes: three lines, reworded/);
+});
+
+Browse('the push log filters by pusher and by ref', async () => {
+  const seqs = (page: string) => [...page.matchAll(/<li class="push" id="push-(\d+)">/g)].map((m) => Number(m[1]));
+  assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes`)), [4, 3, 2, 1]);
+  const writer = await ok(web, `/repos/${w.docs.id}/pushes?pusher=${w.docs.writer}`);
+  assert.equal(seqs(writer), [2]);
+  assert.match(text(writer), /1 of 4 pushes show all/);
+  assert.match(writer, new RegExp(`<option value="${w.docs.writer}" selected>`));
+  assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=v0.9.0`)), [1]);
+  assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=refs/tags/v0.9.0`)), [1]);
+  assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=main&pusher=${w.docs.writer}`)), [2]);
+  assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=nothing`)), []);
+});
+
 Browse.run();

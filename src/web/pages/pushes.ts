@@ -6,13 +6,15 @@
  */
 import { DEFAULT_EXPIRY_WARNING_EPOCHS } from '../../core/blob-lifetime.ts';
 import type { PushEvent, RefUpdate } from '../../ports/ledger.ts';
+import type { CommitInfo } from '../../ports/object-cache.ts';
 import { timelineBadges, type PushBadge, type PushBadges } from '../../remote/history/push-badges.ts';
 import { liveLifetimes, type LiveLifetimes } from '../../remote/lifetime.ts';
 import { formatBytes } from '../../remote/progress.ts';
 import { explorerFor, type Explorer } from '../explorer.ts';
 import { href, html, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
-import type { LoadedRepository } from '../repositories.ts';
+import { commitsOfPushes } from '../push-commits.ts';
+import { RepositoryUnreadableError, type LoadedRepository } from '../repositories.ts';
 import { jsonReply, redirect, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
 import type { VerifyJob } from '../verify-jobs.ts';
@@ -53,10 +55,22 @@ ${b.findings.length > 0 ? html`<p>Found:</p><ul class="findings">${b.findings.ma
 function updateRow(id: string, update: RefUpdate, readable: boolean): Html {
   const link = (oid: string | null) => oid === null ? html`<span class="muted">(none)</span>` : readable ? html`<a class="mono" href="/repos/${id}/commit/${oid}" title="${oid}">${shortOid(oid)}</a>` : html`<span class="mono" title="${oid}">${shortOid(oid)}</span>`;
   const flag = update.new === null ? html`<span class="flag deleted">deleted</span>` : update.force ? html`<span class="flag forced">forced</span>` : update.old === null ? html`<span class="flag created">new</span>` : '';
-  return html`<li><span class="ref">${update.name}</span> ${link(update.old)} → ${link(update.new)} ${flag}</li>`;
+  // A forced update's two sides, compared: what the push dropped and what it put in their place.
+  const compare = readable && update.force && update.old !== null && update.new !== null ? html` <a class="compare-link" href="${href(`/repos/${id}/compare`, { from: update.old, to: update.new })}">compare</a>` : '';
+  return html`<li><span class="ref">${update.name}</span> ${link(update.old)} → ${link(update.new)} ${flag}${compare}</li>`;
 }
 
-function pushEntry(id: string, event: PushEvent, badges: PushBadges, deep: boolean | null, readable: boolean, explorer: Explorer | null, lifetimes: LiveLifetimes | null): Html {
+/** Commits listed under a push; the rest are a link away. */
+const COMMITS_SHOWN = 10;
+
+function broughtList(id: string, event: PushEvent, commits: CommitInfo[] | undefined): Html | string {
+  if (commits === undefined) return '';
+  if (commits.length === 0) return html`<dt>commits</dt><dd class="muted">none new (the refs moved to commits already pushed)</dd>`;
+  const more = commits.length - COMMITS_SHOWN;
+  return html`<dt>commits</dt><dd><ul class="brought">${commits.slice(0, COMMITS_SHOWN).map((c) => html`<li><a class="mono" href="/repos/${id}/commit/${c.oid}">${shortOid(c.oid)}</a> ${c.message.split('\n')[0]}</li>`)}</ul>${more > 0 ? html`<span class="muted">and ${more} more</span>` : ''}</dd>`;
+}
+
+function pushEntry(id: string, event: PushEvent, badges: PushBadges, deep: boolean | null, readable: boolean, explorer: Explorer | null, lifetimes: LiveLifetimes | null, commits: CommitInfo[] | undefined): Html {
   const life = event.packIndex === null ? undefined : lifetimes?.packs.find((p) => p.index === event.packIndex);
   const expiry = life === undefined
     ? event.pack !== null && lifetimes !== null ? html`<span class="muted">consolidated by a repack</span>` : html`<span class="muted">unknown</span>`
@@ -68,6 +82,7 @@ function pushEntry(id: string, event: PushEvent, badges: PushBadges, deep: boole
 <dt>pusher</dt><dd class="mono">${event.sender}</dd>
 <dt>transaction</dt><dd>${tx}</dd>
 ${event.updates.length > 0 ? html`<dt>refs</dt><dd><ul class="updates">${event.updates.map((u) => updateRow(id, u, readable))}</ul></dd>` : ''}
+${broughtList(id, event, commits)}
 <dt>pack</dt><dd>${event.pack === null ? html`<span class="muted">none (no new objects)</span>` : html`#${event.packIndex} · ${formatBytes(event.pack.size)} (${event.pack.size} bytes)${event.pack.sealedKey !== undefined ? ' · encrypted' : ''} · sha256 <span class="mono">${event.pack.sha256}</span>
 <ul class="blobs">${event.pack.chunks.map((blobId) => html`<li>blob ${explorer ? html`<a class="mono" href="${explorer.blob(blobId)}" rel="noopener noreferrer">${blobId}</a>` : html`<span class="mono">${blobId}</span>`}</li>`)}</ul>`}</dd>
 ${event.pack !== null ? html`<dt>stored until</dt><dd>${expiry}</dd>` : ''}
@@ -82,6 +97,28 @@ function jobLine(job: VerifyJob | undefined, seq: number): Html {
   return html`<span id="verify-progress" data-state="${job.state}">${job.deep ? 'verify --deep' : 'verify'}: ${job.progress}${stale}</span>`;
 }
 
+/** The push log's filter: by pusher (the signers the log has) and by ref (full name or short). */
+function filterForm(id: string, events: readonly PushEvent[], filter: { pusher: string; ref: string }, count: number): Html {
+  const pushers = [...new Set(events.map((event) => event.sender))];
+  const active = filter.pusher !== '' || filter.ref !== '';
+  return html`<form class="push-filter" method="get" action="/repos/${id}/pushes" role="search">
+<label>Pusher <select name="pusher"><option value="">anyone</option>${pushers.map((sender) => html`<option value="${sender}"${sender === filter.pusher ? html` selected` : ''}>${shortOid(sender)}</option>`)}</select></label>
+<label>Ref <input name="ref" value="${filter.ref}" class="mono" placeholder="main, v1.2.0 or refs/…"></label>
+<button type="submit">Filter</button>${active ? html` <span class="muted">${count} of ${events.length} pushes</span> <a href="/repos/${id}/pushes">show all</a>` : ''}</form>`;
+}
+
+/** The commits each shown push brought, when the running key reads the repository and its packs read (else none). */
+async function broughtBy(context: WebContext, repo: LoadedRepository, events: readonly PushEvent[], shown: readonly PushEvent[]): Promise<Map<number, CommitInfo[]>> {
+  if (!repo.readable || shown.length === 0) return new Map();
+  try {
+    return await commitsOfPushes(await context.repositories.objects(repo), events, new Set(shown.map((event) => event.seq)));
+  } catch (error) {
+    // The log is read from the chain: it shows even when the packs do not read (the verify view says why).
+    if (error instanceof RepositoryUnreadableError) return new Map();
+    throw error;
+  }
+}
+
 export async function pushesPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
   const { services } = context;
   const repo = await context.repositories.load(params[0]!);
@@ -92,8 +129,11 @@ export async function pushesPage(context: WebContext, { params, query }: RouteRe
   const job = context.jobs.get(id) ?? (events.length > 0 && !context.settings.exposed ? context.jobs.start(id, repo.info, deepCheckable(repo)) : undefined);
   const { badges, deep } = badgesFor(repo, events, job);
   const pageNo = Math.max(1, Math.floor(Number(query.get('page') ?? 1)) || 1);
-  const newestFirst = [...events].reverse();
-  const shown = newestFirst.slice((pageNo - 1) * PUSHES_PER_PAGE, pageNo * PUSHES_PER_PAGE);
+  const filter = { pusher: (query.get('pusher') ?? '').trim().toLowerCase(), ref: (query.get('ref') ?? '').trim() };
+  const matching = events.filter((event) => (filter.pusher === '' || event.sender === filter.pusher)
+    && (filter.ref === '' || event.updates.some((u) => u.name === filter.ref || u.name === `refs/heads/${filter.ref}` || u.name === `refs/tags/${filter.ref}`)));
+  const shown = [...matching].reverse().slice((pageNo - 1) * PUSHES_PER_PAGE, pageNo * PUSHES_PER_PAGE);
+  const commits = await broughtBy(context, repo, events, shown);
   const lifetimes = await liveLifetimes(services.ledger, services.blobStore, id, DEFAULT_EXPIRY_WARNING_EPOCHS).catch(() => null);
   const explorer = explorerFor(services.networkName);
   return htmlReply(page({
@@ -107,8 +147,8 @@ ${certifiedBadgeHtml(certifiedBadge(job, services.certified !== undefined))}
 <p class="muted">Runs <code>${verifyCommand(id, deepCheckable(repo))}</code> here: the log replayed to the chain’s log head (${repo.info.logHead}), every live pack against Walrus${deepCheckable(repo) ? ', and every commit a ref pointed to' : !repo.readable ? ' (as stored: this key cannot decrypt it)' : ' (as stored: the history check reads SHA-1 repositories only, and this one uses SHA-256)'}.</p>
 ${badges.repository.length > 0 ? html`<ul class="findings">${badges.repository.map((f) => html`<li><span class="mono">${f.code}</span>: ${f.message}</li>`)}</ul>` : ''}
 </section>
-${events.length === 0 ? html`<p class="muted">No pushes yet.</p>` : html`<ol class="timeline">${shown.map((event) => pushEntry(id, event, badges, deep, repo.readable, explorer, lifetimes))}</ol>`}
-${pager(pageNo, pageNo * PUSHES_PER_PAGE < events.length, (p) => href(`/repos/${id}/pushes`, { page: p }))}`,
+${events.length === 0 ? html`<p class="muted">No pushes yet.</p>` : html`${filterForm(id, events, filter, matching.length)}<ol class="timeline">${shown.map((event) => pushEntry(id, event, badges, deep, repo.readable, explorer, lifetimes, commits.get(event.seq)))}</ol>`}
+${pager(pageNo, pageNo * PUSHES_PER_PAGE < matching.length, (p) => href(`/repos/${id}/pushes`, { pusher: filter.pusher || undefined, ref: filter.ref || undefined, page: p }))}`,
   }));
 }
 

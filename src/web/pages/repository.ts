@@ -4,6 +4,7 @@ import type { FileChange, RepositoryObjects } from '../../ports/object-cache.ts'
 import { formatBytes } from '../../remote/progress.ts';
 import { href, html, trusted, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
+import { pushThatBrought } from '../push-commits.ts';
 import { sortRefs } from '../ref-order.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
@@ -124,6 +125,8 @@ export async function commitPage(context: WebContext, { params, query }: RouteRe
   const commit = (await objects.commit(oid))!;
   const split = query.get('view') === 'split';
   const deployed = (await deploymentsOf(context, id)).filter((d) => d.commit === oid);
+  const events = await context.services.ledger.listPushes(id);
+  const pushed = await pushThatBrought(objects, events, oid);
   const containing = [...repo.refs].filter(([, target]) => target === oid).map(([name]) => name);
   return htmlReply(page({
     title: `${subject(commit)} · ${repo.info.name}`,
@@ -136,6 +139,7 @@ export async function commitPage(context: WebContext, { params, query }: RouteRe
 <dt>author</dt><dd>${commit.author.name} &lt;${commit.author.email}&gt; · ${formatUtc(commit.author.time * 1000)}</dd>
 <dt>committer</dt><dd>${commit.committer.name} &lt;${commit.committer.email}&gt; · ${formatUtc(commit.committer.time * 1000)}</dd>
 <dt>parents</dt><dd>${commit.parents.length === 0 ? 'none (a root commit)' : commit.parents.map((p) => html`<a class="mono" href="/repos/${id}/commit/${p}">${shortOid(p)}</a> `)}</dd>
+<dt>pushed</dt><dd class="pushed">${pushed === null ? html`<span class="muted">by no push in the log</span>` : html`in <a href="${pushLink(id, pushed.seq, events.at(-1)!.seq)}">push ${pushed.seq}</a> by <span class="mono">${pushed.sender}</span>${pushed.sender === repo.info.owner ? ' (owner)' : ''} · ${formatUtc(pushed.timestampMs)}`}</dd>
 ${containing.length > 0 ? html`<dt>tip of</dt><dd>${containing.map((name) => html`<span class="ref">${name}</span> `)}</dd>` : ''}
 <dt>deployed</dt><dd class="deployed">${deployed.length === 0 ? html`<span class="muted">not deployed by any provider</span>` : deployed.map((d) => html`<div>by provider <a class="mono" href="/market/providers/${d.provider}">${shortOid(d.provider)}</a> on lease <a class="mono" href="/market/leases/${d.lease}">${shortOid(d.lease)}</a> as artifact <span class="mono">${d.artifact}</span> since ${formatUtc(d.atMs)}</div>`)}</dd>
 </dl>
