@@ -34,9 +34,9 @@ export function page(options: { title: string; network: string; repo?: RepoNav; 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · git walrus</title>
-<link rel="stylesheet" href="/static/style.css">
 <link rel="stylesheet" href="/static/diff2html.css">
 <link rel="stylesheet" href="/static/highlight.css">
+<link rel="stylesheet" href="/static/style.css">
 <script src="/static/app.js" defer></script>
 </head>
 <body>

@@ -101,7 +101,8 @@ async function diffView(objects: RepositoryObjects, from: string | null, to: str
     outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: false, matching: 'none', diffMaxChanges: 20_000,
     // Word-level marks within changed lines cost most of a large diff's rendering: a large diff goes without.
     ...(bytes > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
-  }));
+    // Each file's lines scroll sideways on their own: a keyboard user scrolls them once they hold the focus.
+  }).replace(/<div class="(d2h-file-diff|d2h-file-side-diff)">/g, '<div class="$1" tabindex="0">'));
   remember(renderedParts, renderKey, rendered, RENDERED_PARTS_KEPT);
   const nav = parts.length === 1 ? '' : html`<nav class="pager diff-parts">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`;
   return html`${fileList(changes, filesPerPart(parts), link)}${nav}${rendered}${nav}
