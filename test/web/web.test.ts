@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
@@ -337,6 +338,102 @@ Browser('navigate: repositories, filter as one types, a repository with its READ
   await tab.goto(new URL(`/repos/${w.app.id}/commit/${w.app.commits.c3b}?view=split`, owner.url).href);
   assert.ok(await tab.locator('.d2h-file-side-diff').count() > 0);
   await shot('commit-split');
+});
+
+/** What axe-core reports, as far as these checks read it. */
+interface AxeFinding { id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }
+
+/** Every page type: the viewport's width is the page's (code and diffs scroll inside), and axe-core finds nothing serious. */
+Browser('every page type at 1280 and 375 px: no page wider than the viewport, no serious or critical axe-core finding', async () => {
+  const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const id = w.app.id;
+  const pages: Array<[string, WebProcess, string]> = [
+    ['repositories', owner, '/'],
+    ['repository', owner, `/repos/${id}`],
+    ['folder', owner, `/repos/${id}/tree?path=docs`],
+    ['file', owner, `/repos/${id}/tree?path=index.js#L2`],
+    ['markdown-file', owner, `/repos/${id}/tree?path=docs/guide.md`],
+    ['history', owner, `/repos/${id}/history?path=index.js`],
+    ['commits', owner, `/repos/${id}/commits`],
+    ['commit', owner, `/repos/${id}/commit/${w.app.commits.c2}`],
+    ['commit-split', owner, `/repos/${id}/commit/${w.app.commits.c2}?view=split`],
+    ['compare', owner, `/repos/${id}/compare?from=v1&to=main`],
+    ['refs', owner, `/repos/${id}/refs`],
+    ['push-log', owner, `/repos/${id}/pushes`],
+    ['access', owner, `/repos/${id}/access`],
+    ['deployments', owner, `/repos/${id}/deployments`],
+    ['market', owner, '/market'],
+    ['provider', owner, `/market/providers/${w.deployment.provider}`],
+    ['lease', owner, `/market/leases/${w.deployment.lease}`],
+    ['locked', stranger, `/repos/${w.secret.id}`],
+    ['not-found', owner, `/repos/${id}/tree?path=nope`],
+  ];
+  const findings: string[] = [];
+  for (const width of [1280, 375]) {
+    const view = await browser.newPage({ viewport: { width, height: 900 } });
+    try {
+      for (const [name, server, path] of pages) {
+        await view.goto(new URL(path, server.url).href);
+        await view.waitForLoadState('load');
+        const pageWidth = await view.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+        assert.ok(pageWidth <= width, `${name} at ${width} px is ${pageWidth} px wide`);
+        await view.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`) });
+        // Evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is.
+        await view.evaluate(axe);
+        const violations = await view.evaluate(async () => {
+          const run = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeFinding[] }> } }).axe;
+          return (await run.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] })).violations;
+        });
+        for (const v of violations.filter((f) => f.impact === 'serious' || f.impact === 'critical')) findings.push(`${name} at ${width} px: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      }
+    } finally {
+      await view.close();
+    }
+  }
+  assert.equal(findings, []);
+});
+
+Browser('the ref picker by keyboard: open, filter, arrows move nothing, Tab to a tag, Enter opens it', async () => {
+  const start = new URL(`/repos/${w.app.id}/tree?path=index.js`, owner.url).href;
+  await tab.goto(start);
+  await tab.focus('.ref-picker > summary');
+  await tab.keyboard.press('Enter');
+  await tab.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id?: string } | null } }).document.activeElement?.id === 'ref-filter');
+  await tab.keyboard.type('v2');
+  assert.equal(await tab.locator('#ref-list li:visible').allTextContents(), ['v2 tag']);
+  await tab.keyboard.press('ArrowDown');
+  await tab.keyboard.press('ArrowUp');
+  assert.is(tab.url(), start, 'an arrow key chooses nothing');
+  await tab.keyboard.press('Tab');
+  await tab.keyboard.press('Tab');
+  assert.is(await tab.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent), 'v2');
+  await tab.keyboard.press('Enter');
+  await tab.waitForURL(/ref=refs%2Ftags%2Fv2&path=index\.js$/);
+  assert.match(await tab.textContent('table.code-lines') ?? '', /return 42;/);
+  // Escape closes the picker and gives the focus back to its button.
+  await tab.focus('.ref-picker > summary');
+  await tab.keyboard.press('Enter');
+  await tab.keyboard.press('Escape');
+  assert.is(await tab.locator('details.ref-picker[open]').count(), 0);
+  // Typed and sent, a ref the list does not have (a commit id) opens too.
+  await tab.focus('.ref-picker > summary');
+  await tab.keyboard.press('Enter');
+  await tab.keyboard.type(w.app.commits.c2!.slice(0, 10));
+  assert.is(await tab.locator('#ref-none:visible').count(), 1);
+  await tab.keyboard.press('Enter');
+  await tab.waitForURL(new RegExp(`ref=${w.app.commits.c2!.slice(0, 10)}&path=index\\.js$`));
+  assert.match(await tab.textContent('table.code-lines') ?? '', /return 42;/);
+});
+
+Browser('line links: #L2 marks a line, #L1-L3 a range, Shift-click extends one', async () => {
+  await tab.goto(new URL(`/repos/${w.app.id}/tree?path=index.js#L1-L3`, owner.url).href);
+  assert.equal(await tab.locator('tr.marked').evaluateAll((rows) => rows.map((row) => row.id)), ['L1', 'L2', 'L3']);
+  await tab.click('#L2 td.line-no a');
+  assert.match(tab.url(), /#L2$/);
+  assert.equal(await tab.locator('tr.marked').evaluateAll((rows) => rows.map((row) => row.id)), ['L2']);
+  await tab.click('#L3 td.line-no a', { modifiers: ['Shift'] });
+  assert.match(tab.url(), /#L2-L3$/);
+  assert.equal(await tab.locator('tr.marked').evaluateAll((rows) => rows.map((row) => row.id)), ['L2', 'L3']);
 });
 
 Browser('the push log: badges turn green after "Verify everything"', async () => {
