@@ -59,8 +59,8 @@ export async function gatewayGet(target: GatewayTarget, path: string, sign: Sign
 }
 
 /** The JSON a signed GET answers. */
-export async function gatewayJson<T>(target: GatewayTarget, path: string, sign: Signer): Promise<T> {
-  const response = await gatewayGet(target, path, sign);
+export async function gatewayJson<T>(target: GatewayTarget, path: string, sign: Signer, signal?: AbortSignal): Promise<T> {
+  const response = await gatewayGet(target, path, sign, signal);
   try {
     return await response.json() as T;
   } catch {

@@ -5,10 +5,12 @@
  */
 import { join, resolve } from 'node:path';
 import type { WebRun, WebRunOptions } from '../cli/app.ts';
+import { gatewayJson } from '../cli/gateway-client.ts';
 import { walrusHome } from '../config/home.ts';
 import { isLoopbackHost } from '../core/loopback.ts';
 import type { Log } from '../core/log.ts';
 import { GitObjectCache } from '../git/object-cache.ts';
+import type { StatusView } from '../ports/gateway-api.ts';
 import { PackObjectReader } from '../git/pack-reader.ts';
 import { artifactSha256 } from '../remote/artifacts.ts';
 import { startWebServer } from '../web/server.ts';
@@ -31,6 +33,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       market: network.market,
       artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: network.archive }, blobId),
       viewer: () => network.ledger.signerAddress().catch(() => null),
+      leaseStatus: (target, signal) => gatewayJson<StatusView>(target, `/v1/leases/${target.lease}/status`, (message) => network.signPersonalMessage(message), signal),
       networkName: network.name,
       ...(network.certified ? { certified: network.certified } : {}),
       log,

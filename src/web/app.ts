@@ -11,6 +11,7 @@ import type { MarketLedger } from '../ports/market.ts';
 import type { ObjectCache } from '../ports/object-cache.ts';
 import type { BlobIdOf } from '../remote/history/verify-packs.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
+import type { StatusView } from '../ports/gateway-api.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 
 export interface WebServices {
@@ -30,6 +31,11 @@ export interface WebServices {
   viewer(): Promise<string | null>;
   /** Reads proved against the validators' certificates; absent where the network has no trust anchor. */
   certified?: () => Promise<CertifiedReads>;
+  /**
+   * A lease's app as its provider's gateway reports it: a request signed by the running key (the gateway answers the
+   * lease's tenant), stopped by `signal`. Throws what the gateway client throws when it does not answer or refuses.
+   */
+  leaseStatus(target: { lease: string; provider: string; endpoint: string }, signal: AbortSignal): Promise<StatusView>;
   /** `local`, `devnet`, `testnet`, `mainnet`: explorer links exist on the last two only. */
   networkName: string;
   log: Log;

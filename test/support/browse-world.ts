@@ -5,11 +5,14 @@
  *   Markdown file with a relative image, tags that sort differently as strings and as versions, two pushers (the
  *   owner and a writer) and a forced update;
  * - `wide` (public): SHA-256 object ids;
- * - `broken` (public): its second pack's blob has one byte flipped on Walrus after the push.
+ * - `broken` (public): its second pack's blob has one byte flipped on Walrus after the push;
+ * - a lease on `docs` (the owner its tenant, the writer its provider, whose gateway endpoint nothing answers) with two
+ *   secrets set.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { commit, createWorld, initWorkRepo, type World } from '../../scripts/harness/world.ts';
+import { CLOSED_ENDPOINT } from './web.ts';
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082', 'hex');
@@ -20,6 +23,7 @@ export const TAGS = ['v0.10.0', 'v0.10.0-rc.1', 'v0.9.0', 'v1.10.0', 'v1.2.0'];
 export interface BrowseWorld {
   world: World;
   docs: { id: string; commits: Record<string, string>; writer: string };
+  lease: { id: string; provider: string; secrets: Record<string, string> };
   wide: { id: string; commit: string };
   broken: { id: string };
   keys: { owner: NodeJS.ProcessEnv; writer: NodeJS.ProcessEnv };
@@ -56,6 +60,13 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
   commits.fourthB = await world.ok(docs, ['rev-parse', 'HEAD']);
   await as(docs, ['push', '-q', '--force', 'walrus', 'main']); //                 4: forced, the owner
 
+  // A lease on docs: the writer provides (at an endpoint where nothing listens), the owner rents and sets secrets.
+  await as(docs, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', CLOSED_ENDPOINT], keys.writer);
+  const provider = (await as(docs, ['walrus', 'provider', 'show'], keys.writer)).match(/provider\s+(0x[0-9a-f]{64})/)![1]!;
+  const lease = (await as(docs, ['walrus', 'lease', 'open', 'walrus', '--provider', provider, '--deposit', '5'])).trim();
+  const secrets = { API_TOKEN: 'tok-3f9a the value', DATABASE_URL: 'postgres://app:pw@db/app' };
+  await as(docs, ['walrus', 'secrets', 'set', lease, ...Object.entries(secrets).map(([name, value]) => `${name}=${value}`)]);
+
   const wide = await initWorkRepo(world, 'wide', 'sha256');
   await commit(world, wide, 'README.md', '# Wide\n\nObject ids of 64 hex digits.\n', 'the first commit');
   const wideCommit = await commit(world, wide, 'more.txt', 'more\n', 'a second commit');
@@ -77,6 +88,7 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
   return {
     world,
     docs: { id: idOf(url), commits, writer: writer.toSuiAddress() },
+    lease: { id: lease, provider, secrets },
     wide: { id: idOf(wideUrl), commit: wideCommit },
     broken: { id: idOf(brokenUrl) },
     keys,

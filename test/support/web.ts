@@ -29,6 +29,12 @@ export const INJECTION = {
   tag: 'refs/tags/<img/src/onerror=window.__pwned=7>',
 };
 
+/**
+ * The providers' gateway endpoint: on this machine, where nothing listens (port 2, unassigned; fetch refuses the discard port 9 outright), so the lease page's
+ * request for the app's status is refused at once and never leaves the machine.
+ */
+export const CLOSED_ENDPOINT = 'http://127.0.0.1:2';
+
 export interface WebWorld {
   world: World;
   app: { id: string; url: string; commits: Record<string, string>; forcedSeq: number };
@@ -86,7 +92,7 @@ export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
   await push(':topic'); //                                             6 (deleted)
 
   // A deployment of main's tip, recorded by a provider as the controller does.
-  await world.ok(app, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://compute.example', '--attribute', 'region=eu'], { env: keys.provider });
+  await world.ok(app, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', CLOSED_ENDPOINT, '--attribute', 'region=eu'], { env: keys.provider });
   const provider = (await world.ok(app, ['walrus', 'provider', 'show'], { env: keys.provider })).match(/provider\s+(0x[0-9a-f]{64})/)![1]!;
   const lease = (await world.ok(app, ['walrus', 'lease', 'open', 'walrus', '--provider', provider, '--deposit', '5'])).trim();
   const network = await openLocalNetwork(join(world.path('walrus-home'), 'local'));

@@ -164,4 +164,26 @@ Browse('the push log filters by pusher and by ref', async () => {
   assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=nothing`)), []);
 });
 
+Browse('a lease: its state, provider, app status asked of the gateway, secrets\' names and versions (never values), deploys', async () => {
+  const { lease } = w;
+  const page = await ok(web, `/market/leases/${lease.id}`);
+  const plain = text(page);
+  assert.match(plain, /state open/);
+  assert.match(plain, new RegExp(`tenant 0x[0-9a-f]{64} \\(you: the key this server runs as\\) provider ${lease.provider} gateway http://127\\.0\\.0\\.1:2 `));
+  assert.match(plain, /App The provider’s gateway did not report the app: the gateway of provider 0x[0-9a-f]{64} at http:\/\/127\.0\.0\.1:2 did not answer \(connect ECONNREFUSED 127\.0\.0\.1:2\)/);
+  assert.match(plain, /Secrets Version 1, set \d{4}-\d\d-\d\d [\d:]+ UTC; sealed on Walrus in blob \S+ \. Name Version Set API_TOKEN 1 \d{4}-[-\d :]+UTC DATABASE_URL 1 /);
+  assert.match(plain, /Deploy records Nothing deployed yet\./);
+  for (const value of Object.values(lease.secrets)) assert.not.ok(page.includes(value) || page.includes(value.replace(/&/g, '&amp;')), 'no secret value on the page');
+  // Anyone else: the version on chain, no names, and no request to the gateway in their name.
+  const other = await startWeb(w.world, [], w.keys.writer);
+  try {
+    const seen = text(await ok(other, `/market/leases/${lease.id}`));
+    assert.match(seen, /Secrets Version 1, set .* Their names are shown to the lease’s tenant only/);
+    assert.not.match(seen, /API_TOKEN|DATABASE_URL/);
+    assert.match(seen, /App The provider’s gateway \(http:\/\/127\.0\.0\.1:2\) reports the app to the lease’s tenant only\./);
+  } finally {
+    await other.stop();
+  }
+});
+
 Browse.run();

@@ -194,7 +194,7 @@ Pages('deployments: provider, commit, artifact, since; the artifact check; a dif
   assert.match(page, /none stated/);
   assert.match(text(await ok(owner, `/repos/${w.app.id}/deployments?check=1`)), / verified /);
   const market = text(await ok(owner, '/market'));
-  assert.match(market, /20 SUI 1 MIST\/ms .* https:\/\/compute\.example region=eu 1 active, 0 completed bonded/);
+  assert.match(market, /20 SUI 1 MIST\/ms .* http:\/\/127\.0\.0\.1:2 region=eu 1 active, 0 completed bonded/);
   const provider = text(await ok(owner, `/market/providers/${w.deployment.provider}`));
   assert.match(provider, /stake 20 SUI/);
   assert.match(provider, /open/);

@@ -1,6 +1,13 @@
-/** The compute market: providers (stake, price, endpoint, attributes, leases) and a lease (escrow, accrued, funded until, why it ended, deploys). */
-import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+/**
+ * The compute market: providers (stake, price, endpoint, attributes, leases) and a lease (escrow, accrued, funded
+ * until, why it ended, its app as the provider's gateway reports it, its secrets' names and versions, deploys).
+ */
+import { messageOf } from '../../core/errors.ts';
 import { leaseEndLine, leaseEndWords } from '../../core/lease-end.ts';
+import { formatPrice, formatSui } from '../../core/sui-amount.ts';
+import type { StatusView } from '../../ports/gateway-api.ts';
+import type { LeaseInfo, MarketLedger } from '../../ports/market.ts';
+import { listSecrets } from '../../remote/market/lease-secrets.ts';
 import { accruedAt, fundedUntilMs, providerStatus } from '../../remote/market/format.ts';
 import { explorerFor } from '../explorer.ts';
 import { html, type Html } from '../html.ts';
@@ -62,10 +69,59 @@ ${leases.map((l) => html`<tr><td><a class="mono" href="/market/leases/${l.id}">$
   }));
 }
 
+/** How long the lease page waits for the provider's gateway before it says it did not answer. */
+const GATEWAY_WAIT_MS = 4000;
+
+/**
+ * The lease's secrets: for its tenant (the running key), each name with its version and when it was set, opened with
+ * the tenant's keys (the values are never shown); for anyone else, the version on chain alone.
+ */
+async function secretsSection(context: WebContext, market: MarketLedger, lease: LeaseInfo, isTenant: boolean): Promise<Html> {
+  const pointer = await market.leaseSecrets(lease.id);
+  const heading = html`<h2>Secrets</h2>`;
+  if (pointer === null) return html`${heading}<p class="muted">None set (<code>git walrus secrets set ${lease.id} NAME=value</code>, by the tenant).</p>`;
+  const summary = html`<p>Version ${pointer.version}, set ${formatUtc(Number(pointer.setAtMs))}; sealed on Walrus in blob <span class="mono">${pointer.blobId}</span>.</p>`;
+  const { keyService, ledger, blobStore } = context.services;
+  if (!isTenant || keyService === undefined) return html`${heading}${summary}<p class="muted">Their names are shown to the lease’s tenant only; their values only the tenant and, while the lease is open, its provider can decrypt.</p>`;
+  try {
+    const { secrets } = await listSecrets({ market, ledger, blobStore, keyService }, lease.id);
+    return html`${heading}${summary}<table class="list secrets"><thead><tr><th>Name</th><th>Version</th><th>Set</th></tr></thead><tbody>
+${secrets.map((secret) => html`<tr><td class="mono">${secret.name}</td><td>${secret.version}</td><td>${formatUtc(secret.setAtMs)}</td></tr>`)}
+</tbody></table><p class="muted">Values are never shown here.</p>`;
+  } catch (error) {
+    return html`${heading}${summary}<p class="problem">Cannot list their names: ${messageOf(error)}</p>`;
+  }
+}
+
+/** The app as the provider's gateway reports it, asked as the tenant (the gateway answers no one else). */
+async function gatewaySection(context: WebContext, lease: LeaseInfo, endpoint: string, isTenant: boolean): Promise<Html> {
+  const heading = html`<h2>App</h2>`;
+  if (!isTenant) return html`${heading}<p class="muted">The provider’s gateway (${endpoint}) reports the app to the lease’s tenant only.</p>`;
+  if (lease.state === 'closed') return html`${heading}<p class="muted">The lease is closed: the provider no longer runs the app.</p>`;
+  let status: StatusView;
+  try {
+    status = await context.services.leaseStatus({ lease: lease.id, provider: lease.provider, endpoint }, AbortSignal.timeout(GATEWAY_WAIT_MS));
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? `no answer in ${GATEWAY_WAIT_MS / 1000} s` : messageOf(error);
+    return html`${heading}<p class="problem gateway-status">The provider’s gateway did not report the app: ${why}</p>`;
+  }
+  return html`${heading}<dl class="facts gateway-status">
+<dt>phase</dt><dd><strong>${status.phase}</strong>: ${status.message}</dd>
+<dt>replicas</dt><dd>${status.replicas.ready}/${status.replicas.desired} ready, ${status.replicas.updated} updated</dd>
+<dt>serving</dt><dd>${status.serving === null ? html`<span class="muted">nothing</span>` : html`<a class="mono" href="/repos/${lease.repository}/commit/${status.serving.commit}">${status.serving.commit}</a>${status.serving.since ? ` since ${status.serving.since}` : ''}`}</dd>
+${status.building ? html`<dt>building</dt><dd class="mono">${status.building.commit}${status.building.step ? ` (step ${status.building.step})` : ''}</dd>` : ''}
+${status.refused ? html`<dt>refused</dt><dd><span class="mono">${status.refused.commit}</span>: ${status.refused.reason} <pre>${status.refused.message}</pre></dd>` : ''}
+</dl>
+<p class="muted">As the gateway at ${endpoint} reports it now; <code>git walrus lease status ${lease.id}</code> says the same, and <code>lease logs</code> and <code>lease events</code> say more.</p>`;
+}
+
 export async function leasePage(context: WebContext, { params }: RouteRequest): Promise<Reply> {
   const market = await requireMarket(context);
-  const [lease, now] = await Promise.all([market.getLease(params[0]!), market.clockMs()]);
-  const records = (await market.listDeployments(lease.repository)).filter((r) => r.lease === lease.id);
+  const [lease, now, viewer] = await Promise.all([market.getLease(params[0]!), market.clockMs(), context.services.viewer()]);
+  const [provider, deployments] = await Promise.all([market.getProvider(lease.provider), market.listDeployments(lease.repository)]);
+  const records = deployments.filter((record) => record.lease === lease.id);
+  const isTenant = viewer === lease.tenant;
+  const [secrets, app] = await Promise.all([secretsSection(context, market, lease, isTenant), gatewaySection(context, lease, provider.endpoint, isTenant)]);
   const accrued = accruedAt(lease, now);
   const url = leaseUrl(lease);
   return htmlReply(page({
@@ -76,8 +132,8 @@ export async function leasePage(context: WebContext, { params }: RouteRequest): 
 <dt>lease</dt><dd class="mono">${lease.id}</dd>
 <dt>state</dt><dd>${lease.state}</dd>
 ${lease.end ? html`<dt>ended</dt><dd>${leaseEndLine(lease.end)}</dd>` : ''}
-<dt>tenant</dt><dd class="mono">${lease.tenant}</dd>
-<dt>provider</dt><dd><a class="mono" href="/market/providers/${lease.provider}">${lease.provider}</a></dd>
+<dt>tenant</dt><dd class="mono">${lease.tenant}${isTenant ? ' (you: the key this server runs as)' : ''}</dd>
+<dt>provider</dt><dd><a class="mono" href="/market/providers/${lease.provider}">${lease.provider}</a><div class="muted">gateway ${provider.endpoint} · ${attributes(provider.attributes)} · ${providerStatus(provider, now)}</div></dd>
 <dt>repository</dt><dd><a class="mono" href="/repos/${lease.repository}">${lease.repository}</a> <span class="ref">${lease.ref}</span></dd>
 <dt>price</dt><dd>${formatPrice(lease.pricePerMs)}</dd>
 <dt>escrow</dt><dd>${formatSui(lease.escrow - accrued)}</dd>
@@ -86,6 +142,8 @@ ${lease.end ? html`<dt>ended</dt><dd>${leaseEndLine(lease.end)}</dd>` : ''}
 ${lease.state === 'open' ? html`<dt>funded until</dt><dd>${formatUtc(fundedUntilMs(lease))}</dd>` : ''}
 <dt>URL</dt><dd>${url ? html`<a href="${url}" rel="noopener noreferrer">${url}</a>` : html`<span class="muted">none stated</span>`}</dd>
 </dl>
+${app}
+${secrets}
 <h2>Deploy records</h2>
 ${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Transaction</th></tr></thead><tbody>
 ${records.map((r) => html`<tr><td>${formatUtc(r.atMs)}</td><td><a class="mono" href="/repos/${lease.repository}/commit/${r.commit}">${r.commit}</a></td><td class="mono">${r.artifact}<div class="muted">sha256 ${r.sha256}</div></td><td class="mono">${r.txDigest}</td></tr>`)}
