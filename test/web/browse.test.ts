@@ -5,6 +5,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { REPO_ROOT } from '../../scripts/harness/world.ts';
 import { PNG, SVG, buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
 import { get, ok, startWeb, text, verified, type WebProcess } from '../support/web.ts';
 
@@ -90,6 +94,27 @@ Browse('pictures are shown inline from this server, each raw with its own type; 
   assert.match(svg.headers.get('content-disposition') ?? '', /^attachment; filename\*=UTF-8''drawing\.svg$/, 'opened by itself, an SVG is a download, never a page of this origin');
   assert.match(svg.headers.get('content-security-policy') ?? '', /default-src 'none'; sandbox/);
   assert.is(await svg.text(), SVG);
+});
+
+Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown file\'s relative image show; the SVG\'s script never runs', async () => {
+  const executablePath = execFileSync(join(REPO_ROOT, 'test', 'web', 'chromium.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const browser = await chromium.launch({ executablePath, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  try {
+    const tab = await browser.newPage();
+    for (const [name, width] of [['pixel.png', 1], ['drawing.svg', 10], ['GUIDE.md', 1]] as const) {
+      await tab.goto(new URL(`/repos/${w.docs.id}/tree?path=${name}`, web.url).href);
+      await tab.waitForLoadState('load');
+      const shown = await tab.evaluate(() => [...(globalThis as unknown as { document: { images: Array<{ naturalWidth: number }> } }).document.images].map((image) => image.naturalWidth));
+      assert.equal(shown, [width], `${name}: the picture is loaded and decoded`);
+    }
+    assert.is(await tab.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
+    // Opened by itself, the SVG is a download: it never becomes a document of this origin where its script could run.
+    const download = tab.waitForEvent('download');
+    await tab.goto(new URL(`/repos/${w.docs.id}/raw?path=drawing.svg`, web.url).href).catch(() => undefined);
+    assert.is((await download).suggestedFilename(), 'drawing.svg');
+  } finally {
+    await browser.close();
+  }
 });
 
 Browse('a Markdown file is rendered (relative image resolved), its source one click away', async () => {

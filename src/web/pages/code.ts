@@ -12,7 +12,7 @@ import { formatUtc, page, pager, shortOid } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
-import { breadcrumbs, cleanPath, commitOf, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
+import { breadcrumbs, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, openAt, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
 
 /** Files above this are not shown inline (a download link instead). */
 export const LARGE_FILE = 1024 * 1024;
@@ -81,14 +81,11 @@ ${readmeHtml}`,
   }));
 }
 
-export async function treePage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) return lockedPage(context, opened, 'code');
-  const { repo, objects } = opened;
+export async function treePage(context: WebContext, request: RouteRequest): Promise<Reply> {
+  const at = await openAt(context, request, 'code');
+  if (!('objects' in at)) return at;
+  const { repo, objects, ref, path, commit } = at;
   const id = repo.info.id;
-  const ref = query.get('ref') || repo.info.head;
-  const path = cleanPath(query.get('path'));
-  const commit = await commitOf(objects, ref);
   const entry = await objects.entry(commit, path);
   if (entry === null) throw new NotFound(`no path '${path}' at ${ref}`);
   let body: Html;
@@ -97,7 +94,7 @@ export async function treePage(context: WebContext, { params, query }: RouteRequ
   } else if (entry.type === 'commit') {
     body = html`<p>A submodule at commit <span class="mono">${entry.oid}</span>.</p>`;
   } else {
-    body = await fileView(objects, id, ref, path, entry, query.get('plain') === '1');
+    body = await fileView(objects, id, ref, path, entry, request.query.get('plain') === '1');
   }
   return htmlReply(page({
     title: `${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
@@ -127,16 +124,13 @@ async function fileView(objects: RepositoryObjects, id: string, ref: string, pat
 }
 
 /** The commits that changed a file or folder, newest first. */
-export async function historyPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) return lockedPage(context, opened, 'commits');
-  const { repo, objects } = opened;
+export async function historyPage(context: WebContext, request: RouteRequest): Promise<Reply> {
+  const at = await openAt(context, request, 'commits');
+  if (!('objects' in at)) return at;
+  const { repo, objects, ref, path, commit } = at;
   const id = repo.info.id;
-  const ref = query.get('ref') || repo.info.head;
-  const path = cleanPath(query.get('path'));
-  const commit = await commitOf(objects, ref);
   if (path !== '' && await objects.entry(commit, path) === null) throw new NotFound(`no path '${path}' at ${ref}`);
-  const pageNo = pageNumber(query);
+  const pageNo = pageNumber(request.query);
   const commits = await objects.history(commit, path, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1);
   return htmlReply(page({
     title: `History of ${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
@@ -154,13 +148,11 @@ ${pager(pageNo, commits.length > COMMITS_PER_PAGE, (p) => href(`/repos/${id}/his
  * the browser, anything else (and SVG, which is a document when opened) as a download. The response's own CSP
  * sandboxes it, and nosniff (on every answer) keeps the browser to the stated type.
  */
-export async function rawFile(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
-  const opened = await open(context, params[0]!);
-  if (!isOpened(opened)) throw new NotFound('this repository is private and not readable here');
-  const { repo, objects } = opened;
-  const ref = query.get('ref') || repo.info.head;
-  const path = cleanPath(query.get('path'));
-  const entry = await objects.entry(await commitOf(objects, ref), path);
+export async function rawFile(context: WebContext, request: RouteRequest): Promise<Reply> {
+  const at = await openAt(context, request, 'code');
+  if (!('objects' in at)) throw new NotFound('this repository is private and not readable here');
+  const { objects, ref, path, commit } = at;
+  const entry = await objects.entry(commit, path);
   if (entry === null || entry.type !== 'blob') throw new NotFound(`no file '${path}' at ${ref}`);
   const name = path.split('/').at(-1)!;
   const { head, body } = await peek(objects.streamBlob(entry.oid), BINARY_SNIFF_BYTES);

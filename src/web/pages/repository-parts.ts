@@ -7,7 +7,7 @@ import { href, html, type Html } from '../html.ts';
 import { formatUtc, page, repoNav, shortOid, type RepoNav } from '../layout.ts';
 import { sortRefs } from '../ref-order.ts';
 import type { LoadedRepository } from '../repositories.ts';
-import { NotFound, htmlReply, type Reply } from '../reply.ts';
+import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
 
 export const COMMITS_PER_PAGE = 50;
@@ -51,6 +51,22 @@ export function isOpened(value: Opened | LoadedRepository): value is Opened {
   return 'objects' in value;
 }
 
+/** A readable repository at the ref (the default branch when none), path and commit the address names. */
+export interface OpenedAt extends Opened {
+  ref: string;
+  path: string;
+  commit: string;
+}
+
+/** The repository of a code page at its address's ref and path, or the locked page when it is not readable here. */
+export async function openAt(context: WebContext, { params, query }: RouteRequest, tab: RepoNav['tab']): Promise<OpenedAt | Reply> {
+  const opened = await open(context, params[0]!);
+  if (!isOpened(opened)) return lockedPage(context, opened, tab);
+  const ref = query.get('ref') || opened.repo.info.head;
+  const path = cleanPath(query.get('path'));
+  return { ...opened, ref, path, commit: await commitOf(opened.objects, ref) };
+}
+
 export async function commitOf(objects: RepositoryObjects, rev: string): Promise<string> {
   const oid = await objects.resolveCommit(rev);
   if (oid === null) throw new NotFound(`no branch, tag or commit '${rev}' in this repository`);
@@ -84,7 +100,7 @@ export function breadcrumbs(id: string, ref: string, path: string): Html {
 }
 
 /** Checks a path from the address bar: relative segments and NULs are refused before git sees it. */
-export function cleanPath(raw: string | null): string {
+function cleanPath(raw: string | null): string {
   const path = (raw ?? '').replace(/^\/+|\/+$/g, '');
   if (path === '') return '';
   const parts = path.split('/');
