@@ -135,6 +135,10 @@ export interface ProviderModeOptions {
   appSpecFile?: string;
   intervalMs: number;
   claimEveryMs: number;
+  /** Serve the leases that name the provider (the default; off: an attester only). */
+  serve: boolean;
+  /** Attester mode: rebuild and attest other providers' leases that require reproduction; null: off. */
+  attest: { image?: string } | null;
 }
 
 export interface ControllerRun {

@@ -7,7 +7,10 @@ import type { Unseal } from '../remote/artifacts.ts';
 import { NoKeyServersError } from '../remote/errors.ts';
 import { InternalError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
-import type { RebuildTarget, RebuildVerdict } from '../gitops/build/rebuild.ts';
+import type { RebuildDeps, RebuildTarget, RebuildVerdict } from '../gitops/build/rebuild.ts';
+import type { SecretEntry } from '../core/lease-secrets.ts';
+import type { Log } from '../core/log.ts';
+import type { CreateClone } from '../ports/local-repository.ts';
 import type { CliArgs, CliServices } from './app.ts';
 import { ExitError } from './app.ts';
 import { leaseKeyService, withMarket } from './market-services.ts';
@@ -151,25 +154,47 @@ const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
   },
 };
 
-/** One recorded build, repeated here (gitops/build/rebuild.ts with this machine's clone, build and Walrus). */
-export async function rebuildHere(services: CliServices, app: CliArgs['app'], target: RebuildTarget, image?: string): Promise<RebuildVerdict> {
-  if (!app.createClone || app.toolPath === undefined) throw new InternalError('this build of git walrus cannot rebuild (no git or PATH)');
-  const createClone = app.createClone;
-  const toolPath = app.toolPath;
-  const [{ rebuild }, { buildLocally }, { writeSource }, { checkoutCommit }, { fetchArtifact }, { packTree }] = await Promise.all([
-    import('../gitops/build/rebuild.ts'), import('../gitops/build/local-build.ts'), import('../gitops/build/build-report.ts'),
-    import('../remote/checkout.ts'), import('../remote/artifacts.ts'), import('../fs/tarball.ts'),
+/** What building on this machine takes beside the network: git, the tools' PATH and what npm may inherit. */
+export interface LocalBuildTools {
+  createClone: CreateClone;
+  toolPath: string;
+  toolEnv?: Record<string, string>;
+  log: Log;
+  /** The build secrets a manifest names, where this machine may open them (the lease's tenant or provider). */
+  buildSecrets?: (names: readonly string[]) => Promise<SecretEntry[]>;
+}
+
+/**
+ * The checkout, build and pack steps on this machine (gitops/build/rebuild.ts), for `artifact rebuild`, `attest` and
+ * the controller's attester mode alike; `image` is what the build key names the build's image by (default `local`).
+ */
+export async function localBuildSteps(services: Pick<CliServices, 'ledger' | 'blobStore' | 'keyService'>, tools: LocalBuildTools, image?: string): Promise<Omit<RebuildDeps, 'fetch'>> {
+  const [{ buildLocally }, { writeSource }, { checkoutCommit }, { packTree }] = await Promise.all([
+    import('../gitops/build/local-build.ts'), import('../gitops/build/build-report.ts'), import('../remote/checkout.ts'), import('../fs/tarball.ts'),
   ]);
-  const unseal = unsealer(services, undefined);
-  return rebuild({
+  return {
     ...(image === undefined ? {} : { image }),
     checkout: async (repository, commit, dir) => {
       const url = `walrus://${repository}`;
-      const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: app.log, createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);
+      const result = await checkoutCommit({ ledger: services.ledger, blobStore: services.blobStore, log: tools.log, createClone: tools.createClone, ...(services.keyService ? { keyService: services.keyService } : {}) }, repository, url, dir, commit, false);
       await writeSource(dir, { repository, commit: result.commit, commitTime: result.commitTime });
     },
-    build: async (dir) => { await buildLocally(dir, { path: toolPath, ...(app.toolEnv ? { extraEnv: app.toolEnv } : {}), buildSecrets: (names) => rebuildSecrets(services, target, names) }); },
+    build: async (dir) => { await buildLocally(dir, { path: tools.toolPath, ...(tools.toolEnv ? { extraEnv: tools.toolEnv } : {}), ...(tools.buildSecrets ? { buildSecrets: tools.buildSecrets } : {}) }); },
     pack: (dir) => packTree(dir, async () => {}),
+  };
+}
+
+/** One recorded build, repeated here (gitops/build/rebuild.ts with this machine's clone, build and Walrus). */
+export async function rebuildHere(services: CliServices, app: CliArgs['app'], target: RebuildTarget, image?: string): Promise<RebuildVerdict> {
+  if (!app.createClone || app.toolPath === undefined) throw new InternalError('this build of git walrus cannot rebuild (no git or PATH)');
+  const [{ rebuild }, { fetchArtifact }] = await Promise.all([import('../gitops/build/rebuild.ts'), import('../remote/artifacts.ts')]);
+  const steps = await localBuildSteps(services, {
+    createClone: app.createClone, toolPath: app.toolPath, ...(app.toolEnv ? { toolEnv: app.toolEnv } : {}), log: app.log,
+    buildSecrets: (names) => rebuildSecrets(services, target, names),
+  }, image);
+  const unseal = unsealer(services, undefined);
+  return rebuild({
+    ...steps,
     fetch: async (artifact, sha256, dir) => { await fetchArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(unseal ? { unseal } : {}) }, { blobId: artifact, sha256 }, dir, false); },
   }, target);
 }

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { UsageError } from '../core/errors.ts';
+import { InternalError, UsageError } from '../core/errors.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
@@ -75,13 +75,16 @@ export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
       const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256, lease: lease.id }, argv.image);
       if (verdict.buildInfo === null) throw new UsageError(`the build of ${commit} left no build report, so it has no build key to attest under`, { commit });
       const at = { repositoryId: lease.repository, commit, buildKey: verdict.buildInfo.buildKey };
+      const sign = services.signPersonalMessage;
+      if (!sign) throw new InternalError('this build of git walrus cannot sign, so it cannot derive an attestation nonce');
       const done = await attest({
         attestations: market.attestations(),
         clockMs: () => market.clockMs(),
+        signPersonalMessage: (message) => sign(message),
         sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
         onCommitted: (until) => app.log.info(`Committed to tar sha256 ${verdict.sha256} under build key ${at.buildKey}; revealing after ${new Date(until).toISOString()}.`),
       }, attester, at, { tarSha256: verdict.sha256, manifestRoot: verdict.manifestRoot });
-      app.log.info(`Revealed (transactions ${done.committed}, ${done.revealed}).`);
+      app.log.info(done.revealed === undefined ? 'This provider had revealed this build already.' : `Revealed (transactions ${[done.committed, done.revealed].filter(Boolean).join(', ')}).`);
       app.stdout(`${verdict.reproduced ? 'reproduced' : 'NOT reproduced'}: attested tar sha256 ${verdict.sha256} under build key ${at.buildKey}\n`);
       return verdict.reproduced;
     });

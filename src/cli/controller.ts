@@ -15,6 +15,9 @@ interface ControllerArgs extends CliArgs {
   offer?: string;
   'provider-interval-ms': number;
   'claim-every-ms': number;
+  serve: boolean;
+  attest: boolean;
+  'attest-image'?: string;
   'health-address'?: string;
   'wedged-after-seconds': number;
 }
@@ -32,6 +35,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
     y
       .example('$0 controller --kubeconfig ~/.kube/config --namespace apps', 'deploy the WalrusApps of one namespace')
       .example('$0 controller --provider 0x… --provider-app-spec lease-app.json', 'serve the leases that name this provider')
+      .example('$0 controller --provider 0x… --no-serve --attest', "serve nothing; rebuild and attest other providers' leases that require reproduction")
       .option('kubeconfig', { type: 'string', describe: 'kubeconfig file (default: in cluster, or $KUBECONFIG / ~/.kube/config)' })
       .option('namespace', { type: 'string', describe: 'serve WalrusApps of this namespace only (default: every namespace)' })
       .option('controller-namespace', { type: 'string', describe: 'where the leader Lease and the chain cursor live (default: the pod\'s namespace, else --namespace, else walrus-gitops)' })
@@ -43,6 +47,9 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       .option('offer', { type: 'string', alias: 'provider-offer', describe: 'JSON file with the offer every app gets (replica cap, images, build env, ingress; in provider mode also quota, limits, egress)' })
       .option('provider-interval-ms', { type: 'number', default: 5000, describe: 'provider mode: how often the leases are read from the chain' })
       .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' })
+      .option('serve', { type: 'boolean', default: true, describe: 'provider mode: serve the leases that name this provider (--no-serve with --attest: an attester only)' })
+      .option('attest', { type: 'boolean', default: false, describe: "provider mode: rebuild here the heads of other providers' leases that require reproduction, and attest them on chain" })
+      .option('attest-image', { type: 'string', describe: 'attester mode: the image this controller builds in, as the build key names it (default: local)' })
       .option('health-address', { type: 'string', describe: 'serve /healthz, /readyz and /metrics (Prometheus) at HOST:PORT (deploy/ uses 0.0.0.0:8080; default: not served)' })
       .option('wedged-after-seconds', { type: 'number', default: 180, describe: 'keys waiting this long with no reconcile pass started or finished make /healthz fail' }) as never,
   handler: async (argv) => {
@@ -54,8 +61,13 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       appSpecFile: argv['provider-app-spec'],
       intervalMs: wholeAtLeast('--provider-interval-ms', argv['provider-interval-ms'], 100),
       claimEveryMs: wholeAtLeast('--claim-every-ms', argv['claim-every-ms'], 1000),
+      serve: argv.serve,
+      attest: argv.attest ? { ...(argv['attest-image'] === undefined ? {} : { image: argv['attest-image'] }) } : null,
     };
-    if (provider && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
+    if (provider?.serve && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
+    if (!provider && (argv.attest || !argv.serve)) throw new UsageError('--attest and --no-serve need --provider (the provider that attests)');
+    if (provider && !provider.serve && !provider.attest) throw new UsageError('--no-serve leaves the provider nothing to do: add --attest');
+    if (argv['attest-image'] !== undefined && !argv.attest) throw new UsageError('--attest-image needs --attest');
     if (!provider && argv['provider-app-spec'] !== undefined) throw new UsageError('--provider-app-spec needs --provider');
     const wedgedAfterMs = wholeAtLeast('--wedged-after-seconds', argv['wedged-after-seconds'], 1) * 1000;
     const operations = argv['health-address'] === undefined ? undefined : { ...hostAndPort('--health-address', argv['health-address']), wedgedAfterMs };

@@ -75,3 +75,15 @@ export class AttestationRefusedError extends WalrusGitError {
     this.abortName = abortName;
   }
 }
+
+/**
+ * An attestation that can no longer be made: the tally's commit window closed before this provider committed, or its
+ * reveal window before it revealed.
+ * What to do: nothing for this build; attest the next commit in time (the commit window opens with a tally's first
+ * commitment, `git walrus attestations` shows when it closes).
+ */
+export class AttestationMissedError extends WalrusGitError {
+  constructor(at: { repositoryId: string; commit: string; buildKey: string }, why: string, closedAtMs: number) {
+    super('ATTESTATION_MISSED', `the build of ${at.commit} under key ${at.buildKey} cannot be attested any more: ${why} (${new Date(closedAtMs).toISOString()})`, { ...at, closedAtMs });
+  }
+}

@@ -64,8 +64,8 @@ export interface ControllerOptions {
   reclaimArtifact?: ReconcileDeps['reclaimArtifact'];
   /** Provider mode: this provider and the chain's attestations (reconcile/pass.ts `reproduction`). */
   reproduction?: ReconcileDeps['reproduction'];
-  /** Runs beside the WalrusApp loop while this replica leads, and stops with it (provider mode's reconciler). */
-  companion?: Companion;
+  /** Run beside the WalrusApp loop while this replica leads, and stop with it (provider mode's reconciler, the attester). */
+  companions?: readonly Companion[];
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
   steps?: readonly Step[];
   /** The work queue (a new one unless a test records what is done with it). */
@@ -166,7 +166,7 @@ export class Controller {
     this.#elector?.stop();
     this.#shutDown();
     await Promise.all(this.#workers);
-    await this.#options.companion?.stop();
+    await Promise.all((this.#options.companions ?? []).map((companion) => companion.stop()));
   }
 
   /** What `/healthz` and `/readyz` judge (operate/health.ts). */
@@ -181,7 +181,7 @@ export class Controller {
   renderMetrics(): string {
     return this.metrics.render({
       waiting: this.queue.length, processing: this.queue.processing, stuckMs: this.queue.stuckMs(),
-      leading: this.#leadingSince !== null, leasesServed: this.#options.companion?.served?.() ?? null,
+      leading: this.#leadingSince !== null, leasesServed: this.#leasesServed(),
     });
   }
 
@@ -216,7 +216,7 @@ export class Controller {
     void this.#every(resyncMs, async () => {
       for (const app of this.#apps.list()) this.queue.addAfter(appKey(app), Math.random() * resyncMs * 0.1);
     });
-    this.#options.companion?.start();
+    for (const companion of this.#options.companions ?? []) companion.start();
     await this.#poll();
   }
 
@@ -354,6 +354,12 @@ export class Controller {
     this.#stopped.abort();
     this.queue.shutDown();
     for (const informer of this.#informers) void informer.stop().catch(() => {});
-    void this.#options.companion?.stop();
+    for (const companion of this.#options.companions ?? []) void companion.stop();
+  }
+
+  /** The leases the companions serve now; null when none serves any (no provider mode). */
+  #leasesServed(): number | null {
+    const counts = (this.#options.companions ?? []).flatMap((companion) => (companion.served ? [companion.served()] : []));
+    return counts.length === 0 ? null : counts.reduce((sum, count) => sum + count, 0);
   }
 }

@@ -24,6 +24,8 @@ import type { CertifiedReads } from '../ports/certified.ts';
 import { openNetwork, type OpenedNetwork } from './context.ts';
 import { reclaimArtifact as reclaimArtifactBlobs, type ReclaimResult } from '../remote/reclaim.ts';
 import { serveOperations } from '../gitops/operate/operations-server.ts';
+import type { Attester } from '../gitops/attester/attester.ts';
+import { openAttester } from './attester.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
 // GIT_WALRUS_DELETABLE_PACKS also makes the pack step's artifacts deletable, so retention can delete them.
@@ -45,12 +47,13 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   const controllerNamespace = options.controllerNamespace ?? env.POD_NAMESPACE ?? inClusterNamespace() ?? options.namespace ?? 'walrus-gitops';
   const line = (text: string) => log.info(text);
   let provider: ProviderReconciler | undefined;
-  let providerLine: string | undefined;
+  const providerLines: string[] = [];
   let leaseSecrets: ((leaseIds: readonly string[]) => Promise<Map<string, { blobId: string; version: number } | null>>) | undefined;
   let reclaimArtifact: ((blobId: string) => Promise<ReclaimResult>) | undefined;
   let reproduction: { providerId: string; attestations: AttestationLedger } | undefined;
+  let attester: Attester | undefined;
   if (options.provider) {
-    const { providerId: given, appSpecFile, intervalMs, claimEveryMs } = options.provider;
+    const { providerId: given, appSpecFile, intervalMs, claimEveryMs, serve, attest } = options.provider;
     const providerId = normalizeSuiId(given);
     const market = await network.market();
     const own = await market.ownProviders();
@@ -58,24 +61,31 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       await network.close();
       throw new UsageError(`${await market.signerAddress()} does not hold the ProviderCap of provider ${providerId}: run the controller with the provider's key (GIT_WALRUS_KEY, or the key Secret in deploy/provider/)`);
     }
-    provider = new ProviderReconciler({
-      market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
-      ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
-      log: line,
-    });
-    leaseSecrets = async (leaseIds) => {
-      const pointers = await market.leaseSecretsOf(leaseIds);
-      // Keyed as asked: the chain's reply is keyed by normalized id.
-      return new Map(leaseIds.map((lease) => {
-        const pointer = pointers.get(normalizeSuiId(lease));
-        return [lease, pointer ? { blobId: pointer.blobId, version: Number(pointer.version) } : null];
-      }));
-    };
-    // The pack step stores artifacts with the provider's key, so its Blob objects are the provider's to delete.
-    const { blobObjects } = network;
-    if (blobObjects) reclaimArtifact = async (blobId) => reclaimArtifactBlobs({ blobStore: network.blobStore, blobObjects: await blobObjects(), log }, blobId);
-    reproduction = { providerId, attestations: market.attestations() };
-    providerLine = `controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`;
+    if (serve) {
+      provider = new ProviderReconciler({
+        market, tenants: new KubernetesTenants(kc), providerId, template: appTemplate(appSpecFile), offer, intervalMs, claimEveryMs,
+        ...(options.providerKeySecret ? { keySecret: { namespace: controllerNamespace, name: options.providerKeySecret } } : {}),
+        log: line,
+      });
+      leaseSecrets = async (leaseIds) => {
+        const pointers = await market.leaseSecretsOf(leaseIds);
+        // Keyed as asked: the chain's reply is keyed by normalized id.
+        return new Map(leaseIds.map((lease) => {
+          const pointer = pointers.get(normalizeSuiId(lease));
+          return [lease, pointer ? { blobId: pointer.blobId, version: Number(pointer.version) } : null];
+        }));
+      };
+      // The pack step stores artifacts with the provider's key, so its Blob objects are the provider's to delete.
+      const { blobObjects } = network;
+      if (blobObjects) reclaimArtifact = async (blobId) => reclaimArtifactBlobs({ blobStore: network.blobStore, blobObjects: await blobObjects(), log }, blobId);
+      reproduction = { providerId, attestations: market.attestations() };
+      providerLines.push(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
+    }
+    if (attest) {
+      attester = await openAttester(network, env, log, { providerId, ...(attest.image === undefined ? {} : { image: attest.image }), intervalMs, line });
+      const role = serve ? '' : ' (serving nothing)';
+      providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds named by image ${attest.image ?? 'local'}`);
+    }
   }
   let certified: CertifiedReads | undefined;
   try {
@@ -101,11 +111,11 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
     leaderElection: options.leaderElection,
     pollMs: options.pollMs,
-    ...(provider ? { companion: provider } : {}),
+    companions: [...(provider ? [provider] : []), ...(attester ? [attester] : [])],
     log: line,
   });
   line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);
-  if (providerLine) line(providerLine);
+  for (const text of providerLines) line(text);
   line(certified
     ? 'controller: builds only heads proved against the validators\' certificates (requireCertifiedHeads)'
     : 'controller: takes heads on the node\'s word (requireCertifiedHeads is off)');

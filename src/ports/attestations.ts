@@ -24,6 +24,12 @@ export interface AttestationLedger {
   tally(at: TallyCoordinates): Promise<TallyView | null>;
   /** The build keys anyone committed a build of `commit` of repository `repositoryId` under, oldest first. */
   buildKeysOf(repositoryId: string, commit: string): Promise<string[]>;
+  /**
+   * Leases whose tenant set a reproduction requirement after `cursor` (`ReproductionRequired` events, oldest first;
+   * null: from the start), and the cursor to go on from (the same when nothing is new). The requirement may have
+   * changed since: read it with `requiredReproductions`.
+   */
+  reproductionRequestsAfter(cursor: string | null): Promise<{ leases: string[]; cursor: string | null }>;
   /** How many other providers must agree before lease `leaseId`'s provider rolls a release out; 0 when not required. */
   requiredReproductions(leaseId: string): Promise<number>;
   /** Commits to `commitment` (see `commitmentOf`); the first commitment opens the tally. */

@@ -4,7 +4,7 @@ import { deriveDynamicFieldID, normalizeStructTag, normalizeSuiAddress } from '@
 import { AttestationRefusedError } from '../core/attestation.ts';
 import type { TallyView } from '../core/attestation.ts';
 import {
-  ATTESTATION_MODULE, BuildCommitted, REQUIRED_KEY_BCS, Tally, attestationAbortName, attestationType, statusOf, tallyKeyBcs,
+  ATTESTATION_MODULE, BuildCommitted, REQUIRED_KEY_BCS, ReproductionRequired, Tally, attestationAbortName, attestationType, statusOf, tallyKeyBcs,
 } from '../contract/attestation-model.ts';
 import { U64 } from '../contract/bcs.ts';
 import { adminCapType } from '../contract/market-bcs.ts';
@@ -72,6 +72,17 @@ export class SuiAttestations implements AttestationLedger {
       after = page.hasNextPage ? page.endCursor : null;
     } while (after !== null);
     return [...keys];
+  }
+
+  async reproductionRequestsAfter(cursor: string | null): Promise<{ leases: string[]; cursor: string | null }> {
+    const leases: string[] = [];
+    let after = cursor;
+    for (;;) {
+      const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: attestationType(this.#pkg, 'ReproductionRequired') }, after, limit: PAGE });
+      for (const event of page.events) leases.push(ReproductionRequired.parse(event.bcs).lease);
+      after = page.endCursor ?? after;
+      if (!page.hasNextPage) return { leases, cursor: after };
+    }
   }
 
   async requiredReproductions(leaseId: string): Promise<number> {

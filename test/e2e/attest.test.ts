@@ -41,7 +41,7 @@ test('a second provider reproduces the build and the tally agrees; a third diges
   const providers = await Promise.all([serving, second, third].map(async (key) => {
     const market = await signed(key);
     const { providerId } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
-    return { market, providerId, capId: await market.providerCapId(providerId) };
+    return { market, key, providerId, capId: await market.providerCapId(providerId) };
   }));
 
   // The tenant requires one other provider's agreement; `lease show` says so.
@@ -66,7 +66,7 @@ test('a second provider reproduces the build and the tally agrees; a third diges
     await engine.setClock((await engine.clockMs()) + BigInt(COMMIT_WINDOW_MS), { frozen: false });
   })());
   const attesting = (p: (typeof providers)[number], digests: { tarSha256: string; manifestRoot: string }) => attest({
-    attestations: p.market.attestations(), clockMs: () => p.market.clockMs(), sleep: afterAllCommitted,
+    attestations: p.market.attestations(), clockMs: () => p.market.clockMs(), sleep: afterAllCommitted, signPersonalMessage: (message) => p.key.signPersonalMessage(message),
   }, { providerId: p.providerId, capId: p.capId }, at, digests);
   const [cli] = await Promise.all([
     world.run(repo, ['walrus', 'attest', lease], { env: { GIT_WALRUS_KEY: second.getSecretKey() } }),

@@ -72,7 +72,7 @@ function start(options: { outcome?: () => Outcome; leaderElection?: boolean; app
   const controller = new Controller({
     cluster, ledger, templates: createTemplates({}), network: 'devnet', packageId: '0x2', namespace: null, controllerNamespace: 'walrus-gitops',
     identity: 'a', leaderElection: options.leaderElection ?? false, steps, queue, clock, log: (line) => logs.push(line),
-    companion: { start: () => { companion = 'running'; }, stop: async () => { companion = 'stopped'; } },
+    companions: [{ start: () => { companion = 'running'; }, stop: async () => { companion = 'stopped'; } }],
     ...(options.leaseSecrets ? { leaseSecrets: options.leaseSecrets } : {}),
   });
   const processed = queue.processed();

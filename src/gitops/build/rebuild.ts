@@ -49,23 +49,45 @@ export interface RebuildVerdict {
   differences: ManifestDifference[];
 }
 
-export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise<RebuildVerdict> {
+/** A commit built here: its digests and its build-info record (null when the build left no report). */
+export interface BuiltHere {
+  sha256: string;
+  manifestRoot: string;
+  buildInfo: BuildInfo | null;
+}
+
+/**
+ * Checks `commit` of `repository` out into `scratch`, builds and packs it: the steps a rebuild and an attester share.
+ * `then` runs before the scratch directory goes (a rebuild fetches the provider's tree beside ours on a mismatch).
+ */
+async function withBuild<T>(deps: Omit<RebuildDeps, 'fetch'>, repository: string, commit: string, then: (built: BuiltHere & { tree: PackedTree }, scratch: string) => Promise<T>): Promise<T> {
   const scratch = await mkdtemp(join(deps.scratch ?? tmpdir(), 'walrus-rebuild-'));
   try {
     const tree = join(scratch, 'tree');
-    await deps.checkout(target.repository, target.commit, tree);
+    await deps.checkout(repository, commit, tree);
     await deps.build(tree);
     const ours = await deps.pack(tree);
     const buildInfo = await readBuildInfo(tree, deps.image ?? LOCAL_IMAGE, null);
-    const verdict = { target, sha256: ours.sha256, manifestRoot: ours.manifestRoot, buildInfo };
+    return await then({ sha256: ours.sha256, manifestRoot: ours.manifestRoot, buildInfo, tree: ours }, scratch);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Builds `commit` of `repository` here (no record to compare with: the controller's attester mode). */
+export async function buildHere(deps: Omit<RebuildDeps, 'fetch'>, repository: string, commit: string): Promise<BuiltHere> {
+  return withBuild(deps, repository, commit, async ({ sha256, manifestRoot, buildInfo }) => ({ sha256, manifestRoot, buildInfo }));
+}
+
+export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise<RebuildVerdict> {
+  return withBuild(deps, target.repository, target.commit, async (ours, scratch) => {
+    const verdict = { target, sha256: ours.sha256, manifestRoot: ours.manifestRoot, buildInfo: ours.buildInfo };
     if (ours.sha256 === target.sha256) return { ...verdict, reproduced: true, differences: [] };
     const theirsDir = join(scratch, 'theirs');
     await deps.fetch(target.artifact, target.sha256, theirsDir);
     const theirs = await deps.pack(theirsDir);
-    return { ...verdict, reproduced: false, differences: diffManifests(ours.manifest, theirs.manifest) };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+    return { ...verdict, reproduced: false, differences: diffManifests(ours.tree.manifest, theirs.manifest) };
+  });
 }
 
 /** The verdict in words: reproduced, or the files that differ with both digests. */

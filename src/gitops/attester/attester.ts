@@ -1,0 +1,164 @@
+/**
+ * The controller's attester mode (docs/architecture.md, Reproduced builds), a companion beside the WalrusApp loop:
+ * it finds the leases whose tenant requires reproduction from the chain's `ReproductionRequired` events, and for each
+ * open one that another provider serves builds the head its ref points at, the way `git walrus artifact rebuild`
+ * does, and attests the digests it got: a commitment while the tally's commit window is open, the reveal once it has
+ * closed by the chain's clock (remote/market/attest.ts `advanceAttestation`, which `git walrus attest` steps through
+ * too). It never attests a lease it serves itself: a provider does not vouch for its own build.
+ *
+ * Every pass starts from the chain: a restarted attester finds the same heads, builds them again and, having already
+ * committed, reveals with the nonce its key derives again. A head the lease moved past is still revealed if this
+ * process committed to it. What it built, committed to and finished is kept per (repository, commit) in memory only.
+ */
+import { AttestationMissedError } from '../../core/attestation.ts';
+import { messageOf } from '../../core/errors.ts';
+import { normalizeSuiId } from '../../core/walrus-url.ts';
+import type { Companion } from '../../ports/companion.ts';
+import type { AttestationLedger, Attester as AttestingProvider } from '../../ports/attestations.ts';
+import type { Ledger } from '../../ports/ledger.ts';
+import type { MarketLedger } from '../../ports/market.ts';
+import { advanceAttestation, type AttestDeps } from '../../remote/market/attest.ts';
+import { LocalBuildError } from '../build/local-build.ts';
+import { fullRefName } from '../watch/head-reader.ts';
+
+/** A commit built for attestation: its digests and the key it was built under. */
+export interface AttesterBuild {
+  tarSha256: string;
+  manifestRoot: string;
+  /** Null when the build left no report (nothing to attest under). */
+  buildKey: string | null;
+}
+
+export interface AttesterOptions {
+  attester: AttestingProvider;
+  market: Pick<MarketLedger, 'getLease' | 'clockMs'>;
+  attestations: Pick<AttestationLedger, 'reproductionRequestsAfter' | 'requiredReproductions' | 'tally' | 'commitBuild' | 'revealBuild'>;
+  signPersonalMessage: AttestDeps['signPersonalMessage'];
+  /** Where the leases' heads are read. */
+  ledger: Pick<Ledger, 'getRepository' | 'listRefs'>;
+  /** Builds `commit` of `repositoryId` with the reproducible build and packs it (nothing stored). */
+  build(repositoryId: string, commit: string): Promise<AttesterBuild>;
+  /** Time between passes. */
+  intervalMs?: number;
+  log(line: string): void;
+}
+
+interface Work {
+  repositoryId: string;
+  commit: string;
+  lease: string;
+  built?: AttesterBuild;
+}
+
+export class Attester implements Companion {
+  readonly #options: AttesterOptions;
+  /** Leases that ever asked for reproduction (from the events); dropped once closed. */
+  readonly #leases = new Set<string>();
+  #cursor: string | null = null;
+  /** (repository, commit) → what is left to do for it. */
+  readonly #work = new Map<string, Work>();
+  /** (repository, commit) pairs revealed, missed or not attestable. */
+  readonly #finished = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: AttesterOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    const loop = async () => {
+      if (this.#stopped) return;
+      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`attester: pass failed: ${messageOf(error)}`));
+      await this.#running;
+      if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass: new requests read, each wanted head noted, every open attestation stepped. */
+  async pass(): Promise<void> {
+    const { attestations, log } = this.#options;
+    const requests = await attestations.reproductionRequestsAfter(this.#cursor);
+    for (const lease of requests.leases) this.#leases.add(normalizeSuiId(lease));
+    this.#cursor = requests.cursor;
+    for (const lease of this.#leases) {
+      try {
+        await this.#follow(lease);
+      } catch (error) {
+        log(`attester: lease ${lease}: ${messageOf(error)}; again next pass`);
+      }
+    }
+    for (const [key, work] of this.#work) {
+      if (this.#stopped) return;
+      try {
+        if (await this.#step(work)) {
+          this.#work.delete(key);
+          this.#finished.add(key);
+        }
+      } catch (error) {
+        log(`attester: ${work.commit.slice(0, 12)} of ${work.repositoryId}: ${messageOf(error)}; again next pass`);
+      }
+    }
+  }
+
+  /** Notes the head of `lease` for attestation when the lease wants it and another provider serves it. */
+  async #follow(lease: string): Promise<void> {
+    const { market, attestations, attester, ledger } = this.#options;
+    const info = await market.getLease(lease);
+    if (info.state === 'closed') {
+      this.#leases.delete(lease);
+      return;
+    }
+    if (normalizeSuiId(info.provider) === normalizeSuiId(attester.providerId)) return;
+    if ((await attestations.requiredReproductions(lease)) === 0) return;
+    const [repository, refs] = await Promise.all([ledger.getRepository(info.repository), ledger.listRefs(info.repository)]);
+    const commit = refs.get(fullRefName(info.ref || repository.head, refs));
+    if (commit === undefined) return;
+    const key = `${normalizeSuiId(info.repository)}:${commit}`;
+    if (!this.#work.has(key) && !this.#finished.has(key)) this.#work.set(key, { repositoryId: info.repository, commit, lease });
+  }
+
+  /** Builds (once) and steps the attestation; true once nothing is left to do for it. */
+  async #step(work: Work): Promise<boolean> {
+    const { attester, market, attestations, signPersonalMessage, log } = this.#options;
+    const short = work.commit.slice(0, 12);
+    if (!work.built) {
+      log(`attester: building ${short} of ${work.repositoryId} (lease ${work.lease} requires reproduction)`);
+      try {
+        work.built = await this.#options.build(work.repositoryId, work.commit);
+      } catch (error) {
+        // The app's own build failing here is an answer (nothing to attest); anything else is tried again.
+        if (!(error instanceof LocalBuildError)) throw error;
+        log(`attester: the build of ${short} failed here, so it is not attested: ${messageOf(error)}`);
+        return true;
+      }
+    }
+    const { buildKey, tarSha256, manifestRoot } = work.built;
+    if (buildKey === null) {
+      log(`attester: the build of ${short} left no build report, so it has no build key to attest under`);
+      return true;
+    }
+    const at = { repositoryId: work.repositoryId, commit: work.commit, buildKey };
+    try {
+      const step = await advanceAttestation({ attestations, clockMs: () => market.clockMs(), signPersonalMessage }, attester, at, { tarSha256, manifestRoot });
+      if (step.state === 'committed') {
+        if (step.digest) log(`attester: committed to ${short} (tar sha256 ${tarSha256}, build key ${buildKey}); revealing after ${new Date(step.revealAfterMs).toISOString()} (${step.digest})`);
+        return false;
+      }
+      log(step.digest ? `attester: revealed ${short}: tar sha256 ${tarSha256}, manifest root ${manifestRoot} (${step.digest})` : `attester: ${short} was revealed already`);
+      return true;
+    } catch (error) {
+      if (!(error instanceof AttestationMissedError)) throw error;
+      log(`attester: ${error.message}`);
+      return true;
+    }
+  }
+}

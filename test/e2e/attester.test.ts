@@ -1,0 +1,97 @@
+/**
+ * The controller's attester mode on the embedded network, composed as `git walrus controller --provider … --attest`
+ * composes it (src/main/attester.ts): a tenant requires two reproductions on a lease served by another provider; two
+ * attesters each build the lease's head on this machine and commit; one is then interrupted (its process state gone)
+ * and a fresh one for the same provider, after the commit window closed by the chain's clock, reveals with the nonce
+ * its key derives again. The serving provider's gate then judges the release reproduced.
+ */
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { judgeReproduction } from '../../src/core/attestation.ts';
+import { silentLog } from '../../src/core/log.ts';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { openAttester } from '../../src/main/attester.ts';
+import { openNetwork } from '../../src/main/context.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
+import { createWorld } from '../../scripts/harness/world.ts';
+import { buildLikeTheJob, pushTimestampApp } from '../support/recorded-build.ts';
+
+const test = suite("the controller's attester mode");
+const world = createWorld('walrus-attester-');
+const repo = 'app';
+const COMMIT_WINDOW_MS = 60_000;
+
+test.after(() => world.remove());
+
+test('attesters rebuild the head of a lease that requires reproduction; one interrupted between commit and reveal still reveals', async () => {
+  const head = await pushTimestampApp(world, repo);
+  const dir = join(world.path('walrus-home'), 'local');
+  const network = await openLocalNetwork(dir);
+  const engine = await ChainEngine.open(join(dir, 'chain'));
+  const signed = async (key: Ed25519Keypair) => {
+    await network.faucet(key.toSuiAddress());
+    const ledger = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
+    return new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
+  };
+  await (await signed(Ed25519Keypair.fromSecretKey(engine.genesis.faucetKey))).attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
+  const keys = [Ed25519Keypair.generate(), Ed25519Keypair.generate(), Ed25519Keypair.generate()];
+  const [serving, first, second] = await Promise.all(keys.map(async (key) => {
+    const market = await signed(key);
+    const { providerId } = await market.register(20n * 1_000_000_000n, 1n, 'https://compute.example', {});
+    return { market, key, providerId };
+  }));
+  const lease = (await world.ok(repo, ['walrus', 'lease', 'open', 'walrus', '--provider', serving!.providerId, '--deposit', '5', '--require-reproduced', '2'])).trim();
+  // The serving provider builds with the build Job's steps (its controller then waits at the `reproduced` step).
+  const packed = await buildLikeTheJob(world, repo, head, ['--build-image', 'local']);
+  const repositoryId = (await serving!.market.getLease(lease)).repository;
+  const at = { repositoryId, commit: head, buildKey: packed.buildKey };
+  const tally = () => serving!.market.attestations().tally(at);
+  const gate = async () => judgeReproduction(await tally(), serving!.providerId, { tarSha256: packed.sha256, manifestRoot: packed.manifestRoot }, 2);
+
+  // Each attester as the controller composes it: its own key, its own opened network.
+  const opened: Array<{ close(): Promise<void> }> = [];
+  const lines: string[] = [];
+  const attesterOf = async (provider: typeof first) => {
+    const env = { ...world.env, GIT_WALRUS_KEY: provider!.key.getSecretKey() };
+    const own = await openNetwork({ env, log: silentLog, role: 'test' });
+    opened.push(own);
+    return openAttester(own, env, silentLog, { providerId: provider!.providerId, intervalMs: 1000, line: (text) => lines.push(text) });
+  };
+  const firstAttester = await attesterOf(first);
+  const interrupted = await attesterOf(second);
+  await firstAttester.pass();
+  await interrupted.pass();
+  const committed = await tally();
+  assert.ok(committed, lines.join('\n'));
+  assert.equal(new Set(committed.committed), new Set([first!.providerId, second!.providerId]), lines.join('\n'));
+  assert.equal(committed.revealed, []);
+  assert.is((await gate()).state, 'waiting');
+  // A pass before the window closes reveals nothing.
+  await firstAttester.pass();
+  assert.equal((await tally())?.revealed, []);
+
+  // The second attester's process state is gone; the clock moves past the commit window.
+  await engine.setClock((await engine.clockMs()) + BigInt(COMMIT_WINDOW_MS), { frozen: false });
+  await firstAttester.pass();
+  const restarted = await attesterOf(second);
+  await restarted.pass();
+  const revealed = await tally();
+  assert.equal(new Set(revealed?.revealed.map((r) => r.provider)), new Set([first!.providerId, second!.providerId]), lines.join('\n'));
+  for (const reveal of revealed!.revealed) assert.equal([reveal.tarSha256, reveal.manifestRoot], [packed.sha256, packed.manifestRoot]);
+  assert.is(revealed?.status, 'agreed');
+  assert.equal(await gate(), { state: 'reproduced', agreeing: revealed!.revealed.map((r) => r.provider) });
+  assert.ok(lines.some((line) => line.startsWith(`attester: revealed ${head.slice(0, 12)}`)), lines.join('\n'));
+  // Nothing more to do for that head: a further pass sends nothing.
+  const before = lines.length;
+  await restarted.pass();
+  assert.is(lines.length, before, lines.slice(before).join('\n'));
+
+  for (const own of opened) await own.close();
+  await network.close();
+});
+
+test.run();
