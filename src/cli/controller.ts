@@ -64,7 +64,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       serve: argv.serve,
       attest: argv.attest ? { ...(argv['attest-image'] === undefined ? {} : { image: argv['attest-image'] }) } : null,
     };
-    if (provider?.serve && argv.namespace !== undefined) throw new UsageError('--provider serves leases in a namespace per tenant: drop --namespace');
+    if (provider && argv.namespace !== undefined) throw new UsageError(provider.serve ? '--provider serves leases in a namespace per tenant: drop --namespace' : '--no-serve reconciles no WalrusApps: drop --namespace');
     if (!provider && (argv.attest || !argv.serve)) throw new UsageError('--attest and --no-serve need --provider (the provider that attests)');
     if (provider && !provider.serve && !provider.attest) throw new UsageError('--no-serve leaves the provider nothing to do: add --attest');
     if (argv['attest-image'] !== undefined && !argv.attest) throw new UsageError('--attest-image needs --attest');

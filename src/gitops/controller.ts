@@ -64,6 +64,11 @@ export interface ControllerOptions {
   reclaimArtifact?: ReconcileDeps['reclaimArtifact'];
   /** Provider mode: this provider and the chain's attestations (reconcile/pass.ts `reproduction`). */
   reproduction?: ReconcileDeps['reproduction'];
+  /**
+   * Whether this controller reconciles WalrusApps (the default); false: only the companions run while it leads (an
+   * attester that serves nothing, sharing a cluster with a serving controller whose apps it must leave alone).
+   */
+  reconcileApps?: boolean;
   /** Run beside the WalrusApp loop while this replica leads, and stop with it (provider mode's reconciler, the attester). */
   companions?: readonly Companion[];
   /** The steps of a pass (reconcile.ts's STEPS unless a test gives its own). */
@@ -188,6 +193,14 @@ export class Controller {
   async #lead(): Promise<void> {
     const { cluster, namespace, log } = this.#options;
     this.#leadingSince = this.#clock.now();
+    if (this.#options.reconcileApps === false) {
+      this.#synced = true;
+      log('controller: reconciling no WalrusApps, only its companions run');
+      // Held until stopped, as the workers are.
+      this.#workers.push(new Promise((resolve) => this.#stopped.signal.addEventListener('abort', () => resolve(), { once: true })));
+      for (const companion of this.#options.companions ?? []) companion.start();
+      return;
+    }
     this.#apps = cluster.informer('walrusapps', { namespace });
     // Only what the controller made: a cluster's other Deployments and Jobs never reach its caches.
     const labelSelector = `${LABELS.managedBy}=${MANAGED_BY}`;

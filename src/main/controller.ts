@@ -112,6 +112,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
     leaderElection: options.leaderElection,
     pollMs: options.pollMs,
     companions: [...(provider ? [provider] : []), ...(attester ? [attester] : [])],
+    reconcileApps: options.provider?.serve !== false,
     log: line,
   });
   line(`controller: ${kc.getCurrentCluster()?.server ?? 'in-cluster'}, network ${network.name}, lease and cursor in namespace ${controllerNamespace}`);

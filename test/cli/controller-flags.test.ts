@@ -26,6 +26,7 @@ test('refused combinations name the flag to add or drop', () => {
     [['--provider', provider, '--no-serve'], '--no-serve leaves the provider nothing to do: add --attest'],
     [['--provider', provider, '--attest-image', 'node:22'], '--attest-image needs --attest'],
     [['--provider', provider, '--namespace', 'apps'], '--provider serves leases in a namespace per tenant: drop --namespace'],
+    [['--provider', provider, '--no-serve', '--attest', '--namespace', 'apps'], '--no-serve reconciles no WalrusApps: drop --namespace'],
   ];
   for (const [args, message] of cases) {
     const run = controller(args);

@@ -59,7 +59,7 @@ const ledger = {
   latestPushCursor: async () => null,
 };
 
-function start(options: { outcome?: () => Outcome; leaderElection?: boolean; app?: WalrusApp; leaseSecrets?: ControllerOptions['leaseSecrets'] } = {}) {
+function start(options: { outcome?: () => Outcome; leaderElection?: boolean; app?: WalrusApp; leaseSecrets?: ControllerOptions['leaseSecrets']; reconcileApps?: boolean } = {}) {
   const cluster = new FakeCluster();
   const app = options.app ?? walrusApp();
   cluster.informers.walrusapps.objects.set(KEY, app);
@@ -74,6 +74,7 @@ function start(options: { outcome?: () => Outcome; leaderElection?: boolean; app
     identity: 'a', leaderElection: options.leaderElection ?? false, steps, queue, clock, log: (line) => logs.push(line),
     companions: [{ start: () => { companion = 'running'; }, stop: async () => { companion = 'stopped'; } }],
     ...(options.leaseSecrets ? { leaseSecrets: options.leaseSecrets } : {}),
+    ...(options.reconcileApps === undefined ? {} : { reconcileApps: options.reconcileApps }),
   });
   const processed = queue.processed();
   const running = controller.run();
@@ -294,6 +295,23 @@ loop('the Lease lost → the controller stops: queue shut down, watches stopped,
   assert.not.ok(c.cluster.informers.walrusapps.started);
   assert.is(await c.queue.get(), null, 'the queue is shut down');
   assert.match(c.logs.join('\n'), 'stops leading');
+});
+
+loop('reconcileApps false (an attester only): the companion runs, no WalrusApp is watched or reconciled, run() lasts until stop()', async () => {
+  const c = start({ leaderElection: true, reconcileApps: false });
+  await c.clock.advance(1);
+  assert.is(c.companion(), 'running');
+  assert.not.ok(c.cluster.informers.walrusapps.started);
+  assert.not.ok(c.cluster.informers.jobs.started);
+  let returned = false;
+  void c.running.then(() => { returned = true; });
+  await c.clock.advance(12_000);
+  assert.not.ok(returned, 'run() lasts while it leads');
+  assert.equal(c.queue.actions, []);
+  await c.controller.stop();
+  await c.running;
+  assert.is(c.companion(), 'stopped');
+  assert.match(c.logs.join('\n'), 'reconciling no WalrusApps');
 });
 
 loop.run();
