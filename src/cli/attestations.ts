@@ -34,7 +34,7 @@ export const attestationsCommand: CommandModule<CliArgs, AttestationsArgs> = {
     await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const attestations = market.attestations();
-      const keys = await attestations.buildKeysOf(id, commit);
+      const keys = (await attestations.buildKeysOf(id)).get(commit) ?? [];
       const tallies = (await Promise.all(keys.map(async (buildKey) => ({ buildKey, tally: await attestations.tally({ repositoryId: id, commit, buildKey }) }))))
         .flatMap((t) => (t.tally === null ? [] : [{ buildKey: t.buildKey, tally: t.tally }]));
       app.stdout(argv.json ? `${JSON.stringify(tallies)}\n` : formatAttestations(commit, tallies, await market.clockMs()));

@@ -16,7 +16,7 @@ interface DeploymentsArgs extends CliArgs {
 
 /**
  * `git walrus deployments <remote|url> [--verify]`: what providers recorded deploying from this repository, oldest
- * first. With --verify each artifact is fetched from Walrus and checked against its sha256 (a private repository's
+ * first, each with how many other providers reproduced its build (their attestations on chain). With --verify each artifact is fetched from Walrus and checked against its sha256 (a private repository's
  * encrypted artifact by its members; anyone else is told it was not checked), and each commit against the push log;
  * exit 1 when anything does not hold. With --rebuild as well, each record's build is repeated on this machine
  * (`artifact rebuild`): a digest this machine does not reproduce is a problem naming the files that differ.
@@ -34,16 +34,19 @@ export const deploymentsCommand: CommandModule<CliArgs, DeploymentsArgs> = {
       .option('rebuild', { type: 'boolean', default: false, describe: 'with --verify: also repeat each recorded build here and compare digests' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }] = await Promise.all([
+    const [{ deploymentsJson, formatDeployments }, { verifyDeployments }, { artifactSha256 }, { reproductionsOf }] = await Promise.all([
       import('../remote/market/format.ts'),
       import('../remote/market/deployments.ts'),
       import('../remote/artifacts.ts'),
+      import('../remote/market/reproductions.ts'),
     ]);
     const problems = await withMarket(app, argv, async (market, services) => {
       const { id } = await resolveRemoteArg(argv.remote, services.ledger, app.workspace);
       const records = await market.listDeployments(id);
       const unseal = unsealer(services, undefined);
       const lines: DeploymentLine[] = argv.verify ? await verifyDeployments({ ledger: services.ledger, artifactSha256: (blobId) => artifactSha256({ blobStore: services.blobStore, archive: services.archive }, blobId, unseal) }, id, records) : records.map((record) => ({ record }));
+      const reproductions = await reproductionsOf(market.attestations(), id, records);
+      lines.forEach((line, i) => { line.reproduction = reproductions[i]!; });
       if (argv.verify && argv.rebuild) {
         const { formatVerdict } = await import('../gitops/build/rebuild.ts');
         for (const line of lines) {

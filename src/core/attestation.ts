@@ -44,6 +44,28 @@ export function judgeReproduction(tally: TallyView | null, self: string, own: { 
   return { state: 'waiting', agreeing, required, committed: tally?.committed.length ?? 0, revealUntilMs: tally?.revealUntilMs ?? null };
 }
 
+/** What the attestations say of one deploy record. */
+export interface RecordReproduction {
+  /** Providers other than the record's that revealed its tar sha256 (under any build key: equal digests, equal bytes). */
+  reproducedBy: string[];
+  /** Reveals of other providers with another tar sha256, each with the build key it was made under. */
+  differing: Array<RevealedBuild & { buildKey: string }>;
+}
+
+/** Judges a deploy record (built by `record.provider` into tar sha256 `record.sha256`) against its commit's tallies. */
+export function reproductionOfRecord(record: { provider: string; sha256: string }, tallies: ReadonlyArray<{ buildKey: string; tally: TallyView }>): RecordReproduction {
+  const reproducedBy = new Set<string>();
+  const differing: RecordReproduction['differing'] = [];
+  for (const { buildKey, tally } of tallies) {
+    for (const reveal of tally.revealed) {
+      if (reveal.provider === record.provider) continue;
+      if (reveal.tarSha256 === record.sha256) reproducedBy.add(reveal.provider);
+      else differing.push({ ...reveal, buildKey });
+    }
+  }
+  return { reproducedBy: [...reproducedBy], differing };
+}
+
 /** Why the `attestation` module refused, in words, per abort constant. */
 const REASONS: Record<string, string> = {
   ENotProvider: "this key does not hold the provider's ProviderCap",

@@ -22,8 +22,8 @@ export interface Attester {
 export interface AttestationLedger {
   /** The tally of a commit under a build key, or null before its first commitment. */
   tally(at: TallyCoordinates): Promise<TallyView | null>;
-  /** The build keys anyone committed a build of `commit` of repository `repositoryId` under, oldest first. */
-  buildKeysOf(repositoryId: string, commit: string): Promise<string[]>;
+  /** For each commit of repository `repositoryId` anyone committed a build of: the build keys, oldest first. */
+  buildKeysOf(repositoryId: string): Promise<Map<string, string[]>>;
   /**
    * Leases whose tenant set a reproduction requirement after `cursor` (`ReproductionRequired` events, oldest first;
    * null: from the start), and the cursor to go on from (the same when nothing is new). The requirement may have

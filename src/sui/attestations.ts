@@ -59,19 +59,21 @@ export class SuiAttestations implements AttestationLedger {
     };
   }
 
-  async buildKeysOf(repositoryId: string, commit: string): Promise<string[]> {
+  async buildKeysOf(repositoryId: string): Promise<Map<string, string[]>> {
     const repository = normalizeSuiAddress(repositoryId);
-    const keys = new Set<string>();
+    const keys = new Map<string, Set<string>>();
     let after: string | null = null;
     do {
       const page: SuiClientTypes.ListEventsResponse = await this.#client.core.listEvents({ filter: { eventType: attestationType(this.#pkg, 'BuildCommitted') }, after, limit: PAGE });
       for (const event of page.events) {
         const committed = BuildCommitted.parse(event.bcs);
-        if (committed.repository === repository && hex(committed.commit) === commit.toLowerCase()) keys.add(hex(committed.build_key));
+        if (committed.repository !== repository) continue;
+        const commit = hex(committed.commit);
+        keys.set(commit, (keys.get(commit) ?? new Set()).add(hex(committed.build_key)));
       }
       after = page.hasNextPage ? page.endCursor : null;
     } while (after !== null);
-    return [...keys];
+    return new Map([...keys].map(([commit, set]) => [commit, [...set]]));
   }
 
   async reproductionRequestsAfter(cursor: string | null): Promise<{ leases: string[]; cursor: string | null }> {

@@ -2,7 +2,8 @@
  * `git walrus attest`, `attestations` and `lease … --require-reproduced` on the embedded network: the serving provider
  * builds and records a commit and attests its digests; a second provider rebuilds it with `git walrus attest` (commit,
  * then reveal once the window closes by the chain's clock) and gets the same; a third that attests another digest
- * makes the tally disputed, and `attestations` shows both digests and who revealed them. The tenant's requirement is on the lease for the provider's controller to read.
+ * makes the tally disputed, and `attestations` shows both digests and who revealed them; `deployments` says the record
+ * was reproduced by one other provider and names the differing build. The tenant's requirement is on the lease for the provider's controller to read.
  */
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -82,6 +83,14 @@ test('a second provider reproduces the build and the tally agrees; a third diges
   assert.ok(shown.includes(`  tar sha256 ${'ee'.repeat(32)}\n  manifest root ${'ef'.repeat(32)}\n    revealed by ${normalizeSuiAddress(providers[2]!.providerId)}`), shown);
   const json = JSON.parse(await world.ok(repo, ['walrus', 'attestations', 'walrus', head, '--json'])) as { buildKey: string; tally: { status: string; revealed: unknown[] } }[];
   assert.equal(json.map((t) => [t.buildKey, t.tally.status, t.tally.revealed.length]), [[packed.buildKey, 'disputed', 3]]);
+
+  // The deploy record: reproduced by the second provider (the serving provider's own reveal does not count), and the
+  // third's differing build named with its key.
+  const deployments = await world.ok(repo, ['walrus', 'deployments', 'walrus']);
+  assert.ok(deployments.includes(`\n    reproduced by 1 provider\n    differs: provider ${normalizeSuiAddress(providers[2]!.providerId)} built tar sha256 ${'ee'.repeat(32)} under build key ${packed.buildKey}`), deployments);
+  const [record] = JSON.parse(await world.ok(repo, ['walrus', 'deployments', 'walrus', '--json'])) as Array<{ reproducedBy: string[]; differing: Array<{ provider: string; tarSha256: string; buildKey: string }> }>;
+  assert.equal(record!.reproducedBy, [normalizeSuiAddress(providers[1]!.providerId)]);
+  assert.equal(record!.differing.map((d) => [d.provider, d.tarSha256, d.buildKey]), [[normalizeSuiAddress(providers[2]!.providerId), 'ee'.repeat(32), packed.buildKey]]);
   await network.close();
 });
 

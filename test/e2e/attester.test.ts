@@ -90,6 +90,10 @@ test('attesters rebuild the head of a lease that requires reproduction; one inte
   await restarted.pass();
   assert.is(lines.length, before, lines.slice(before).join('\n'));
 
+  // Once the serving provider rolls it out and records it, `deployments` says who reproduced it.
+  await serving!.market.recordDeploy(lease, head, packed.blobId, packed.sha256);
+  assert.match(await world.ok(repo, ['walrus', 'deployments', 'walrus']), /\n {4}reproduced by 2 providers$/);
+
   for (const own of opened) await own.close();
   await network.close();
 });

@@ -2,6 +2,7 @@
  * Text for the market commands: providers, leases and deploy records as people read them, amounts in SUI (exact,
  * from MIST) and times in UTC. Pure.
  */
+import type { RecordReproduction } from '../../core/attestation.ts';
 import { formatPrice, formatSui } from '../../core/sui-amount.ts';
 import { leaseAccrualAt } from '../../contract/lease-accrual.ts';
 import { visibleLine } from '../../core/terminal-text.ts';
@@ -101,14 +102,26 @@ export interface DeploymentLine {
   problems?: string[];
   /** Why --verify could not check the artifact (encrypted, and the signer may not read it): the rest was checked. */
   unchecked?: string;
+  /** What other providers' attestations say of the record's build; undefined where it was not read. */
+  reproduction?: RecordReproduction;
+}
+
+/** "reproduced by N providers", then each other provider's differing build with its key. */
+export function reproductionLines(reproduction: RecordReproduction): string[] {
+  const n = reproduction.reproducedBy.length;
+  return [
+    `reproduced by ${n} provider${n === 1 ? '' : 's'}`,
+    ...reproduction.differing.map((d) => `differs: provider ${d.provider} built tar sha256 ${d.tarSha256} under build key ${d.buildKey}`),
+  ];
 }
 
 export function formatDeployments(lines: DeploymentLine[]): string {
   if (lines.length === 0) return 'no deployment recorded for this repository\n';
   return lines
-    .map(({ record: r, problems, unchecked }) => {
+    .map(({ record: r, problems, unchecked, reproduction }) => {
+      const reproduced = reproduction ? reproductionLines(reproduction).map((line) => `\n    ${line}`).join('') : '';
       const head = `${time(r.atMs)}  ${r.commit}  ${visibleLine(r.ref)}\n    provider ${r.provider}  lease ${r.lease}\n    artifact ${r.artifact}  sha256 ${r.sha256}${r.url ? `\n    url ${visibleLine(r.url)}` : ''}`
-        + (r.leaseEnd ? `\n    lease ended: ${leaseEndLine(r.leaseEnd)}` : '');
+        + (r.leaseEnd ? `\n    lease ended: ${leaseEndLine(r.leaseEnd)}` : '') + reproduced;
       if (problems === undefined) return head;
       if (problems.length > 0) return `${head}\n${problems.map((p) => `    PROBLEM: ${visibleLine(p)}`).join('\n')}`;
       if (unchecked !== undefined) return `${head}\n    verified: the commit was pushed to ${r.ref}\n    NOT CHECKED: ${unchecked}`;
@@ -137,7 +150,12 @@ export function leaseJson(lease: LeaseInfo, nowMs: number, requiredReproductions
   return marketJson({ ...lease, accrued: accruedAt(lease, nowMs), fundedUntilMs: lease.state === 'open' ? fundedUntilMs(lease) : null, requiredReproductions });
 }
 
-/** `verified` is absent without --verify; with it, `problems` lists what did not hold. */
+/**
+ * `verified` is absent without --verify; with it, `problems` lists what did not hold. `reproducedBy` lists the other
+ * providers whose attestations revealed the record's tar sha256, `differing` their reveals of another.
+ */
 export function deploymentsJson(lines: DeploymentLine[]): string {
-  return marketJson(lines.map(({ record, problems }) => ({ ...record, ...(problems === undefined ? {} : { verified: problems.length === 0, problems }) })));
+  return marketJson(lines.map(({ record, problems, reproduction }) => ({
+    ...record, ...(problems === undefined ? {} : { verified: problems.length === 0, problems }), ...(reproduction ?? {}),
+  })));
 }
