@@ -26,6 +26,7 @@ import { reclaimArtifact as reclaimArtifactBlobs, type ReclaimResult } from '../
 import { serveOperations } from '../gitops/operate/operations-server.ts';
 import type { Attester } from '../gitops/attester/attester.ts';
 import { openAttester } from './attester.ts';
+import { runningImage } from '../k8s/running-image.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
 // GIT_WALRUS_DELETABLE_PACKS also makes the pack step's artifacts deletable, so retention can delete them.
@@ -82,9 +83,15 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       providerLines.push(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
     }
     if (attest) {
-      attester = await openAttester(network, env, log, { providerId, ...(attest.image === undefined ? {} : { image: attest.image }), intervalMs, line });
+      // In a pod, the image this controller runs in, by the digest its kubelet pulled: what the attester's builds ran in.
+      const pod = env.POD_NAME && env.POD_NAMESPACE ? { namespace: env.POD_NAMESPACE, name: env.POD_NAME } : null;
+      const image = attest.image ?? (pod ? await runningImage(kc, pod).catch((error) => {
+        line(`controller: the image of pod ${pod.namespace}/${pod.name} could not be read (${messageOf(error)}); the attester's builds are named local`);
+        return null;
+      }) ?? undefined : undefined);
+      attester = await openAttester(network, env, log, { providerId, ...(image === undefined ? {} : { image }), intervalMs, line });
       const role = serve ? '' : ' (serving nothing)';
-      providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds named by image ${attest.image ?? 'local'}`);
+      providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds named by image ${image ?? 'local'}`);
     }
   }
   let certified: CertifiedReads | undefined;

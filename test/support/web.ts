@@ -1,7 +1,8 @@
 /**
  * The world the `git walrus web` tests look at, pushed through stock git and the real helper on the embedded network:
  * - `app` (public): several pushes, a branch, two tags, a forced update, a deleted branch, a binary and a large
- *   file, and a deployment recorded on the market by a provider (and another lease of it, which it closed);
+ *   file, and a deployment recorded on the market by a provider (and another lease of it, which it closed), which one
+ *   other provider reproduced and another did not (their attestations on chain);
  * - `secret` (private): its owner's, with one reader; a stranger's key is neither;
  * - `evil` (public): a README, file names, a commit message, a branch and a tag that carry script and HTML.
  * `startWeb` runs `git walrus web` as a user would and returns the URL it prints.
@@ -12,6 +13,9 @@ import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { DEFAULT_COMMIT_MS } from '../../src/contract/attestation-model.ts';
+import { advanceAttestation } from '../../src/remote/market/attest.ts';
 import { tarballArchive } from '../../src/fs/tarball.ts';
 import { publishArtifact } from '../../src/remote/artifacts.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
@@ -47,6 +51,10 @@ export interface WebWorld {
 }
 
 const idOf = (url: string) => url.slice('walrus://'.length);
+
+/** The build key two other providers attest the deployment under: one reproduces its artifact, one reveals this. */
+export const ATTESTED_BUILD_KEY = 'b1'.repeat(32);
+export const DIFFERING_TAR_SHA256 = 'ee'.repeat(32);
 
 export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
   const world = createWorld(prefix);
@@ -107,6 +115,23 @@ export async function buildWebWorld(prefix = 'walrus-web-'): Promise<WebWorld> {
     const published = await publishArtifact({ blobStore: blobs, archive: tarballArchive, log: silentLog }, world.path('built'), false);
     artifact = published.blobId;
     await market.recordDeploy(lease, commits.c3b, published.blobId, published.sha256);
+    // Two other providers attest the deployed commit: one reproduced the artifact, one built something else.
+    const engine = await ChainEngine.open(join(world.path('walrus-home'), 'local', 'chain'));
+    const at = { repositoryId: idOf(url), commit: commits.c3b!, buildKey: ATTESTED_BUILD_KEY };
+    const attesters = await Promise.all([published.sha256, DIFFERING_TAR_SHA256].map(async (tarSha256) => {
+      const key = Ed25519Keypair.generate();
+      await network.faucet(key.toSuiAddress());
+      const signer = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
+      const attesting = new SuiMarket({ client: network.client, ledger: signer, packageId: network.packageId, marketId: network.marketId });
+      const { providerId } = await attesting.register(20n * 1_000_000_000n, 1n, 'https://attester.example', {});
+      const step = { attestations: attesting.attestations(), clockMs: () => attesting.clockMs(), signPersonalMessage: (message: Uint8Array) => key.signPersonalMessage(message) };
+      const attester = { providerId, capId: await attesting.providerCapId(providerId) };
+      const digests = { tarSha256, manifestRoot: published.manifestRoot };
+      await advanceAttestation(step, attester, at, digests);
+      return () => advanceAttestation(step, attester, at, digests);
+    }));
+    await engine.setClock((await engine.clockMs()) + DEFAULT_COMMIT_MS, { frozen: false });
+    for (const reveal of attesters) await reveal();
   } finally {
     await network.close();
   }

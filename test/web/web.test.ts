@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
-import { INJECTION, buildWebWorld, get, ok, startWeb, text, verified, type WebProcess, type WebWorld } from '../support/web.ts';
+import { ATTESTED_BUILD_KEY, DIFFERING_TAR_SHA256, INJECTION, buildWebWorld, get, ok, startWeb, text, verified, type WebProcess, type WebWorld } from '../support/web.ts';
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
 
@@ -192,6 +192,9 @@ Pages('deployments: provider, commit, artifact, since; the artifact check; a dif
   assert.match(page, new RegExp(w.deployment.artifact.replace(/-/g, '\\-')));
   assert.match(page, /not checked/);
   assert.match(page, /none stated/);
+  // The attestations: reproduced by one other provider, and the other one's differing build named with its key.
+  assert.match(page, / reproduced by 1 provider /);
+  assert.match(page, new RegExp(` differs provider 0x[0-9a-f]{10} built tar sha256 ${DIFFERING_TAR_SHA256} under build key ${ATTESTED_BUILD_KEY.slice(0, 12)} `));
   assert.match(text(await ok(owner, `/repos/${w.app.id}/deployments?check=1`)), / verified /);
   const market = text(await ok(owner, '/market'));
   assert.match(market, /20 SUI 1 MIST\/ms .* http:\/\/127\.0\.0\.1:2 region=eu 1 active, 0 completed bonded/);
