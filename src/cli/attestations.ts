@@ -52,7 +52,8 @@ interface AttestArgs extends CliArgs {
 /**
  * `git walrus attest <lease>`: a provider (the signer holds its cap) rebuilds the lease's last deployed commit on this
  * machine and attests what it got: a commitment now, the reveal once the tally's commit window closes (the command
- * waits). It attests its own digests, matching the record or not; a mismatch is what makes a tally disputed.
+ * waits). It attests its own digests, matching the record or not; a mismatch is what makes a tally disputed. Run again
+ * after an interruption, it finds its commitment on chain and reveals it (the nonce is derived from the key).
  */
 export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
   command: 'attest <lease>',

@@ -306,8 +306,13 @@ export class ChainEngine {
     return at ? (await this.store.read([at]))[0]!.timestampMs : this.genesis.timestampMs;
   }
 
+  /**
+   * An object as a read sees it now. Sui's consensus commits move the Clock whether or not any transaction runs, so a
+   * read of it gets the time the next transaction would see (`#tickClock`), not the last transaction's.
+   */
   object(id: string): ChainObject | undefined {
-    return this.store.objects.get(normalizeSuiAddress(id));
+    const normalized = normalizeSuiAddress(id);
+    return normalized === CLOCK_ID ? this.#tickClock(Date.now()) : this.store.objects.get(normalized);
   }
 
   /** Coins of `coinType` owned by `owner`, by id. */

@@ -7,6 +7,7 @@ import { UsageError } from '../../../src/core/errors.ts';
 import { ChainEngine } from '../../../src/devnet/chain/engine.ts';
 import { Market, AdminCap, marketType, adminCapType } from '../../../src/contract/market-bcs.ts';
 import { normalizeStructTag } from '@mysten/sui/utils';
+import { ClockContents } from '../../../src/devnet/chain/objects.ts';
 
 const clock = suite<{ dir: string; engine: ChainEngine }>('devnet Clock control and the market at genesis');
 
@@ -51,6 +52,18 @@ clock('another engine on the same state directory sees the same clock; it never 
   const refused = await other.setClock(earlier, { frozen: true }).then(() => null, (e: unknown) => e);
   assert.instance(refused, UsageError);
   assert.match((refused as Error).message, /never goes back/);
+});
+
+clock('a read of the Clock object moves with time though no transaction ran, as consensus commits move it on Sui', async ({ engine }) => {
+  const clockOf = () => ClockContents.parse(engine.object('0x6')!.contents).timestamp_ms;
+  await engine.setClock((await engine.clockMs()) + 1000n, { frozen: false });
+  const before = BigInt(clockOf());
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const after = BigInt(clockOf());
+  assert.ok(after >= before + 30n, `${before} → ${after}`);
+  assert.is(after <= (await engine.clockMs()), true);
+  await engine.setClock(after + 5000n, { frozen: true });
+  assert.is(BigInt(clockOf()), after + 5000n);
 });
 
 clock.run();

@@ -1,0 +1,88 @@
+/**
+ * A lease that requires reproduction, end to end on the real plane with the process kubelet: the serving provider's
+ * controller builds the hello-npm commit in its Job and holds the release (`Reproduced=False/AwaitingAttestations`,
+ * nothing rolled out) until a second provider's controller, started as an attester only (`--no-serve --attest`),
+ * rebuilds the lease's head on its own machine with the same node and npm as the build image (the kubelet's `node:*`
+ * image runs the project's Node 22), commits, and reveals once the commit window closes by the chain's clock; then the
+ * release rolls out and its deploy record says it was reproduced by 1 provider.
+ */
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { silentLog } from '../../src/core/log.ts';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
+import { openNetwork } from '../../src/main/context.ts';
+import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
+import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { helloRepository, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
+import { devnetOfferFile, readyAt } from './support/gitops.ts';
+import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { waitFor } from './support/control-plane.ts';
+
+const BUILD_MS = 300_000;
+const ROLLOUT_MS = 120_000;
+/** Short enough for a test, long enough for the attester to commit before it closes. */
+const COMMIT_WINDOW_MS = 20_000;
+
+const { test, step, waitBounded, stageTest } = leaseEndToEnd('reproduced-e2e', 'a lease requiring reproduction is held until another provider attests (process kubelet, devnet)');
+
+stageTest('held at AwaitingAttestations → an attester-only controller attests → rolled out, reproduced by 1', async ({ node, world, objects, devnet, asTenant, walrus, registerProvider, startProvider, startController, removeAfter, explain }) => {
+  await helloRepository(world, asTenant);
+  await world.ok('app', ['commit', '-qm', 'hello v1']);
+  await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+  const commit = await world.ok('app', ['rev-parse', 'HEAD']);
+
+  // The market's admin shortens the commit window (the devnet's faucet key holds the AdminCap).
+  const engine = await ChainEngine.open(world.path('devnet-state', 'chain'));
+  const admin = await openNetwork({ env: { ...world.env, ...devnet.env, GIT_WALRUS_KEY: engine.genesis.faucetKey }, log: silentLog, role: 'test' });
+  await (await admin.market()).attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
+  await admin.close();
+
+  const servingId = await registerProvider();
+  const attesterKey = Ed25519Keypair.generate();
+  const asAttester = { ...devnet.env, GIT_WALRUS_KEY: attesterKey.getSecretKey() };
+  const attesterId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://attester.example'], asAttester);
+  const specFile = world.path('lease-app.json');
+  writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
+  await startProvider('serving', ['--provider', servingId, '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000']);
+
+  const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', servingId, '--deposit', '5', '--require-reproduced', '1'], asTenant);
+  const tenant = (await walrus(['lease', 'show', leaseId], asTenant)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
+  const app = { namespace: tenantNamespace(tenant), name: leaseAppName(leaseId) };
+  removeAfter(app.namespace);
+  explain(app);
+  const readApp = () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, ...app }) as Promise<WalrusApp>;
+  const reproduced = (current: WalrusApp) => current.status?.conditions?.find((c) => c.type === 'Reproduced');
+
+  const held = await waitBounded('the release held for attestations', async () => {
+    const current = await readApp().catch(() => undefined);
+    return current && reproduced(current)?.reason === 'AwaitingAttestations' && current;
+  }, BUILD_MS);
+  step(`built and held: ${reproduced(held)!.message}`);
+  assert.is(reproduced(held)!.status, 'False');
+  assert.match(reproduced(held)!.message, `waits for 1 other provider to attest its build (key ${held.status!.artifact!.buildKey})`);
+  assert.is(held.status?.lastAppliedRevision, undefined, 'nothing rolled out while held');
+
+  // The attester: another provider's controller that serves nothing, building with the build image's node and npm.
+  const nodeImage = join(REPO_ROOT, 'test/cluster/kubelet/images/node');
+  const attester = startController('attester', [
+    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest', '--attest-image', 'node:22', '--provider-interval-ms', '1000',
+  ], { ...asAttester, PATH: `${nodeImage}:${world.env.PATH}`, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' });
+  await waitFor('the attester committed', async () => attester.output().includes(`attester: committed to ${commit.slice(0, 12)}`), BUILD_MS);
+  step('the attester committed');
+  await waitFor('the attester revealed', async () => attester.output().includes(`attester: revealed ${commit.slice(0, 12)}`), COMMIT_WINDOW_MS + 60_000);
+
+  const ready = await readyAt(readApp, commit, ROLLOUT_MS);
+  assert.is(reproduced(ready)?.status, 'True');
+  assert.match(reproduced(ready)!.message, `reproduced by 1 other provider under build key ${ready.status!.artifact!.buildKey}`);
+  const records = await waitBounded('the Deployed record', async () => {
+    const out = await walrus(['deployments', 'walrus'], asTenant);
+    return out.includes(commit) && out;
+  }, 30_000);
+  assert.match(records, /\n {4}reproduced by 1 provider(\n|$)/);
+  assert.not.match(attester.output(), /watching WalrusApps|build job/, 'the attester reconciles no app');
+});
+
+test.run();
