@@ -61,6 +61,10 @@ test('attesters rebuild the head of a lease that requires reproduction; one inte
     opened.push(own);
     return openAttester(own, env, silentLog, { providerId: provider!.providerId, intervalMs: 1000, line: (text) => lines.push(text) });
   };
+  // The serving provider's own attester leaves its lease alone: its attestation would not count.
+  await (await attesterOf(serving)).pass();
+  assert.is(await tally(), null, lines.join('\n'));
+  assert.equal(lines, []);
   const firstAttester = await attesterOf(first);
   const interrupted = await attesterOf(second);
   await firstAttester.pass();

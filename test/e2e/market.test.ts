@@ -190,9 +190,9 @@ test('deployments lists the deploy records; --verify checks artifacts and commit
   await market.recordDeploy(lease, head, blobId, sha256);
 
   const listed = await ok(['deployments', 'walrus', '--verify']);
-  assert.match(listed.stdout, new RegExp(`${head}  refs/heads/main\\n    provider ${second}  lease ${lease}\\n    artifact ${blobId}  sha256 ${sha256}\\n    verified`));
+  assert.match(listed.stdout, new RegExp(`${head}  refs/heads/main\\n    provider ${second}  lease ${lease}\\n    artifact ${blobId}  sha256 ${sha256}\\n    reproduced by 0 providers\\n    verified`));
   const records = JSON.parse((await ok(['deployments', 'walrus', '--verify', '--json'])).stdout);
-  assert.equal(records.map((r: { commit: string; lease: string; artifact: string; sha256: string; verified: boolean; problems: string[] }) => [r.commit, r.lease, r.artifact, r.sha256, r.verified, r.problems]), [[head, lease, blobId, sha256, true, []]]);
+  assert.equal(records.map((r: { commit: string; lease: string; artifact: string; sha256: string; verified: boolean; problems: string[]; reproducedBy: string[] }) => [r.commit, r.lease, r.artifact, r.sha256, r.verified, r.problems, r.reproducedBy]), [[head, lease, blobId, sha256, true, [], []]]);
 
   await market.recordDeploy(lease, head, blobId, 'ab'.repeat(32));
   const failed = await walrus(['deployments', 'walrus', '--verify']);
