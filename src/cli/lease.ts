@@ -97,7 +97,9 @@ export const leaseCommand: CommandModule<CliArgs, LeaseArgs> = {
       }
       if (argv.action === 'show') {
         const [info, now, required] = await Promise.all([market.getLease(lease), market.clockMs(), market.attestations().requiredReproductions(lease)]);
-        app.stdout(argv.json ? leaseJson(info, now, required) : formatLease(info, now, required));
+        const { reproductionsOf } = await import('../remote/market/reproductions.ts');
+        const reproduction = info.lastDeploy ? (await reproductionsOf(market.attestations(), info.repository, [{ ...info.lastDeploy, provider: info.provider }]))[0] : undefined;
+        app.stdout(argv.json ? leaseJson(info, now, required, reproduction) : formatLease(info, now, required, reproduction));
       } else if (argv.action === 'top-up') {
         if (argv.amount === undefined) throw new UsageError('lease top-up needs --amount');
         const amount = parseSuiAmount(argv.amount, 'amount');

@@ -88,6 +88,10 @@ test('a second provider reproduces the build and the tally agrees; a third diges
   // third's differing build named with its key.
   const deployments = await world.ok(repo, ['walrus', 'deployments', 'walrus']);
   assert.ok(deployments.includes(`\n    reproduced by 1 provider\n    differs: provider ${normalizeSuiAddress(providers[2]!.providerId)} built tar sha256 ${'ee'.repeat(32)} under build key ${packed.buildKey}`), deployments);
+  const leaseShown = await world.ok(repo, ['walrus', 'lease', 'show', lease]);
+  assert.ok(leaseShown.includes(`\n            reproduced by 1 provider\n            differs: provider ${normalizeSuiAddress(providers[2]!.providerId)} built tar sha256 ${'ee'.repeat(32)}`), leaseShown);
+  const leaseJson = JSON.parse(await world.ok(repo, ['walrus', 'lease', 'show', lease, '--json'])) as { lastDeployReproduction: { reproducedBy: string[] } };
+  assert.equal(leaseJson.lastDeployReproduction.reproducedBy, [normalizeSuiAddress(providers[1]!.providerId)]);
   const [record] = JSON.parse(await world.ok(repo, ['walrus', 'deployments', 'walrus', '--json'])) as Array<{ reproducedBy: string[]; differing: Array<{ provider: string; tarSha256: string; buildKey: string }> }>;
   assert.equal(record!.reproducedBy, [normalizeSuiAddress(providers[1]!.providerId)]);
   assert.equal(record!.differing.map((d) => [d.provider, d.tarSha256, d.buildKey]), [[normalizeSuiAddress(providers[2]!.providerId), 'ee'.repeat(32), packed.buildKey]]);

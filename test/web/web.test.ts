@@ -203,6 +203,7 @@ Pages('deployments: provider, commit, artifact, since; the artifact check; a dif
   assert.match(provider, /open/);
   const lease = text(await ok(owner, `/market/leases/${w.deployment.lease}`));
   assert.match(lease, /escrow \d+(\.\d+)? SUI/);
+  assert.match(lease, / reproduced by 1 provider differs provider 0x[0-9a-f]{10} built tar sha256 /);
   assert.match(lease, /accrued \d+(\.\d+)? SUI since/);
   assert.match(lease, /funded until \d{4}-\d\d-\d\d/);
   assert.match(lease, new RegExp(w.deployment.commit));

@@ -74,8 +74,11 @@ export function accruedAt(lease: LeaseInfo, nowMs: number): bigint {
   return leaseAccrualAt(lease, nowMs).accrued;
 }
 
-/** `requiredReproductions`: how many other providers must attest each release's build first (0: none). */
-export function formatLease(lease: LeaseInfo, nowMs: number, requiredReproductions = 0): string {
+/**
+ * `requiredReproductions`: how many other providers must attest each release's build first (0: none);
+ * `reproduction`: what they attested of the last deploy.
+ */
+export function formatLease(lease: LeaseInfo, nowMs: number, requiredReproductions = 0, reproduction?: RecordReproduction): string {
   const accrued = accruedAt(lease, nowMs);
   const lines = [
     `lease       ${lease.id}`,
@@ -90,6 +93,7 @@ export function formatLease(lease: LeaseInfo, nowMs: number, requiredReproductio
   ];
   if (lease.state === 'open') lines.push(`funded until ${time(fundedUntilMs(lease))}`);
   lines.push(lease.lastDeploy ? `deployed    ${lease.lastDeploy.commit} as ${lease.lastDeploy.artifact} at ${time(lease.lastDeploy.atMs)}` : 'deployed    nothing yet');
+  if (lease.lastDeploy && reproduction) lines.push(...reproductionLines(reproduction).map((line) => `            ${line}`));
   lines.push(`url         ${lease.url ? visibleLine(lease.url) : 'none (the provider states one while it serves the app)'}`);
   if (requiredReproductions > 0) lines.push(`reproduced  each release waits for ${requiredReproductions} other provider${requiredReproductions === 1 ? '' : 's'} to attest the same build`);
   return `${lines.join('\n')}\n`;
@@ -146,8 +150,11 @@ export function providerJson(p: ProviderInfo, nowMs: number): string {
   return marketJson({ ...p, status: providerStatus(p, nowMs) });
 }
 
-export function leaseJson(lease: LeaseInfo, nowMs: number, requiredReproductions = 0): string {
-  return marketJson({ ...lease, accrued: accruedAt(lease, nowMs), fundedUntilMs: lease.state === 'open' ? fundedUntilMs(lease) : null, requiredReproductions });
+export function leaseJson(lease: LeaseInfo, nowMs: number, requiredReproductions = 0, reproduction?: RecordReproduction): string {
+  return marketJson({
+    ...lease, accrued: accruedAt(lease, nowMs), fundedUntilMs: lease.state === 'open' ? fundedUntilMs(lease) : null, requiredReproductions,
+    ...(reproduction ? { lastDeployReproduction: reproduction } : {}),
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * "Reproduced by N" for deploy records (`git walrus deployments`, the web front end's deployments page): each record's
+ * "Reproduced by N" for deploy records (`git walrus deployments`, `lease show`, the web front end's deployments and
+ * lease pages): each record's
  * commit's tallies, under every build key anyone attested it under, judged against the record's digest. One scan of
  * the repository's commitments, then one tally read per (commit, build key).
  */
@@ -7,7 +8,7 @@ import { reproductionOfRecord, type RecordReproduction, type TallyView } from '.
 import type { AttestationLedger } from '../../ports/attestations.ts';
 import type { DeployedRecord } from '../../ports/market.ts';
 
-export async function reproductionsOf(attestations: Pick<AttestationLedger, 'buildKeysOf' | 'tally'>, repositoryId: string, records: readonly DeployedRecord[]): Promise<RecordReproduction[]> {
+export async function reproductionsOf(attestations: Pick<AttestationLedger, 'buildKeysOf' | 'tally'>, repositoryId: string, records: ReadonlyArray<Pick<DeployedRecord, 'commit' | 'provider' | 'sha256'>>): Promise<RecordReproduction[]> {
   const keysByCommit = await attestations.buildKeysOf(repositoryId);
   const talliesByCommit = new Map<string, Array<{ buildKey: string; tally: TallyView }>>();
   for (const commit of new Set(records.map((record) => record.commit))) {

@@ -24,7 +24,7 @@ export function leaseUrl(lease: LeaseInfo | undefined): string | null {
 }
 
 /** How many other providers reproduced the record's build (their attestations), and who built something else. */
-function reproductionCell(reproduction: RecordReproduction) {
+export function reproductionCell(reproduction: RecordReproduction) {
   const n = reproduction.reproducedBy.length;
   const count = n === 0 ? html`<span class="badge unchecked">not reproduced yet</span>` : html`<span class="badge verified">reproduced by ${n} provider${n === 1 ? '' : 's'}</span>`;
   const differing = reproduction.differing.map((d) => html`<li>provider <a class="mono" href="/market/providers/${d.provider}">${shortOid(d.provider)}</a> built tar sha256 <span class="mono">${d.tarSha256}</span> under build key <span class="mono">${shortOid(d.buildKey)}</span></li>`);

@@ -14,7 +14,8 @@ import { html, type Html } from '../html.ts';
 import { formatUtc, page, shortOid } from '../layout.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
-import { leaseUrl } from './deployments.ts';
+import { leaseUrl, reproductionCell } from './deployments.ts';
+import { reproductionsOf } from '../../remote/market/reproductions.ts';
 import { marketOf } from './shared.ts';
 
 function attributes(map: Record<string, string>): Html {
@@ -121,7 +122,10 @@ export async function leasePage(context: WebContext, { params }: RouteRequest): 
   const [provider, deployments] = await Promise.all([market.getProvider(lease.provider), market.listDeployments(lease.repository)]);
   const records = deployments.filter((record) => record.lease === lease.id);
   const isTenant = viewer === lease.tenant;
-  const [secrets, app] = await Promise.all([secretsSection(context, market, lease, isTenant), gatewaySection(context, lease, provider.endpoint, isTenant)]);
+  const [secrets, app, reproductions] = await Promise.all([
+    secretsSection(context, market, lease, isTenant), gatewaySection(context, lease, provider.endpoint, isTenant),
+    reproductionsOf(market.attestations(), lease.repository, records),
+  ]);
   const accrued = accruedAt(lease, now);
   const url = leaseUrl(lease);
   return htmlReply(page({
@@ -145,8 +149,8 @@ ${lease.state === 'open' ? html`<dt>funded until</dt><dd>${formatUtc(fundedUntil
 ${app}
 ${secrets}
 <h2>Deploy records</h2>
-${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Transaction</th></tr></thead><tbody>
-${records.map((r) => html`<tr><td>${formatUtc(r.atMs)}</td><td><a class="mono" href="/repos/${lease.repository}/commit/${r.commit}">${r.commit}</a></td><td class="mono">${r.artifact}<div class="muted">sha256 ${r.sha256}</div></td><td class="mono">${r.txDigest}</td></tr>`)}
+${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Reproduced</th><th>Transaction</th></tr></thead><tbody>
+${records.map((r, i) => html`<tr><td>${formatUtc(r.atMs)}</td><td><a class="mono" href="/repos/${lease.repository}/commit/${r.commit}">${r.commit}</a></td><td class="mono">${r.artifact}<div class="muted">sha256 ${r.sha256}</div></td><td>${reproductionCell(reproductions[i]!)}</td><td class="mono">${r.txDigest}</td></tr>`)}
 </tbody></table>`}`,
   }));
 }
