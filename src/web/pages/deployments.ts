@@ -27,7 +27,7 @@ export function leaseUrl(lease: LeaseInfo | undefined): string | null {
 export function reproductionCell(reproduction: RecordReproduction) {
   const n = reproduction.reproducedBy.length;
   const count = n === 0 ? html`<span class="badge unchecked">not reproduced yet</span>` : html`<span class="badge verified">reproduced by ${n} provider${n === 1 ? '' : 's'}</span>`;
-  const differing = reproduction.differing.map((d) => html`<li>provider <a class="mono" href="/market/providers/${d.provider}">${shortOid(d.provider)}</a> built tar sha256 <span class="mono">${d.tarSha256}</span> under build key <span class="mono">${shortOid(d.buildKey)}</span></li>`);
+  const differing = reproduction.differing.map((d) => html`<li>provider <a class="mono" href="/market/providers/${d.provider}">${shortOid(d.provider)}</a> built tar sha256 <span class="mono sha">${d.tarSha256}</span> under build key <span class="mono">${shortOid(d.buildKey)}</span></li>`);
   return html`${count}${differing.length > 0 ? html`<div><span class="badge failed">differs</span></div><ul class="findings">${differing}</ul>` : ''}`;
 }
 
@@ -71,7 +71,7 @@ export async function deploymentsPage(context: WebContext, { params, query }: Ro
 ${market === null ? html`<p class="muted">This network has no compute market.</p>` : ''}
 ${records.length === 0 ? html`<p class="muted">No provider has recorded a deployment of this repository.</p>` : html`
 <p><a href="${href(`/repos/${info.id}/deployments`, { check: '1' })}" id="check-artifacts">Check every artifact</a> <span class="muted">(as <code>git walrus deployments walrus://${info.id} --verify</code>: each artifact from Walrus against its sha256, each commit against the push log)</span></p>
-<table class="list"><thead><tr><th>Since</th><th>Provider</th><th>Revision</th><th>Artifact</th><th>URL</th><th>Reproduced</th><th>Check</th></tr></thead><tbody>${rows}</tbody></table>
+<table class="list deployments"><thead><tr><th>Since</th><th>Provider</th><th>Revision</th><th>Artifact</th><th>URL</th><th>Reproduced</th><th>Check</th></tr></thead><tbody>${rows}</tbody></table>
 ${revisions.length > 1 && repo.readable ? html`<h3>Diff two deployed revisions</h3>
 <form method="get" action="/repos/${info.id}/compare"><select name="from">${revisions.map((c, i) => html`<option value="${c}"${i === revisions.length - 2 ? html` selected` : ''}>${shortOid(c)}</option>`)}</select> … <select name="to">${revisions.map((c, i) => html`<option value="${c}"${i === revisions.length - 1 ? html` selected` : ''}>${shortOid(c)}</option>`)}</select> <button type="submit">Diff</button></form>` : ''}`}`,
   }));

@@ -149,7 +149,7 @@ ${lease.state === 'open' ? html`<dt>funded until</dt><dd>${formatUtc(fundedUntil
 ${app}
 ${secrets}
 <h2>Deploy records</h2>
-${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Reproduced</th><th>Transaction</th></tr></thead><tbody>
+${records.length === 0 ? html`<p class="muted">Nothing deployed yet.</p>` : html`<table class="list deployments"><thead><tr><th>At</th><th>Commit</th><th>Artifact</th><th>Reproduced</th><th>Transaction</th></tr></thead><tbody>
 ${records.map((r, i) => html`<tr><td>${formatUtc(r.atMs)}</td><td><a class="mono" href="/repos/${lease.repository}/commit/${r.commit}">${r.commit}</a></td><td class="mono">${r.artifact}<div class="muted">sha256 ${r.sha256}</div></td><td>${reproductionCell(reproductions[i]!)}</td><td class="mono">${r.txDigest}</td></tr>`)}
 </tbody></table>`}`,
   }));
