@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../core/errors.ts';
 import type { MarketLedger } from '../ports/market.ts';
-import type { EventView, ReleaseView, StatusView } from '../ports/gateway-api.ts';
+import type { EventView, LogRecord, ReleaseView, StatusView } from '../ports/gateway-api.ts';
 import type { CliApp } from './app.ts';
 import { ExitError } from './app.ts';
 import { gatewayGet, gatewayJson, ndjson, type GatewayTarget, type Signer } from './gateway-client.ts';
@@ -54,10 +54,10 @@ export async function leaseLogs(app: CliApp, target: GatewayTarget, sign: Signer
   process.once('SIGINT', stop);
   try {
     const response = await gatewayGet(target, `/v1/leases/${target.lease}/logs${query.size ? `?${query}` : ''}`, sign, controller.signal);
-    const pods = new Set<string>();
-    for await (const entry of ndjson<{ pod: string; container: string; line: string }>(response)) {
-      pods.add(entry.pod);
-      app.stdout(args.json ? `${JSON.stringify(entry)}\n` : `${args.replica === undefined ? `[${entry.pod}] ` : ''}${entry.line}\n`);
+    for await (const entry of ndjson<LogRecord>(response)) {
+      if (args.json) app.stdout(`${JSON.stringify(entry)}\n`);
+      else if ('notice' in entry) app.log.info(`-- ${entry.notice}`);
+      else app.stdout(`${args.replica === undefined ? `[${entry.pod}] ` : ''}${entry.line}\n`);
     }
   } catch (error) {
     if (!controller.signal.aborted) throw error;

@@ -90,3 +90,9 @@ export interface EventView {
   message: string;
   count: number;
 }
+
+/**
+ * One line of the logs path's NDJSON answer: a line a replica's container wrote, or (while following) a notice from
+ * the gateway itself: a new replica joining the follow, or the lease's end, which ends it.
+ */
+export type LogRecord = { pod: string; container: string; line: string } | { notice: string };

@@ -7,14 +7,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { canonicalRequest, parseAuthorization } from '../../core/signed-request.ts';
+import { leaseEndLine } from '../../core/lease-end.ts';
 import { messageOf } from '../../core/errors.ts';
 import { normalizeSuiId } from '../../core/walrus-url.ts';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { AppWindow } from '../../ports/app-window.ts';
+import type { LogRecord } from '../../ports/gateway-api.ts';
 import type { LeaseInfo, MarketLedger } from '../../ports/market.ts';
 import type { ObjectRef } from '../../ports/cluster.ts';
 import { leaseAppName, tenantNamespace } from '../provider/plan.ts';
 import { releaseOutputSelector } from '../templates/release-output.ts';
-import { appResourceName, selectorLabels } from '../templates/names.ts';
+import { ANNOTATIONS, appResourceName, selectorLabels } from '../templates/names.ts';
 import type { Component } from '../templates/names.ts';
 import { mayRead } from './access.ts';
 import { ReplayWindow } from './replay-window.ts';
@@ -173,11 +176,11 @@ export class Gateway {
       if (replica >= pods.length) throw new Refusal(400, `replica ${replica} does not exist: the app has ${pods.length} (0 to ${pods.length - 1})`);
       return [pods[replica]!];
     };
-    const podNames = async () => (await window.listPods(ref.namespace, componentSelector(ref, 'run'))).map((pod) => pod.metadata!.name!).sort();
-    const first = pick(await podNames());
+    const pods = () => window.listPods(ref.namespace, componentSelector(ref, 'run'));
+    const chosen = pick((await pods()).map((pod) => pod.metadata!.name!).sort());
     const options = { tailLines: tail, ...(since !== undefined ? { sinceSeconds: since } : {}), ...(previous ? { previous } : {}) };
     if (!follow) {
-      const logs = await Promise.all(first.map(async (pod) => ({ pod, text: await window.readLog({ namespace: ref.namespace, name: pod }, APP_CONTAINER, options).catch((error) => `(no log: ${messageOf(error)})`) })));
+      const logs = await Promise.all(chosen.map(async (pod) => ({ pod, text: await window.readLog({ namespace: ref.namespace, name: pod }, APP_CONTAINER, options).catch((error) => `(no log: ${messageOf(error)})`) })));
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
       for (const { pod, text } of logs) {
         for (const line of text.split('\n').filter((candidate, i, all) => candidate !== '' || i < all.length - 1)) response.write(`${JSON.stringify({ pod, container: APP_CONTAINER, line })}\n`);
@@ -196,8 +199,8 @@ export class Gateway {
     const rate = new ByteRate(this.#limits.bytesPerSecond, this.#limits.burstBytes, this.#deps.now());
     // One writer for every pod's lines: each waits its turn for the rate and for the client to take the bytes.
     let turn = Promise.resolve();
-    const send = (pod: string, line: string) => {
-      const text = `${JSON.stringify({ pod, container: APP_CONTAINER, line })}\n`;
+    const send = (record: LogRecord) => {
+      const text = `${JSON.stringify(record)}\n`;
       turn = turn.then(async () => {
         if (abort.signal.aborted) return;
         const wait = rate.take(Buffer.byteLength(text), this.#deps.now());
@@ -210,22 +213,38 @@ export class Gateway {
     const followPod = (pod: string, from: typeof options | Record<string, never>) => {
       following.set(pod, (async () => {
         try {
-          for await (const line of window.followLog({ namespace: ref.namespace, name: pod }, APP_CONTAINER, from, abort.signal)) await send(pod, line);
+          for await (const line of window.followLog({ namespace: ref.namespace, name: pod }, APP_CONTAINER, from, abort.signal)) await send({ pod, container: APP_CONTAINER, line });
         } catch (error) {
           if (!abort.signal.aborted) this.#deps.log(`gateway: follow ${ref.namespace}/${pod}: ${messageOf(error)}`);
         }
       })());
     };
     try {
-      for (const pod of first) followPod(pod, options);
-      // A rolling update's new pods join from their first line; a pod that went keeps what it sent.
+      // A replica is followed once its app container has started (the API has no log before that); the ones there at
+      // the start from the request's tail, a rolling update's new ones from their first line, each said in one line.
+      // A pod that went keeps what it sent. The follow ends when the lease does, saying why.
+      const initial = new Set(chosen);
       while (!abort.signal.aborted) {
+        const started = await pods().then((list) => list.filter(appStarted), () => []);
+        for (const pod of started) {
+          const name = pod.metadata!.name!;
+          if (following.has(name) || (replica !== undefined && !initial.has(name))) continue;
+          if (initial.has(name)) followPod(name, options);
+          else {
+            const commit = pod.metadata?.annotations?.[ANNOTATIONS.commit];
+            await send({ notice: `following ${name}, a new replica${commit ? ` (release ${commit.slice(0, 12)})` : ''}` });
+            followPod(name, {});
+          }
+        }
+        const info = await this.#cached(`lease ${lease}`, () => this.#deps.market.getLease(lease)).catch(() => null) as LeaseInfo | null;
+        if (info?.end) {
+          await send({ notice: `the lease ended: ${leaseEndLine(info.end)}; the follow ends` });
+          break;
+        }
         await sleep(this.#limits.podPollMs, abort.signal);
-        if (abort.signal.aborted) break;
-        const now = await podNames().catch(() => [...following.keys()]);
-        for (const pod of now) if (!following.has(pod) && (replica === undefined)) followPod(pod, {});
       }
     } finally {
+      abort.abort();
       slot.release();
       this.#streams.delete(abort);
       await Promise.allSettled(following.values());
@@ -254,6 +273,12 @@ export async function serveGateway(gateway: Gateway, host: string, port: number)
 
 function componentSelector(ref: ObjectRef, component: Component): string {
   return Object.entries(selectorLabels({ metadata: ref }, component)).map(([key, value]) => `${key}=${value}`).join(',');
+}
+
+/** Whether the pod's app container has run (running now, or stopped), so the API has its log. */
+function appStarted(pod: V1Pod): boolean {
+  const status = pod.status?.containerStatuses?.find((container) => container.name === APP_CONTAINER);
+  return Boolean(status?.state?.running || status?.state?.terminated || status?.lastState?.terminated);
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP front with real Sui signatures (the SDK's Ed25519 keys and verifier): who gets in, and what a
  * stranger, a replay, a stale time or another tenant's lease get. The lease and provider records stand for the chain's
- * and the cluster has no app yet, so an admitted request is answered NotDeployed (Ended, for a lease that ended).
+ * and the cluster has no app yet, so an admitted request is answered NotDeployed (Ended, for a lease that ended). A
+ * follow's replicas come and go in a cluster that stands for the API's pod list and log streams.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +10,9 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { canonicalRequest, formatAuthorization } from '../../../src/core/signed-request.ts';
 import { Gateway, serveGateway } from '../../../src/gitops/gateway/server.ts';
 import { verifyPersonalMessage } from '../../../src/sui/personal-message.ts';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { AppWindow } from '../../../src/ports/app-window.ts';
+import { ANNOTATIONS } from '../../../src/gitops/templates/names.ts';
 import type { LeaseInfo } from '../../../src/ports/market.ts';
 
 const tenant = Ed25519Keypair.generate();
@@ -127,3 +130,70 @@ auth.after(async () => {
   await served.close();
 });
 auth.run();
+
+const follow = suite('a follow takes a rolling update\'s new replica and ends with the lease');
+follow('a replica joins once its app has started, from its first line, said in one line; the lease\'s end ends the follow', async () => {
+  const release = 'ab'.repeat(20);
+  const pod = (name: string, app: 'waiting' | 'running', commit?: string): V1Pod => ({
+    metadata: { name, ...(commit ? { annotations: { [ANNOTATIONS.commit]: commit } } : {}) },
+    status: { containerStatuses: [{ name: 'app', image: 'app', imageID: '', ready: app === 'running', restartCount: 0, state: app === 'running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } }] },
+  });
+  let pods = [pod('app-old', 'running')];
+  let current: LeaseInfo = { ...mine };
+  const lines: Record<string, string[]> = { 'app-old': ['old 1'], 'app-new': ['listening', 'new 1'] };
+  const asked: string[] = [];
+  const window: AppWindow = {
+    ...emptyCluster,
+    listPods: async () => pods,
+    async *followLog(ref, _container, _options, signal) {
+      asked.push(ref.name);
+      yield* lines[ref.name]!;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    },
+  };
+  const following = await serveGateway(new Gateway({
+    providerId, window, verify: verifyPersonalMessage, now: () => now, log: () => {},
+    market: { getLease: async () => current, providerCapHolder: async () => owner.toSuiAddress() },
+  }, { podPollMs: 5, chainCacheMs: 0 }), '127.0.0.1', 0);
+  try {
+    const path = `/v1/leases/${mine.id}/logs?follow=1`;
+    const response = await fetch(`${following.url}${path}`, { headers: { authorization: await signed(tenant, path, mine.id) } });
+    assert.is(response.status, 200);
+    const records: unknown[] = [];
+    const reading = (async () => {
+      let rest = '';
+      for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
+        rest += chunk;
+        for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n')) {
+          records.push(JSON.parse(rest.slice(0, end)));
+          rest = rest.slice(end + 1);
+        }
+      }
+    })();
+    const until = async (what: string, check: () => boolean) => {
+      for (let tries = 0; !check(); tries++) {
+        if (tries > 400) assert.unreachable(`${what}: ${JSON.stringify(records)}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await until('the first replica\'s line', () => records.length === 1);
+    // The rolling update: the new pod is listed before its container starts; it joins once it has.
+    pods = [pod('app-old', 'running'), pod('app-new', 'waiting', release)];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(asked, ['app-old'], 'no log asked of a container that has not started');
+    pods = [pod('app-new', 'running', release)];
+    await until('the new replica\'s lines', () => records.length === 4);
+    current = { ...mine, state: 'closed', end: { reason: 'closed_by_tenant', by: tenant.toSuiAddress(), byTenant: true, atMs: closedAtMs } };
+    await reading;
+    assert.equal(records, [
+      { pod: 'app-old', container: 'app', line: 'old 1' },
+      { notice: `following app-new, a new replica (release ${release.slice(0, 12)})` },
+      { pod: 'app-new', container: 'app', line: 'listening' },
+      { pod: 'app-new', container: 'app', line: 'new 1' },
+      { notice: 'the lease ended: closed by the tenant at 2026-11-29T05:00:00Z; the follow ends' },
+    ]);
+  } finally {
+    await following.close();
+  }
+});
+follow.run();
