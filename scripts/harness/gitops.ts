@@ -36,11 +36,6 @@ export function startControllerProcess(world: World, env: NodeJS.ProcessEnv, ide
   return startServiceProcess(world, env, identity, ['controller', ...args]);
 }
 
-/** `git walrus gateway` as a provider runs it out of cluster (its first line of output is the URL it serves). */
-export function startGatewayProcess(world: World, env: NodeJS.ProcessEnv, args: string[]): ControllerProcess {
-  return startServiceProcess(world, env, 'gateway', ['gateway', ...args]);
-}
-
 function startServiceProcess(world: World, env: NodeJS.ProcessEnv, identity: string, args: string[]): ControllerProcess {
   // bin/git-walrus execs node: the child is the command itself, so a kill reaches it (through `git walrus` it
   // would reach git only, leaving it running). It never outlives the process that started it (reaper.ts).

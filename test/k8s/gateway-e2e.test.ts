@@ -1,35 +1,37 @@
 /**
  * The tenant's window on its app through the provider's gateway, on the real plane (process kubelet, devnet, npm
  * builds, the ingress stand-in): the provider registers the endpoint `http://gateway.provider.walrus.test`, runs its
- * controller and `git walrus gateway` out of cluster, and fronts the gateway with a Service, its Endpoints and an
- * Ingress at that host, as a provider whose gateway runs beside its cluster would (the in-cluster Deployment of
- * deploy/provider/gateway.yaml runs the same command). The tenant's CLI resolves that host to the ingress (the DNS
- * record a provider makes; test/support/host-resolver.ts) and so goes through the ingress like any tenant.
+ * controller, and installs its gateway as deploy/provider/ does (`kubectl apply -k`: the in-cluster Deployment with
+ * its ServiceAccount and ClusterRole, its Service, and the Ingress at that host). The tenant's CLI resolves that host to
+ * the ingress (the DNS record a provider makes; test/support/host-resolver.ts) and so goes through the ingress to the
+ * gateway's pod, which reads the cluster (logs through the kubelet included) with its own ServiceAccount.
  *
  * The tenant sees: its push going live (`lease status --wait`), the release's build output with its tests, a line the
  * app writes arriving in `lease logs --follow`, a crash (the exit code and reason, and what the crashed run wrote
  * with `--previous`), an OOM kill past the offer's memory limit, the events, a push whose tests fail: refused with
  * TestsFailed and npm's output, the serving commit unchanged; a release that crash-loops (CrashLoopBackOff, its last
- * exit and its crashed run's output) while the last good one serves; and, once the lease is closed, why it ended. A
+ * exit and its crashed run's output) while the last good one serves; a follow across the rolling update of a good
+ * release (the new replica joins, from its first line) that ends, saying why, when the lease does. A
  * stranger is refused with who may read; the provider (its cap's holder) reads.
  */
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { NetworkingV1Api } from '@kubernetes/client-node';
+import { join, relative } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import type { EventView, StatusView } from '../../src/ports/gateway-api.ts';
 import { LABELS } from '../../src/gitops/templates/names.ts';
 import { initWorkRepo, REPO_ROOT, type World } from '../../scripts/harness/world.ts';
 import { waitFor } from './support/control-plane.ts';
-import { devnetOfferFile } from './support/gitops.ts';
-import { leaseEndToEnd } from './support/lease-e2e.ts';
+import { devnetOfferFile, kubectl } from './support/gitops.ts';
+import { leaseEndToEnd, type LeaseStage } from './support/lease-e2e.ts';
 import { httpGet, within } from '../../scripts/harness/gitops.ts';
 import { resolveHostsEnv } from '../support/host-resolver-env.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
 const GATEWAY_HOST = 'gateway.provider.walrus.test';
+const INSTALL_NAMESPACE = 'walrus-gitops';
 
 const { test, step, stageTest } = leaseEndToEnd('gateway-e2e', 'the tenant\'s window through the provider\'s gateway at its endpoint (process kubelet, devnet, npm)');
 
@@ -72,7 +74,7 @@ function writeApp(world: World, release: 'good' | 'failing tests' | 'crashing at
 }
 
 stageTest('status, build output, follow, a crash and its previous run, an OOM kill, events, a TestsFailed push, a crash-looping release, the end; a stranger refused', async (stage) => {
-  const { namespace, node, kc, core, world, walrus, registerProvider, startProvider, startGateway, openLease } = stage;
+  const { node, core, world, walrus, registerProvider, startProvider, openLease } = stage;
   const ingress = node.ingress.address;
   const throughIngress = resolveHostsEnv({ [GATEWAY_HOST]: ingress });
   const asTenant = { ...stage.asTenant, ...throughIngress };
@@ -90,17 +92,12 @@ stageTest('status, build output, follow, a crash and its previous run, an OOM ki
 
   // The provider: its endpoint's host, its controller, its gateway behind the cluster's ingress at that host.
   const providerId = await registerProvider(`http://${GATEWAY_HOST}`);
-  // The app's containers get the offer's default limits (the tenant namespace's LimitRange): 128 MiB of memory here.
-  const limits = { default: { cpu: '500m', memory: '128Mi', ephemeralStorage: '1Gi' }, max: { cpu: '2', memory: '4Gi', ephemeralStorage: '10Gi' } };
+  // The app's containers get the offer's default limits (the tenant namespace's LimitRange): 128 MiB of memory here, and
+  // 400m of CPU, so that a rollout's two replicas and a build's 1 CPU fit the test node's 2 beside the gateway's pod.
+  const limits = { default: { cpu: '400m', memory: '128Mi', ephemeralStorage: '1Gi' }, max: { cpu: '2', memory: '4Gi', ephemeralStorage: '10Gi' } };
   const offer = devnetOfferFile(world, node.network, { limits, buildEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/ssl/certs/ca-certificates.crt' }] });
   await startProvider('provider-g', ['--provider', providerId, '--offer', offer, '--provider-interval-ms', '1000'], asProvider);
-  const gatewayUrl = await startGateway(['--provider', providerId]);
-  await core.createNamespacedService({ namespace, body: { metadata: { name: 'walrus-gateway' }, spec: { ports: [{ name: 'http', port: 80, targetPort: Number(gatewayUrl.port) as never }] } } });
-  await core.createNamespacedEndpoints({ namespace, body: { metadata: { name: 'walrus-gateway' }, subsets: [{ addresses: [{ ip: node.network.hostIp }], ports: [{ name: 'http', port: Number(gatewayUrl.port) }] }] } });
-  await kc.makeApiClient(NetworkingV1Api).createNamespacedIngress({ namespace, body: {
-    metadata: { name: 'walrus-gateway' },
-    spec: { ingressClassName: node.ingress.className, rules: [{ host: GATEWAY_HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'walrus-gateway', port: { name: 'http' } } } }] } }] },
-  } });
+  await installGateway(stage, providerId, GATEWAY_HOST);
   await waitFor('the gateway through the ingress at its host', async () => {
     const { status, body } = await httpGet(ingress, 80, '/v1/health', 3000, { Host: GATEWAY_HOST });
     return status === 200 && JSON.parse(body).provider === providerId;
@@ -131,18 +128,15 @@ stageTest('status, build output, follow, a crash and its previous run, an OOM ki
   const podIp = async () => (await core.listNamespacedPod({ namespace: tenantNs, labelSelector: `${LABELS.component}=run` })).items
     .find((pod) => pod.status?.phase === 'Running' && pod.status.podIP)?.status?.podIP;
   const ip = await waitFor('the app\'s pod', podIp, 30_000);
-  const follower = spawn(`${REPO_ROOT}/bin/git-walrus`, ['lease', 'logs', leaseId, '--follow'], { cwd: world.path('app'), env: { ...world.env, ...asTenant }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let followed = '';
-  follower.stdout.setEncoding('utf8').on('data', (chunk: string) => { followed += chunk; });
-  follower.stderr.setEncoding('utf8').on('data', (chunk: string) => { followed += chunk; });
+  const follower = followLogs(world, leaseId, asTenant);
   try {
-    await waitFor('the follow open (the app\'s first line)', async () => followed.includes('listening on port 3000'), 60_000);
+    await waitFor('the follow open (the app\'s first line)', async () => follower.text().includes('listening on port 3000'), 60_000);
     const marker = `/marker-${Date.now()}`;
     assert.is((await httpGet(ip, 3000, marker)).status, 200);
-    await waitFor('the new line followed', async () => followed.includes(`request ${marker}`), 30_000);
-    assert.match(followed, new RegExp(`^\\[${appName}-[^\\]]+\\] request ${marker}$`, 'm'));
+    await waitFor('the new line followed', async () => follower.text().includes(`request ${marker}`), 30_000);
+    assert.match(follower.text(), new RegExp(`^\\[${appName}-[^\\]]+\\] request ${marker}$`, 'm'));
   } finally {
-    follower.kill('SIGTERM');
+    follower.stop();
   }
 
   // (d) A crash: the replica's restart, its last exit (Error, code 3), and what the crashed run wrote.
@@ -223,8 +217,36 @@ stageTest('status, build output, follow, a crash and its previous run, an OOM ki
   assert.match(crashedRun, /DATABASE_URL is not set: exiting/);
   step(`crash-looping: ${looping.view.message}`);
 
-  // The lease ends: the gateway's status says why, as the chain recorded it, and `lease show` too.
-  await walrus(['lease', 'close', leaseId], asTenant);
+  // A follow across a rolling update: a good release replaces the replicas; the follow takes the new replica from its
+  // first line, saying so in one line, and a line it writes; then the lease ends and so does the follow, saying why.
+  const rolling = followLogs(world, leaseId, asTenant);
+  try {
+    writeApp(world, 'good');
+    await world.ok('app', ['commit', '-qam', 'the good release again']);
+    await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
+    const v4 = await world.ok('app', ['rev-parse', 'HEAD']);
+    const rolled = await waitFor('the good release rolled out alone', async () => {
+      const view = await statusJson();
+      return view.serving?.commit === v4 && view.pods.length === 1 && view.pods[0]!.commit === v4 && view.pods[0]!.ready && view.pods[0]!;
+    }, BUILD_MS + ROLLOUT_MS);
+    const joined = new RegExp(`^-- following ${rolled.name}, a new replica \\(release ${v4.slice(0, 12)}\\)$`, 'm');
+    await waitFor('the new replica joined the follow', async () => joined.test(rolling.text()), 30_000);
+    await waitFor('the new replica\'s first line followed', async () => rolling.text().includes(`[${rolled.name}] listening on port 3000`), 30_000);
+    const newIp = await waitFor('the new replica\'s address', async () => (await core.readNamespacedPod({ namespace: tenantNs, name: rolled.name })).status?.podIP, 30_000);
+    const marker = `/after-rollout-${Date.now()}`;
+    assert.is((await httpGet(newIp, 3000, marker)).status, 200);
+    await waitFor('the new replica\'s line followed', async () => rolling.text().includes(`[${rolled.name}] request ${marker}`), 30_000);
+    assert.is(rolling.text().match(/^-- following /gm)?.length, 1, rolling.text());
+    step(`followed across the rollout to ${rolled.name}`);
+
+    // The lease ends: the follow ends by itself, saying why; the gateway's status says why, and `lease show` too.
+    await walrus(['lease', 'close', leaseId], asTenant);
+    const code = await within(60_000, rolling.exited);
+    assert.is(code, 0, rolling.text());
+    assert.match(rolling.text(), /^-- the lease ended: closed by the tenant at \S+; the follow ends$/m);
+  } finally {
+    rolling.stop();
+  }
   const ended = await waitFor('the status of the ended lease', async () => {
     const view = await statusJson();
     return view.phase === 'Ended' && view;
@@ -235,5 +257,48 @@ stageTest('status, build output, follow, a crash and its previous run, an OOM ki
   assert.match(await walrus(['lease', 'show', leaseId], asTenant), /^ended {7}closed by the tenant at /m);
   step(`ended: ${ended.message}`);
 });
+
+/** `git walrus lease logs <lease> --follow` as the tenant, its stdout and stderr together as they come. */
+function followLogs(world: World, leaseId: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(`${REPO_ROOT}/bin/git-walrus`, ['lease', 'logs', leaseId, '--follow'], { cwd: world.path('app'), env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { text: () => text, exited, stop: () => { if (child.exitCode === null) child.kill('SIGTERM'); } };
+}
+
+/**
+ * The provider's gateway as deploy/provider/ installs it in the cluster: its namespace and network ConfigMap from
+ * deploy/ (the devnet's settings patched in, as a provider on a devnet sets them), then `kubectl apply -k` of an overlay
+ * of deploy/provider/ that sets what gateway.yaml leaves to the provider (its id, the Ingress's host and class). Its
+ * pod reads the cluster with its own ServiceAccount (the ClusterRole of gateway.yaml) and is ready behind its probes.
+ */
+async function installGateway(stage: LeaseStage, providerId: string, host: string): Promise<void> {
+  const { world, node, devnet, core } = stage;
+  await kubectl(['apply', '-f', join(REPO_ROOT, 'deploy', 'namespace.yaml')]);
+  await kubectl(['-n', INSTALL_NAMESPACE, 'apply', '-f', join(REPO_ROOT, 'deploy', 'network.yaml')]);
+  await kubectl(['-n', INSTALL_NAMESPACE, 'patch', 'configmap', 'walrus-network', '--type', 'merge', '--patch', JSON.stringify({ data: devnet.env })]);
+  const overlay = world.path('gateway-overlay');
+  mkdirSync(overlay, { recursive: true });
+  writeFileSync(join(overlay, 'kustomization.yaml'), [
+    'apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization',
+    'bases:', `  - ${relative(overlay, join(REPO_ROOT, 'deploy', 'provider'))}`,
+    'patchesStrategicMerge:', '  - gateway-deployment.yaml', '  - gateway-ingress.yaml', '',
+  ].join('\n'));
+  writeFileSync(join(overlay, 'gateway-deployment.yaml'), JSON.stringify({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'walrus-gateway' },
+    spec: { template: { spec: { containers: [{ name: 'gateway', command: ['git-walrus', 'gateway', '--provider', providerId, '--host', '0.0.0.0', '--port', '8080'] }] } } },
+  }));
+  writeFileSync(join(overlay, 'gateway-ingress.yaml'), JSON.stringify({
+    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'walrus-gateway' },
+    spec: { ingressClassName: node.ingress.className, rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'walrus-gateway', port: { name: 'http' } } } }] } }] },
+  }));
+  const applied = await kubectl(['apply', '-k', overlay]);
+  stage.undoAfter(() => kubectl(['delete', '-k', overlay, '--ignore-not-found', '--wait=false']));
+  for (const made of ['serviceaccount/walrus-gateway', 'clusterrole.rbac.authorization.k8s.io/walrus-gateway', 'deployment.apps/walrus-gateway', 'service/walrus-gateway', 'ingress.networking.k8s.io/walrus-gateway']) assert.match(applied, made);
+  await waitFor('the gateway pod ready behind its probes', async () => (await core.listNamespacedPod({ namespace: INSTALL_NAMESPACE, labelSelector: 'app.kubernetes.io/component=gateway' })).items
+    .some((pod) => !pod.metadata?.deletionTimestamp && pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')), 240_000);
+}
 
 test.run();

@@ -1,8 +1,8 @@
 /**
  * The stage every lease end-to-end test on the real plane starts from: the test cluster with the WalrusApp CRD, a
  * `git walrus devnet` server on the node's host address, a provider key, and the diagnostics that explain a failure.
- * The test registers its provider, starts its controllers (and its gateway) and opens its leases through this stage, so
- * the cleanup (controllers and gateway killed, every tenant namespace they made deleted, the devnet stopped, the world
+ * The test registers its provider, starts its controllers and opens its leases through this stage, so
+ * the cleanup (what the test installed undone, controllers killed, every tenant namespace they made deleted, the devnet stopped, the world
  * removed, the cluster released) runs whatever step failed.
  */
 import { suite, type Test } from 'uvu';
@@ -12,7 +12,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../../src/ports/walrus-app.ts';
 import { leaseAppName, tenantNamespace } from '../../../src/gitops/provider/plan.ts';
 import { createWorld, type World } from '../../../scripts/harness/world.ts';
-import { startControllerProcess, startDevnetServer, startGatewayProcess, within, type ControllerProcess } from '../../../scripts/harness/gitops.ts';
+import { startControllerProcess, startDevnetServer, within, type ControllerProcess } from '../../../scripts/harness/gitops.ts';
 import type { Cluster } from '../../cluster/node/node.ts';
 import { testCluster, waitFor } from './control-plane.ts';
 import { explained, GitopsDiagnostics, type AppRef } from './diagnose.ts';
@@ -51,15 +51,12 @@ export interface LeaseStage {
   startProvider(identity: string, args: string[], env?: NodeJS.ProcessEnv): Promise<ControllerProcess>;
   /** Starts a controller that is not in provider mode (no wait); it is killed in the cleanup. */
   startController(identity: string, args: string[], env: NodeJS.ProcessEnv): ControllerProcess;
-  /**
-   * Starts `git walrus gateway` against the test cluster on the node's host address and a free port (after those flags,
-   * `args` as given; the devnet's environment unless `env`) and answers the URL it listens at; it is killed in the cleanup.
-   */
-  startGateway(args: string[], env?: NodeJS.ProcessEnv): Promise<URL>;
   /** `git walrus lease open <repository> --provider … --deposit 5`, and where its app will live. */
   openLease(repository: string, providerId: string, env?: NodeJS.ProcessEnv): Promise<LeaseApp>;
   /** A namespace the test made itself, deleted in the cleanup. */
   removeAfter(namespace: string): void;
+  /** Something the test installed that the cleanup undoes (first, before the namespaces go). */
+  undoAfter(action: () => Promise<unknown>): void;
   /** An app the diagnostics should explain beside the leases' own. */
   explain(app: AppRef): void;
 }
@@ -81,6 +78,7 @@ export function leaseEndToEnd(name: string, title: string): LeaseEndToEnd {
   const controllers: ControllerProcess[] = [];
   const namespaces = new Set<string>();
   const apps: AppRef[] = [];
+  const undos: Array<() => Promise<unknown>> = [];
   let diagnostics: GitopsDiagnostics | undefined;
   let kc: KubeConfig | undefined;
   let devnet: LeaseStage['devnet'] | undefined;
@@ -92,6 +90,7 @@ export function leaseEndToEnd(name: string, title: string): LeaseEndToEnd {
       await controller.kill('SIGKILL');
       if (process.env[VERBOSE]) process.stderr.write(controller.output());
     }
+    for (const undo of undos) await undo().catch((error) => process.stderr.write(`${name}: cleanup: ${error instanceof Error ? error.message : error}\n`));
     const core = kc?.makeApiClient(CoreV1Api);
     for (const namespace of namespaces) await core?.deleteNamespace({ name: namespace }).catch(() => {});
     await devnet?.stop(); // before removing its HOME: an exiting `git walrus` process writes its module compile cache there
@@ -127,11 +126,6 @@ export function leaseEndToEnd(name: string, title: string): LeaseEndToEnd {
         await waitFor(`the controller ${identity} in provider mode`, async () => controller.output().includes('provider mode for'), 60_000);
         return controller;
       },
-      async startGateway(args, env = asTenant) {
-        const gateway = startGatewayProcess(world!, env, ['--host', node.network.hostIp, '--port', '0', '--kubeconfig', node.plane.kubeconfigPath, ...args]);
-        controllers.push(gateway);
-        return new URL(await waitFor('the gateway listening', async () => gateway.output().match(/^(http:\/\/\S+)$/m)?.[1], 60_000));
-      },
       async openLease(repository, providerId, env = asTenant) {
         const leaseId = await walrus(['lease', 'open', repository, '--provider', providerId, '--deposit', '5'], env);
         const tenant = (await walrus(['lease', 'show', leaseId], env)).match(/^tenant\s+(0x[0-9a-f]{64})$/m)![1]!;
@@ -141,6 +135,7 @@ export function leaseEndToEnd(name: string, title: string): LeaseEndToEnd {
         return { ...app, read: () => objects.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: app.namespace, name: app.name }) as Promise<WalrusApp> };
       },
       removeAfter: (ns) => namespaces.add(ns),
+      undoAfter: (action) => undos.push(action),
       explain: (app) => apps.push(app),
     };
   }
