@@ -402,7 +402,9 @@ Browser('the ref picker by keyboard: open, filter, arrows move nothing, Tab to a
   await tab.goto(start);
   await tab.focus('.ref-picker > summary');
   await tab.keyboard.press('Enter');
-  await tab.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id?: string } | null } }).document.activeElement?.id === 'ref-filter');
+  // The picker's script moves the focus to its filter when it opens; keys typed before that would go elsewhere.
+  const filterFocused = () => tab.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id?: string } | null } }).document.activeElement?.id === 'ref-filter');
+  await filterFocused();
   await tab.keyboard.type('v2');
   assert.equal(await tab.locator('#ref-list li:visible').allTextContents(), ['v2 tag']);
   await tab.keyboard.press('ArrowDown');
@@ -422,6 +424,7 @@ Browser('the ref picker by keyboard: open, filter, arrows move nothing, Tab to a
   // Typed and sent, a ref the list does not have (a commit id) opens too.
   await tab.focus('.ref-picker > summary');
   await tab.keyboard.press('Enter');
+  await filterFocused();
   await tab.keyboard.type(w.app.commits.c2!.slice(0, 10));
   assert.is(await tab.locator('#ref-none:visible').count(), 1);
   await tab.keyboard.press('Enter');
