@@ -33,7 +33,8 @@ async function gatewayFigures(short: boolean): Promise<void> {
   const providerId = `0x${'55'.repeat(32)}`;
   const leases = new Map<string, LeaseInfo>();
   const written = new Map<string, number>();
-  const pods = [{ metadata: { name: 'p-0' } }] as V1Pod[];
+  // A replica whose app container runs: the gateway follows only a started container.
+  const pods = [{ metadata: { name: 'p-0' }, status: { containerStatuses: [{ name: 'app', state: { running: {} } }] } }] as V1Pod[];
   const window: AppWindow = {
     readApp: async () => null, readDeployment: async () => null, listPods: async () => pods, listEvents: async () => [], listConfigMaps: async () => [],
     readLog: async () => '',
