@@ -15,18 +15,27 @@ export interface ReplayVerdict {
 export class ReplayWindow {
   readonly windowMs: number;
   readonly #maxEntries: number;
+  readonly #sinceMs: number;
   /** `address nonce` → when it may be forgotten; insertion order is first-seen order, so expiry order too. */
   readonly #seen = new Map<string, number>();
 
-  constructor(options: { windowMs?: number; maxEntries?: number } = {}) {
+  /**
+   * `sinceMs`: when this memory began (the gateway's start). A request signed before then may have been served by an
+   * earlier process, whose nonces are gone, so it is refused: a restart does not reopen the window to replays.
+   */
+  constructor(options: { windowMs?: number; maxEntries?: number; sinceMs?: number } = {}) {
     this.windowMs = options.windowMs ?? 60_000;
     this.#maxEntries = options.maxEntries ?? 200_000;
+    this.#sinceMs = options.sinceMs ?? Number.NEGATIVE_INFINITY;
   }
 
   /** Whether the request's time is near enough the gateway's clock; checked before the (costlier) signature. */
   checkTime(timeMs: number, nowMs: number): ReplayVerdict {
     const skew = timeMs - nowMs;
-    if (Math.abs(skew) <= this.windowMs) return { ok: true };
+    if (Math.abs(skew) <= this.windowMs) {
+      if (timeMs >= this.#sinceMs) return { ok: true };
+      return { ok: false, status: 401, why: 'the request was signed before the gateway started, so it cannot tell whether it was served already: sign a new request' };
+    }
     const seconds = Math.round(Math.abs(skew) / 1000);
     return {
       ok: false, status: 401,

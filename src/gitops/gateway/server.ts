@@ -70,7 +70,7 @@ class Refusal extends Error {
 export class Gateway {
   readonly #deps: GatewayDeps;
   readonly #limits: GatewayLimits;
-  readonly #replay = new ReplayWindow();
+  readonly #replay: ReplayWindow;
   readonly #slots: FollowerSlots;
   readonly #chain = new Map<string, { at: number; value: Promise<unknown> }>();
   readonly #streams = new Set<AbortController>();
@@ -78,6 +78,7 @@ export class Gateway {
   constructor(deps: GatewayDeps, limits: Partial<GatewayLimits> = {}) {
     this.#deps = deps;
     this.#limits = { ...DEFAULT_LIMITS, ...limits };
+    this.#replay = new ReplayWindow({ sinceMs: deps.now() });
     this.#slots = new FollowerSlots(this.#limits.followersPerLease, this.#limits.followers);
   }
 

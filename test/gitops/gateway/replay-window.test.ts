@@ -15,6 +15,15 @@ window('a time within the window either side is accepted; beyond it is stale, wi
   assert.match(behind.why!, /90 s behind the gateway's clock/);
   assert.match(replay.checkTime(1_000_000 + 61_000, 1_000_000).why!, /61 s ahead of/);
 });
+window('a request signed before the window began (the gateway restarted) is refused, however fresh its time', () => {
+  const replay = new ReplayWindow({ windowMs: 60_000, sinceMs: 1_000_000 });
+  const before = replay.checkTime(1_000_000 - 1, 1_000_500);
+  assert.is(before.status, 401);
+  assert.match(before.why!, /signed before the gateway started/);
+  assert.ok(replay.checkTime(1_000_000, 1_000_500).ok);
+  // Beyond the window, staleness is what the signer needs to hear.
+  assert.match(replay.checkTime(1_000_000 - 90_000, 1_000_500).why!, /behind the gateway's clock/);
+});
 window('a nonce is served once per address; another address may use the same nonce', () => {
   const replay = new ReplayWindow();
   assert.ok(replay.admit(a, '00ff00ff00ff00ff', 1000).ok);

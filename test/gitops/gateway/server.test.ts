@@ -95,6 +95,22 @@ auth('a replayed request gets 401', async () => {
   assert.is(again.status, 401);
   assert.match(String(again.body.why), /already served/);
 });
+auth('a request served before a restart is refused by the restarted gateway (its nonces are gone, the start is not)', async () => {
+  const header = await signed(tenant, status(mine.id), mine.id);
+  assert.is((await get(status(mine.id), header)).status, 200);
+  // Restarted a second later: the same request is well within the time window.
+  const restarted = await serveGateway(new Gateway({
+    providerId, window: emptyCluster, verify: verifyPersonalMessage, now: () => now + 1000, log: () => {},
+    market: { getLease: async (id) => leases.get(id)!, providerCapHolder: async () => owner.toSuiAddress() },
+  }), '127.0.0.1', 0);
+  try {
+    const replayed = await fetch(`${restarted.url}${status(mine.id)}`, { headers: { authorization: header } });
+    assert.is(replayed.status, 401);
+    assert.match(String(((await replayed.json()) as { why: string }).why), /signed before the gateway started/);
+  } finally {
+    await restarted.close();
+  }
+});
 auth('a stale time gets 401', async () => {
   const answer = await get(status(mine.id), await signed(tenant, status(mine.id), mine.id, { timeMs: now - 5 * 60_000 }));
   assert.is(answer.status, 401);
