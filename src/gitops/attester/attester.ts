@@ -12,6 +12,7 @@
  */
 import { AttestationMissedError } from '../../core/attestation.ts';
 import { messageOf } from '../../core/errors.ts';
+import { PassLoop } from '../pass-loop.ts';
 import { normalizeSuiId } from '../../core/walrus-url.ts';
 import type { Companion } from '../../ports/companion.ts';
 import type { AttestationLedger, Attester as AttestingProvider } from '../../ports/attestations.ts';
@@ -59,28 +60,19 @@ export class Attester implements Companion {
   readonly #work = new Map<string, Work>();
   /** (repository, commit) pairs revealed, missed or not attestable. */
   readonly #finished = new Set<string>();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #loop: PassLoop;
 
   constructor(options: AttesterOptions) {
     this.#options = options;
+    this.#loop = new PassLoop(() => this.pass(), options.intervalMs ?? 5000, (line) => options.log(line), 'attester');
   }
 
   start(): void {
-    const loop = async () => {
-      if (this.#stopped) return;
-      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`attester: pass failed: ${messageOf(error)}`));
-      await this.#running;
-      if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
-    };
-    void loop();
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass: new requests read, each wanted head noted, every open attestation stepped. */
@@ -97,7 +89,7 @@ export class Attester implements Companion {
       }
     }
     for (const [key, work] of this.#work) {
-      if (this.#stopped) return;
+      if (this.#loop.stopped) return;
       try {
         if (await this.#step(work)) {
           this.#work.delete(key);

@@ -14,6 +14,7 @@ import { plan, deployKey, type Action, type LeaseApp, type PlanInput } from './p
 import { runsOutBy } from '../../contract/lease-accrual.ts';
 import { PROVIDER_ANNOTATIONS, PROVIDER_LABELS, PROVIDER_MANAGED_BY } from '../api/labels.ts';
 import { messageOf } from '../../core/errors.ts';
+import { PassLoop } from '../pass-loop.ts';
 
 export interface ProviderReconcilerOptions {
   market: MarketLedger;
@@ -41,30 +42,21 @@ export class ProviderReconciler implements Companion {
   readonly #lastClaimMs = new Map<string, number>();
   readonly #recorded = new Map<string, string>();
   readonly #statedUrls = new Map<string, string>();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #loop: PassLoop;
   #served = 0;
 
   constructor(options: ProviderReconcilerOptions) {
     this.#options = options;
+    this.#loop = new PassLoop(() => this.pass(), options.intervalMs ?? 5000, (line) => options.log(line), 'provider');
   }
 
   /** Passes until `stop()`, the first at once. */
   start(): void {
-    const loop = async () => {
-      if (this.#stopped) return;
-      this.#running = this.pass().then(() => {}, (error) => this.#options.log(`provider: pass failed: ${messageOf(error)}`));
-      await this.#running;
-      if (!this.#stopped) this.#timer = setTimeout(loop, this.#options.intervalMs ?? 5000);
-    };
-    void loop();
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** Open leases that have not run out, as of the last pass. */
