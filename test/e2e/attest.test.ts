@@ -5,18 +5,13 @@
  * makes the tally disputed, and `attestations` shows both digests and who revealed them; `deployments` says the record
  * was reproduced by one other provider and names the differing build. The tenant's requirement is on the lease for the provider's controller to read.
  */
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
-import { ChainEngine } from '../../src/devnet/chain/engine.ts';
-import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { attest } from '../../src/remote/market/attest.ts';
-import { SuiLedger } from '../../src/sui/ledger.ts';
-import { SuiMarket } from '../../src/sui/market.ts';
 import { createWorld } from '../../scripts/harness/world.ts';
-import { buildLikeTheJob, pushTimestampApp } from '../support/recorded-build.ts';
+import { buildLikeTheJob, pushTimestampApp, worldMarkets } from '../support/recorded-build.ts';
 
 const test = suite('git walrus attest and attestations');
 const world = createWorld('walrus-attest-');
@@ -28,15 +23,7 @@ test.after(() => world.remove());
 test('a second provider reproduces the build and the tally agrees; a third digest disputes it', async () => {
   const head = await pushTimestampApp(world, repo);
 
-  const dir = join(world.path('walrus-home'), 'local');
-  const network = await openLocalNetwork(dir);
-  const engine = await ChainEngine.open(join(dir, 'chain'));
-  const signed = async (key: Ed25519Keypair) => {
-    await network.faucet(key.toSuiAddress());
-    const ledger = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
-    return new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
-  };
-  const admin = await signed(Ed25519Keypair.fromSecretKey(engine.genesis.faucetKey));
+  const { network, engine, signed, admin } = await worldMarkets(world);
   await admin.attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
   const [serving, second, third] = [Ed25519Keypair.generate(), Ed25519Keypair.generate(), Ed25519Keypair.generate()];
   const providers = await Promise.all([serving, second, third].map(async (key) => {

@@ -5,20 +5,15 @@
  * and a fresh one for the same provider, after the commit window closed by the chain's clock, reveals with the nonce
  * its key derives again. The serving provider's gate then judges the release reproduced.
  */
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { judgeReproduction } from '../../src/core/attestation.ts';
 import { silentLog } from '../../src/core/log.ts';
-import { ChainEngine } from '../../src/devnet/chain/engine.ts';
-import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { openAttester } from '../../src/main/attester.ts';
 import { openNetwork } from '../../src/main/context.ts';
-import { SuiLedger } from '../../src/sui/ledger.ts';
-import { SuiMarket } from '../../src/sui/market.ts';
 import { createWorld } from '../../scripts/harness/world.ts';
-import { buildLikeTheJob, pushTimestampApp } from '../support/recorded-build.ts';
+import { buildLikeTheJob, pushTimestampApp, worldMarkets } from '../support/recorded-build.ts';
 
 const test = suite("the controller's attester mode");
 const world = createWorld('walrus-attester-');
@@ -29,15 +24,8 @@ test.after(() => world.remove());
 
 test('attesters rebuild the head of a lease that requires reproduction; one interrupted between commit and reveal still reveals', async () => {
   const head = await pushTimestampApp(world, repo);
-  const dir = join(world.path('walrus-home'), 'local');
-  const network = await openLocalNetwork(dir);
-  const engine = await ChainEngine.open(join(dir, 'chain'));
-  const signed = async (key: Ed25519Keypair) => {
-    await network.faucet(key.toSuiAddress());
-    const ledger = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
-    return new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
-  };
-  await (await signed(Ed25519Keypair.fromSecretKey(engine.genesis.faucetKey))).attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
+  const { network, engine, signed, admin } = await worldMarkets(world);
+  await admin.attestations().setWindows(COMMIT_WINDOW_MS, 3_600_000);
   const keys = [Ed25519Keypair.generate(), Ed25519Keypair.generate(), Ed25519Keypair.generate()];
   const [serving, first, second] = await Promise.all(keys.map(async (key) => {
     const market = await signed(key);

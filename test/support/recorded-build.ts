@@ -5,6 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { ChainEngine } from '../../src/devnet/chain/engine.ts';
+import { openLocalNetwork } from '../../src/devnet/local-network.ts';
+import { SuiLedger } from '../../src/sui/ledger.ts';
+import { SuiMarket } from '../../src/sui/market.ts';
 import { initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
 import type { World } from '../../scripts/harness/world.ts';
 
@@ -39,4 +45,20 @@ export async function buildLikeTheJob(world: World, repo: string, head: string, 
   await world.ok('.', ['walrus', 'manifest', 'built', '--plan', world.path('plan')]);
   execFileSync('sh', [world.path('plan', 'build.sh')], { cwd: world.path('built'), env: { PATH: process.env.PATH, HOME: world.path('build-home') }, stdio: 'ignore' });
   return JSON.parse(await world.ok('.', ['walrus', 'artifact', 'pack', 'built', ...packArgs])) as PackedBuild;
+}
+
+/**
+ * The world's embedded network opened in this process, its chain engine (to move the Clock), its genesis admin's
+ * market, and a market signed by any key (funded from the faucet first).
+ */
+export async function worldMarkets(world: World) {
+  const dir = join(world.path('walrus-home'), 'local');
+  const network = await openLocalNetwork(dir);
+  const engine = await ChainEngine.open(join(dir, 'chain'));
+  const signed = async (key: Ed25519Keypair) => {
+    await network.faucet(key.toSuiAddress());
+    const ledger = new SuiLedger({ client: network.client, signer: key, packageId: network.packageId, registryId: network.registryId });
+    return new SuiMarket({ client: network.client, ledger, packageId: network.packageId, marketId: network.marketId });
+  };
+  return { network, engine, signed, admin: await signed(Ed25519Keypair.fromSecretKey(engine.genesis.faucetKey)) };
 }
