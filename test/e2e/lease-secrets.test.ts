@@ -1,8 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { silentLog } from '../../src/core/log.ts';
 import { LeaseSecretsRefusedError } from '../../src/core/lease-secrets.ts';
 import { openNetwork } from '../../src/main/context.ts';
@@ -10,6 +8,8 @@ import { changeSecrets, readSecrets } from '../../src/remote/market/lease-secret
 import { commit, initWorkRepo } from '../../scripts/harness/world.ts';
 import { embeddedFront } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
+import { identity } from '../support/identity.ts';
+import { filesUnder } from '../support/files-under.ts';
 
 /**
  * `git walrus secrets` on the devnet, through real git and the CLI: the tenant's refusals before anything is stored,
@@ -21,21 +21,6 @@ import type { NetworkFront } from '../support/network-fronts.ts';
 const VALUE_1 = 'tok-3f9a1c7e5b2d-first';
 const VALUE_2 = "tok-88e0b4'd2a6-second";
 const CERT = 'cert-body-77c1e0a9\nline two\n';
-
-function identity() {
-  const key = new Ed25519Keypair();
-  return { address: key.toSuiAddress(), env: { GIT_WALRUS_KEY: key.getSecretKey() } };
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat === undefined) return [];
-    return stat.isDirectory() ? filesUnder(path) : stat.isFile() ? [path] : [];
-  });
-}
 
 const test = suite<{ front: NetworkFront }>('git walrus secrets on the devnet');
 

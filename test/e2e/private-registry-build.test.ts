@@ -1,9 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { silentLog } from '../../src/core/log.ts';
 import { BUILD_SECRETS_FILE_VARIABLE } from '../../src/gitops/manifest/manifest.ts';
 import { openNetwork } from '../../src/main/context.ts';
@@ -13,6 +11,8 @@ import { embeddedFront } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
 import { startPrivateRegistry } from '../support/private-npm-registry.ts';
 import type { PrivateRegistry } from '../support/private-npm-registry.ts';
+import { identity } from '../support/identity.ts';
+import { filesUnder } from '../support/files-under.ts';
 
 /**
  * An app that installs a package from a private npm registry with a token the lease holds (walrus.buildSecrets), built
@@ -26,21 +26,6 @@ import type { PrivateRegistry } from '../support/private-npm-registry.ts';
 const TOKEN = 'npm_priv4te-7c3e9a1f0b2d4e6a';
 const WRONG = 'npm_wr0ng-token-51d2e8c4a7';
 const GREETING = 'hello from a private package';
-
-function identity() {
-  const key = new Ed25519Keypair();
-  return { address: key.toSuiAddress(), env: { GIT_WALRUS_KEY: key.getSecretKey() } };
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat === undefined) return [];
-    return stat.isDirectory() ? filesUnder(path) : stat.isFile() ? [path] : [];
-  });
-}
 
 function shell(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

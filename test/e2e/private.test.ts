@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { setKeyServersDown } from '../../src/devnet/seal/key-servers.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
@@ -17,6 +16,7 @@ import { gitIn } from '../support/git-fixture.ts';
 import { clockOffset, machineClockEnv, setClockOffset } from '../support/machine-clock-env.ts';
 import { NETWORK_FRONTS } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
+import { identity } from '../support/identity.ts';
 
 /**
  * Private repositories through real git and the real helper, with the stock SealClient, on each front of the devnet:
@@ -27,11 +27,6 @@ import type { NetworkFront } from '../support/network-fronts.ts';
 const STACK_LINE = /^\s+at /m;
 /** 64 KiB frames: a file of random bytes this large spans several frames of the encrypted pack. */
 const FRAME = 65_536;
-
-function identity() {
-  const key = new Ed25519Keypair();
-  return { address: key.toSuiAddress(), env: { GIT_WALRUS_KEY: key.getSecretKey() } };
-}
 
 /** `git walrus init --private <name>` in `repo`; returns the URL. */
 async function initPrivate(w: World, repo: string, name: string): Promise<string> {

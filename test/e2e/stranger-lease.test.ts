@@ -1,8 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
+import { readdirSync, readFileSync } from 'node:fs';
 import { silentLog } from '../../src/core/log.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { openLease } from '../../src/remote/market/open-lease.ts';
@@ -10,6 +8,8 @@ import { commit, initWorkRepo } from '../../scripts/harness/world.ts';
 import type { World } from '../../scripts/harness/world.ts';
 import { NETWORK_FRONTS } from '../support/network-fronts.ts';
 import type { NetworkFront } from '../support/network-fronts.ts';
+import { identity } from '../support/identity.ts';
+import { filesUnder } from '../support/files-under.ts';
 
 /**
  * A stranger may not read a private repository by leasing it to a provider of its own: the attack, step by step
@@ -19,22 +19,6 @@ import type { NetworkFront } from '../support/network-fronts.ts';
  */
 
 const SECRET = 'the launch codes are 0000\n';
-
-function identity() {
-  const key = new Ed25519Keypair();
-  return { address: key.toSuiAddress(), env: { GIT_WALRUS_KEY: key.getSecretKey() } };
-}
-
-/** Every file under `dir` (not following links), except the subtrees named in `skip`. */
-function filesUnder(dir: string, skip: readonly string[]): string[] {
-  if (skip.includes(dir) || !existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat === undefined) return [];
-    return stat.isDirectory() ? filesUnder(path, skip) : stat.isFile() ? [path] : [];
-  });
-}
 
 /** The secret is written nowhere but in the owner's own working copy: no file holds it, no secret.txt exists. */
 function assertSecretNowhere(front: NetworkFront, w: World, ownersCopy: string): void {

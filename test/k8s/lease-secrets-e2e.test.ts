@@ -9,13 +9,13 @@
  */
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { AppsV1Api, BatchV1Api } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../../src/ports/walrus-app.ts';
 import { devnetOfferFile, readyAt } from './support/gitops.ts';
 import { leaseEndToEnd } from './support/lease-e2e.ts';
 import { helloRepository, httpGet, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
+import { filesUnder } from '../support/files-under.ts';
 
 const BUILD_MS = 300_000;
 const ROLLOUT_MS = 120_000;
@@ -37,14 +37,6 @@ process.once('SIGTERM', () => setTimeout(() => server.close(() => process.exit(0
 
 const { test, step, waitBounded, stageTest } = leaseEndToEnd('lease-secrets-e2e', "a lease's secrets reach its app only (process kubelet, devnet key servers)");
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-/** Every file under `dir` (the devnet's chain state and Walrus blobs). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 stageTest('secrets set → served digest → rotation with no failed request → unset → the values found nowhere else', async ({
   namespace, kc, core, objects, world, providerKey, asTenant, walrus, node, registerProvider, startProvider, openLease,
