@@ -60,6 +60,20 @@ test('the pinned devnet anchor is the devnet\'s genesis committee', () => {
   assert.is(DEVNET_GENESIS_COMMITTEE.members.length, 4);
 });
 
+test('GetEpoch answers a past epoch as it was: its system state as it began, and when it ended', async ({ ledger }) => {
+  const epochs = await Promise.all([0n, 1n, 2n].map(async (epoch) => (await ledger.getEpoch({ epoch, readMask: { paths: ['*'] } })).response.epoch!));
+  assert.equal(epochs.map((e) => e.systemState?.epoch), [0n, 1n, 2n]);
+  const ms = (t: { seconds: bigint; nanos: number } | undefined) => (t ? Number(t.seconds) * 1000 + t.nanos / 1e6 : null);
+  for (const [n, epoch] of epochs.slice(0, 2).entries()) {
+    const last = (await ledger.getCheckpoint({ checkpointId: { oneofKind: 'sequenceNumber', sequenceNumber: epoch.lastCheckpoint! }, readMask: { paths: ['summary'] } })).response.checkpoint!;
+    assert.is(ms(epoch.end), ms(last.summary!.timestamp), `epoch ${n} ends with its last checkpoint`);
+    assert.is(ms(epochs[n + 1]!.start), ms(epoch.end), `epoch ${n + 1} starts when epoch ${n} ended`);
+    assert.is(ms(epochs[n + 1]!.start), Number(epochs[n + 1]!.systemState!.epochStartTimestampMs));
+  }
+  assert.is(epochs[2]!.end, undefined, 'the current epoch has not ended');
+  assert.ok(ms(epochs[0]!.start)! < ms(epochs[1]!.start)!);
+});
+
 test('the repository is proved across two committee rotations, and the verified end-of-epoch summaries are kept', async ({ dir, ledger, id, seq }) => {
   const cache = join(dir, 'committees');
   const reads = new CertifiedSuiReads([{ name: 'node-a', ledger }], new CommitteeChain(anchor(), cache));

@@ -291,10 +291,11 @@ export function transactionResult<Include extends SuiClientTypes.TransactionIncl
   return (status.success ? { $kind: 'Transaction', Transaction: transaction } : { $kind: 'FailedTransaction', FailedTransaction: transaction }) as SuiClientTypes.TransactionResult<Include>;
 }
 
-export async function systemState(engine: ChainEngine): Promise<SuiClientTypes.SystemStateInfo> {
+/** Sui's system state as `epoch` began (the current epoch's by default): what `GetEpoch` answers for a past epoch. */
+export async function systemState(engine: ChainEngine, epoch: bigint = engine.epoch): Promise<SuiClientTypes.SystemStateInfo> {
   return {
-    systemStateVersion: '2', epoch: String(engine.epoch), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
-    epochStartTimestampMs: String(await engine.epochStartMs()), safeMode: false, safeModeStorageRewards: '0', safeModeComputationRewards: '0',
+    systemStateVersion: '2', epoch: String(epoch), protocolVersion: String(PROTOCOL_VERSION), referenceGasPrice: REFERENCE_GAS_PRICE.toString(),
+    epochStartTimestampMs: String(await engine.epochStartMs(epoch)), safeMode: false, safeModeStorageRewards: '0', safeModeComputationRewards: '0',
     safeModeStorageRebates: '0', safeModeNonRefundableStorageFee: '0',
     parameters: { epochDurationMs: String(EPOCH_DURATION_MS), stakeSubsidyStartEpoch: '0', maxValidatorCount: '1', minValidatorJoiningStake: '0', validatorLowStakeThreshold: '0', validatorLowStakeGracePeriod: '0' },
     storageFund: { totalObjectStorageRebates: '0', nonRefundableBalance: '0' },

@@ -297,12 +297,20 @@ export class ChainEngine {
     return epochOfCheckpoint(this.store.checkpoint + 1);
   }
 
-  /** When the current epoch began: the time of the previous epoch's last checkpoint (genesis for epoch 0). */
-  async epochStartMs(): Promise<number> {
-    const lastOfPrevious = Number(this.epoch) * DEVNET_EPOCH_CHECKPOINTS - 1;
-    if (lastOfPrevious <= 0) return this.genesis.timestampMs;
+  /** When `epoch` began: the time of the previous epoch's last checkpoint (genesis for epoch 0). */
+  async epochStartMs(epoch: bigint = this.epoch): Promise<number> {
+    return this.#checkpointTimeMs(Number(epoch) * DEVNET_EPOCH_CHECKPOINTS - 1);
+  }
+
+  /** When `epoch` ended: the time of its last checkpoint, the one naming the next committee; null while it runs. */
+  async epochEndMs(epoch: bigint): Promise<number | null> {
+    return epoch < this.epoch ? this.#checkpointTimeMs((Number(epoch) + 1) * DEVNET_EPOCH_CHECKPOINTS - 1) : null;
+  }
+
+  async #checkpointTimeMs(checkpoint: number): Promise<number> {
+    if (checkpoint <= 0) return this.genesis.timestampMs;
     // Checkpoint n ≥ 1 holds the n-th transaction (in commit order).
-    const at = [...this.store.transactions.values()][lastOfPrevious - 1];
+    const at = [...this.store.transactions.values()][checkpoint - 1];
     return at ? (await this.store.read([at]))[0]!.timestampMs : this.genesis.timestampMs;
   }
 

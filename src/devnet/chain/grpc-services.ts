@@ -3,7 +3,7 @@ import { GrpcTypes } from '@mysten/sui/grpc';
 import { Transaction } from '@mysten/sui/transactions';
 import { normalizeStructTag, normalizeSuiAddress } from '@mysten/sui/utils';
 import { ChainEngine } from './engine.ts';
-import { DevnetCoreClient, dryRunBytes } from './core-client.ts';
+import { DevnetCoreClient, dryRunBytes, systemState } from './core-client.ts';
 import { ChainNotFoundError, TransactionRejectedError } from './errors.ts';
 import { epochCommittee, getCheckpoint } from './grpc-checkpoints.ts';
 import { GrpcTransactionError, transactionFromGrpc } from './grpc-transaction.ts';
@@ -99,12 +99,16 @@ export function grpcMethods(engine: ChainEngine): Record<string, GrpcMethod> {
       })),
     }),
     'sui.rpc.v2.LedgerService/GetEpoch': async (request: GrpcTypes.GetEpochRequest) => {
-      const certified = epochCommittee(engine, request.epoch ?? engine.epoch);
-      const [{ systemState: state }, { protocolConfig }] = await Promise.all([core.getCurrentSystemState(), core.getProtocolConfig()]);
+      await engine.refresh();
+      const epoch = request.epoch ?? engine.epoch;
+      const certified = epochCommittee(engine, epoch);
+      // A past epoch is answered as it was: its system state as it began, and when it ended.
+      const [state, end, { protocolConfig }] = await Promise.all([systemState(engine, epoch), engine.epochEndMs(epoch), core.getProtocolConfig()]);
       return {
         epoch: {
           ...certified,
           start: timestamp(Number(state.epochStartTimestampMs)),
+          end: end === null ? undefined : timestamp(end),
           referenceGasPrice: BigInt(state.referenceGasPrice),
           protocolConfig: { protocolVersion: BigInt(protocolConfig.protocolVersion), featureFlags: protocolConfig.featureFlags, attributes: protocolConfig.attributes, configs: {} },
           systemState: systemStateProto(state),
