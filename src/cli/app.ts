@@ -1,3 +1,4 @@
+import type { WarmEncoderControl } from '../ports/warm-encoder.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
 import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
@@ -48,6 +49,8 @@ export interface CliApp {
   startWeb?(options: WebRunOptions): Promise<WebRun>;
   /** `git walrus gateway`: the provider's gateway (HTTP API for its leases' tenants). */
   startGateway?(options: GatewayRunOptions): Promise<GatewayRun>;
+  /** The user's warm encoder (`git walrus daemon`). */
+  warmEncoder?: WarmEncoderControl;
   /** This package's version (`git walrus --version`). */
   version?: string;
 }

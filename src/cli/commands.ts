@@ -6,6 +6,7 @@ import { checkoutCommand } from './checkout.ts';
 import { controllerCommand } from './controller.ts';
 import { gatewayCommand } from './gateway.ts';
 import { deploymentsCommand } from './deployments.ts';
+import { daemonCommand } from './daemon.ts';
 import { devnetCommand } from './devnet.ts';
 import { gcCommand } from './gc.ts';
 import { extendCommand } from './lifetime.ts';
@@ -39,6 +40,7 @@ export const commands: CommandModule<CliArgs, any>[] = [
   gcCommand,
   extendCommand,
   devnetCommand,
+  daemonCommand,
   checkoutCommand,
   artifactCommand,
   attestCommand,

@@ -38,6 +38,8 @@ export interface WalrusConfigFile {
   epochs?: number;
   /** Store packs as deletable blobs, which a later gc deletes to reclaim storage (README: what readers may rely on). */
   deletablePacks?: boolean;
+  /** Compute blob ids in a daemon that outlives one helper (README: The warm encoder). */
+  warmEncoder?: boolean;
   /** Which key of the keystore signs (default: the first one). */
   activeAddress?: string;
   networks?: Record<string, NetworkSettings>;
@@ -90,6 +92,7 @@ export function readConfigFile(home: string): WalrusConfigFile {
   }
   if (file.epochs !== undefined && (!Number.isInteger(file.epochs) || file.epochs < 1)) throw new ConfigFileError(path, '"epochs" must be a positive integer');
   if (file.deletablePacks !== undefined && typeof file.deletablePacks !== 'boolean') throw new ConfigFileError(path, '"deletablePacks" must be true or false');
+  if (file.warmEncoder !== undefined && typeof file.warmEncoder !== 'boolean') throw new ConfigFileError(path, '"warmEncoder" must be true or false');
   if (file.networks !== undefined && (typeof file.networks !== 'object' || file.networks === null)) throw new ConfigFileError(path, '"networks" must be an object keyed by network name');
   return file;
 }

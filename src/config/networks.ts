@@ -42,6 +42,11 @@ export interface NetworkConfig {
    * default false: permanent, so no one can take a pushed pack down before its end epoch).
    */
   deletablePacks: boolean;
+  /**
+   * Compute blob ids in the user's warm encoder, a daemon that outlives one helper (GIT_WALRUS_WARM_ENCODER /
+   * walrus.warmEncoder / config "warmEncoder"; default false). Not a network setting: one daemon serves them all.
+   */
+  warmEncoder: boolean;
   /** The Walrus System object, through which Blob objects are extended and deleted (absent: not known here). */
   walrusSystemObjectId?: string;
   /** The embedded network's state directory (`local` only): `$GIT_WALRUS_HOME/local`. */
@@ -149,6 +154,8 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const storageEpochs = epochsSetting(input.env.GIT_WALRUS_EPOCHS || input.gitConfig('walrus.epochs') || file.epochs);
   const deletablePacks = booleanSetting('deletable packs', 'GIT_WALRUS_DELETABLE_PACKS, git config walrus.deletablePacks, or "deletablePacks" in config.json',
     input.env.GIT_WALRUS_DELETABLE_PACKS || input.gitConfig('walrus.deletablePacks') || file.deletablePacks);
+  const warmEncoder = booleanSetting('warm encoder', 'GIT_WALRUS_WARM_ENCODER, git config walrus.warmEncoder, or "warmEncoder" in config.json',
+    input.env.GIT_WALRUS_WARM_ENCODER || input.gitConfig('walrus.warmEncoder') || file.warmEncoder);
 
   const timeoutMs = timeoutSetting(input.env.GIT_WALRUS_TIMEOUT || input.gitConfig('walrus.timeout'));
   const apiKeys = setting('sealApiKeys', 'GIT_WALRUS_SEAL_API_KEYS');
@@ -157,7 +164,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
   const extraRpcs = (setting('certifiedRpcs', 'GIT_WALRUS_CERTIFIED_RPCS') ?? '').split(',').map((url) => url.trim()).filter((url) => url !== '');
   if (name === 'local') {
     return {
-      name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, timeoutMs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys),
+      name, sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs, deletablePacks, warmEncoder, timeoutMs, stateDir: join(input.home, 'local'), seal: withSealApiKeys(DEVNET_SEAL, apiKeys),
       certified: { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs: [], require },
     };
   }
@@ -179,6 +186,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       faucetUrl: info.faucetUrl,
       storageEpochs,
       deletablePacks,
+      warmEncoder,
       timeoutMs,
       ...(info.walrusSystemObjectId ? { walrusSystemObjectId: info.walrusSystemObjectId } : {}),
       ...(info.seal === undefined ? {} : { seal: withSealApiKeys(info.seal, apiKeys) }),
@@ -207,6 +215,7 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
     faucetUrl: setting('faucetUrl', 'GIT_WALRUS_FAUCET_URL') ?? defaults.faucetUrl,
     storageEpochs,
     deletablePacks,
+    warmEncoder,
     timeoutMs,
     walrusSystemObjectId: WALRUS_SYSTEM_OBJECTS[name],
     ...(seal === undefined ? {} : { seal: withSealApiKeys(seal, apiKeys) }),

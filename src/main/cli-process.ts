@@ -9,6 +9,8 @@ import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
 import { gitWorkspace } from '../git/workspace.ts';
+import { walrusHome } from '../config/home.ts';
+import { encoderSocket } from './warm-encoder.ts';
 
 const args = process.argv.slice(2);
 const verbose = args.includes('-v') || args.includes('--verbose');
@@ -55,8 +57,20 @@ const app: CliApp = {
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),
   startWeb: async (options) => (await import('./web.ts')).startWeb(options, process.env, log),
   startGateway: async (options) => (await import('./gateway.ts')).startGateway(options, process.env, log),
+  warmEncoder: warmEncoderControl(),
   version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
 };
+
+/** `git walrus daemon`: the socket is the home's; the client loads only when asked. */
+function warmEncoderControl(): NonNullable<CliApp['warmEncoder']> {
+  const socket = encoderSocket(walrusHome(process.env));
+  const client = () => import('../walrus-protocol/encoder-daemon-client.ts');
+  return {
+    socket,
+    status: async () => (await client()).encoderStatus(socket),
+    stop: async () => (await client()).stopEncoder(socket),
+  };
+}
 
 const code = await runCli(args, app);
 const statsFile = process.env.GIT_WALRUS_STATS;

@@ -16,7 +16,7 @@ import type { MarketLedger } from '../ports/market.ts';
 import type { RepositoryDirectory } from '../ports/directory.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
 import { SuiLedger } from '../sui/ledger.ts';
-import { computeBlobId } from '../walrus-protocol/blob-id.ts';
+import { computeBlobId, useWarmEncoder } from '../walrus-protocol/blob-id.ts';
 import { HttpBlobStore } from '../walrus/http-blob-store.ts';
 import { activeNetwork } from './active-network.ts';
 import type { ActiveNetworkOptions } from './active-network.ts';
@@ -75,6 +75,7 @@ const SIGNER_LOCK_TIMEOUT_MS = 120_000;
 
 export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> {
   const { env, home, config, loadKey } = await activeNetwork(options);
+  if (config.warmEncoder) useWarmEncoder((await import('./warm-encoder.ts')).warmEncoderOf(home));
   // A push asks for the key's address (its writer check) before any upload, so a missing or unreadable key fails it
   // then; @mysten/sui's keypairs and cryptography, down to zklogin's poseidon constants, load when a transaction is
   // signed.

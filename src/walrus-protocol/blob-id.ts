@@ -5,6 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { InternalError, UsageError } from '../core/errors.ts';
 import { maxBlobSizeForShards } from './encoding.ts';
 import type { BlobIdReply, BlobIdRequest } from './blob-id-worker.ts';
+import type { WarmEncoder } from './encoder-daemon-client.ts';
 
 /**
  * Walrus blob ids computed locally, exactly as the network does (`BlobEncoder(numShards).compute_metadata` of
@@ -40,7 +41,26 @@ export async function computeBlobIdOfFile(path: string, size: number, numShards:
  */
 export function warmBlobIdEncoder(numShards: number): void {
   if (!Number.isInteger(numShards) || numShards < 4 || numShards > 65_535) return; // the first write reports it
-  theWorker().warm(numShards);
+  if (warmEncoder === null) theWorker().warm(numShards);
+  else void warmEncoder.warm(numShards).then((ready) => ready || theWorker().warm(numShards));
+}
+
+let warmEncoder: WarmEncoder | null = null;
+
+/**
+ * Sends this process's ids to the user's warm encoder (docs/architecture.md, The warm encoder); an id it cannot
+ * compute (none runs yet, it went away) is computed here, in the worker, as without it.
+ */
+export function useWarmEncoder(encoder: WarmEncoder | null): void {
+  warmEncoder = encoder;
+}
+
+async function computeAnywhere(bytes: Uint8Array, numShards: number): Promise<string> {
+  const remote = warmEncoder === null ? null : await warmEncoder.compute(bytes, numShards);
+  if (remote === null) return theWorker().compute(bytes, numShards);
+  blobIdWork.count++;
+  blobIdWork.ms += remote.ms;
+  return remote.blobId;
 }
 
 function checkBlob(size: number, numShards: number): void {
@@ -56,7 +76,7 @@ function idOf(sha256: string, numShards: number, load: () => Promise<Uint8Array>
   const key = `${numShards}:${sha256}`;
   const known = recent.get(key);
   if (known !== undefined) return known;
-  const id = load().then((bytes) => theWorker().compute(bytes, numShards));
+  const id = load().then((bytes) => computeAnywhere(bytes, numShards));
   recent.set(key, id);
   id.catch(() => recent.delete(key));
   if (recent.size > RECENT_IDS) recent.delete(recent.keys().next().value!);

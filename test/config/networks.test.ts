@@ -20,9 +20,20 @@ const resolve = suite('resolveNetwork');
 resolve('defaults to the embedded local network, kept under GIT_WALRUS_HOME', async () => {
   const home = emptyHome();
   const config = await resolveNetwork(input({ home }));
-  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, timeoutMs: 30_000, stateDir: join(home, 'local'), seal: DEVNET_SEAL,
+  assert.equal(config, { name: 'local', sui: { kind: 'embedded' }, walrus: { kind: 'embedded' }, storageEpochs: 53, deletablePacks: false, warmEncoder: false, timeoutMs: 30_000, stateDir: join(home, 'local'), seal: DEVNET_SEAL,
     certified: { anchor: DEVNET_GENESIS_COMMITTEE, extraRpcs: [], require: false },
   });
+});
+
+resolve('the warm encoder: off by default; on from the environment, git config or config.json; anything but true/false refused, naming where', async () => {
+  assert.is((await resolveNetwork(input({ env: { GIT_WALRUS_WARM_ENCODER: 'true' } }))).warmEncoder, true);
+  assert.is((await resolveNetwork(input({ gitConfig: git({ 'walrus.warmEncoder': 'true' }) }))).warmEncoder, true);
+  const home = emptyHome();
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ warmEncoder: true }));
+  assert.is((await resolveNetwork(input({ home }))).warmEncoder, true);
+  await rejected(resolveNetwork(input({ env: { GIT_WALRUS_WARM_ENCODER: 'yes' } })), (error) => /warm encoder must be true or false, got 'yes' \(GIT_WALRUS_WARM_ENCODER/.test((error as Error).message));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ warmEncoder: 'on' }));
+  await rejected(resolveNetwork(input({ home })), (error) => error instanceof ConfigFileError && /"warmEncoder" must be true or false/.test((error as Error).message));
 });
 
 resolve('certified reads: the devnet anchor, extra RPCs and the requirement; testnet only with a pinned anchor file', async () => {
@@ -136,6 +147,7 @@ resolve('devnet asks the server for its ids and endpoints', async () => {
     faucetUrl: 'http://127.0.0.1:8/faucet',
     storageEpochs: 53,
     deletablePacks: false,
+    warmEncoder: false,
     timeoutMs: 30_000,
   });
   await resolveNetwork(input({ env: { GIT_WALRUS_NETWORK: 'devnet' } })).then(() => assert.unreachable(), (e) => assert.match(e.message, /GIT_WALRUS_DEVNET_URL/));
