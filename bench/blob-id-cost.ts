@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEncoderDaemon } from '../src/main/warm-encoder.ts';
-import { askEncoder, encoderStatus, stopEncoder } from '../src/walrus-protocol/encoder-daemon-client.ts';
+import { runningWarmEncoder } from './blob-id/warm-encoder.ts';
 
 const PROBE = fileURLToPath(new URL('./blob-id/first-ids.ts', import.meta.url));
 type Probe = Record<'bareWorker' | 'workerAndWasm' | 'encoderTables' | 'firstKiB' | 'cpuMs' | 'peakRssMb', number> & { secondKiB?: number; oneMiB?: number };
@@ -45,18 +44,15 @@ export async function run(short: boolean): Promise<void> {
 async function throughWarmEncoder(numShards: number, rounds: number, short: boolean): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'walrus-bench-warm-'));
   const socket = join(dir, 'run', 'encoder.sock');
+  const daemon = await runningWarmEncoder(socket, numShards);
   try {
-    startEncoderDaemon(socket);
-    for (let i = 0; i < 200 && (await encoderStatus(socket)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    await askEncoder(socket, { op: 'warm', numShards });
     const results = Array.from({ length: rounds }, () => probe(numShards, short, socket));
     const m = (key: keyof Probe) => median(results.map((r) => r[key] ?? NaN));
-    const daemon = await encoderStatus(socket);
     const later = short ? '' : `, second ${m('secondKiB')}, 1 MiB id ${m('oneMiB')}`;
     console.log(`        through a warm encoder: 1 KiB id first ${m('firstKiB')}${later}; the helper's CPU ${m('cpuMs')}, peak RSS ${m('peakRssMb')} MB; `
-      + `the daemon's RSS ${daemon ? Math.round(daemon.rssBytes / 2 ** 20) : '?'} MB`);
+      + `the daemon's RSS ${(await daemon.rssMb()).toFixed(0)} MB`);
   } finally {
-    await stopEncoder(socket);
+    await daemon.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

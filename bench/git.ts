@@ -9,6 +9,8 @@
  * clone before index-pack. `--short` shrinks every repository so CI runs it quickly, and still prints every figure;
  * `--medium` runs the many-ref (medium) case alone.
  */
+import { runningWarmEncoder } from './blob-id/warm-encoder.ts';
+import { encoderSocket } from '../src/main/warm-encoder.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -293,19 +295,30 @@ async function shardComparison(world: World, numShards: number, nativePush: numb
   await createWalrusService(world.path(serverState, 'walrus'), { numShards }).epochClock();
   const server = await startDevnet(world, [], serverState);
   let serverRssMb: number;
+  let warm: { helperMb: number; daemonMb: number };
   try {
     const serverEnv = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url };
     const serverUrl = await walrusInit(world, 'many', `many-${numShards}-server`, ['--remote', `walrus${numShards}-server`], { env: serverEnv });
     world.takeStats();
     await timed(`git push --mirror (${numShards} shards, devnet server)`, () => world.ok('many', ['push', '-q', '--mirror', serverUrl], { env: serverEnv }));
     serverRssMb = sum(world.takeStats()).maxRssMb;
+    // Again with the warm encoder running and built for the shard count: the encoder's memory is then the daemon's.
+    const daemon = await runningWarmEncoder(encoderSocket(world.env.GIT_WALRUS_HOME!), numShards);
+    try {
+      const warmUrl = await walrusInit(world, 'many', `many-${numShards}-warm`, ['--remote', `walrus${numShards}-warm`], { env: serverEnv });
+      world.takeStats();
+      await timed(`git push --mirror (${numShards} shards, devnet server, warm encoder)`, () => world.ok('many', ['push', '-q', '--mirror', warmUrl], { env: { ...serverEnv, GIT_WALRUS_WARM_ENCODER: 'true' } }));
+      warm = { helperMb: sum(world.takeStats()).maxRssMb, daemonMb: await daemon.rssMb() };
+    } finally {
+      await daemon.stop();
+    }
   } finally {
     await server.stop();
   }
   const median = [...results].sort((a, b) => a.helperPush / a.limit - b.helperPush / b.limit)[(results.length - 1) >> 1]!;
   const rssMb = Math.max(...results.map((r) => sum(r.lines).maxRssMb));
   console.log(`  at ${numShards} shards (median of ${results.length} round(s)): ${median.detail} (a 1 KiB blob: ${tiny.toFixed(2)} s)`);
-  console.log(`  helper ${median.helperPush.toFixed(2)} s = ${(median.helperPush / median.limit).toFixed(2)}x the limit (target <= 1.2x), ${(median.helperPush / nativePush).toFixed(2)}x native push; helper peak RSS ${rssMb.toFixed(0)} MB with the embedded network's Walrus in it, ${serverRssMb.toFixed(0)} MB pushing to a devnet server (target <= 150 MB)`);
+  console.log(`  helper ${median.helperPush.toFixed(2)} s = ${(median.helperPush / median.limit).toFixed(2)}x the limit (target <= 1.2x), ${(median.helperPush / nativePush).toFixed(2)}x native push; helper peak RSS ${rssMb.toFixed(0)} MB with the embedded network's Walrus in it, ${serverRssMb.toFixed(0)} MB pushing to a devnet server (target <= 150 MB), ${warm.helperMb.toFixed(0)} MB with the warm encoder (its daemon ${warm.daemonMb.toFixed(0)} MB)`);
   console.log(`  breakdown: ${breakdown(median.lines, PUSH_PHASES)}`);
   console.log(`  timeline: ${timeline(median.lines)}`);
 }
