@@ -62,6 +62,8 @@ export interface DevnetServeOptions {
   /** Address to bind, as given: the composition root checks it is loopback or a local interface's. */
   host: string;
   keyServersDown: number[];
+  storageNodes: number;
+  storageNodesDown: number[];
 }
 
 /** A running `git walrus devnet` server: the addresses it prints. */
@@ -71,6 +73,8 @@ export interface ServedDevnet {
   walrusUrl: string;
   faucetUrl: string;
   keyServerObjectIds: readonly string[];
+  /** `host:port` of each emulated Walrus storage node (empty without `--storage-nodes`). */
+  storageNodeAddresses: readonly string[];
   packageId: string;
   registryId: string;
   close(): Promise<void>;

@@ -22,6 +22,8 @@ export interface DevnetInfo {
   seal?: SealConfig;
   /** Its Walrus System object (Blob objects are extended and deleted through it; absent on older servers). */
   walrusSystemObjectId?: string;
+  /** Its Walrus Staking object, naming the emulated storage nodes (absent when it runs none). */
+  walrusStakingObjectId?: string;
 }
 
 
@@ -77,6 +79,7 @@ export async function discoverDevnet(devnetUrl: string, fetchFn: typeof fetch = 
     ...(body.seal === undefined ? {} : { seal: sealInfo(devnetUrl, body.seal) }),
     ...(typeof body.marketId === 'string' ? { marketId: body.marketId } : {}),
     ...(typeof body.walrusSystemObjectId === 'string' ? { walrusSystemObjectId: body.walrusSystemObjectId } : {}),
+    ...(typeof body.walrusStakingObjectId === 'string' ? { walrusStakingObjectId: body.walrusStakingObjectId } : {}),
   };
 }
 

@@ -29,6 +29,8 @@ export interface NetworkSettings {
   certifiedAnchor?: string;
   /** `true`: clone and fetch refuse heads they cannot prove certified. */
   requireCertified?: string;
+  /** Devnet: write and read through the storage nodes with the Walrus SDK (its direct mode) instead of the publisher. */
+  direct?: string;
 }
 
 /** `$GIT_WALRUS_HOME/config.json`. Every field is optional; an absent file is an empty one. */

@@ -22,7 +22,7 @@ export type SuiEndpoint = { kind: 'embedded' } | { kind: 'grpc' | 'jsonrpc'; url
 export type WalrusEndpoint =
   | { kind: 'embedded' }
   | { kind: 'http'; publisherUrl?: string; aggregatorUrl: string; storageNodeUrl?: string; numShards: number }
-  | { kind: 'sdk'; uploadRelayUrl?: string; numShards: number };
+  | { kind: 'sdk'; uploadRelayUrl?: string; numShards: number; devnetCommittee?: { systemObjectId: string; stakingObjectId: string } };
 
 export interface NetworkConfig {
   name: NetworkName;
@@ -175,11 +175,18 @@ export async function resolveNetwork(input: ResolveNetworkInput): Promise<Networ
       throw new UsageError('network devnet needs the URL that `git walrus devnet` prints: set GIT_WALRUS_DEVNET_URL or `git config walrus.devnetUrl <url>`');
     }
     const info = await discoverDevnet(url, input.fetch, timeoutMs);
+    const direct = booleanSetting('direct writes', 'GIT_WALRUS_DIRECT, git config walrus.direct, or "direct" in the network\'s section of config.json', setting('direct', 'GIT_WALRUS_DIRECT'));
+    if (direct && (info.walrusStakingObjectId === undefined || info.walrusSystemObjectId === undefined)) {
+      throw new UsageError(`walrus.direct needs storage nodes, and the devnet at ${url} runs none: start it with \`git walrus devnet --storage-nodes N\`, or unset GIT_WALRUS_DIRECT`, { url });
+    }
     return {
       name,
       // gRPC, the production client's protocol, wherever the server speaks it; JSON-RPC for servers that predate it.
       sui: info.suiGrpcUrl ? { kind: 'grpc', url: info.suiGrpcUrl } : { kind: 'jsonrpc', url: info.suiRpcUrl },
-      walrus: { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, storageNodeUrl: info.walrusUrl, numShards: info.numShards },
+      // Direct: the Walrus SDK encodes and stores slivers on the devnet's storage nodes itself, paying in WAL.
+      walrus: direct
+        ? { kind: 'sdk', numShards: info.numShards, devnetCommittee: { systemObjectId: info.walrusSystemObjectId!, stakingObjectId: info.walrusStakingObjectId! } }
+        : { kind: 'http', publisherUrl: info.walrusUrl, aggregatorUrl: info.walrusUrl, storageNodeUrl: info.walrusUrl, numShards: info.numShards },
       packageId: info.packageId,
       registryId: info.registryId,
       ...(info.marketId ? { marketId: info.marketId } : {}),

@@ -11,6 +11,8 @@ import { createWalrusService } from './walrus/service.ts';
 import { engineWalrusChain } from './walrus/chain-blobs.ts';
 import { WAL_FAUCET_AMOUNT } from './chain/walrus-system-package.ts';
 import { WALRUS_SYSTEM_OBJECT_ID } from './chain/fixed-ids.ts';
+import { WALRUS_STAKING_OBJECT_ID } from './chain/walrus-committee.ts';
+import { startStorageNodes, type StorageNodes } from './walrus/storage-nodes.ts';
 import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
@@ -37,6 +39,13 @@ export interface DevnetServerOptions {
   host?: string;
   /** Seal key servers (1-based) to mark down from now on (their connections are dropped); absent: as the state directory says. */
   keyServersDown?: Iterable<number>;
+  /**
+   * Emulated Walrus storage nodes to run beside the publisher (0: none), each on its own port, so that the Walrus
+   * SDK's direct mode writes and reads through them (walrus/storage-nodes.ts).
+   */
+  storageNodes?: number;
+  /** Storage nodes (0-based) that start down. */
+  storageNodesDown?: Iterable<number>;
 }
 
 export interface DevnetServer {
@@ -52,6 +61,8 @@ export interface DevnetServer {
   keyServers: DevnetKeyServers;
   /** The compute market's shared Market object. */
   marketId: string;
+  /** The emulated storage nodes (absent without `storageNodes`). */
+  storageNodes?: StorageNodes;
   close(): Promise<void>;
 }
 
@@ -78,10 +89,14 @@ export async function startDevnetServer(options: DevnetServerOptions): Promise<D
 /** Held by the one server of a state directory while it runs (pid and URL); in-process networks do not take it. */
 const SERVER_LOCK = 'server.lock';
 
-async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: DevnetServerOptions, lock: HeldLock): Promise<DevnetServer> {
+async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown, storageNodes: nodeCount = 0, storageNodesDown }: DevnetServerOptions, lock: HeldLock): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
-  await engine.attachWalrus(await walrus.epochClock());
+  const epochNow = await walrus.epochClock();
+  await engine.attachWalrus(epochNow);
+  const storageNodes = nodeCount > 0
+    ? await startStorageNodes({ dir: join(dir, 'walrus'), engine, count: nodeCount, numShards: walrus.numShards, epochNow, down: storageNodesDown, host })
+    : undefined;
   const keyServers = await openKeyServers(dir, engine, { down: keyServersDown });
   const rpc = jsonRpcHandler(engine);
   const grpc = grpcWebHandler(engine);
@@ -95,7 +110,10 @@ async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: Devn
     if (pathname === '/v2/gas' && request.method === 'POST') return faucetV2(engine, request, 'SUI');
     if (pathname === WAL_FAUCET_PATH && request.method === 'POST') return faucetV2(engine, request, 'WAL');
     if (pathname === DEVNET_INFO_PATH && request.method === 'GET') {
-      return Response.json({ packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL, walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID });
+      return Response.json({
+        packageId, registryId, marketId, numShards: walrus.numShards, suiRpcUrl: '/', suiGrpcUrl: '/', walrusUrl: '/', faucetUrl: '/', seal: DEVNET_SEAL, walrusSystemObjectId: WALRUS_SYSTEM_OBJECT_ID,
+        ...(storageNodes ? { walrusStakingObjectId: WALRUS_STAKING_OBJECT_ID, storageNodes: storageNodes.addresses.length } : {}),
+      });
     }
     if (pathname.startsWith('/seal/')) return keyServers.handle(request);
     if (pathname.startsWith('/v1/')) return walrus.handle(request);
@@ -131,7 +149,9 @@ async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown }: Devn
     registryId,
     keyServers,
     marketId,
+    ...(storageNodes ? { storageNodes } : {}),
     close: async () => {
+      await storageNodes?.close();
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();

@@ -220,15 +220,23 @@ async function openAdapters(config: NetworkConfig, log: Log, loadSigner: () => P
   if (config.walrus.kind === 'sdk') {
     // No publisher (mainnet): the SDK encodes and stores with the user's key, through the upload relay when set.
     // Building it makes no call: the first one happens at the first read or write.
-    if (config.name !== 'testnet' && config.name !== 'mainnet') throw new InternalError(`network ${config.name} cannot write through the Walrus SDK`);
     // The store pays for storage with the key, which it loads at its first write (reads never need it).
     const { SdkBlobStore } = await import('../walrus/sdk-blob-store.ts');
-    const { uploadRelayUrl, numShards } = config.walrus;
+    const { uploadRelayUrl, numShards, devnetCommittee } = config.walrus;
+    const common = { suiClient: client, signer: loadSigner, numShards, epochs: config.storageEpochs, deletable: config.deletablePacks, log };
+    let blobStore: InstanceType<typeof SdkBlobStore>;
+    if (config.name === 'devnet' && devnetCommittee) blobStore = SdkBlobStore.forDevnet({ ...common, committee: devnetCommittee });
+    else if (config.name === 'testnet' || config.name === 'mainnet') blobStore = SdkBlobStore.forNetwork({ ...common, network: config.name, uploadRelayUrl });
+    else throw new InternalError(`network ${config.name} cannot write through the Walrus SDK`);
+    const faucetUrl = config.name === 'devnet' ? config.faucetUrl : undefined;
     return {
       client,
-      blobStore: SdkBlobStore.forNetwork({ suiClient: client, network: config.name, uploadRelayUrl, signer: loadSigner, numShards, epochs: config.storageEpochs, deletable: config.deletablePacks, log }),
+      blobStore,
       close: async () => {},
-      faucet: null,
+      faucet: faucetUrl
+        ? async (recipient) => { await (await import('@mysten/sui/faucet')).requestSuiFromFaucetV2({ host: faucetUrl, recipient }); }
+        : null,
+      ...(faucetUrl ? { walFaucet: (recipient: string) => requestDevnetWal(faucetUrl, recipient) } : {}),
       walrusSystemObjectId: config.walrusSystemObjectId,
       numShards,
       grpc,

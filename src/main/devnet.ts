@@ -6,13 +6,14 @@ import { startDevnetServer } from '../devnet/server.ts';
 
 export async function serveDevnet(options: DevnetServeOptions): Promise<ServedDevnet> {
   const host = checkBindAddress(options.host, networkInterfaces());
-  const server = await startDevnetServer({ dir: options.dir, port: options.port, host, keyServersDown: options.keyServersDown });
+  const server = await startDevnetServer({ dir: options.dir, port: options.port, host, keyServersDown: options.keyServersDown, storageNodes: options.storageNodes, storageNodesDown: options.storageNodesDown });
   return {
     url: server.url,
     suiRpcUrl: server.suiRpcUrl,
     walrusUrl: server.walrusUrl,
     faucetUrl: server.faucetUrl,
     keyServerObjectIds: server.keyServers.objectIds,
+    storageNodeAddresses: server.storageNodes?.addresses ?? [],
     packageId: server.packageId,
     registryId: server.registryId,
     close: () => server.close(),

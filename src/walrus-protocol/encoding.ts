@@ -34,3 +34,20 @@ export function maxBlobSizeForShards(numShards: number): number {
   return primary * secondary * (MAX_SYMBOL_SIZE - 1);
 }
 
+
+/**
+ * The shard that holds sliver pair `pairIndex` of a blob: pairs are rotated by the blob id's bytes read as a
+ * big-endian number modulo the shard count (walrus-core `SliverPairIndex::to_shard_index`), so every blob spreads
+ * its first pairs over other shards.
+ */
+export function shardOfSliverPair(pairIndex: number, blobIdBytes: Uint8Array, numShards: number): number {
+  return (pairIndex + rotationOffset(blobIdBytes, numShards)) % numShards;
+}
+
+export function sliverPairOfShard(shardIndex: number, blobIdBytes: Uint8Array, numShards: number): number {
+  return (numShards + shardIndex - rotationOffset(blobIdBytes, numShards)) % numShards;
+}
+
+function rotationOffset(bytes: Uint8Array, modulus: number): number {
+  return bytes.reduce((offset, byte) => (offset * 256 + byte) % modulus, 0);
+}

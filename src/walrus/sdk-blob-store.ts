@@ -104,6 +104,19 @@ export class SdkBlobStore implements BlobStore {
     return new SdkBlobStore({ ...options, client });
   }
 
+  /**
+   * The store for a devnet that emulates storage nodes (`git walrus devnet --storage-nodes N`): the SDK's direct mode
+   * over the committee its System and Staking objects name, reached over plain HTTP on 127.0.0.1.
+   */
+  static forDevnet(options: Omit<SdkBlobStoreOptions, 'client'> & { suiClient: ClientWithCoreApi; committee: { systemObjectId: string; stakingObjectId: string } }): SdkBlobStore {
+    const client = new WalrusClient({
+      suiClient: options.suiClient,
+      packageConfig: { systemObjectId: options.committee.systemObjectId, stakingPoolId: options.committee.stakingObjectId },
+      storageNodeUrlScheme: 'http',
+    });
+    return new SdkBlobStore({ ...options, client });
+  }
+
   async write(bytes: Uint8Array, options: { epochs?: number; signal?: AbortSignal } = {}): Promise<StoredBlob> {
     if (bytes.byteLength > this.maxBlobSize) throw new BlobTooLargeError(bytes.byteLength, this.maxBlobSize);
     // A retry resumes from the last completed step, so a blob registered (and paid for) is not registered again.

@@ -71,6 +71,7 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
   const explicit = signatures.filter((signature) => signature.type !== TX_CONTEXT);
   if (call.arguments.length > MAX_ARGUMENTS || explicit.length !== call.arguments.length) throw new ExecutionFailure({ ArityMismatch: true }, `ArityMismatch: ${call.function} takes ${explicit.length} arguments, got ${call.arguments.length}`);
 
+  const mutatedValues: { arg: MoveArg; value: MoveValue }[] = [];
   const args: MoveArg[] = explicit.map((signature, argIdx) => {
     const slot = resolveArgument(call.arguments[argIdx], state, argIdx);
     if (slot.kind === 'pure') {
@@ -86,7 +87,10 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
       if (slot.value.type !== signature.type) throw argumentError(argIdx, 'TypeMismatch');
       if (slot.moved) throw argumentError(argIdx, 'ArgumentWithoutValue');
       if (signature.reference === null) slot.moved = true;
-      return { type: signature.type, bcs: slot.value.bcs, reference: signature.reference, objectId: null };
+      const arg: MoveArg = { type: signature.type, bcs: slot.value.bcs, reference: signature.reference, objectId: null };
+      // A value borrowed mutably (a coin split off earlier, paying into `&mut Coin`) keeps what the function wrote.
+      if (signature.reference === 'mutable') mutatedValues.push({ arg, value: slot.value });
+      return arg;
     }
     const object = state.working.get(slot.id);
     if (!object) throw argumentError(argIdx, 'ArgumentWithoutValue');
@@ -127,6 +131,7 @@ function runMoveCall(call: NonNullable<Command['MoveCall']>, state: RunState): M
     tables: tableStore(state.working, state.digest),
   };
   const returned = fn.run(ctx, args, typeArguments);
+  for (const { arg, value } of mutatedValues) value.bcs = arg.bcs;
   for (const arg of args) {
     if (arg.objectId && arg.reference === 'mutable') {
       const object = state.working.get(arg.objectId)!;

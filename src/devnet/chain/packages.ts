@@ -1,5 +1,5 @@
 import { bcs } from '@mysten/sui/bcs';
-import { MOVE_STDLIB, SUI_FRAMEWORK } from './objects.ts';
+import { CoinContents, MOVE_STDLIB, SUI_FRAMEWORK } from './objects.ts';
 import { optionInner } from './move-types.ts';
 import type { MoveFunctionSignature } from '../../contract/function-abi.ts';
 
@@ -88,7 +88,19 @@ function optionFunction(name: 'some' | 'none', index: number): MoveFunction {
   };
 }
 
-/** The slice of the Move standard library and Sui framework the devnet knows: `option::{none, some}`. */
+/** `coin::destroy_zero`: consumes an empty coin; one holding anything aborts in `balance::destroy_zero` (ENonZero). */
+const destroyZero: MoveFunction = {
+  module: 'coin', name: 'destroy_zero', index: 14, visibility: 'public', isEntry: false,
+  typeParameters: [{ constraints: [] }],
+  parameters: [`${SUI_FRAMEWORK}::coin::Coin<T0>`],
+  returns: [],
+  run: (_ctx, [coin]) => {
+    if (BigInt(CoinContents.parse(coin.bcs).balance) !== 0n) throw new MoveAbortFailure(SUI_FRAMEWORK, 'balance', 'destroy_zero', 6, 0n);
+    return [];
+  },
+};
+
+/** The slice of the Move standard library and Sui framework the devnet knows: `option::{none, some}`, `coin::destroy_zero`. */
 export function frameworkPackages(): MovePackage[] {
   const stdlib: MovePackage = {
     id: MOVE_STDLIB,
@@ -97,7 +109,7 @@ export function frameworkPackages(): MovePackage[] {
   };
   const framework: MovePackage = {
     id: SUI_FRAMEWORK,
-    modules: new Map(['clock', 'coin', 'sui', 'object', 'table', 'dynamic_field', 'tx_context', 'transfer', 'event'].map((name) => [name, new Map()])),
+    modules: new Map([...['clock', 'sui', 'object', 'table', 'dynamic_field', 'tx_context', 'transfer', 'event'].map((name): [string, Map<string, MoveFunction>] => [name, new Map()]), ['coin', new Map([['destroy_zero', destroyZero]])]]),
     structs: new Set(['clock::Clock', 'coin::Coin', 'sui::SUI', 'object::ID', 'object::UID', 'table::Table', 'dynamic_field::Field', 'tx_context::TxContext'].map((name) => `${SUI_FRAMEWORK}::${name}`)),
   };
   return [stdlib, framework];

@@ -1,10 +1,14 @@
 import { bcs } from '@mysten/sui/bcs';
+import { blake2b } from '@noble/hashes/blake2.js';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
 import { CoinContents, SUI_FRAMEWORK } from './objects.ts';
 import { WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
-import { MoveAbortFailure, type MoveFunction, type MovePackage } from './packages.ts';
+import { DYNAMIC_FIELD, MoveAbortFailure, type CallContext, type MoveFunction, type MovePackage } from './packages.ts';
 import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus-protocol/blob-object-bcs.ts';
 import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
+import { encodedBlobLength } from '../../walrus-protocol/encoding.ts';
+import { INNER_VERSION, STORAGE_PRICE_PER_UNIT, SystemStateInnerLayout, WRITE_PRICE_PER_UNIT } from './walrus-committee.ts';
+import { certifiedBlobMessage, verifyCommitteeCertificate } from './walrus-certificate.ts';
 
 
 /**
@@ -25,16 +29,18 @@ const WAL_COIN_TYPE = `${SUI_FRAMEWORK}::coin::Coin<${WAL_TYPE}>`;
 /** FROST (10^-9 WAL) the faucet holds, and sends per request. */
 export const WAL_RESERVE = 1_000_000_000n * 1_000_000_000n;
 export const WAL_FAUCET_AMOUNT = 100n * 1_000_000_000n;
-/** Devnet storage price in FROST per MiB of encoded size and epoch (the service's publisher charges the same). */
-export const STORAGE_PRICE_PER_UNIT = 100_000n;
 const BYTES_PER_UNIT = 1024n * 1024n;
 
 const BlobCertified = bcs.struct('BlobCertified', { epoch: bcs.u32(), blob_id: bcs.u256(), end_epoch: bcs.u32(), deletable: bcs.bool(), object_id: bcs.Address, is_extension: bcs.bool() });
+const BlobRegistered = bcs.struct('BlobRegistered', { epoch: bcs.u32(), blob_id: bcs.u256(), size: bcs.u64(), encoding_type: bcs.u8(), end_epoch: bcs.u32(), deletable: bcs.bool(), object_id: bcs.Address });
 const BlobDeleted = bcs.struct('BlobDeleted', { epoch: bcs.u32(), blob_id: bcs.u256(), end_epoch: bcs.u32(), object_id: bcs.Address, was_certified: bcs.bool() });
 
 /** Abort codes of the walrus contracts. */
-const BLOB = { EResourceBounds: 2n, ENotCertified: 7n, EBlobNotDeletable: 8n } as const;
-const SYSTEM_STATE_INNER = { EInvalidEpochsAhead: 2n } as const;
+const BLOB = { EResourceBounds: 2n, EResourceSize: 3n, EAlreadyCertified: 5n, EInvalidBlobId: 6n, ENotCertified: 7n, EBlobNotDeletable: 8n, EInvalidBlobPersistenceType: 9n, EInvalidBlobObject: 10n } as const;
+const SYSTEM_STATE_INNER = { EInvalidEpochsAhead: 2n, EInvalidIdEpoch: 3n } as const;
+const ENCODING = { EInvalidEncodingType: 0n } as const;
+/** RedStuff over Reed-Solomon, the one encoding type Walrus accepts. */
+const RS2 = 1;
 /** `sui::balance::split` on too small a balance. */
 const BALANCE_ENOT_ENOUGH = 2n;
 
@@ -58,9 +64,27 @@ export function blobObjectContents(blob: { objectId: string; storageId: string; 
   }).toBytes();
 }
 
+const storageUnits = (size: bigint) => (size + BYTES_PER_UNIT - 1n) / BYTES_PER_UNIT;
+
 /** What `extend_blob` costs: storage units × price × epochs (`system_state_inner::process_storage_payments`). */
 export function extensionCost(storageSize: bigint, epochs: number): bigint {
-  return ((storageSize + BYTES_PER_UNIT - 1n) / BYTES_PER_UNIT) * STORAGE_PRICE_PER_UNIT * BigInt(epochs);
+  return storageUnits(storageSize) * STORAGE_PRICE_PER_UNIT * BigInt(epochs);
+}
+
+/** `blob::derive_blob_id`: blake2b-256 of (encoding type, size, root hash), read as a little-endian u256. */
+function deriveBlobId(rootHash: bigint, encodingType: number, size: bigint): bigint {
+  const derivation = bcs.struct('BlobIdDerivation', { encoding_type: bcs.u8(), size: bcs.u64(), root_hash: bcs.u256() }).serialize({ encoding_type: encodingType, size, root_hash: rootHash }).toBytes();
+  return BigInt(bcs.u256().parse(blake2b(derivation, { dkLen: 32 })));
+}
+
+/**
+ * The System's inner state, a dynamic field of the System object that the devnet writes once storage nodes serve it
+ * (walrus-committee.ts); borrowing it without one aborts as `dynamic_field::borrow_child_object` does.
+ */
+function readCommittee(ctx: CallContext) {
+  const inner = ctx.tables.get(WALRUS_SYSTEM_OBJECT_ID, 'u64', bcs.u64().serialize(INNER_VERSION).toBytes());
+  if (inner === null) throw new MoveAbortFailure(SUI_FRAMEWORK, DYNAMIC_FIELD.module, 'borrow_child_object', 0, DYNAMIC_FIELD.EFieldDoesNotExist);
+  return SystemStateInnerLayout.parse(inner).committee;
 }
 
 export function walrusSystemPackage(epochNow: () => number): MovePackage {
@@ -99,6 +123,73 @@ export function walrusSystemPackage(epochNow: () => number): MovePackage {
       return [{ type: STORAGE_TYPE, bcs: StorageLayout.serialize(blob.storage).toBytes() }];
     },
   };
+  /** The coin argument's balance less `amount`, as `balance::split` leaves it (aborting when it is short). */
+  const pay = (coinArg: { bcs: Uint8Array }, amount: bigint) => {
+    const coin = CoinContents.parse(coinArg.bcs);
+    if (BigInt(coin.balance) < amount) throw new MoveAbortFailure(SUI_FRAMEWORK, 'balance', 'split', 8, BALANCE_ENOT_ENOUGH);
+    coinArg.bcs = CoinContents.serialize({ id: coin.id, balance: BigInt(coin.balance) - amount }).toBytes();
+  };
+  const reserveSpace: MoveFunction = {
+    module: 'system', name: 'reserve_space', index: 2, visibility: 'public', isEntry: false, typeParameters: [],
+    parameters: [`&mut ${SYSTEM_TYPE}`, 'u64', 'u32', `&mut ${WAL_COIN_TYPE}`, `&mut ${SUI_FRAMEWORK}::tx_context::TxContext`], returns: [STORAGE_TYPE],
+    run(ctx, [, amountArg, epochsArg, paymentArg]) {
+      const epoch = epochNow();
+      const amount = BigInt(bcs.u64().parse(amountArg.bcs));
+      const epochsAhead = bcs.u32().parse(epochsArg.bcs);
+      if (epochsAhead === 0 || epochsAhead > MAX_EPOCHS_AHEAD) throw abort('system_state_inner', 'reserve_space', 6, SYSTEM_STATE_INNER.EInvalidEpochsAhead);
+      // One split per epoch paid in advance (process_storage_payments); one check of the whole sum aborts alike.
+      pay(paymentArg, storageUnits(amount) * STORAGE_PRICE_PER_UNIT * BigInt(epochsAhead));
+      const storage = StorageLayout.serialize({ id: ctx.newId(), start_epoch: epoch, end_epoch: epoch + epochsAhead, storage_size: amount }).toBytes();
+      return [{ type: STORAGE_TYPE, bcs: storage }];
+    },
+  };
+  const registerBlob: MoveFunction = {
+    module: 'system', name: 'register_blob', index: 4, visibility: 'public', isEntry: false, typeParameters: [],
+    parameters: [`&mut ${SYSTEM_TYPE}`, STORAGE_TYPE, 'u256', 'u256', 'u64', 'u8', 'bool', `&mut ${WAL_COIN_TYPE}`, `&mut ${SUI_FRAMEWORK}::tx_context::TxContext`], returns: [BLOB_TYPE],
+    run(ctx, [, storageArg, blobIdArg, rootHashArg, sizeArg, encodingArg, deletableArg, paymentArg]) {
+      const epoch = epochNow();
+      const storage = StorageLayout.parse(storageArg.bcs);
+      const blobId = BigInt(bcs.u256().parse(blobIdArg.bcs));
+      const rootHash = BigInt(bcs.u256().parse(rootHashArg.bcs));
+      const size = BigInt(bcs.u64().parse(sizeArg.bcs));
+      const encodingType = bcs.u8().parse(encodingArg.bcs);
+      const deletable = bcs.bool().parse(deletableArg.bcs);
+      const committee = readCommittee(ctx);
+      // blob::new's checks, in its order.
+      if (epoch < storage.start_epoch || epoch >= storage.end_epoch) throw abort('blob', 'new', 3, BLOB.EResourceBounds);
+      if (encodingType !== RS2) throw abort('encoding', 'encoded_blob_length', 0, ENCODING.EInvalidEncodingType);
+      const encodedSize = BigInt(encodedBlobLength(Number(size), committee.n_shards));
+      if (encodedSize > BigInt(storage.storage_size)) throw abort('blob', 'new', 3, BLOB.EResourceSize);
+      if (deriveBlobId(rootHash, encodingType, size) !== blobId) throw abort('blob', 'new', 3, BLOB.EInvalidBlobId);
+      const objectId = ctx.newId();
+      ctx.emit(`${pkg}::events::BlobRegistered`, BlobRegistered.serialize({ epoch, blob_id: blobId, size, encoding_type: encodingType, end_epoch: storage.end_epoch, deletable, object_id: objectId }).toBytes());
+      pay(paymentArg, storageUnits(encodedSize) * WRITE_PRICE_PER_UNIT);
+      const blob = BlobLayout.serialize({ id: objectId, registered_epoch: epoch, blob_id: blobId, size, encoding_type: encodingType, certified_epoch: null, storage, deletable }).toBytes();
+      return [{ type: BLOB_TYPE, bcs: blob }];
+    },
+  };
+  const certifyBlob: MoveFunction = {
+    module: 'system', name: 'certify_blob', index: 5, visibility: 'public', isEntry: false, typeParameters: [],
+    parameters: [`&${SYSTEM_TYPE}`, `&mut ${BLOB_TYPE}`, 'vector<u8>', 'vector<u8>', 'vector<u8>'], returns: [],
+    run(ctx, [, blobArg, signatureArg, bitmapArg, messageArg]) {
+      const epoch = epochNow();
+      const vector = bcs.vector(bcs.u8());
+      const committee = readCommittee(ctx);
+      const certified = verifyCommitteeCertificate(committee, Uint8Array.from(vector.parse(signatureArg.bcs)), Uint8Array.from(vector.parse(bitmapArg.bcs)), Uint8Array.from(vector.parse(messageArg.bcs)), (module, fn, code) => abort(module, fn, 0, code));
+      if (certified.epoch !== epoch) throw abort('system_state_inner', 'certify_blob', 14, SYSTEM_STATE_INNER.EInvalidIdEpoch);
+      const message = certifiedBlobMessage(certified, (module, fn, code) => abort(module, fn, 0, code));
+      const blob = BlobLayout.parse(blobArg.bcs);
+      // blob::certify_with_certified_msg's checks, in its order.
+      if (BigInt(blob.blob_id) !== message.blobId) throw abort('blob', 'certify_with_certified_msg', 6, BLOB.EInvalidBlobId);
+      if (blob.certified_epoch !== null) throw abort('blob', 'certify_with_certified_msg', 6, BLOB.EAlreadyCertified);
+      if (epoch >= blob.storage.end_epoch) throw abort('blob', 'certify_with_certified_msg', 6, BLOB.EResourceBounds);
+      if (blob.deletable !== (message.deletableObjectId !== null)) throw abort('blob', 'certify_with_certified_msg', 6, BLOB.EInvalidBlobPersistenceType);
+      if (blob.deletable && normalizeSuiAddress(message.deletableObjectId!) !== normalizeSuiAddress(blob.id)) throw abort('blob', 'certify_with_certified_msg', 6, BLOB.EInvalidBlobObject);
+      blobArg.bcs = BlobLayout.serialize({ ...blob, certified_epoch: epoch }).toBytes();
+      ctx.emit(`${pkg}::events::BlobCertified`, BlobCertified.serialize({ epoch, blob_id: BigInt(blob.blob_id), end_epoch: blob.storage.end_epoch, deletable: blob.deletable, object_id: blob.id, is_extension: false }).toBytes());
+      return [];
+    },
+  };
   const stakeWithPool: MoveFunction = {
     module: 'staking', name: 'stake_with_pool', index: 20, visibility: 'public', isEntry: false, typeParameters: [],
     parameters: [`&mut ${pkg}::staking::Staking`, WAL_COIN_TYPE, `${SUI_FRAMEWORK}::object::ID`, `&mut ${SUI_FRAMEWORK}::tx_context::TxContext`],
@@ -109,10 +200,10 @@ export function walrusSystemPackage(epochNow: () => number): MovePackage {
     },
   };
   const modules = new Map<string, Map<string, MoveFunction>>([
-    ['system', new Map([['extend_blob', extendBlob], ['delete_blob', deleteBlob]])],
+    ['system', new Map([['extend_blob', extendBlob], ['delete_blob', deleteBlob], ['reserve_space', reserveSpace], ['register_blob', registerBlob], ['certify_blob', certifyBlob]])],
     ['staking', new Map([['stake_with_pool', stakeWithPool]])],
     ['blob', new Map()], ['storage_resource', new Map()], ['wal', new Map()], ['events', new Map()], ['staked_wal', new Map()],
   ]);
-  const structs = new Set(['system::System', 'blob::Blob', 'storage_resource::Storage', 'wal::WAL', 'staking::Staking', 'staked_wal::StakedWal'].map((name) => `${pkg}::${name}`));
+  const structs = new Set(['system::System', 'blob::Blob', 'storage_resource::Storage', 'wal::WAL', 'staking::Staking', 'staked_wal::StakedWal', 'staking_pool::StakingPool', 'system_state_inner::SystemStateInnerV1', 'staking_inner::StakingInnerV1'].map((name) => `${pkg}::${name}`));
   return { id: normalizeSuiAddress(pkg), modules, structs };
 }
