@@ -1,0 +1,51 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { commit, createWorld, initWorkRepo, startDevnet } from '../../scripts/harness/world.ts';
+import { WAL_FAUCET_PATH } from '../../src/core/devnet-protocol.ts';
+
+const direct = suite('git through the Walrus SDK\'s direct mode against a devnet with storage nodes');
+
+direct('a push and a clone go through the storage nodes; with a node down still; with too many down the push fails and says why', async () => {
+  const w = createWorld();
+  let server = await startDevnet(w, ['--storage-nodes', '4']);
+  try {
+    let env = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url, GIT_WALRUS_DIRECT: 'true' };
+    const src = await initWorkRepo(w, 'src');
+    await commit(w, src, 'a.txt', 'sliver by sliver\n');
+    const remote = (await w.ok(src, ['walrus', 'init', 'direct'], { env })).split('\n').at(-1)!;
+    // The SDK pays for storage in WAL from the user's own coins, as on testnet.
+    const address = /^(0x[0-9a-f]{64})$/m.exec(await w.ok(src, ['walrus', 'whoami'], { env }))![1];
+    const wal = await fetch(new URL(WAL_FAUCET_PATH, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient: address } }) });
+    assert.ok(wal.ok);
+    await w.ok(src, ['push', '-q', 'walrus', 'main'], { env });
+    await w.ok('.', ['clone', '-q', remote, 'copy'], { env });
+    assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), await w.ok(src, ['rev-parse', 'HEAD']));
+    // No publisher was asked: the devnet's publisher keeps no blob of this repository.
+    const withoutDirect = await w.run('.', ['clone', '-q', remote, 'through-aggregator'], { env: { ...env, GIT_WALRUS_DIRECT: 'false' } });
+    assert.is.not(withoutDirect.code, 0);
+
+    // The same state with one node of four down (12 or 13 of 50 shards): the rest still make a quorum.
+    const restart = async (down: string[]) => {
+      await server.stop();
+      server = await startDevnet(w, ['--storage-nodes', '4', '--storage-nodes-down', ...down]);
+      env = { ...env, GIT_WALRUS_DEVNET_URL: server.url };
+    };
+    await restart(['1']);
+    await commit(w, src, 'b.txt', 'one node down\n');
+    await w.ok(src, ['push', '-q', 'walrus', 'main'], { env });
+    await w.ok('copy', ['pull', '-q', 'origin', 'main'], { env });
+    assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), await w.ok(src, ['rev-parse', 'HEAD']));
+
+    // Two down: no quorum can confirm the blob, and the push says so.
+    await restart(['1', '2']);
+    await commit(w, src, 'c.txt', 'two nodes down\n');
+    const refused = await w.run(src, ['push', '-q', 'walrus', 'main'], { env });
+    assert.is.not(refused.code, 0);
+    assert.match(refused.stderr, /storage nodes|confirm/i);
+  } finally {
+    await server.stop();
+    w.remove();
+  }
+});
+
+direct.run();
