@@ -81,9 +81,9 @@ export class ChainEngine {
    * its start.
    */
   packages(): Promise<Map<string, MovePackage>> {
-    return (this.#packages ??= import('./walrus-git-package.ts').then(({ walrusGitPackage }) => {
+    return (this.#packages ??= Promise.all([import('./walrus-git-package.ts'), import('./walrus-certificate.ts')]).then(([{ walrusGitPackage }, certificates]) => {
       const packages = [...frameworkPackages(), walrusGitPackage(DEVNET_PACKAGE_ID)];
-      if (this.#walrusEpoch) packages.push(walrusSystemPackage(this.#walrusEpoch));
+      if (this.#walrusEpoch) packages.push(walrusSystemPackage(this.#walrusEpoch, certificates));
       return new Map(packages.map((pkg) => [pkg.id, pkg]));
     }));
   }
@@ -150,7 +150,7 @@ export class ChainEngine {
    */
   async attachWalrus(epochNow: () => number): Promise<void> {
     this.#walrusEpoch = epochNow;
-    (await this.#packages)?.set(WALRUS_SYSTEM_PACKAGE_ID, walrusSystemPackage(epochNow));
+    if (this.#packages) (await this.#packages).set(WALRUS_SYSTEM_PACKAGE_ID, walrusSystemPackage(epochNow, await import('./walrus-certificate.ts')));
     await this.putSystemObjects([
       { id: WALRUS_SYSTEM_PACKAGE_ID, type: PACKAGE_TYPE, owner: { $kind: 'Immutable', Immutable: true }, contents: new Uint8Array() },
       { id: WALRUS_SYSTEM_OBJECT_ID, type: SYSTEM_TYPE, owner: { $kind: 'Shared', Shared: { initialSharedVersion: GENESIS_VERSION.toString() } }, contents: systemObjectContents() },

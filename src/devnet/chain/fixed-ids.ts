@@ -22,3 +22,6 @@ export const DEVNET_PACKAGE_ID = '0x5be41031de1f451a6ccbdec3cab1c291457afda0fc5d
 export const WALRUS_SYSTEM_PACKAGE_ID = '0x67546e8b28522c15226f04f8ba4ba120a0eaaa9e5c7a7a70d3a257111f95c527';
 export const WALRUS_SYSTEM_OBJECT_ID = '0xa637ad0ea9eb4e1a4da03e784912b4a36a40cd91ff74e8d3c2f17bd54aefa3ba';
 export const WAL_RESERVE_COIN_ID = '0x73d903c7c081b97aa2005f0e6d941fe0de21b686e191417c7002d105ee167b54';
+/** `walrusGenesis`, creation indices 3 and 4: the Staking object naming the storage committee, and its pools' table. */
+export const WALRUS_STAKING_OBJECT_ID = '0xa7e68a6f51d6c7d96f9912384d49caf007ecdbbabc76361ffae4b474f4275112';
+export const WALRUS_POOLS_TABLE_ID = '0x64bf9b479b95df59e255c1d7b871d30d6dca741f8a364c7122afacfa92167e21';

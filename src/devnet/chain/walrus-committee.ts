@@ -1,7 +1,7 @@
 import { bcs } from '@mysten/sui/bcs';
 import { deriveDynamicFieldID, normalizeSuiAddress } from '@mysten/sui/utils';
 import { deriveObjectId } from './objects.ts';
-import { SYSTEM_TRANSACTIONS, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
+import { SYSTEM_TRANSACTIONS, WALRUS_POOLS_TABLE_ID, WALRUS_STAKING_OBJECT_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
 
 /**
  * The Walrus objects that name the storage committee, as the walrus contracts lay them out
@@ -99,12 +99,9 @@ const STAKING_INNER_TYPE = `0x2::dynamic_field::Field<u64, ${pkg}::staking_inner
 export const INNER_VERSION = 1n;
 const versionKey = () => bcs.u64().serialize(INNER_VERSION).toBytes();
 
-/** Ids of the devnet's storage committee objects: created by the Walrus genesis transaction after its first three. */
-const committeeObjectId = (index: number) => deriveObjectId(SYSTEM_TRANSACTIONS.walrusGenesis.digest, index);
-export const WALRUS_STAKING_OBJECT_ID = committeeObjectId(3);
-const POOLS_TABLE_ID = committeeObjectId(4);
+/** Each storage node's id (its StakingPool's): created by the Walrus genesis transaction, from index 100 on. */
 const FIRST_POOL_INDEX = 100;
-export const storageNodeId = (index: number) => committeeObjectId(FIRST_POOL_INDEX + index);
+export const storageNodeId = (index: number) => deriveObjectId(SYSTEM_TRANSACTIONS.walrusGenesis.digest, FIRST_POOL_INDEX + index);
 
 export const systemInnerFieldId = () => deriveDynamicFieldID(WALRUS_SYSTEM_OBJECT_ID, 'u64', versionKey());
 
@@ -150,14 +147,14 @@ export function committeeObjects(members: CommitteeMember[], options: { epoch: n
   const stakingInner = StakingInnerLayout.serialize({
     // The devnet's epochs follow its Walrus service's clock; the committee's own timing fields are left empty.
     n_shards: options.numShards, epoch_duration: 0n, first_epoch_start: 0n,
-    pools: { id: POOLS_TABLE_ID, size: BigInt(members.length) }, epoch: options.epoch, active_set: { id: zero },
+    pools: { id: WALRUS_POOLS_TABLE_ID, size: BigInt(members.length) }, epoch: options.epoch, active_set: { id: zero },
     next_committee: null, committee: shardMap, previous_committee: { contents: [] }, next_epoch_params: null,
     epoch_state: { EpochChangeDone: 0n }, next_epoch_public_keys: { id: zero },
   }).toBytes();
   const stakingInnerId = deriveDynamicFieldID(WALRUS_STAKING_OBJECT_ID, 'u64', versionKey());
   const pendingNone = { contents: [] };
   const pools = members.map((member, index): CommitteeObject => ({
-    id: storageNodeId(index), type: STAKING_POOL_TYPE, owner: { $kind: 'ObjectOwner', ObjectOwner: POOLS_TABLE_ID },
+    id: storageNodeId(index), type: STAKING_POOL_TYPE, owner: { $kind: 'ObjectOwner', ObjectOwner: WALRUS_POOLS_TABLE_ID },
     contents: StakingPoolLayout.serialize({
       id: storageNodeId(index), state: { Active: true }, voting_params: { storage_price: STORAGE_PRICE_PER_UNIT, write_price: WRITE_PRICE_PER_UNIT, node_capacity: 1n << 40n },
       node_info: { name: `devnet-node-${index}`, node_id: storageNodeId(index), network_address: member.networkAddress, public_key: { bytes: [...member.publicKey] }, next_epoch_public_key: null, network_public_key: [], metadata: { id: zero } },

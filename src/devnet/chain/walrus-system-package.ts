@@ -8,7 +8,7 @@ import { BlobLayout, StorageLayout, SystemLayout } from '../../walrus-protocol/b
 import { MAX_EPOCHS_AHEAD } from '../../core/blob-lifetime.ts';
 import { encodedBlobLength } from '../../walrus-protocol/encoding.ts';
 import { INNER_VERSION, STORAGE_PRICE_PER_UNIT, SystemStateInnerLayout, WRITE_PRICE_PER_UNIT } from './walrus-committee.ts';
-import { certifiedBlobMessage, verifyCommitteeCertificate } from './walrus-certificate.ts';
+import type * as Certificates from './walrus-certificate.ts';
 
 
 /**
@@ -87,7 +87,12 @@ function readCommittee(ctx: CallContext) {
   return SystemStateInnerLayout.parse(inner).committee;
 }
 
-export function walrusSystemPackage(epochNow: () => number): MovePackage {
+/**
+ * `certificates` is walrus-certificate.ts, handed in by the engine once it runs Move: its BLS12-381 code is large,
+ * and a process that only reads the chain never loads it.
+ */
+export function walrusSystemPackage(epochNow: () => number, certificates: typeof Certificates): MovePackage {
+  const { certifiedBlobMessage, verifyCommitteeCertificate } = certificates;
   const pkg = WALRUS_SYSTEM_PACKAGE_ID;
   const abort = (module: string, fn: string, index: number, code: bigint) => new MoveAbortFailure(pkg, module, fn, index, code);
   const extendBlob: MoveFunction = {
