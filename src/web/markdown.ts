@@ -3,7 +3,9 @@
  * anchors, footnotes, task lists and highlighted fences; sanitize-html then keeps an allowlist of document markup
  * (no script, style, form, frame or event handler; only http(s)/mailto URLs). Relative links and images point at the
  * repository's own pages. Every id the content carries gets a `user-content-` prefix (and `#` links with it), so a
- * README cannot shadow the page's own elements; images from elsewhere are left to the page's CSP, which blocks them.
+ * README cannot shadow the page's own elements; an address with the bare id (`#install`, typed or linked from
+ * elsewhere) still lands on its heading through the page script. Images from elsewhere are left to the page's CSP,
+ * which blocks them.
  */
 import { slug } from 'github-slugger';
 import MarkdownIt from 'markdown-it';
@@ -111,6 +113,10 @@ function relink(target: string, links: LinkBase, kind: 'page' | 'raw'): string {
   if (target.startsWith('#')) return target.length > 1 ? `#${prefixed(target.slice(1))}` : target;
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return target;
   const [pathPart] = target.split(/[?#]/);
+  // A link to a heading of another file (`guide.md#install`) keeps its anchor, prefixed as that file's ids are; a
+  // line or a range of lines (`#L12-L20`) is the file page's own.
+  const fragment = /#(.+)$/.exec(target)?.[1];
+  const hash = kind === 'raw' || fragment === undefined ? '' : /^L\d+(-L\d+)?$/.test(fragment) ? `#${fragment}` : `#${encodeURIComponent(prefixed(decodeSafely(fragment)))}`;
   const joined = pathPart!.startsWith('/') ? pathPart!.slice(1) : [links.dir, pathPart].filter(Boolean).join('/');
   const parts: string[] = [];
   for (const segment of decodeSafely(joined).split('/')) {
@@ -118,7 +124,7 @@ function relink(target: string, links: LinkBase, kind: 'page' | 'raw'): string {
     if (segment === '..') parts.pop();
     else parts.push(segment);
   }
-  return kind === 'raw' ? links.raw(parts.join('/')) : links.page(parts.join('/'));
+  return kind === 'raw' ? links.raw(parts.join('/')) : links.page(parts.join('/')) + hash;
 }
 
 function decodeSafely(text: string): string {

@@ -81,11 +81,19 @@ Markdown('relative links stay inside the repository, from the README’s folder;
   const out = renderMarkdown('[a](guide.md) [b](../LICENSE) [c](/src/x.ts#L1) [d](https://example.com/) [e](#top) ![f](img/logo.png)', links);
   assert.match(out, /href="\/p\?path=docs%2Fguide\.md"/);
   assert.match(out, /href="\/p\?path=LICENSE"/);
-  assert.match(out, /href="\/p\?path=src%2Fx\.ts"/);
+  assert.match(out, /href="\/p\?path=src%2Fx\.ts#L1"/, 'a line link stays the file page\u2019s own');
   assert.match(out, /href="https:\/\/example\.com\/"/);
   assert.match(out, /href="#user-content-top"/);
   assert.match(out, /src="\/r\?path=docs%2Fimg%2Flogo\.png"/);
   assert.match(renderMarkdown('[up](../../../../etc/passwd)', links), /href="\/p\?path=etc%2Fpasswd"/, 'no way above the root');
+});
+
+Markdown('a link to a heading of another file keeps its anchor, prefixed as that file\u2019s ids are', () => {
+  const out = renderMarkdown('[a](guide.md#install) [b](../README.md#api--use) [c](x.ts#L3-L5) ![d](img/logo.png#x)', links);
+  assert.match(out, /href="\/p\?path=docs%2Fguide\.md#user-content-install"/);
+  assert.match(out, /href="\/p\?path=README\.md#user-content-api--use"/);
+  assert.match(out, /href="\/p\?path=docs%2Fx\.ts#L3-L5"/);
+  assert.match(out, /src="\/r\?path=docs%2Fimg%2Flogo\.png"/, 'raw bytes have no anchor');
 });
 
 Markdown('every link keeps the rel the link transform gives it (no referrer, no opener, no follow)', () => {

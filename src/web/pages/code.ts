@@ -10,6 +10,7 @@ import { numberedCode } from '../code-view.ts';
 import { href, html, trusted, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
+import { Recent } from '../recent.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
 import { breadcrumbs, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, openAt, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
@@ -39,10 +40,22 @@ function isBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
-/** Markdown of the file at `path` (or a README at the root) with its relative links resolved at `ref`. */
-function markdownHtml(id: string, ref: string, path: string, text: string): Html {
+/**
+ * Markdown rendered last, by blob and by what its links depend on (repository, ref, folder). Rendering a large README
+ * holds the event loop for seconds; a blob never changes, so each is rendered once while it is among the recent.
+ */
+const renderedMarkdown = new Recent<Promise<Html>>(16);
+
+/** Markdown of the blob `oid` at `path` (or a README at the root) with its relative links resolved at `ref`. */
+export function markdownHtml(objects: RepositoryObjects, id: string, ref: string, path: string, oid: string): Promise<Html> {
   const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-  return html`<div class="markdown">${trusted(renderMarkdown(text, { dir, page: (target) => href(`/repos/${id}/tree`, { ref, path: target }), raw: (target) => href(`/repos/${id}/raw`, { ref, path: target }) }))}</div>`;
+  const rendered = renderedMarkdown.getOrMake(`${oid} ${id} ${ref} ${dir}`, async () => {
+    const text = Buffer.from(await objects.readBlob(oid)).toString('utf8');
+    return html`<div class="markdown">${trusted(renderMarkdown(text, { dir, page: (target) => href(`/repos/${id}/tree`, { ref, path: target }), raw: (target) => href(`/repos/${id}/raw`, { ref, path: target }) }))}</div>`;
+  });
+  // A failed read is not kept: the next view tries again.
+  rendered.catch(() => renderedMarkdown.forget(`${oid} ${id} ${ref} ${dir}`));
+  return rendered;
 }
 
 function treeTable(id: string, ref: string, dir: string, entries: TreeEntry[]): Html {
@@ -67,8 +80,8 @@ export async function overviewPage(context: WebContext, { params }: RouteRequest
   const readme = entries.find((e) => e.type === 'blob' && README_NAMES.includes(e.name.toLowerCase()));
   let readmeHtml: Html | string = '';
   if (readme !== undefined && (readme.size ?? 0) <= LARGE_FILE) {
-    const text = Buffer.from(await objects.readBlob(readme.oid)).toString('utf8');
-    readmeHtml = html`<section class="readme"><h2>${readme.name}</h2>${MARKDOWN.test(readme.name) ? markdownHtml(id, ref, readme.name, text) : html`<pre>${text}</pre>`}</section>`;
+    const body = MARKDOWN.test(readme.name) ? await markdownHtml(objects, id, ref, readme.name, readme.oid) : html`<pre>${Buffer.from(await objects.readBlob(readme.oid)).toString('utf8')}</pre>`;
+    readmeHtml = html`<section class="readme"><h2>${readme.name}</h2>${body}</section>`;
   }
   return htmlReply(page({
     title: repo.info.name,
@@ -118,9 +131,8 @@ async function fileView(objects: RepositoryObjects, id: string, ref: string, pat
   if (size > LARGE_FILE) return html`${head}<p class="notice">This file is ${formatBytes(size)}: too large to show here. <a href="${raw}">Open it raw</a>.</p>`;
   const bytes = await objects.readBlob(entry.oid);
   if (isBinary(bytes)) return html`${head}<p class="notice">Binary file (${formatBytes(size)}), not shown. <a href="${raw}">Download it</a>.</p>`;
-  const text = Buffer.from(bytes).toString('utf8');
-  if (markdown && !plain) return html`${head}<div class="file-markdown">${markdownHtml(id, ref, path, text)}</div>`;
-  return html`${head}${numberedCode(entry.name, text)}`;
+  if (markdown && !plain) return html`${head}<div class="file-markdown">${await markdownHtml(objects, id, ref, path, entry.oid)}</div>`;
+  return html`${head}${numberedCode(entry.name, Buffer.from(bytes).toString('utf8'))}`;
 }
 
 /** The commits that changed a file or folder, newest first. */

@@ -5,6 +5,7 @@ import { formatBytes } from '../../remote/progress.ts';
 import { href, html, trusted, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
 import { pushThatBrought } from '../push-commits.ts';
+import { Recent } from '../recent.ts';
 import { sortRefs } from '../ref-order.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
@@ -39,18 +40,9 @@ ${pager(pageNo, hasNext, (p) => href(`/repos/${id}/commits`, { ref, page: p }))}
 /** A diff is shown in parts of whole files, each of at most this much patch text (or one file): a page stays light. */
 export const DIFF_PART_BYTES = 256 * 1024;
 
-/** Most recent first, both: the parts of a diff, and each part rendered (commit pairs are immutable). */
-const diffPartsKept = new Map<string, Promise<{ parts: string[]; truncated: boolean; bytes: number }>>();
-const renderedParts = new Map<string, Html>();
-const DIFFS_KEPT = 8;
-const RENDERED_PARTS_KEPT = 32;
-
-function remember<V>(map: Map<string, V>, key: string, value: V, limit: number): V {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value!);
-  return value;
-}
+/** The parts of the diffs shown last, and each part rendered (commit pairs are immutable). */
+const diffPartsKept = new Recent<Promise<{ parts: string[]; truncated: boolean; bytes: number }>>(8);
+const renderedParts = new Recent<Html>(32);
 
 /** Whole files of `text`, grouped into parts of at most DIFF_PART_BYTES (a larger file is a part alone). */
 function splitDiff(text: string): string[] {
@@ -91,19 +83,17 @@ ${changes.map((c, i) => {
 
 async function diffView(objects: RepositoryObjects, from: string | null, to: string, split: boolean, part: number, link: (part: number) => string): Promise<Html> {
   const key = `${from}..${to}`;
-  const diff = diffPartsKept.get(key) ?? objects.diff(from, to, DIFF_LIMIT).then((patch) => ({ parts: splitDiff(patch.text), truncated: patch.truncated, bytes: patch.text.length }));
-  remember(diffPartsKept, key, diff, DIFFS_KEPT);
+  const diff = diffPartsKept.getOrMake(key, () => objects.diff(from, to, DIFF_LIMIT).then((patch) => ({ parts: splitDiff(patch.text), truncated: patch.truncated, bytes: patch.text.length })));
   const [{ parts, truncated, bytes }, changes] = await Promise.all([diff, objects.diffStat(from, to)]);
   if (parts.length === 0) return html`<p class="muted">No changes.</p>`;
   const index = Math.min(Math.max(1, part), parts.length) - 1;
   const renderKey = `${key}:${split}:${index}`;
-  const rendered = renderedParts.get(renderKey) ?? trusted(diffHtml(parts[index]!, {
+  const rendered = renderedParts.getOrMake(renderKey, () => trusted(diffHtml(parts[index]!, {
     outputFormat: split ? 'side-by-side' : 'line-by-line', drawFileList: false, matching: 'none', diffMaxChanges: 20_000,
     // Word-level marks within changed lines cost most of a large diff's rendering: a large diff goes without.
     ...(bytes > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
     // Each file's lines scroll sideways on their own: a keyboard user scrolls them once they hold the focus.
-  }).replace(/<div class="(d2h-file-diff|d2h-file-side-diff)">/g, '<div class="$1" tabindex="0">'));
-  remember(renderedParts, renderKey, rendered, RENDERED_PARTS_KEPT);
+  }).replace(/<div class="(d2h-file-diff|d2h-file-side-diff)">/g, '<div class="$1" tabindex="0">')));
   const nav = parts.length === 1 ? '' : html`<nav class="pager diff-parts">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`;
   return html`${fileList(changes, filesPerPart(parts), link)}${nav}${rendered}${nav}
 ${truncated && index + 1 === parts.length ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;

@@ -4,6 +4,21 @@
 'use strict';
 
 document.addEventListener('DOMContentLoaded', () => {
+  // A README's ids carry a `user-content-` prefix (so that it cannot shadow the page's own elements); an address with
+  // the bare id (`#install`, typed, bookmarked or linked from elsewhere) lands on the prefixed heading all the same.
+  const landOnPrefixed = () => {
+    let id;
+    try {
+      id = decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return;
+    }
+    if (id === '' || document.getElementById(id)) return;
+    document.getElementById(`user-content-${id}`)?.scrollIntoView();
+  };
+  window.addEventListener('hashchange', landOnPrefixed);
+  landOnPrefixed();
+
   // The ref picker: its list filters as one types; Escape closes it and gives the focus back to its button. Arrow
   // keys are left alone (they scroll), so nothing is chosen until a link is followed or the form is sent.
   const picker = document.querySelector('details.ref-picker');
