@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommitInfo, FileChange, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
+import type { Blame, CommitInfo, FileChange, FileCommit, ObjectCache, Patch, RepositoryObjects, TreeEntry } from '../ports/object-cache.ts';
 import { GitCommandError, git, runGit } from './run-git.ts';
 
 /** The empty tree's id in each object format, by the length of an id (a root commit's diff starts from it). */
@@ -157,6 +157,20 @@ class CachedRepository implements RepositoryObjects {
     return this.#once(`history ${commit} ${skip} ${limit} ${path}`, async () => parseCommits(await runBytes(['log', '-z', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--', ...(path === '' ? [] : [path])], this.#opts)));
   }
 
+  fileHistory(commit: string, path: string, skip: number, limit: number): Promise<FileCommit[]> {
+    return this.#once(`file history ${commit} ${skip} ${limit} ${path}`, async () => parseFileHistory(await runBytes(['log', '-z', '--follow', '--name-status', `--format=${COMMIT_FORMAT}`, `--skip=${skip}`, `--max-count=${limit}`, commit, '--', path], this.#opts)));
+  }
+
+  blame(commit: string, path: string, maxCommits: number): Promise<Blame> {
+    return this.#once(`blame ${commit} ${maxCommits} ${path}`, async () => {
+      // The walk looks no further back than `maxCommits` commits: lines older than that are blamed on the commit
+      // there (git's range boundary), which the page names, so a long history costs a bounded walk.
+      const boundary = (await git(['rev-list', '--max-count=1', `--skip=${maxCommits}`, commit, '--'], this.#opts)).trim() || null;
+      const text = (await runBytes(['blame', '--porcelain', boundary === null ? commit : `${boundary}..${commit}`, '--', path], this.#opts)).toString('utf8');
+      return parseBlame(text, boundary);
+    });
+  }
+
   introduced(tips: readonly string[], known: readonly string[]): Promise<CommitInfo[]> {
     return this.#once(`introduced ${tips.join(',')} ^${known.join(',')}`, async () => {
       // Ids go on stdin (as data, never options); --ignore-missing passes over tips the store lacks (a forced update's
@@ -224,6 +238,62 @@ export function parseNumstat(text: string): FileChange[] {
     }
   }
   return changes;
+}
+
+/**
+ * `log -z --name-status --format=…` with one path: each commit's record, then (for a commit that changed the path) its
+ * status (`\nM`, `\nA`, `\nR100`…) and the path, or for a rename or copy the old path and the new.
+ */
+export function parseFileHistory(bytes: Buffer): FileCommit[] {
+  const fields = bytes.toString('utf8').split('\0');
+  const entries: FileCommit[] = [];
+  for (let i = 0; i < fields.length; i += 1) {
+    if (fields[i]!.trim() === '') continue;
+    const [commit] = parseCommits(Buffer.from(fields[i]!));
+    const status = fields[i + 1]?.startsWith('\n') ? fields[i + 1]!.slice(1) : null;
+    if (status === null) {
+      entries.push({ commit: commit!, path: entries.at(-1)?.renamedFrom ?? entries.at(-1)?.path ?? '' });
+      continue;
+    }
+    if (/^[RC]/.test(status)) {
+      entries.push({ commit: commit!, path: fields[i + 3]!, renamedFrom: fields[i + 2]! });
+      i += 3;
+    } else {
+      entries.push({ commit: commit!, path: fields[i + 2]! });
+      i += 2;
+    }
+  }
+  return entries;
+}
+
+/**
+ * `blame --porcelain`: per line of the result a header `<commit> <old line> <new line>[ <lines>]`, the commit's
+ * details (author, summary, filename…) the first time it appears, then the line itself after a tab.
+ */
+export function parseBlame(text: string, boundary: string | null): Blame {
+  const lines: string[] = [];
+  const commits: Blame['commits'] = new Map();
+  let current: { author: { name: string; email: string; time: number }; summary: string; path: string } | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('\t') || line === '') continue;
+    const header = /^([0-9a-f]{40}|[0-9a-f]{64}) \d+ (\d+)(?: \d+)?$/.exec(line);
+    if (header !== null) {
+      const oid = header[1]!;
+      lines[Number(header[2]) - 1] = oid;
+      current = commits.get(oid);
+      if (current === undefined) commits.set(oid, current = { author: { name: '', email: '', time: 0 }, summary: '', path: '' });
+      continue;
+    }
+    if (current === undefined) continue;
+    const space = line.indexOf(' ');
+    const [key, value] = space < 0 ? [line, ''] : [line.slice(0, space), line.slice(space + 1)];
+    if (key === 'author') current.author.name = value;
+    else if (key === 'author-mail') current.author.email = value.replace(/^<|>$/g, '');
+    else if (key === 'author-time') current.author.time = Number(value);
+    else if (key === 'summary') current.summary = value;
+    else if (key === 'filename') current.path = value;
+  }
+  return { lines, commits, stoppedAt: boundary !== null && commits.has(boundary) ? boundary : null };
 }
 
 /** `ls-tree -z -l` lines: `<mode> <type> <oid> <size>\t<name>`. */

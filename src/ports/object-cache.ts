@@ -46,6 +46,28 @@ export interface FileChange {
   deleted: number | null;
 }
 
+/** A commit of a file's history, with the file's path in it (a history that follows renames changes path). */
+export interface FileCommit {
+  commit: CommitInfo;
+  /** The file's path at this commit. */
+  path: string;
+  /** The path it had before, when this commit renamed (or copied) it. */
+  renamedFrom?: string;
+}
+
+/** Who last changed each line of a file at a commit. */
+export interface Blame {
+  /** One entry per line of the file, in order: the commit that last changed it. */
+  lines: string[];
+  /** Each commit named in `lines`, with the file's path at it. */
+  commits: Map<string, { author: PersonStamp; summary: string; path: string }>;
+  /**
+   * Where the walk stopped, when the history goes back further than it looked: lines attributed to this commit were
+   * last changed at it or before. Null when the whole history was looked at.
+   */
+  stoppedAt: string | null;
+}
+
 export interface RepositoryObjects {
   /** The commit a ref name, tag or (abbreviated) object id names; null when none. */
   resolveCommit(rev: string): Promise<string | null>;
@@ -61,6 +83,13 @@ export interface RepositoryObjects {
   log(commit: string, skip: number, limit: number): Promise<CommitInfo[]>;
   /** Commits reachable from `commit` that change `path` (a file or folder), newest first, `skip` then at most `limit`. */
   history(commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]>;
+  /**
+   * The commits reachable from `commit` that change the file at `path`, newest first, following it across renames (as
+   * `git log --follow` does), `skip` then at most `limit`.
+   */
+  fileHistory(commit: string, path: string, skip: number, limit: number): Promise<FileCommit[]>;
+  /** Who last changed each line of the file at `path` in `commit`, looking at most `maxCommits` commits back. */
+  blame(commit: string, path: string, maxCommits: number): Promise<Blame>;
   /**
    * The commits reachable from `tips` and from none of `known` (what a push brought, given what earlier pushes had set),
    * newest first; ids the store does not hold are passed over.

@@ -25,11 +25,28 @@ export function highlightedLines(highlighted: string): string[] {
   return lines;
 }
 
-/** The file `name` holding `text`, highlighted when its language is known, one numbered row per line. */
-export function numberedCode(name: string, text: string): Html {
+/** The lines of `text` as markup, highlighted when the language of file `name` is known. */
+function lineMarkup(name: string, text: string): string[] {
   const lit = highlight(name, text);
   const lines = lit === null ? text.split('\n').map(escapeHtml) : highlightedLines(lit);
   // A final newline ends the last line; it starts no empty one.
   if (lines.length > 1 && text.endsWith('\n')) lines.pop();
-  return html`<div class="code-box"><table class="code-lines hljs"><tbody>${lines.map((line, i) => html`<tr id="L${i + 1}"><td class="line-no"><a href="#L${i + 1}">${i + 1}</a></td><td class="line"><code>${trusted(line)}</code></td></tr>`)}</tbody></table></div>`;
+  return lines;
+}
+
+/** The file `name` holding `text`, highlighted when its language is known, one numbered row per line. */
+export function numberedCode(name: string, text: string): Html {
+  return html`<div class="code-box"><table class="code-lines hljs"><tbody>${lineMarkup(name, text).map((line, i) => html`<tr id="L${i + 1}"><td class="line-no"><a href="#L${i + 1}">${i + 1}</a></td><td class="line"><code>${trusted(line)}</code></td></tr>`)}</tbody></table></div>`;
+}
+
+/**
+ * The same rows with who last changed each line: `cell(commit)` describes a commit once, at the first line of each run
+ * of lines it last changed (the rows after it in the run leave the cell empty).
+ */
+export function blamedCode(name: string, text: string, commits: readonly string[], cell: (commit: string) => Html): Html {
+  return html`<div class="code-box"><table class="code-lines blame hljs"><tbody>${lineMarkup(name, text).map((line, i) => {
+    const commit = commits[i] ?? '';
+    const first = i === 0 || commits[i - 1] !== commit;
+    return html`<tr id="L${i + 1}"${first ? html` class="hunk-start"` : ''}><td class="blame-cell">${first && commit !== '' ? cell(commit) : ''}</td><td class="line-no"><a href="#L${i + 1}">${i + 1}</a></td><td class="line"><code>${trusted(line)}</code></td></tr>`;
+  })}</tbody></table></div>`;
 }

@@ -7,7 +7,7 @@ import { deploymentsPage } from './pages/deployments.ts';
 import { repositoriesPage } from './pages/home.ts';
 import { leasePage, marketPage, providerPage } from './pages/market.ts';
 import { pushesPage, startVerify, verifyStatus } from './pages/pushes.ts';
-import { historyPage, overviewPage, rawFile, treePage } from './pages/code.ts';
+import { blamePage, historyPage, overviewPage, rawFile, treePage } from './pages/code.ts';
 import { commitPage, commitsPage, comparePage, refsPage } from './pages/repository.ts';
 import { Repositories } from './repositories.ts';
 import type { Reply, RouteRequest } from './reply.ts';
@@ -26,6 +26,7 @@ export async function routes(services: WebServices, settings: WebSettings): Prom
     get(`/repos/${ID}/tree`, (r) => treePage(context, r)),
     get(`/repos/${ID}/raw`, (r) => rawFile(context, r)),
     get(`/repos/${ID}/history`, (r) => historyPage(context, r)),
+    get(`/repos/${ID}/blame`, (r) => blamePage(context, r)),
     get(`/repos/${ID}/commits`, (r) => commitsPage(context, r)),
     get(`/repos/${ID}/commit/([0-9a-f]{4,64})`, (r) => commitPage(context, r)),
     get(`/repos/${ID}/compare`, (r) => comparePage(context, r)),

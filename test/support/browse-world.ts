@@ -1,15 +1,16 @@
 /**
  * A second, smaller world for the code-browsing pages of `git walrus web`, pushed through stock git and the real
  * helper on the embedded network:
- * - `docs` (public): a file with a history of its own, a picture of each kind (PNG, SVG that carries a script), a
- *   Markdown file with a relative image, tags that sort differently as strings and as versions, two pushers (the
- *   owner and a writer) and a forced update;
+ * - `docs` (public): a long README with a table of contents, a file with a history of its own, a picture of each kind
+ *   (PNG, SVG that carries a script), a Markdown file with a relative image, tags that sort differently as strings and
+ *   as versions, two pushers (the owner and a writer) and a forced update;
  * - `wide` (public): SHA-256 object ids;
  * - `broken` (public): its second pack's blob has one byte flipped on Walrus after the push;
+ * - `moved` (public): a file changed, renamed into a folder (the owner's push), then changed again (the writer's);
  * - a lease on `docs` (the owner its tenant, the writer its provider, whose gateway endpoint nothing answers) with two
  *   secrets set.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { commit, createWorld, initWorkRepo, type World } from '../../scripts/harness/world.ts';
 import { CLOSED_ENDPOINT } from './web.ts';
@@ -17,6 +18,8 @@ import { CLOSED_ENDPOINT } from './web.ts';
 /** A 1×1 PNG. */
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082', 'hex');
 export const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>window.__pwned="svg"</script><rect width="10" height="10" fill="red"/></svg>\n';
+/** A README with a table of contents whose sections lie far below the first screen. */
+export const README = ['# Docs', '', '- [About](#about)', '- [Install](#install)', '', '## About', '', ...Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} about the project.\n`), '## Install', '', 'Run `npm install`.', '', ...Array.from({ length: 60 }, (_, i) => `Step ${i + 1} of the install.\n`)].join('\n');
 /** Tags in the order a string sort gives; by version the order is v0.9.0, v0.10.0-rc.1, v0.10.0, v1.2.0, v1.10.0. */
 export const TAGS = ['v0.10.0', 'v0.10.0-rc.1', 'v0.9.0', 'v1.10.0', 'v1.2.0'];
 
@@ -26,6 +29,7 @@ export interface BrowseWorld {
   lease: { id: string; provider: string; secrets: Record<string, string> };
   wide: { id: string; commit: string };
   broken: { id: string };
+  moved: { id: string; commits: Record<string, string> };
   keys: { owner: NodeJS.ProcessEnv; writer: NodeJS.ProcessEnv };
 }
 
@@ -43,6 +47,7 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
   commits.first = await commit(world, docs, 'notes.txt', 'one\n', 'notes: one line');
   writeFileSync(world.path(docs, 'pixel.png'), PNG);
   writeFileSync(world.path(docs, 'drawing.svg'), SVG);
+  writeFileSync(world.path(docs, 'README.md'), README);
   writeFileSync(world.path(docs, 'GUIDE.md'), '# Guide\n\n![pixel](pixel.png)\n\n## Steps\n\nRead [the notes](notes.txt).\n');
   writeFileSync(world.path(docs, 'lines.js'), Array.from({ length: 30 }, (_, i) => `const line${i + 1} = ${i + 1}; /* a comment\n   over two lines */`).join('\n') + '\n');
   await world.ok(docs, ['add', '.']);
@@ -73,6 +78,21 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
   const wideUrl = (await as(wide, ['walrus', 'init', 'wide'])).split('\n').at(-1)!;
   await as(wide, ['push', '-q', 'walrus', 'main']);
 
+  // moved: a file changed, renamed into a folder, then changed by the writer (blame and a history across the rename).
+  const moved = await initWorkRepo(world, 'moved');
+  const movedCommits: Record<string, string> = {};
+  movedCommits.add = await commit(world, moved, 'old.js', 'const a = 1;\nconst b = 2;\nconst c = 3;\n', 'add old.js');
+  movedCommits.change = await commit(world, moved, 'old.js', 'const a = 1;\nconst b = 20;\nconst c = 3;\n', 'b is twenty');
+  mkdirSync(world.path(moved, 'src'));
+  await world.ok(moved, ['mv', 'old.js', 'src/new.js']);
+  await world.ok(moved, ['commit', '-q', '-m', 'move old.js to src/new.js']);
+  movedCommits.rename = await world.ok(moved, ['rev-parse', 'HEAD']);
+  const movedUrl = (await as(moved, ['walrus', 'init', 'moved'])).split('\n').at(-1)!;
+  await as(moved, ['walrus', 'writers', 'add', 'walrus', writer.toSuiAddress()]);
+  await as(moved, ['push', '-q', 'walrus', 'main']); //                           1: the owner
+  movedCommits.writer = await commit(world, moved, 'src/new.js', 'const a = 1;\nconst b = 20;\nconst c = 30;\n', 'c is thirty');
+  await as(moved, ['push', '-q', 'walrus', 'main'], keys.writer); //               2: the writer
+
   const broken = await initWorkRepo(world, 'broken');
   await commit(world, broken, 'a.txt', 'a\n', 'first');
   const brokenUrl = (await as(broken, ['walrus', 'init', 'broken'])).split('\n').at(-1)!;
@@ -91,6 +111,7 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
     lease: { id: lease, provider, secrets },
     wide: { id: idOf(wideUrl), commit: wideCommit },
     broken: { id: idOf(brokenUrl) },
+    moved: { id: idOf(movedUrl), commits: movedCommits },
     keys,
   };
 }

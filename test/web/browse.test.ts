@@ -9,6 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { GitObjectCache } from '../../src/git/object-cache.ts';
+import { markdownHtml } from '../../src/web/pages/code.ts';
 import { PNG, SVG, buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
 import { get, ok, startWeb, text, verified, type WebProcess } from '../support/web.ts';
 
@@ -80,6 +82,58 @@ Browse('a file\'s history lists the commits that changed it, newest first; a fol
   assert.is((await get(web, `/repos/${w.docs.id}/history?path=nope.txt`)).status, 404);
 });
 
+Browse('blame: each line\'s last commit, author and date, linked to the commit and to the push that brought it', async () => {
+  const { commits } = w.moved;
+  const id = w.moved.id;
+  const page = await ok(web, `/repos/${id}/blame?path=src/new.js`);
+  const rows = [...page.matchAll(/<tr id="L(\d+)"[^>]*><td class="blame-cell">(.*?)<\/td><td class="line-no">/gs)].map((m) => [Number(m[1]), text(m[2]!).trim()]);
+  const author = (await w.world.ok('moved', ['log', '-1', '--format=%an'])).trim();
+  const day = (oid: string) => w.world.ok('moved', ['log', '-1', '--format=%ad', '--date=format-local:%Y-%m-%d', oid], { env: { TZ: 'UTC' } }).then((out) => out.trim());
+  assert.equal(rows, [
+    [1, `${commits.add!.slice(0, 12)} add old.js ${author} · ${await day(commits.add!)} · push 1`],
+    [2, `${commits.change!.slice(0, 12)} b is twenty ${author} · ${await day(commits.change!)} · push 1`],
+    [3, `${commits.writer!.slice(0, 12)} c is thirty ${author} · ${await day(commits.writer!)} · push 2`],
+  ]);
+  assert.match(page, new RegExp(`<a class="mono" href="/repos/${id}/commit/${commits.writer}">`));
+  assert.match(page, new RegExp(`<a href="/repos/${id}/pushes#push-2">push 2</a>`));
+  assert.match(page, /<td class="line"><code><span class="hljs-keyword">const<\/span> c = <span class="hljs-number">30<\/span>;<\/code>/);
+  // At an older ref, under the old name; the file page links its blame.
+  assert.match(text(await ok(web, `/repos/${id}/blame?ref=${commits.change}&path=old.js`)), new RegExp(`${commits.change!.slice(0, 12)} b is twenty`));
+  assert.match(await ok(web, `/repos/${id}/tree?path=src/new.js`), new RegExp(`<a class="blame-link" href="/repos/${id}/blame\\?ref=refs%2Fheads%2Fmain&amp;path=src%2Fnew\\.js">Blame</a>`));
+  assert.match(text(await ok(web, `/repos/${w.docs.id}/blame?path=pixel.png`)), /Binary file \(\d+ bytes\): it has no lines to blame/);
+  assert.is((await get(web, `/repos/${id}/blame?path=src`)).status, 404, 'a folder has no blame');
+  assert.is((await get(web, `/repos/${id}/blame?path=nope.js`)).status, 404);
+});
+
+Browse('blame looks a bounded number of commits back and says where it stopped', async () => {
+  const { commits } = w.moved;
+  const cache = new GitObjectCache({ dir: w.world.path('blame-cache'), env: process.env });
+  const objects = await cache.open(w.moved.id, w.world.path('moved'), new Map([['refs/heads/main', commits.writer!]]), 'refs/heads/main');
+  const whole = await objects.blame(commits.writer!, 'src/new.js', 100);
+  assert.equal(whole.lines, [commits.add, commits.change, commits.writer]);
+  assert.is(whole.stoppedAt, null);
+  // Two commits back from the writer's is the change of b: lines older than it are blamed on it, and it is named.
+  const bounded = await objects.blame(commits.writer!, 'src/new.js', 2);
+  assert.equal(bounded.lines, [commits.change, commits.change, commits.writer]);
+  assert.is(bounded.stoppedAt, commits.change);
+  assert.is(bounded.commits.get(commits.change!)!.path, 'old.js');
+});
+
+Browse('a file\'s history follows it across a rename, saying under which name each commit changed it', async () => {
+  const { commits } = w.moved;
+  const id = w.moved.id;
+  const page = await ok(web, `/repos/${id}/history?path=src/new.js`);
+  const oids = [...page.matchAll(/class="mono sha"><a href="[^"]+">([0-9a-f]{40})<\/a>/g)].map((m) => m[1]);
+  assert.equal(oids, [commits.writer, commits.rename, commits.change, commits.add]);
+  const plain = text(page);
+  assert.match(plain, /History of src\/new\.js \(following renames\)/);
+  assert.match(plain, /move old\.js to src\/new\.js .* renamed from old\.js/);
+  assert.match(plain, /b is twenty .* as old\.js/);
+  assert.match(page, new RegExp(`renamed from <a class="mono" href="/repos/${id}/tree\\?ref=${commits.change}&amp;path=old\\.js">old\\.js</a>`));
+  const folder = await ok(web, `/repos/${id}/history?path=src`);
+  assert.equal([...folder.matchAll(/class="mono sha"><a href="[^"]+">([0-9a-f]{40})<\/a>/g)].map((m) => m[1]), [commits.writer, commits.rename], 'a folder\'s history does not follow');
+});
+
 Browse('pictures are shown inline from this server, each raw with its own type; SVG only as an image', async () => {
   const png = await ok(web, `/repos/${w.docs.id}/tree?path=pixel.png`);
   assert.match(png, new RegExp(`<img src="/repos/${w.docs.id}/raw\\?ref=refs%2Fheads%2Fmain&amp;path=pixel\\.png" alt="pixel\\.png">`));
@@ -96,7 +150,7 @@ Browse('pictures are shown inline from this server, each raw with its own type; 
   assert.is(await svg.text(), SVG);
 });
 
-Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown file\'s relative image show; the SVG\'s script never runs', async () => {
+Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown file\'s relative image show; the SVG\'s script never runs; a bare #id lands on its README heading', async () => {
   const executablePath = execFileSync(join(REPO_ROOT, 'test', 'web', 'chromium.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   const browser = await chromium.launch({ executablePath, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   try {
@@ -108,6 +162,18 @@ Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown fi
       assert.equal(shown, [width], `${name}: the picture is loaded and decoded`);
     }
     assert.is(await tab.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
+    // A README's heading ids are prefixed; the bare id (a typed address, a link from elsewhere) lands on it all the same.
+    const headingTop = () => tab.evaluate(() => {
+      const { document, scrollY } = globalThis as unknown as { document: { getElementById(id: string): { getBoundingClientRect(): { top: number } } | null }; scrollY: number };
+      return { top: Math.round(document.getElementById('user-content-install')!.getBoundingClientRect().top), scrollY };
+    });
+    await tab.goto(new URL(`/repos/${w.docs.id}#install`, web.url).href);
+    await tab.waitForLoadState('load');
+    const landed = await headingTop();
+    assert.ok(landed.scrollY > 0 && Math.abs(landed.top) <= 2, `#install lands on its heading: ${JSON.stringify(landed)}`);
+    await tab.goto(new URL(`/repos/${w.docs.id}#user-content-about`, web.url).href);
+    await tab.evaluate(() => { (globalThis as unknown as { location: { hash: string } }).location.hash = '#install'; });
+    await tab.waitForFunction(() => Math.abs((globalThis as unknown as { document: { getElementById(id: string): { getBoundingClientRect(): { top: number } } } }).document.getElementById('user-content-install').getBoundingClientRect().top) <= 2);
     // Opened by itself, the SVG is a download: it never becomes a document of this origin where its script could run.
     const download = tab.waitForEvent('download');
     await tab.goto(new URL(`/repos/${w.docs.id}/raw?path=drawing.svg`, web.url).href).catch(() => undefined);
@@ -115,6 +181,24 @@ Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown fi
   } finally {
     await browser.close();
   }
+});
+
+Browse('a README is rendered once per blob and what its links depend on, then kept (bounded), never per view', async () => {
+  const cache = new GitObjectCache({ dir: w.world.path('memo-cache'), env: process.env });
+  const head = (await w.world.ok('docs', ['rev-parse', 'HEAD'])).trim();
+  const objects = await cache.open(w.docs.id, w.world.path('docs'), new Map([['refs/heads/main', head]]), 'refs/heads/main');
+  const readme = (await objects.entry(head, 'README.md'))!;
+  const first = await markdownHtml(objects, w.docs.id, 'refs/heads/main', 'README.md', readme.oid);
+  assert.match(first.text, /<h2 id="user-content-install">Install<\/h2>/);
+  assert.is(await markdownHtml(objects, w.docs.id, 'refs/heads/main', 'README.md', readme.oid), first, 'the second view renders nothing');
+  const atTag = await markdownHtml(objects, w.docs.id, 'v1.2.0', 'README.md', readme.oid);
+  assert.is.not(atTag, first, 'its links name the ref: another ref is another rendering');
+  // More blobs than the cache keeps push the first one out: it is rendered again, to the same HTML.
+  const guide = (await objects.entry(head, 'GUIDE.md'))!;
+  for (let i = 0; i < 20; i++) await markdownHtml(objects, w.docs.id, `refs/heads/b${i}`, 'GUIDE.md', guide.oid);
+  const again = await markdownHtml(objects, w.docs.id, 'refs/heads/main', 'README.md', readme.oid);
+  assert.is.not(again, first);
+  assert.is(again.text, first.text);
 });
 
 Browse('a Markdown file is rendered (relative image resolved), its source one click away', async () => {

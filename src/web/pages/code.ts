@@ -1,18 +1,20 @@
 /**
  * The code pages of a repository: the overview (tree and README), a folder or a file at any ref (numbered lines,
- * pictures inline, Markdown rendered with its source a click away), a path's history, and raw bytes streamed as
- * plain text, a picture or a download.
+ * pictures inline, Markdown rendered with its source a click away), a path's history (a file's across renames), a
+ * file's blame, and raw bytes streamed as plain text, a picture or a download.
  */
 import { Readable } from 'node:stream';
 import type { RepositoryObjects, TreeEntry } from '../../ports/object-cache.ts';
 import { formatBytes } from '../../remote/progress.ts';
-import { numberedCode } from '../code-view.ts';
+import { blamedCode, numberedCode } from '../code-view.ts';
 import { href, html, trusted, type Html } from '../html.ts';
 import { formatUtc, page, pager, shortOid } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
+import { pushIndex } from '../push-commits.ts';
 import { Recent } from '../recent.ts';
 import { NotFound, htmlReply, type Reply, type RouteRequest } from '../reply.ts';
 import type { WebContext } from '../web-context.ts';
+import { pushLink } from './shared.ts';
 import { breadcrumbs, commitRows, COMMITS_PER_PAGE, isOpened, lockedPage, nav, open, openAt, pageNumber, refPicker, shortRef, subject } from './repository-parts.ts';
 
 /** Files above this are not shown inline (a download link instead). */
@@ -113,7 +115,7 @@ export async function treePage(context: WebContext, request: RouteRequest): Prom
     title: `${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
     network: context.services.networkName,
     repo: nav(repo, 'code'),
-    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`, path)} ${breadcrumbs(id, ref, path)} <a class="history-link" href="${href(`/repos/${id}/history`, { ref, path: path || undefined })}">History</a></div>
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/tree`, path)} ${breadcrumbs(id, ref, path)} <a class="history-link" href="${href(`/repos/${id}/history`, { ref, path: path || undefined })}">History</a>${entry.type === 'blob' ? html` <a class="blame-link" href="${href(`/repos/${id}/blame`, { ref, path })}">Blame</a>` : ''}</div>
 <p class="muted mono sha">at commit ${commit}</p>
 ${body}`,
   }));
@@ -135,23 +137,87 @@ async function fileView(objects: RepositoryObjects, id: string, ref: string, pat
   return html`${head}${numberedCode(entry.name, Buffer.from(bytes).toString('utf8'))}`;
 }
 
-/** The commits that changed a file or folder, newest first. */
+/**
+ * The commits that changed a file or folder, newest first; a file's history follows it across renames (each rename
+ * said, with a link to the file under its old name).
+ */
 export async function historyPage(context: WebContext, request: RouteRequest): Promise<Reply> {
   const at = await openAt(context, request, 'commits');
   if (!('objects' in at)) return at;
   const { repo, objects, ref, path, commit } = at;
   const id = repo.info.id;
-  if (path !== '' && await objects.entry(commit, path) === null) throw new NotFound(`no path '${path}' at ${ref}`);
+  const entry = path === '' ? null : await objects.entry(commit, path);
+  if (path !== '' && entry === null) throw new NotFound(`no path '${path}' at ${ref}`);
   const pageNo = pageNumber(request.query);
-  const commits = await objects.history(commit, path, (pageNo - 1) * COMMITS_PER_PAGE, COMMITS_PER_PAGE + 1);
+  const skip = (pageNo - 1) * COMMITS_PER_PAGE;
+  let rows: Html;
+  let more: boolean;
+  if (entry?.type === 'blob') {
+    const found = await objects.fileHistory(commit, path, skip, COMMITS_PER_PAGE + 1);
+    const shown = found.slice(0, COMMITS_PER_PAGE);
+    more = found.length > COMMITS_PER_PAGE;
+    rows = shown.length === 0 ? html`<p class="muted">No commit at ${shortRef(ref)} changes it.</p>` : commitRows(id, shown.map((f) => f.commit), (_, i) => {
+      const { path: at, renamedFrom, commit: c } = shown[i]!;
+      return html`${at !== path ? html` <span class="muted">as</span> <a class="mono" href="${href(`/repos/${id}/tree`, { ref: c.oid, path: at })}">${at}</a>` : ''}${renamedFrom !== undefined ? html` <span class="renamed">renamed from <a class="mono" href="${href(`/repos/${id}/tree`, { ref: c.parents[0] ?? c.oid, path: renamedFrom })}">${renamedFrom}</a></span>` : ''}`;
+    });
+  } else {
+    const commits = await objects.history(commit, path, skip, COMMITS_PER_PAGE + 1);
+    more = commits.length > COMMITS_PER_PAGE;
+    rows = commits.length === 0 ? html`<p class="muted">No commit at ${shortRef(ref)} changes it.</p>` : commitRows(id, commits.slice(0, COMMITS_PER_PAGE));
+  }
   return htmlReply(page({
     title: `History of ${path || 'root'} at ${shortRef(ref)} · ${repo.info.name}`,
     network: context.services.networkName,
     repo: nav(repo, 'commits'),
-    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/history`, path)} ${breadcrumbs(id, ref, path)}</div>
-<h2>History of <span class="mono">${path || 'the whole tree'}</span></h2>
-${commits.length === 0 ? html`<p class="muted">No commit at ${shortRef(ref)} changes it.</p>` : commitRows(id, commits.slice(0, COMMITS_PER_PAGE))}
-${pager(pageNo, commits.length > COMMITS_PER_PAGE, (p) => href(`/repos/${id}/history`, { ref, path: path || undefined, page: p }))}`,
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/history`, path)} ${breadcrumbs(id, ref, path)}${entry?.type === 'blob' ? html` <a class="blame-link" href="${href(`/repos/${id}/blame`, { ref, path })}">Blame</a>` : ''}</div>
+<h2>History of <span class="mono">${path || 'the whole tree'}</span>${entry?.type === 'blob' ? html` <span class="muted">(following renames)</span>` : ''}</h2>
+${rows}
+${pager(pageNo, more, (p) => href(`/repos/${id}/history`, { ref, path: path || undefined, page: p }))}`,
+  }));
+}
+
+/** How far back blame looks: lines last changed further back are blamed on the commit there, which the page names. */
+export const BLAME_COMMITS = 10_000;
+
+/** Who last changed each line of a file: the commit, its author and date, and the push that brought it. */
+export async function blamePage(context: WebContext, request: RouteRequest): Promise<Reply> {
+  const at = await openAt(context, request, 'code');
+  if (!('objects' in at)) return at;
+  const { repo, objects, ref, path, commit } = at;
+  const id = repo.info.id;
+  const entry = path === '' ? null : await objects.entry(commit, path);
+  if (entry === null || entry.type !== 'blob') throw new NotFound(`no file '${path}' at ${ref}`);
+  const size = entry.size ?? 0;
+  const raw = href(`/repos/${id}/raw`, { ref, path });
+  let body: Html;
+  if (size > LARGE_FILE) {
+    body = html`<p class="notice">This file is ${formatBytes(size)}: too large to blame here. <code>git blame ${commit} -- ${path}</code> in a clone does it.</p>`;
+  } else {
+    const bytes = await objects.readBlob(entry.oid);
+    if (isBinary(bytes)) {
+      body = html`<p class="notice">Binary file (${formatBytes(size)}): it has no lines to blame. <a href="${raw}">Download it</a>.</p>`;
+    } else {
+      const [blame, events] = await Promise.all([objects.blame(commit, path, BLAME_COMMITS), context.services.ledger.listPushes(id)]);
+      const pushes = await pushIndex(objects, events);
+      const newest = events.at(-1)?.seq ?? 0;
+      const cell = (oid: string): Html => {
+        const info = blame.commits.get(oid)!;
+        const push = pushes.get(oid);
+        return html`<a class="mono" href="/repos/${id}/commit/${oid}">${shortOid(oid)}</a> <span class="blame-summary">${info.summary}</span>
+<div class="muted">${info.author.name} · <time datetime="${new Date(info.author.time * 1000).toISOString()}">${formatUtc(info.author.time * 1000).slice(0, 10)}</time> · ${push === undefined ? 'in no push' : html`<a href="${pushLink(id, push.seq, newest)}">push ${push.seq}</a>`}${oid === blame.stoppedAt ? html` · <strong>or earlier</strong>` : ''}</div>`;
+      };
+      const stopped = blame.stoppedAt === null ? '' : html`<p class="notice">Blame looked ${BLAME_COMMITS} commits back and stopped there: lines marked “or earlier” were last changed at <a class="mono" href="/repos/${id}/commit/${blame.stoppedAt}">${shortOid(blame.stoppedAt)}</a> or before it. <a href="${href(`/repos/${id}/blame`, { ref: blame.stoppedAt, path: blame.commits.get(blame.stoppedAt)!.path || path })}">Blame the file there</a> to look further.</p>`;
+      body = html`${stopped}${blamedCode(entry.name, Buffer.from(bytes).toString('utf8'), blame.lines, cell)}`;
+    }
+  }
+  return htmlReply(page({
+    title: `Blame of ${path} at ${shortRef(ref)} · ${repo.info.name}`,
+    network: context.services.networkName,
+    repo: nav(repo, 'code'),
+    body: html`<div class="bar">${refPicker(repo, ref, `/repos/${id}/blame`, path)} ${breadcrumbs(id, ref, path)} <a class="history-link" href="${href(`/repos/${id}/history`, { ref, path })}">History</a> <a href="${href(`/repos/${id}/tree`, { ref, path })}">File</a></div>
+<p class="muted mono sha">at commit ${commit}</p>
+<div class="file-head"><span class="file-name">${entry.name}</span> <span class="muted">${formatBytes(size)} · who last changed each line</span> <a href="${raw}">raw</a></div>
+${body}`,
   }));
 }
 

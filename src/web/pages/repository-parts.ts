@@ -3,7 +3,7 @@
  * readable here), resolving refs and paths from the address bar, the ref picker, breadcrumbs and commit rows.
  */
 import type { CommitInfo, RepositoryObjects } from '../../ports/object-cache.ts';
-import { href, html, type Html } from '../html.ts';
+import { href, html, type Fragment, type Html } from '../html.ts';
 import { formatUtc, page, repoNav, shortOid, type RepoNav } from '../layout.ts';
 import { sortRefs } from '../ref-order.ts';
 import type { LoadedRepository } from '../repositories.ts';
@@ -112,9 +112,10 @@ export function subject(commit: CommitInfo): string {
   return commit.message.split('\n')[0] ?? '';
 }
 
-export function commitRows(id: string, commits: CommitInfo[]): Html {
-  return html`<table class="list commits"><tbody>${commits.map((c) => html`<tr>
-<td><a href="/repos/${id}/commit/${c.oid}">${subject(c) || '(no message)'}</a><div class="muted">${c.author.name} · ${formatUtc(c.author.time * 1000)}</div></td>
+/** A table of commits; `note` adds to a commit's line (a file's history says under which name it was). */
+export function commitRows(id: string, commits: CommitInfo[], note?: (commit: CommitInfo, index: number) => Fragment): Html {
+  return html`<table class="list commits"><tbody>${commits.map((c, i) => html`<tr>
+<td><a href="/repos/${id}/commit/${c.oid}">${subject(c) || '(no message)'}</a><div class="muted">${c.author.name} · ${formatUtc(c.author.time * 1000)}${note?.(c, i)}</div></td>
 <td class="mono sha"><a href="/repos/${id}/commit/${c.oid}">${c.oid}</a></td></tr>`)}</tbody></table>`;
 }
 
