@@ -5,14 +5,15 @@
  */
 import { join, resolve } from 'node:path';
 import type { WebRun, WebRunOptions } from '../cli/app.ts';
-import { gatewayJson } from '../cli/gateway-client.ts';
+import { gatewayGet, gatewayJson, ndjson, type Signer } from '../cli/gateway-client.ts';
 import { walrusHome } from '../config/home.ts';
 import { isLoopbackHost } from '../core/loopback.ts';
 import type { Log } from '../core/log.ts';
 import { GitObjectCache } from '../git/object-cache.ts';
-import type { StatusView } from '../ports/gateway-api.ts';
+import type { EventView, LogRecord, ReleaseView, StatusView } from '../ports/gateway-api.ts';
 import { PackObjectReader } from '../git/pack-reader.ts';
 import { artifactSha256 } from '../remote/artifacts.ts';
+import type { LeaseGateway } from '../web/app.ts';
 import { startWebServer } from '../web/server.ts';
 import { openNetwork } from './context.ts';
 
@@ -33,7 +34,7 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
       market: network.market,
       artifactSha256: (blobId) => artifactSha256({ blobStore: network.blobStore, archive: network.archive }, blobId),
       viewer: () => network.ledger.signerAddress().catch(() => null),
-      leaseStatus: (target, signal) => gatewayJson<StatusView>(target, `/v1/leases/${target.lease}/status`, (message) => network.signPersonalMessage(message), signal),
+      leaseGateway: leaseGateway((message) => network.signPersonalMessage(message)),
       networkName: network.name,
       ...(network.certified ? { certified: network.certified } : {}),
       log,
@@ -50,4 +51,19 @@ export async function startWeb(options: WebRunOptions, env: NodeJS.ProcessEnv, l
     await network.close();
     throw error;
   }
+}
+
+/** The gateway's paths through the CLI's client, signed by `sign`. */
+function leaseGateway(sign: Signer): LeaseGateway {
+  const path = (lease: string, what: string) => `/v1/leases/${lease}/${what}`;
+  return {
+    status: (target, signal) => gatewayJson<StatusView>(target, path(target.lease, 'status'), sign, signal),
+    releases: async (target, signal) => (await gatewayJson<{ releases: ReleaseView[] }>(target, path(target.lease, 'releases'), sign, signal)).releases,
+    events: async (target, signal) => (await gatewayJson<{ events: EventView[] }>(target, path(target.lease, 'events'), sign, signal)).events,
+    logs: async (target, tail, signal) => {
+      const records: LogRecord[] = [];
+      for await (const record of ndjson<LogRecord>(await gatewayGet(target, `${path(target.lease, 'logs')}?tail=${tail}`, sign, signal))) records.push(record);
+      return records;
+    },
+  };
 }

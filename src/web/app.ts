@@ -11,7 +11,7 @@ import type { MarketLedger } from '../ports/market.ts';
 import type { ObjectCache } from '../ports/object-cache.ts';
 import type { BlobIdOf } from '../remote/history/verify-packs.ts';
 import type { CertifiedReads } from '../ports/certified.ts';
-import type { StatusView } from '../ports/gateway-api.ts';
+import type { EventView, LogRecord, ReleaseView, StatusView } from '../ports/gateway-api.ts';
 import type { PackObjects } from '../remote/history/verify-repository.ts';
 
 export interface WebServices {
@@ -31,11 +31,8 @@ export interface WebServices {
   viewer(): Promise<string | null>;
   /** Reads proved against the validators' certificates; absent where the network has no trust anchor. */
   certified?: () => Promise<CertifiedReads>;
-  /**
-   * A lease's app as its provider's gateway reports it: a request signed by the running key (the gateway answers the
-   * lease's tenant), stopped by `signal`. Throws what the gateway client throws when it does not answer or refuses.
-   */
-  leaseStatus(target: { lease: string; provider: string; endpoint: string }, signal: AbortSignal): Promise<StatusView>;
+  /** A lease's app as its provider's gateway reports it, asked as the running key (the gateway answers the tenant). */
+  leaseGateway: LeaseGateway;
   /** `local`, `devnet`, `testnet`, `mainnet`: explorer links exist on the last two only. */
   networkName: string;
   log: Log;
@@ -46,4 +43,23 @@ export interface WebSettings {
   privateContents: boolean;
   /** Served beyond loopback (--host): any Host header is accepted. */
   exposed: boolean;
+}
+
+/** Which lease's app, at which provider's gateway. */
+export interface GatewayTarget {
+  lease: string;
+  provider: string;
+  endpoint: string;
+}
+
+/**
+ * The paths of a provider's gateway, each a request signed by the running key and stopped by `signal`; each throws
+ * what the gateway client throws when the gateway does not answer or refuses.
+ */
+export interface LeaseGateway {
+  status(target: GatewayTarget, signal: AbortSignal): Promise<StatusView>;
+  releases(target: GatewayTarget, signal: AbortSignal): Promise<ReleaseView[]>;
+  events(target: GatewayTarget, signal: AbortSignal): Promise<EventView[]>;
+  /** The last `tail` lines of each replica. */
+  logs(target: GatewayTarget, tail: number, signal: AbortSignal): Promise<LogRecord[]>;
 }

@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { WalrusApp } from '../../src/ports/walrus-app.ts';
-import { boundRelease, parseReleaseOutput, releaseOutputConfigMap, releaseOutputName, releaseOutputsToPrune, withoutEnvValues } from '../../src/gitops/templates/release-output.ts';
+import { withoutEnvValues } from '../../src/core/env-values.ts';
+import { boundRelease, parseReleaseOutput, releaseOutputConfigMap, releaseOutputName, releaseOutputsToPrune } from '../../src/gitops/templates/release-output.ts';
 import type { ReleaseOutput } from '../../src/ports/gateway-api.ts';
 
 const app: WalrusApp = { apiVersion: 'gitops.walrus-git.dev/v1alpha1', kind: 'WalrusApp', metadata: { name: 'hello', namespace: 'apps', uid: 'u-1' }, spec: { repository: 'walrus://0x1' } };

@@ -7,13 +7,14 @@
  * - `wide` (public): SHA-256 object ids;
  * - `broken` (public): its second pack's blob has one byte flipped on Walrus after the push;
  * - `moved` (public): a file changed, renamed into a folder (the owner's push), then changed again (the writer's);
- * - a lease on `docs` (the owner its tenant, the writer its provider, whose gateway endpoint nothing answers) with two
- *   secrets set.
+ * - a lease on `docs` (the owner its tenant, the writer its provider) with two secrets set, and the provider's gateway at
+ *   its registered endpoint, reporting the app released at the last commit after a refused one.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { commit, createWorld, initWorkRepo, type World } from '../../scripts/harness/world.ts';
-import { CLOSED_ENDPOINT } from './web.ts';
+import { listenLeaseGateway, type LeaseGatewayServer } from './lease-gateway.ts';
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082', 'hex');
@@ -27,6 +28,8 @@ export interface BrowseWorld {
   world: World;
   docs: { id: string; commits: Record<string, string>; writer: string };
   lease: { id: string; provider: string; secrets: Record<string, string> };
+  /** The lease's provider's gateway (test/support/lease-gateway.ts); closed by the suite. */
+  gateway: LeaseGatewayServer;
   wide: { id: string; commit: string };
   broken: { id: string };
   moved: { id: string; commits: Record<string, string> };
@@ -65,12 +68,17 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
   commits.fourthB = await world.ok(docs, ['rev-parse', 'HEAD']);
   await as(docs, ['push', '-q', '--force', 'walrus', 'main']); //                 4: forced, the owner
 
-  // A lease on docs: the writer provides (at an endpoint where nothing listens), the owner rents and sets secrets.
-  await as(docs, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', CLOSED_ENDPOINT], keys.writer);
+  // A lease on docs: the writer provides (its gateway at the endpoint it registers), the owner rents and sets secrets.
+  const gateway = await listenLeaseGateway();
+  await as(docs, ['walrus', 'provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', gateway.endpoint], keys.writer);
   const provider = (await as(docs, ['walrus', 'provider', 'show'], keys.writer)).match(/provider\s+(0x[0-9a-f]{64})/)![1]!;
   const lease = (await as(docs, ['walrus', 'lease', 'open', 'walrus', '--provider', provider, '--deposit', '5'])).trim();
   const secrets = { API_TOKEN: 'tok-3f9a the value', DATABASE_URL: 'postgres://app:pw@db/app' };
   await as(docs, ['walrus', 'secrets', 'set', lease, ...Object.entries(secrets).map(([name, value]) => `${name}=${value}`)]);
+  await gateway.serve({
+    stateDir: join(world.path('walrus-home'), 'local'), providerId: provider, providerKey: writer,
+    app: { lease, tenant: owner.toSuiAddress(), repository: idOf(url), released: commits.fourthB!, refused: commits.fourth!, secrets },
+  });
 
   const wide = await initWorkRepo(world, 'wide', 'sha256');
   await commit(world, wide, 'README.md', '# Wide\n\nObject ids of 64 hex digits.\n', 'the first commit');
@@ -109,6 +117,7 @@ export async function buildBrowseWorld(): Promise<BrowseWorld> {
     world,
     docs: { id: idOf(url), commits, writer: writer.toSuiAddress() },
     lease: { id: lease, provider, secrets },
+    gateway,
     wide: { id: idOf(wideUrl), commit: wideCommit },
     broken: { id: idOf(brokenUrl) },
     moved: { id: idOf(movedUrl), commits: movedCommits },

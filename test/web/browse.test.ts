@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
@@ -13,6 +14,8 @@ import { GitObjectCache } from '../../src/git/object-cache.ts';
 import { markdownHtml } from '../../src/web/pages/code.ts';
 import { PNG, SVG, buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
 import { get, ok, startWeb, text, verified, type WebProcess } from '../support/web.ts';
+
+const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
 
 let w: BrowseWorld;
 let web: WebProcess;
@@ -24,6 +27,7 @@ Browse.before(async () => {
 });
 Browse.after(async () => {
   await web?.stop();
+  await w?.gateway.close();
   w?.world.remove();
 });
 
@@ -34,7 +38,7 @@ Browse('a corrupt pack: a page that says so (502), with the tabs; the chain\'s p
     const plain = text(page.text);
     assert.match(plain, new RegExp(`Contents unreadable cannot read the contents of repository ${w.broken.id}: pack 1 of repository ${w.broken.id} is corrupt: its bytes hash to sha256 [0-9a-f]{64}, but the chain records [0-9a-f]{64}`));
     assert.match(plain, /push log says which push's pack fails/);
-    assert.match(page.text, /<nav class="tabs">/, `${path} keeps the repository's tabs`);
+    assert.match(page.text, /<nav class="tabs" aria-label="Repository">/, `${path} keeps the repository's tabs`);
     assert.match(page.text, new RegExp(`<a href="/repos/${w.broken.id}/pushes">Push log</a>`));
   }
   assert.match(text(await ok(web, `/repos/${w.broken.id}/pushes`)), /push 2 /);
@@ -174,6 +178,14 @@ Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown fi
     await tab.goto(new URL(`/repos/${w.docs.id}#user-content-about`, web.url).href);
     await tab.evaluate(() => { (globalThis as unknown as { location: { hash: string } }).location.hash = '#install'; });
     await tab.waitForFunction(() => Math.abs((globalThis as unknown as { document: { getElementById(id: string): { getBoundingClientRect(): { top: number } } } }).document.getElementById('user-content-install').getBoundingClientRect().top) <= 2);
+    // Screenshots of this world's pages (the blame, a history across a rename, the lease with its answering gateway).
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await tab.setViewportSize({ width: 1280, height: 900 });
+    for (const [name, path] of [['blame', `/repos/${w.moved.id}/blame?path=src/new.js`], ['history-renamed', `/repos/${w.moved.id}/history?path=src/new.js`], ['lease-gateway', `/market/leases/${w.lease.id}`]] as const) {
+      await tab.goto(new URL(path, web.url).href);
+      await tab.waitForLoadState('load');
+      await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: name === 'lease-gateway' });
+    }
     // Opened by itself, the SVG is a download: it never becomes a document of this origin where its script could run.
     const download = tab.waitForEvent('download');
     await tab.goto(new URL(`/repos/${w.docs.id}/raw?path=drawing.svg`, web.url).href).catch(() => undefined);
@@ -273,13 +285,21 @@ Browse('the push log filters by pusher and by ref', async () => {
   assert.equal(seqs(await ok(web, `/repos/${w.docs.id}/pushes?ref=nothing`)), []);
 });
 
-Browse('a lease: its state, provider, app status asked of the gateway, secrets\' names and versions (never values), deploys', async () => {
+Browse('a lease, for its tenant: the app as the provider\'s gateway reports it (status, releases with build output, events, logs), the secrets\' names; never a secret value', async () => {
   const { lease } = w;
+  const { commits } = w.docs;
   const page = await ok(web, `/market/leases/${lease.id}`);
   const plain = text(page);
   assert.match(plain, /state open/);
-  assert.match(plain, new RegExp(`tenant 0x[0-9a-f]{64} \\(you: the key this server runs as\\) provider ${lease.provider} gateway http://127\\.0\\.0\\.1:2 `));
-  assert.match(plain, /App The provider’s gateway did not report the app: the gateway of provider 0x[0-9a-f]{64} at http:\/\/127\.0\.0\.1:2 did not answer \(connect ECONNREFUSED 127\.0\.0\.1:2\)/);
+  assert.match(plain, new RegExp(`tenant 0x[0-9a-f]{64} \\(you: the key this server runs as\\) provider ${lease.provider} gateway ${w.gateway.endpoint} `));
+  assert.match(plain, new RegExp(`App phase Live : ${commits.fourthB!.slice(0, 12)} serves at http://lease-[0-9a-f]{16}\\.apps\\.provider\\.test/ replicas 1/1 ready, 1 updated lease-[0-9a-f]{16}-7d9f-x2k4q Running, ready serving ${commits.fourthB} since `));
+  assert.match(page, new RegExp(`<a class="mono" href="/repos/${w.docs.id}/commit/${commits.fourthB}">`));
+  // Releases, newest first: the one serving, and the refused one with its failing test's output.
+  assert.match(plain, new RegExp(`Releases Commit Result Time Build output ${commits.fourthB!.slice(0, 12)} rolled out Released \\S+ 2 step\\(s\\) build exit 0 \\(Completed\\) npm ci added 3 packages token in use: \\$API_TOKEN test exit 0 \\(Completed\\) # pass 4 ${commits.fourth!.slice(0, 12)} the tests failed TestsFailed `));
+  assert.match(plain, /test exit 1 \(Error\) not ok 1 - adds two numbers/);
+  assert.match(plain, /Events Time Type Reason Object Message \S+ Normal Started Pod\/lease-[0-9a-f]{16}-7d9f-x2k4q Started container app \S+ Normal Pulled /);
+  assert.not.match(plain, /not this app/, 'events of other objects are not the app\'s');
+  assert.match(plain, /Logs \(each replica’s last 50 lines\) lease-[0-9a-f]{16}-7d9f-x2k4q listening on port 3000 connected to \$DATABASE_URL request \/health/);
   assert.match(plain, /Secrets Version 1, set \d{4}-\d\d-\d\d [\d:]+ UTC; sealed on Walrus in blob \S+ \. Name Version Set API_TOKEN 1 \d{4}-[-\d :]+UTC DATABASE_URL 1 /);
   assert.match(plain, /Deploy records Nothing deployed yet\./);
   for (const value of Object.values(lease.secrets)) assert.not.ok(page.includes(value) || page.includes(value.replace(/&/g, '&amp;')), 'no secret value on the page');
@@ -289,7 +309,7 @@ Browse('a lease: its state, provider, app status asked of the gateway, secrets\'
     const seen = text(await ok(other, `/market/leases/${lease.id}`));
     assert.match(seen, /Secrets Version 1, set .* Their names are shown to the lease’s tenant only/);
     assert.not.match(seen, /API_TOKEN|DATABASE_URL/);
-    assert.match(seen, /App The provider’s gateway \(http:\/\/127\.0\.0\.1:2\) reports the app to the lease’s tenant only\./);
+    assert.match(seen, new RegExp(`App The provider’s gateway \\(${w.gateway.endpoint}\\) reports the app to the lease’s tenant only\\.`));
   } finally {
     await other.stop();
   }

@@ -14,7 +14,7 @@ import { shellEnvironmentFile } from '../../core/lease-secrets.ts';
 import type { SecretEntry } from '../../core/lease-secrets.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
 import { BUILD_SECRETS_FILE_VARIABLE, parseManifest } from '../manifest/manifest.ts';
-import { withoutEnvValues } from '../templates/release-output.ts';
+import { withoutEnvValues } from '../../core/env-values.ts';
 import { planBuild } from './build-report.ts';
 
 /** The app's own build or tests failed on this machine: what it printed last is in the message. */

@@ -1,7 +1,8 @@
 import type { V1Container, V1Job, V1Pod } from '@kubernetes/client-node';
 import { messageOf } from '../../core/errors.ts';
 import { BUILD_STEP, TEST_STEP } from '../templates/build-job.ts';
-import { parseReleaseOutput, releaseOutputConfigMap, releaseOutputSelector, releaseOutputsToPrune, STEP_BYTES, withoutEnvValues } from '../templates/release-output.ts';
+import { withoutEnvValues } from '../../core/env-values.ts';
+import { parseReleaseOutput, releaseOutputConfigMap, releaseOutputSelector, releaseOutputsToPrune, STEP_BYTES } from '../templates/release-output.ts';
 import type { StepOutput } from '../../ports/gateway-api.ts';
 import type { Pass } from './pass.ts';
 

@@ -1,4 +1,4 @@
-import type { V1ConfigMap, V1EnvVar } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { ReleaseOutput, StepOutput } from '../../ports/gateway-api.ts';
 import type { WalrusApp } from '../../ports/walrus-app.ts';
 import { ANNOTATIONS, dnsLabel, LABELS, labelsOf, ownerReference } from './names.ts';
@@ -94,17 +94,4 @@ function tail(step: StepOutput, bytes: number): StepOutput {
   if (newline >= 0 && newline < text.length - 1) text = text.slice(newline + 1);
   const cut = buffer.length - Buffer.byteLength(text);
   return { ...step, output: text, cutBytes: (step.cutBytes ?? 0) + cut };
-}
-
-/** Shorter values are settings (true, 1, a port), not secrets, and would blank out ordinary words. */
-const SECRET_MIN_LENGTH = 8;
-
-/**
- * `text` with each environment value of SECRET_MIN_LENGTH characters or more written as `$NAME`, longest first: what
- * an app's build or test step prints may echo the offer's buildEnv (a registry token), and nothing the controller
- * keeps or the gateway serves may carry it.
- */
-export function withoutEnvValues(text: string, env: readonly V1EnvVar[]): string {
-  const values = env.filter((variable) => (variable.value?.length ?? 0) >= SECRET_MIN_LENGTH).sort((a, b) => b.value!.length - a.value!.length);
-  return values.reduce((result, variable) => result.split(variable.value!).join(`$${variable.name}`), text);
 }

@@ -10,7 +10,7 @@ import { NEXT, stalling, waiting, WATCH_PROGRESS_MS, type StepResult } from '../
 import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
 import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
-import { withoutEnvValues } from '../../templates/release-output.ts';
+import { withoutEnvValues } from '../../../core/env-values.ts';
 import { leaseSecretsOf } from '../release.ts';
 
 /** How many lines of a failed build's log the status message carries. */
