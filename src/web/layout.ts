@@ -25,7 +25,10 @@ export function tabOfPath(suffix: string): RepoNav['tab'] {
   return named?.[0] ?? 'code';
 }
 
-/** A whole page: no inline script or style anywhere (the CSP forbids them), only /static files. */
+/**
+ * A whole page: no inline script or style anywhere (the CSP forbids them), only /static files. Everything on it is in
+ * a landmark (the site's header, the repository's region, main), and each navigation has a name of its own.
+ */
 export function page(options: { title: string; network: string; repo?: RepoNav; body: Fragment }): Html {
   const { repo } = options;
   return html`<!doctype html>
@@ -40,10 +43,10 @@ export function page(options: { title: string; network: string; repo?: RepoNav; 
 <script src="/static/app.js" defer></script>
 </head>
 <body>
-<header class="top"><a class="brand" href="/">git walrus</a> <nav><a href="/">Repositories</a> <a href="/market">Market</a></nav> <span class="network" title="the network this server reads">${options.network}</span></header>
-${repo ? html`<div class="repo-head"><h1><a href="/repos/${repo.id}">${repo.name}</a> ${repo.private ? html`<span class="tag private">private</span>` : html`<span class="tag">public</span>`}</h1>
+<header class="top"><a class="brand" href="/">git walrus</a> <nav aria-label="Site"><a href="/">Repositories</a> <a href="/market">Market</a></nav> <span class="network" title="the network this server reads">${options.network}</span></header>
+${repo ? html`<section class="repo-head" aria-labelledby="repo-name"><h1 id="repo-name"><a href="/repos/${repo.id}">${repo.name}</a> ${repo.private ? html`<span class="tag private">private</span>` : html`<span class="tag">public</span>`}</h1>
 <div class="muted mono">owner ${repo.owner} · <span class="sha">${repo.id}</span></div>
-<nav class="tabs">${TABS.map(([tab, label, suffix]) => html`<a href="/repos/${repo.id}${suffix}"${tab === repo.tab ? html` class="active"` : ''}>${label}</a>`)}</nav></div>` : ''}
+<nav class="tabs" aria-label="Repository">${TABS.map(([tab, label, suffix]) => html`<a href="/repos/${repo.id}${suffix}"${tab === repo.tab ? html` class="active" aria-current="page"` : ''}>${label}</a>`)}</nav></section>` : ''}
 <main>
 ${options.body}
 </main>
@@ -67,5 +70,5 @@ export function formatUtc(ms: number): string {
 
 /** `page` links of a paginated list. */
 export function pager(current: number, hasNext: boolean, link: (page: number) => string): Html {
-  return html`<nav class="pager">${current > 1 ? html`<a rel="prev" href="${link(current - 1)}">← newer</a>` : ''} <span>page ${current}</span> ${hasNext ? html`<a rel="next" href="${link(current + 1)}">older →</a>` : ''}</nav>`;
+  return html`<nav class="pager" aria-label="Pages">${current > 1 ? html`<a rel="prev" href="${link(current - 1)}">← newer</a>` : ''} <span>page ${current}</span> ${hasNext ? html`<a rel="next" href="${link(current + 1)}">older →</a>` : ''}</nav>`;
 }

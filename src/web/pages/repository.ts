@@ -94,8 +94,9 @@ async function diffView(objects: RepositoryObjects, from: string | null, to: str
     ...(bytes > WORD_MARKS_LIMIT ? { maxLineLengthHighlight: 0 } : {}),
     // Each file's lines scroll sideways on their own: a keyboard user scrolls them once they hold the focus.
   }).replace(/<div class="(d2h-file-diff|d2h-file-side-diff)">/g, '<div class="$1" tabindex="0">')));
-  const nav = parts.length === 1 ? '' : html`<nav class="pager diff-parts">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`;
-  return html`${fileList(changes, filesPerPart(parts), link)}${nav}${rendered}${nav}
+  // Above and below the diff: two navigations, each named.
+  const nav = (where: string) => (parts.length === 1 ? '' : html`<nav class="pager diff-parts" aria-label="Parts of the diff, ${where}">${index > 0 ? html`<a rel="prev" href="${link(index)}">← previous files</a>` : ''} <span>part ${index + 1} of ${parts.length} (${formatBytes(bytes)} of diff)</span> ${index + 1 < parts.length ? html`<a rel="next" href="${link(index + 2)}">next files →</a>` : ''}</nav>`);
+  return html`${fileList(changes, filesPerPart(parts), link)}${nav('above')}${rendered}${nav('below')}
 ${truncated && index + 1 === parts.length ? html`<p class="notice">The diff is larger than ${formatBytes(DIFF_LIMIT)}: the files after the cut are not shown. <code>git diff ${from ?? '(empty tree)'} ${to}</code> shows all of it.</p>` : ''}`;
 }
 
@@ -104,7 +105,7 @@ function partOf(query: URLSearchParams): number {
 }
 
 function viewSwitch(base: string, query: Record<string, string>, split: boolean): Html {
-  return html`<nav class="view-switch">${split ? html`<a href="${href(base, query)}">unified</a> · <strong>split</strong>` : html`<strong>unified</strong> · <a href="${href(base, { ...query, view: 'split' })}">split</a>`}</nav>`;
+  return html`<nav class="view-switch" aria-label="Diff view">${split ? html`<a href="${href(base, query)}">unified</a> · <strong>split</strong>` : html`<strong>unified</strong> · <a href="${href(base, { ...query, view: 'split' })}">split</a>`}</nav>`;
 }
 
 export async function commitPage(context: WebContext, { params, query }: RouteRequest): Promise<Reply> {
