@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { axeFindings } from '../support/axe.ts';
 import { GitObjectCache } from '../../src/git/object-cache.ts';
 import { markdownHtml } from '../../src/web/pages/code.ts';
 import { PNG, SVG, buildBrowseWorld, type BrowseWorld } from '../support/browse-world.ts';
@@ -154,7 +155,7 @@ Browse('pictures are shown inline from this server, each raw with its own type; 
   assert.is(await svg.text(), SVG);
 });
 
-Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown file\'s relative image show; the SVG\'s script never runs; a bare #id lands on its README heading', async () => {
+Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown file\'s relative image show; the SVG\'s script never runs; a bare #id lands on its README heading; blame, a renamed file\'s history and the answering lease pass axe-core', async () => {
   const executablePath = execFileSync(join(REPO_ROOT, 'test', 'web', 'chromium.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   const browser = await chromium.launch({ executablePath, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   try {
@@ -178,14 +179,22 @@ Browse('in Chromium, under the page\'s CSP: the PNG, the SVG and the Markdown fi
     await tab.goto(new URL(`/repos/${w.docs.id}#user-content-about`, web.url).href);
     await tab.evaluate(() => { (globalThis as unknown as { location: { hash: string } }).location.hash = '#install'; });
     await tab.waitForFunction(() => Math.abs((globalThis as unknown as { document: { getElementById(id: string): { getBoundingClientRect(): { top: number } } } }).document.getElementById('user-content-install').getBoundingClientRect().top) <= 2);
-    // Screenshots of this world's pages (the blame, a history across a rename, the lease with its answering gateway).
+    // This world's pages (the blame, a history across a rename, the lease with its answering gateway): screenshots,
+    // and axe-core's findings of every impact, at both widths.
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await tab.setViewportSize({ width: 1280, height: 900 });
-    for (const [name, path] of [['blame', `/repos/${w.moved.id}/blame?path=src/new.js`], ['history-renamed', `/repos/${w.moved.id}/history?path=src/new.js`], ['lease-gateway', `/market/leases/${w.lease.id}`]] as const) {
-      await tab.goto(new URL(path, web.url).href);
-      await tab.waitForLoadState('load');
-      await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: name === 'lease-gateway' });
+    const findings: string[] = [];
+    for (const width of [1280, 375]) {
+      await tab.setViewportSize({ width, height: 900 });
+      for (const [name, path] of [['blame', `/repos/${w.moved.id}/blame?path=src/new.js`], ['history-renamed', `/repos/${w.moved.id}/history?path=src/new.js`], ['lease-gateway', `/market/leases/${w.lease.id}`]] as const) {
+        await tab.goto(new URL(path, web.url).href);
+        await tab.waitForLoadState('load');
+        const pageWidth = await tab.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+        assert.ok(pageWidth <= width, `${name} at ${width} px is ${pageWidth} px wide`);
+        if (width === 1280) await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: name === 'lease-gateway' });
+        findings.push(...await axeFindings(tab, `${name} at ${width} px`));
+      }
     }
+    assert.equal(findings, []);
     // Opened by itself, the SVG is a download: it never becomes a document of this origin where its script could run.
     const download = tab.waitForEvent('download');
     await tab.goto(new URL(`/repos/${w.docs.id}/raw?path=drawing.svg`, web.url).href).catch(() => undefined);

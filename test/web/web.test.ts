@@ -10,10 +10,10 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { axeFindings } from '../support/axe.ts';
 import { ATTESTED_BUILD_KEY, DIFFERING_TAR_SHA256, INJECTION, buildWebWorld, get, ok, startWeb, text, verified, type WebProcess, type WebWorld } from '../support/web.ts';
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
@@ -353,12 +353,8 @@ Browser('navigate: repositories, filter as one types, a repository with its READ
   await shot('commit-split');
 });
 
-/** What axe-core reports, as far as these checks read it. */
-interface AxeFinding { id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }
-
 /** Every page type: the viewport's width is the page's (code and diffs scroll inside), and axe-core finds nothing at all. */
 Browser('every page type at 1280 and 375 px: no page wider than the viewport, no axe-core finding of any impact', async () => {
-  const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const id = w.app.id;
   const pages: Array<[string, WebProcess, string]> = [
     ['repositories', owner, '/'],
@@ -392,14 +388,7 @@ Browser('every page type at 1280 and 375 px: no page wider than the viewport, no
         const pageWidth = await view.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
         assert.ok(pageWidth <= width, `${name} at ${width} px is ${pageWidth} px wide`);
         await view.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`) });
-        // Evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is.
-        await view.evaluate(axe);
-        const violations = await view.evaluate(async () => {
-          const run = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeFinding[] }> } }).axe;
-          return (await run.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] })).violations;
-        });
-        // Every finding counts, whatever its impact (minor and moderate too).
-        for (const v of violations) findings.push(`${name} at ${width} px: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+        findings.push(...await axeFindings(view, `${name} at ${width} px`));
       }
     } finally {
       await view.close();

@@ -103,7 +103,7 @@ async function secretsSection(market: MarketLedger, lease: LeaseInfo, opened: Te
   if (opened !== null && 'problem' in opened) return html`${heading}${summary}<p class="problem">Cannot list their names: ${opened.problem}</p>`;
   return html`${heading}${summary}<table class="list secrets"><thead><tr><th>Name</th><th>Version</th><th>Set</th></tr></thead><tbody>
 ${(opened?.secrets ?? []).map((secret) => html`<tr><td class="mono">${secret.name}</td><td>${secret.version}</td><td>${formatUtc(secret.setAtMs)}</td></tr>`)}
-</tbody></table><p class="muted">Values are never shown here, nor in the build output and logs below.</p>`;
+</tbody></table><p class="muted">Values are never shown here, nor in the app’s build output and logs above.</p>`;
 }
 
 function gatewayProblem(error: unknown): string {
