@@ -22,6 +22,7 @@ interface PackArgs extends CliArgs {
   repository?: string;
   buildImage?: string;
   buildEnvDigest?: string;
+  store: boolean;
   network?: string;
 }
 
@@ -46,6 +47,8 @@ interface FetchArgs extends CliArgs {
  * deterministic tarball, stores it on Walrus and prints `{"blobId","sha256","size"}` (one JSON line on stdout, and in
  * the file when asked: a build Job's pack step writes it to its termination-message path, where the controller reads
  * it). The build of a private repository (`--repository`, as the chain says it is) is sealed under its policy first.
+ * `--no-store` (an attester's build Job) stores nothing, neither the tree nor its build-info record, and needs no
+ * network: it prints the digests and the build key alone.
  */
 const packCommand: CommandModule<CliArgs, PackArgs> = {
   command: 'pack <dir>',
@@ -57,23 +60,36 @@ const packCommand: CommandModule<CliArgs, PackArgs> = {
       .option('termination-message', { type: 'string', describe: 'also write the JSON result to this file (e.g. /dev/termination-log)' })
       .option('repository', { type: 'string', describe: 'the repository the tree was built from: a private one\'s artifact is encrypted for its readers and lease providers' })
       .option('build-image', { type: 'string', describe: 'the image the build ran in (by digest to be comparable): part of the build key' })
-      .option('build-env-digest', { type: 'string', describe: 'the digest of the provider\'s build environment: part of the build key' }) as never,
+      .option('build-env-digest', { type: 'string', describe: 'the digest of the provider\'s build environment: part of the build key' })
+      .option('store', { type: 'boolean', default: true, describe: 'store the tree on Walrus (--no-store: only report its digests and build key)' }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ publishArtifact }, { readBuildInfo }] = await Promise.all([import('../remote/artifacts.ts'), import('../gitops/build/build-report.ts')]);
+    const [{ publishArtifact }, { readBuildInfo }, { packTree }] = await Promise.all([
+      import('../remote/artifacts.ts'), import('../gitops/build/build-report.ts'), import('../fs/tarball.ts'),
+    ]);
+    const dir = resolve(argv.dir);
+    const buildInfoHere = () => readBuildInfo(dir, argv.buildImage ?? 'unknown', argv.buildEnvDigest ?? null);
+    const report = async (result: Record<string, unknown>) => {
+      const line = `${JSON.stringify(result)}\n`;
+      if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, line);
+      app.stdout(line);
+    };
+    if (!argv.store) {
+      const packed = await packTree(dir, async () => {});
+      const buildInfo = await buildInfoHere();
+      await report({ sha256: packed.sha256, manifestRoot: packed.manifestRoot, ...(buildInfo ? { buildKey: buildInfo.buildKey } : {}) });
+      return;
+    }
     const services = await app.open({ network: argv.network });
     try {
-      const dir = resolve(argv.dir);
       const sealing = argv.repository === undefined ? undefined : await sealingFor(services, argv.repository, app.workspace);
       const artifact = await publishArtifact({ blobStore: services.blobStore, archive: services.archive, log: app.log, ...(sealing ? { sealing } : {}) }, dir, app.log.verbosity >= 1);
       // The build-info record beside the artifact, when the build left its report. It names the repository, the commit
       // and every resolved dependency, so a private repository's is not stored in the clear: only its build key is told.
-      const buildInfo = await readBuildInfo(dir, argv.buildImage ?? 'unknown', argv.buildEnvDigest ?? null);
+      const buildInfo = await buildInfoHere();
       const stored = buildInfo === null || sealing ? null : await services.blobStore.write(new TextEncoder().encode(JSON.stringify(buildInfo)));
       const reproducible = buildInfo === null ? {} : { buildKey: buildInfo.buildKey, ...(stored ? { buildInfo: stored.blobId } : {}) };
-      const result = `${JSON.stringify({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size, manifestRoot: artifact.manifestRoot, ...reproducible })}\n`;
-      if (argv.terminationMessage !== undefined) await writeFile(argv.terminationMessage, result);
-      app.stdout(result);
+      await report({ blobId: artifact.blobId, sha256: artifact.sha256, size: artifact.size, manifestRoot: artifact.manifestRoot, ...reproducible });
     } finally {
       await services.close();
     }

@@ -49,7 +49,7 @@ export const controllerCommand: CommandModule<CliArgs, ControllerArgs> = {
       .option('claim-every-ms', { type: 'number', default: 3_600_000, describe: 'provider mode: how often each lease\'s earnings are claimed' })
       .option('serve', { type: 'boolean', default: true, describe: 'provider mode: serve the leases that name this provider (--no-serve with --attest: an attester only)' })
       .option('attest', { type: 'boolean', default: false, describe: "provider mode: rebuild here the heads of other providers' leases that require reproduction, and attest them on chain" })
-      .option('attest-image', { type: 'string', describe: "attester mode: the image this controller builds in, as the build key names it (default: in a pod, its image by the digest the kubelet reports; else local)" })
+      .option('attest-image', { type: 'string', describe: "attester mode: the image the attester's build Jobs run in, as the build key names it (default: --provider-app-spec's build.image, else node:22)" })
       .option('health-address', { type: 'string', describe: 'serve /healthz, /readyz and /metrics (Prometheus) at HOST:PORT (deploy/ uses 0.0.0.0:8080; default: not served)' })
       .option('wedged-after-seconds', { type: 'number', default: 180, describe: 'keys waiting this long with no reconcile pass started or finished make /healthz fail' }) as never,
   handler: async (argv) => {

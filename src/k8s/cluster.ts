@@ -104,6 +104,10 @@ export class KubernetesCluster implements Cluster {
     }
   }
 
+  async readJob(ref: ObjectRef): Promise<V1Job | null> {
+    return orNull(call('get', 'jobs', ref.namespace, () => this.#batch.readNamespacedJob(ref)));
+  }
+
   async deleteJob(ref: ObjectRef): Promise<void> {
     await orNull(call('delete', 'jobs', ref.namespace, () => this.#batch.deleteNamespacedJob({ ...ref, propagationPolicy: 'Background' })));
   }

@@ -1,38 +1,39 @@
 /**
- * Composes the controller's attester mode (`git walrus controller --provider … --attest`) over an opened network:
- * the provider's cap, the market's attestations, the key's signature for the nonce, and builds on this machine with
- * the steps `git walrus artifact rebuild` runs (git and npm from `env`'s PATH).
+ * Composes the controller's attester mode (`git walrus controller --provider … --attest`) over an opened network and
+ * a cluster: the provider's cap, the market's attestations, the key's signature for the nonce, and builds in isolated
+ * build Jobs in the attester's own namespace (gitops/attester/job-build.ts), never in this process.
  */
-import type { Log } from '../core/log.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Attester } from '../gitops/attester/attester.ts';
-import { buildHere } from '../gitops/build/rebuild.ts';
-import { toolEnvironment } from '../gitops/build/tool-environment.ts';
-import { NativeNewClone } from '../git/new-clone.ts';
-import { localBuildSteps } from '../cli/artifact.ts';
+import { jobBuilder } from '../gitops/attester/job-build.ts';
+import type { ProviderOffer } from '../gitops/api/offer.ts';
+import type { ToolConfig } from '../gitops/templates/pods.ts';
+import { KubernetesCluster } from '../k8s/cluster.ts';
+import { KubernetesTenants } from '../k8s/tenants.ts';
+import type { WalrusAppSpec } from '../ports/walrus-app.ts';
 import type { OpenedNetwork } from './context.ts';
 
 export interface AttesterSettings {
   providerId: string;
-  /** What the build key names the build's image by (default `local`). */
-  image?: string;
+  kc: KubeConfig;
+  offer: ProviderOffer;
+  tools: ToolConfig;
+  /** The build settings every attested commit is built with (the provider's app template, its image overridden). */
+  template: Pick<WalrusAppSpec, 'build'>;
   intervalMs: number;
   /** Where the attester's lines go. */
   line(text: string): void;
 }
 
-export async function openAttester(network: OpenedNetwork, env: NodeJS.ProcessEnv, log: Log, settings: AttesterSettings): Promise<Attester> {
+export async function openAttester(network: OpenedNetwork, settings: AttesterSettings): Promise<Attester> {
+  const { providerId, kc, offer, tools, template, intervalMs, line } = settings;
   const market = await network.market();
-  const steps = await localBuildSteps(network, {
-    createClone: (dir, options) => NativeNewClone.create(dir, options, env), toolPath: env.PATH ?? '/usr/bin:/bin', toolEnv: toolEnvironment(env), log,
-  }, settings.image);
+  const cluster = new KubernetesCluster(kc, { log: (text) => line(`attester: ${text}`) });
   return new Attester({
-    attester: { providerId: settings.providerId, capId: await market.providerCapId(settings.providerId) },
+    attester: { providerId, capId: await market.providerCapId(providerId) },
     market, attestations: market.attestations(), ledger: network.ledger,
     signPersonalMessage: (message) => network.signPersonalMessage(message),
-    build: async (repositoryId, commit) => {
-      const built = await buildHere(steps, repositoryId, commit);
-      return { tarSha256: built.sha256, manifestRoot: built.manifestRoot, buildKey: built.buildInfo?.buildKey ?? null };
-    },
-    intervalMs: settings.intervalMs, log: settings.line,
+    build: jobBuilder({ cluster, tenants: new KubernetesTenants(kc), offer, tools, providerId, template, log: line }),
+    intervalMs, log: line,
   });
 }

@@ -26,7 +26,8 @@ import { reclaimArtifact as reclaimArtifactBlobs, type ReclaimResult } from '../
 import { serveOperations } from '../gitops/operate/operations-server.ts';
 import type { Attester } from '../gitops/attester/attester.ts';
 import { openAttester } from './attester.ts';
-import { runningImage } from '../k8s/running-image.ts';
+import { attesterNamespace } from '../gitops/attester/job-build.ts';
+import { DEFAULTS } from '../gitops/api/types.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
 // GIT_WALRUS_DELETABLE_PACKS also makes the pack step's artifacts deletable, so retention can delete them.
@@ -83,15 +84,12 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       providerLines.push(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
     }
     if (attest) {
-      // In a pod, the image this controller runs in, by the digest its kubelet pulled: what the attester's builds ran in.
-      const pod = env.POD_NAME && env.POD_NAMESPACE ? { namespace: env.POD_NAMESPACE, name: env.POD_NAME } : null;
-      const image = attest.image ?? (pod ? await runningImage(kc, pod).catch((error) => {
-        line(`controller: the image of pod ${pod.namespace}/${pod.name} could not be read (${messageOf(error)}); the attester's builds are named local`);
-        return null;
-      }) ?? undefined : undefined);
-      attester = await openAttester(network, env, log, { providerId, ...(image === undefined ? {} : { image }), intervalMs, line });
+      const template = appTemplate(appSpecFile);
+      const build = { ...template.build, ...(attest.image === undefined ? {} : { image: attest.image }) };
+      attester = await openAttester(network, { providerId, kc, offer, tools, template: { build }, intervalMs, line });
+      const image = build.image ?? DEFAULTS.build.image;
       const role = serve ? '' : ' (serving nothing)';
-      providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds named by image ${image ?? 'local'}`);
+      providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds in Jobs in namespace ${attesterNamespace(providerId)} with image ${image}`);
     }
   }
   let certified: CertifiedReads | undefined;

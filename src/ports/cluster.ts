@@ -55,6 +55,8 @@ export interface Cluster {
   patchAppStatus(app: ObjectRef, status: WalrusAppStatus, resourceVersion?: string): Promise<void>;
   /** Creates a Job; an existing Job of that name is returned instead (a second pass after a missed cache update). */
   createJob(job: V1Job): Promise<V1Job>;
+  /** The Job as the API server has it; null when there is none. */
+  readJob(ref: ObjectRef): Promise<V1Job | null>;
   /** Deletes a Job and its pods (background propagation); a missing Job is not an error. */
   deleteJob(ref: ObjectRef): Promise<void>;
   /** The pods of a Job (label `job-name`). */

@@ -1,16 +1,17 @@
 /**
- * The controller's attester mode on the embedded network, composed as `git walrus controller --provider … --attest`
- * composes it (src/main/attester.ts): a tenant requires two reproductions on a lease served by another provider; two
- * attesters each build the lease's head on this machine and commit; one is then interrupted (its process state gone)
- * and a fresh one for the same provider, after the commit window closed by the chain's clock, reveals with the nonce
- * its key derives again. The serving provider's gate then judges the release reproduced.
+ * The controller's attester (src/gitops/attester/attester.ts) on the embedded network, its builds the build Job's
+ * steps run by hand with an attester's `artifact pack --no-store` (the Job itself runs on the real plane in
+ * test/k8s/reproduced-e2e.test.ts): a tenant requires two reproductions on a lease served by another provider; two
+ * attesters each build the lease's head and commit; one is then interrupted (its process state gone) and a fresh one
+ * for the same provider, after the commit window closed by the chain's clock, reveals with the nonce its key derives
+ * again. The serving provider's gate then judges the release reproduced.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { judgeReproduction } from '../../src/core/attestation.ts';
 import { silentLog } from '../../src/core/log.ts';
-import { openAttester } from '../../src/main/attester.ts';
+import { Attester } from '../../src/gitops/attester/attester.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { createWorld } from '../../scripts/harness/world.ts';
 import { buildLikeTheJob, pushTimestampApp, worldMarkets } from '../support/recorded-build.ts';
@@ -43,11 +44,22 @@ test('attesters rebuild the head of a lease that requires reproduction; one inte
   // Each attester as the controller composes it: its own key, its own opened network.
   const opened: Array<{ close(): Promise<void> }> = [];
   const lines: string[] = [];
+  const builds: string[] = [];
   const attesterOf = async (provider: typeof first) => {
     const env = { ...world.env, GIT_WALRUS_KEY: provider!.key.getSecretKey() };
     const own = await openNetwork({ env, log: silentLog, role: 'test' });
     opened.push(own);
-    return openAttester(own, env, silentLog, { providerId: provider!.providerId, intervalMs: 1000, line: (text) => lines.push(text) });
+    const market = await own.market();
+    return new Attester({
+      attester: { providerId: provider!.providerId, capId: await market.providerCapId(provider!.providerId) },
+      market, attestations: market.attestations(), ledger: own.ledger, signPersonalMessage: (message) => own.signPersonalMessage(message),
+      build: async (_repositoryId, commit) => {
+        builds.push(commit);
+        const built = await buildLikeTheJob(world, repo, commit, ['--no-store', '--build-image', 'local'], `attest-${builds.length}`);
+        return { tarSha256: built.sha256, manifestRoot: built.manifestRoot, buildKey: built.buildKey };
+      },
+      intervalMs: 1000, log: (text) => lines.push(text),
+    });
   };
   // The serving provider's own attester leaves its lease alone: its attestation would not count.
   await (await attesterOf(serving)).pass();

@@ -75,6 +75,23 @@ job('five steps in order: checkout (tool) → manifest (tool) → build, test (u
   assert.ok(JSON.stringify(build).indexOf('provider-key') < 0, 'the build step sees nothing of the key');
 });
 
+job('an attester\'s Job: the same isolated pod, no owner, no key, no lease, a pack step that stores nothing', () => {
+  const app = appOf();
+  app.metadata.annotations = { 'market.walrus-git.dev/lease': '0x' + 'c'.repeat(64) };
+  delete app.metadata.uid;
+  const built = buildJob(app, { commit: COMMIT, configHash: 'c'.repeat(10), attest: true }, { env: NETWORK, providerKey: KEY });
+  assert.is(built.metadata!.ownerReferences, undefined);
+  const pod = built.spec!.template.spec!;
+  const served = buildJob(appOf(), { commit: COMMIT, configHash: 'c'.repeat(10) }, { env: NETWORK, providerKey: KEY }).spec!.template.spec!;
+  assert.equal(containersOf(pod).map((c) => c.name), containersOf(served).map((c) => c.name));
+  assert.is(pod.automountServiceAccountToken, false);
+  assert.equal(pod.securityContext, served.securityContext);
+  assert.equal(containersOf(pod).map((c) => [c.resources, c.securityContext]), containersOf(served).map((c) => [c.resources, c.securityContext]));
+  for (const container of containersOf(pod)) assert.is(envOf(container).GIT_WALRUS_KEY, undefined, container.name);
+  assert.equal(pod.initContainers![0]!.command, ['git-walrus', 'checkout', 'walrus://0x2a/hello', WORKSPACE, '--commit', COMMIT]);
+  assert.equal(pod.containers[0]!.command, ['git-walrus', 'artifact', 'pack', WORKSPACE, '--no-store', '--build-image', 'node:22', '--termination-message', TERMINATION_MESSAGE_PATH]);
+});
+
 job('a lease\'s app: checkout and the run pods\' fetch ask the key servers as the lease\'s provider', () => {
   const app = appOf();
   app.metadata.annotations = { 'market.walrus-git.dev/lease': '0x' + 'c'.repeat(64) };

@@ -2,20 +2,22 @@
  * A lease that requires reproduction, end to end on the real plane with the process kubelet: the serving provider's
  * controller builds the hello-npm commit in its Job and holds the release (`Reproduced=False/AwaitingAttestations`,
  * nothing rolled out) until a second provider's controller, started as an attester only (`--no-serve --attest`),
- * rebuilds the lease's head on its own machine with the same node and npm as the build image (the kubelet's `node:*`
- * image runs the project's Node 22), commits, and reveals once the commit window closes by the chain's clock; then the
- * release rolls out and its deploy record says it was reproduced by 1 provider.
+ * rebuilds the lease's head in a build Job of its own (the serving build's template and isolation, in a namespace of
+ * its own: no service-account token, default-deny network policies, quota and limits, nothing stored), commits, and
+ * reveals once the commit window closes by the chain's clock; then the release rolls out and its deploy record says it
+ * was reproduced by 1 provider.
  */
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { BatchV1Api, NetworkingV1Api, type V1Job } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
 import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
-import { REPO_ROOT } from '../../scripts/harness/world.ts';
+import { attesterNamespace } from '../../src/gitops/attester/job-build.ts';
+import { ANNOTATIONS } from '../../src/gitops/templates/names.ts';
 import { helloRepository, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
 import { devnetOfferFile, readyAt } from './support/gitops.ts';
 import { leaseEndToEnd } from './support/lease-e2e.ts';
@@ -28,7 +30,7 @@ const COMMIT_WINDOW_MS = 20_000;
 
 const { test, step, waitBounded, stageTest } = leaseEndToEnd('reproduced-e2e', 'a lease requiring reproduction is held until another provider attests (process kubelet, devnet)');
 
-stageTest('held at AwaitingAttestations → an attester-only controller attests → rolled out, reproduced by 1', async ({ node, world, objects, devnet, asTenant, walrus, registerProvider, startProvider, startController, removeAfter, explain }) => {
+stageTest('held at AwaitingAttestations → an attester-only controller builds in its own Job and attests → rolled out, reproduced by 1', async ({ node, kc, world, objects, devnet, asTenant, walrus, registerProvider, startProvider, startController, removeAfter, explain }) => {
   await helloRepository(world, asTenant);
   await world.ok('app', ['commit', '-qm', 'hello v1']);
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
@@ -65,11 +67,26 @@ stageTest('held at AwaitingAttestations → an attester-only controller attests 
   assert.match(reproduced(held)!.message, `waits for 1 other provider to attest its build (key ${held.status!.artifact!.buildKey})`);
   assert.is(held.status?.lastAppliedRevision, undefined, 'nothing rolled out while held');
 
-  // The attester: another provider's controller that serves nothing, building with the build image's node and npm.
-  const nodeImage = join(REPO_ROOT, 'test/cluster/kubelet/images/node');
+  // The attester: another provider's controller that serves nothing, building with the same settings in its own Jobs.
+  const attesterSpace = attesterNamespace(attesterId);
+  removeAfter(attesterSpace);
   const attester = startController('attester', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest', '--attest-image', 'node:22', '--provider-interval-ms', '1000',
-  ], { ...asAttester, PATH: `${nodeImage}:${world.env.PATH}`, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' });
+    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest', '--attest-image', 'node:22',
+    '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000',
+  ], asAttester);
+  const job = await waitBounded('the attester\'s build Job', async () => {
+    const { items } = await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: attesterSpace });
+    return items.find((candidate) => candidate.metadata?.annotations?.[ANNOTATIONS.commit] === commit) as V1Job | undefined;
+  }, 60_000);
+  const pod = job.spec!.template.spec!;
+  assert.is(pod.automountServiceAccountToken, false, 'no service-account token in the build pod');
+  assert.equal(job.metadata?.ownerReferences ?? [], [], 'the attester deletes its Jobs itself');
+  const pack = pod.containers.find((container) => container.name === 'pack')!;
+  assert.ok(pack.command!.includes('--no-store'), pack.command!.join(' '));
+  assert.not.ok([...pod.initContainers!, ...pod.containers].some((container) => container.env?.some((variable) => variable.name === 'GIT_WALRUS_KEY')), 'no step has the key');
+  const policies = (await kc.makeApiClient(NetworkingV1Api).listNamespacedNetworkPolicy({ namespace: attesterSpace })).items.map((policy) => policy.metadata!.name);
+  assert.ok(policies.includes('tenant-default-deny') && policies.includes('tenant-build-egress'), policies.join(', '));
+  step(`the attester builds in job ${attesterSpace}/${job.metadata!.name}`);
   await waitFor('the attester committed', async () => attester.output().includes(`attester: committed to ${commit.slice(0, 12)}`), BUILD_MS);
   step('the attester committed');
   await waitFor('the attester revealed', async () => attester.output().includes(`attester: revealed ${commit.slice(0, 12)}`), COMMIT_WINDOW_MS + 60_000);
@@ -82,7 +99,8 @@ stageTest('held at AwaitingAttestations → an attester-only controller attests 
     return out.includes(commit) && out;
   }, 30_000);
   assert.match(records, /\n {4}reproduced by 1 provider(\n|$)/);
-  assert.not.match(attester.output(), /watching WalrusApps|build job/, 'the attester reconciles no app');
+  assert.not.match(attester.output(), /watching WalrusApps/, 'the attester reconciles no app');
+  await waitBounded('the attester\'s Job deleted once read', async () => (await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: attesterSpace })).items.length === 0, 60_000);
 });
 
 test.run();

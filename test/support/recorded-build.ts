@@ -38,13 +38,13 @@ export interface PackedBuild {
   buildInfo: string;
 }
 
-/** The build Job's steps by hand into `built/`: checkout of `head` from `repo`'s remote, plan, build, `artifact pack` with `packArgs`. */
-export async function buildLikeTheJob(world: World, repo: string, head: string, packArgs: string[] = []): Promise<PackedBuild> {
+/** The build Job's steps by hand into `dir` (new): checkout of `head` from `repo`'s remote, plan, build, `artifact pack` with `packArgs`. */
+export async function buildLikeTheJob(world: World, repo: string, head: string, packArgs: string[] = [], dir = 'built'): Promise<PackedBuild> {
   const url = (await world.ok(repo, ['config', 'remote.walrus.url'])).trim();
-  await world.ok('.', ['walrus', 'checkout', url, 'built', '--commit', head]);
-  await world.ok('.', ['walrus', 'manifest', 'built', '--plan', world.path('plan')]);
-  execFileSync('sh', [world.path('plan', 'build.sh')], { cwd: world.path('built'), env: { PATH: process.env.PATH, HOME: world.path('build-home') }, stdio: 'ignore' });
-  return JSON.parse(await world.ok('.', ['walrus', 'artifact', 'pack', 'built', ...packArgs])) as PackedBuild;
+  await world.ok('.', ['walrus', 'checkout', url, dir, '--commit', head]);
+  await world.ok('.', ['walrus', 'manifest', dir, '--plan', world.path(`${dir}-plan`)]);
+  execFileSync('sh', [world.path(`${dir}-plan`, 'build.sh')], { cwd: world.path(dir), env: { PATH: process.env.PATH, HOME: world.path(`${dir}-home`) }, stdio: 'ignore' });
+  return JSON.parse(await world.ok('.', ['walrus', 'artifact', 'pack', dir, ...packArgs])) as PackedBuild;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The controller's attester mode (docs/architecture.md, Reproduced builds), a companion beside the WalrusApp loop:
  * it finds the leases whose tenant requires reproduction from the chain's `ReproductionRequired` events, and for each
- * open one that another provider serves builds the head its ref points at, the way `git walrus artifact rebuild`
- * does, and attests the digests it got: a commitment while the tally's commit window is open, the reveal once it has
+ * open one that another provider serves builds the head its ref points at (in a build Job: job-build.ts) and attests
+ * the digests it got: a commitment while the tally's commit window is open, the reveal once it has
  * closed by the chain's clock (remote/market/attest.ts `advanceAttestation`, which `git walrus attest` steps through
  * too). It never attests a lease it serves itself: a provider does not vouch for its own build.
  *
@@ -19,7 +19,7 @@ import type { AttestationLedger, Attester as AttestingProvider } from '../../por
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MarketLedger } from '../../ports/market.ts';
 import { advanceAttestation, type AttestDeps } from '../../remote/market/attest.ts';
-import { LocalBuildError } from '../build/local-build.ts';
+import { AttesterBuildFailedError } from './errors.ts';
 import { fullRefName } from '../watch/head-reader.ts';
 
 /** A commit built for attestation: its digests and the key it was built under. */
@@ -37,8 +37,12 @@ export interface AttesterOptions {
   signPersonalMessage: AttestDeps['signPersonalMessage'];
   /** Where the leases' heads are read. */
   ledger: Pick<Ledger, 'getRepository' | 'listRefs'>;
-  /** Builds `commit` of `repositoryId` with the reproducible build and packs it (nothing stored). */
-  build(repositoryId: string, commit: string): Promise<AttesterBuild>;
+  /**
+   * Builds `commit` of `repositoryId` with the reproducible build and packs it (nothing stored): in a build Job when
+   * the controller runs against a cluster (job-build.ts, null while the Job runs), in this process for the local
+   * attester. The app's own failure is AttesterBuildFailedError.
+   */
+  build(repositoryId: string, commit: string): Promise<AttesterBuild | null>;
   /** Time between passes. */
   intervalMs?: number;
   log(line: string): void;
@@ -48,6 +52,8 @@ interface Work {
   repositoryId: string;
   commit: string;
   lease: string;
+  /** Its build was asked for (a Job may be under way). */
+  building?: boolean;
   built?: AttesterBuild;
 }
 
@@ -123,13 +129,16 @@ export class Attester implements Companion {
     const { attester, market, attestations, signPersonalMessage, log } = this.#options;
     const short = work.commit.slice(0, 12);
     if (!work.built) {
-      log(`attester: building ${short} of ${work.repositoryId} (lease ${work.lease} requires reproduction)`);
+      if (!work.building) log(`attester: building ${short} of ${work.repositoryId} (lease ${work.lease} requires reproduction)`);
+      work.building = true;
       try {
-        work.built = await this.#options.build(work.repositoryId, work.commit);
+        const built = await this.#options.build(work.repositoryId, work.commit);
+        if (built === null) return false;
+        work.built = built;
       } catch (error) {
         // The app's own build failing here is an answer (nothing to attest); anything else is tried again.
-        if (!(error instanceof LocalBuildError)) throw error;
-        log(`attester: the build of ${short} failed here, so it is not attested: ${messageOf(error)}`);
+        if (!(error instanceof AttesterBuildFailedError)) throw error;
+        log(`attester: ${error.message}`);
         return true;
       }
     }

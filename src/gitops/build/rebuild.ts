@@ -57,8 +57,8 @@ export interface BuiltHere {
 }
 
 /**
- * Checks `commit` of `repository` out into `scratch`, builds and packs it: the steps a rebuild and an attester share.
- * `then` runs before the scratch directory goes (a rebuild fetches the provider's tree beside ours on a mismatch).
+ * Checks `commit` of `repository` out into `scratch`, builds and packs it. `then` runs before the scratch directory
+ * goes (a rebuild fetches the provider's tree beside ours on a mismatch).
  */
 async function withBuild<T>(deps: Omit<RebuildDeps, 'fetch'>, repository: string, commit: string, then: (built: BuiltHere & { tree: PackedTree }, scratch: string) => Promise<T>): Promise<T> {
   const scratch = await mkdtemp(join(deps.scratch ?? tmpdir(), 'walrus-rebuild-'));
@@ -72,11 +72,6 @@ async function withBuild<T>(deps: Omit<RebuildDeps, 'fetch'>, repository: string
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** Builds `commit` of `repository` here (no record to compare with: the controller's attester mode). */
-export async function buildHere(deps: Omit<RebuildDeps, 'fetch'>, repository: string, commit: string): Promise<BuiltHere> {
-  return withBuild(deps, repository, commit, async ({ sha256, manifestRoot, buildInfo }) => ({ sha256, manifestRoot, buildInfo }));
 }
 
 export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise<RebuildVerdict> {

@@ -9,8 +9,8 @@ export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {
   return 'running';
 }
 
-/** `{blobId, sha256, size}` (and manifestRoot, buildKey, buildInfo when reported) from the termination message of the build pod's last (pack) container. */
-export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact {
+/** The JSON object the build pod's pack container wrote as its termination message. */
+function packReport(jobName: string, pods: readonly V1Pod[]): { message: string; report: Record<string, unknown> } {
   const succeeded = pods.find((pod) => pod.status?.phase === 'Succeeded') ?? pods[0];
   if (!succeeded) throw new BuildResultError(jobName, 'its pod is gone');
   const statuses = succeeded.status?.containerStatuses ?? [];
@@ -22,16 +22,31 @@ export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact
   } catch {
     throw new BuildResultError(jobName, `the termination message is not JSON: ${message.slice(0, 200)}`);
   }
-  const { blobId, sha256, size, manifestRoot, buildKey, buildInfo } = (parsed ?? {}) as Record<string, unknown>;
-  if (typeof blobId !== 'string' || !blobId || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256) || typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
+  return { message, report: (parsed ?? {}) as Record<string, unknown> };
+}
+
+const isSha256 = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+
+/** `{blobId, sha256, size}` (and manifestRoot, buildKey, buildInfo when reported) from the termination message of the build pod's last (pack) container. */
+export function parseArtifact(jobName: string, pods: readonly V1Pod[]): Artifact {
+  const { message, report } = packReport(jobName, pods);
+  const { blobId, sha256, size, manifestRoot, buildKey, buildInfo } = report;
+  if (typeof blobId !== 'string' || !blobId || !isSha256(sha256) || typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
     throw new BuildResultError(jobName, `the termination message lacks blobId, sha256 or size: ${message.slice(0, 200)}`);
   }
-  const hex = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
   // What a reproducible build adds, kept when well-formed (an older pack step reports none of it).
   return {
     blobId, sha256, size,
-    ...(hex(manifestRoot) ? { manifestRoot } : {}),
-    ...(hex(buildKey) ? { buildKey } : {}),
+    ...(isSha256(manifestRoot) ? { manifestRoot } : {}),
+    ...(isSha256(buildKey) ? { buildKey } : {}),
     ...(typeof buildInfo === 'string' && buildInfo !== '' ? { buildInfo } : {}),
   };
+}
+
+/** What an attester's pack step (`--no-store`) reports: the digests, and the build key (null when the build left no report). */
+export function parseBuildDigests(jobName: string, pods: readonly V1Pod[]): { tarSha256: string; manifestRoot: string; buildKey: string | null } {
+  const { message, report } = packReport(jobName, pods);
+  const { sha256, manifestRoot, buildKey } = report;
+  if (!isSha256(sha256) || !isSha256(manifestRoot)) throw new BuildResultError(jobName, `the termination message lacks sha256 or manifestRoot: ${message.slice(0, 200)}`);
+  return { tarSha256: sha256, manifestRoot, buildKey: isSha256(buildKey) ? buildKey : null };
 }

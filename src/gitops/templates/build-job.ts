@@ -50,8 +50,13 @@ const BUILD_HOME = '/build-home';
  * without capabilities on a read-only root, and cpu/memory/ephemeral-storage limits. The Job runs once
  * (`backoffLimit: 0`, `restartPolicy: Never`) within `activeDeadlineSeconds` = spec.build.timeout; the controller
  * decides itself whether a failure deserves another attempt (a new Job, `attempt` > 1: reconcile/build-failure.ts).
+ *
+ * An attester's Job (`attest`, gitops/attester/job-build.ts) is the same pod, isolated the same way, with three
+ * differences: the app is the attester's own stand-in, never stored, so the Job has no owner (the attester deletes it
+ * once read); no tool step gets the provider's key and no lease is named (it rebuilds public repositories as anyone
+ * can); and the pack step stores nothing (`--no-store`): it reports the digests and the build key only.
  */
-export function buildJob(app: WalrusApp, build: { commit: string; configHash: string; attempt?: number }, config: ToolConfig = {}, buildEnv: readonly EnvVar[] = []): V1Job {
+export function buildJob(app: WalrusApp, build: BuildJobFor, config: ToolConfig = {}, buildEnv: readonly EnvVar[] = []): V1Job {
   const spec = resolveSpec(app.spec);
   const labels = labelsOf(app, 'build');
   const attempt = build.attempt ?? 1;
@@ -66,7 +71,9 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   const buildTmp: V1Volume = { name: 'build-tmp', emptyDir: {} };
   const plan: V1Volume = { name: 'plan', emptyDir: {} };
   const atWorkspace: V1VolumeMount = { name: workspace.name, mountPath: WORKSPACE };
-  const lease = leaseArgs(app);
+  const attest = build.attest === true;
+  const lease = attest ? [] : leaseArgs(app);
+  const withKey = { withKey: !attest };
   const withSecrets = lease.length > 0;
   const buildSecrets: V1Volume = { name: 'build-secrets', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } };
   const atBuildSecrets: V1VolumeMount = { name: buildSecrets.name, mountPath: BUILD_SECRETS_DIR };
@@ -95,7 +102,8 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
   const manifest = toolContainer(MANIFEST_STEP, ['manifest', WORKSPACE, '--plan', PLAN_DIR, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace, { name: plan.name, mountPath: PLAN_DIR }]);
   manifest.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   const buildKeyArgs = ['--build-image', spec.build.image, ...(buildEnv.length === 0 ? [] : ['--build-env-digest', buildEnvDigest(buildEnv)])];
-  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, '--repository', spec.repository, ...buildKeyArgs, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], { withKey: true });
+  const store = attest ? ['--no-store'] : ['--repository', spec.repository];
+  const pack = toolContainer(PACK_STEP, ['artifact', 'pack', WORKSPACE, ...store, ...buildKeyArgs, '--termination-message', TERMINATION_MESSAGE_PATH], config, [atWorkspace], withKey);
   pack.terminationMessagePath = TERMINATION_MESSAGE_PATH;
   return {
     apiVersion: 'batch/v1',
@@ -105,7 +113,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
       namespace: app.metadata.namespace,
       labels,
       annotations,
-      ownerReferences: [ownerReference(app)],
+      ...(attest ? {} : { ownerReferences: [ownerReference(app)] }),
     },
     spec: {
       backoffLimit: 0,
@@ -120,7 +128,7 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
           enableServiceLinks: false,
           securityContext: podSecurityContext,
           initContainers: [
-            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...lease], config, [atWorkspace], { withKey: true }),
+            toolContainer(CHECKOUT_STEP, ['checkout', spec.repository, WORKSPACE, '--commit', build.commit, ...lease], config, [atWorkspace], withKey),
             manifest,
             ...(withSecrets ? [toolContainer(BUILD_SECRETS_STEP, buildSecretsArgs(lease[1]!), config, [{ name: plan.name, mountPath: PLAN_DIR, readOnly: true }, atBuildSecrets], { withKey: true })] : []),
             // Writable: the script removes the file once the install has run.
@@ -133,6 +141,14 @@ export function buildJob(app: WalrusApp, build: { commit: string; configHash: st
       },
     },
   };
+}
+
+export interface BuildJobFor {
+  commit: string;
+  configHash: string;
+  attempt?: number;
+  /** An attester's build: nothing stored, no key, no owner. */
+  attest?: boolean;
 }
 
 /** `secrets export` of the lease's current secrets the plan lists (operands after `--`, as the run pods' fetch does). */

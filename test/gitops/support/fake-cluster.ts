@@ -9,7 +9,7 @@ import { resourceOf } from '../../../src/k8s/cluster.ts';
 import type { AppObjects, Cluster, Informer, InformerEvent, ObjectRef, WatchedKinds } from '../../../src/ports/cluster.ts';
 import type { WalrusAppStatus } from '../../../src/ports/walrus-app.ts';
 
-type Verb = 'patchAppStatus' | 'createJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'listConfigMaps' | 'deleteConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
+type Verb = 'patchAppStatus' | 'createJob' | 'readJob' | 'deleteJob' | 'jobPods' | 'podLogTail' | 'apply' | 'readObject' | 'deleteObject' | 'namespaceLabels' | 'admitPod' | 'readConfigMap' | 'listConfigMaps' | 'deleteConfigMap' | 'createEvent' | 'patchEventCount' | 'readLease' | 'createLease' | 'replaceLease';
 
 /** An informer over objects the test holds: `start` lists them as adds, `emit` plays a watch event, `restart` a restart. */
 export class FakeInformer<T extends KubernetesObject> implements Informer<T> {
@@ -117,6 +117,11 @@ export class FakeCluster implements Cluster {
   async createJob(job: V1Job): Promise<V1Job> {
     this.#call('createJob', `create jobs ${job.metadata!.namespace}/${job.metadata!.name}`);
     return job;
+  }
+
+  async readJob(ref: ObjectRef): Promise<V1Job | null> {
+    this.#call('readJob', `get jobs ${ref.namespace}/${ref.name}`, false);
+    return this.informers.jobs.get(ref) ?? null;
   }
 
   async deleteJob(ref: ObjectRef): Promise<void> {
