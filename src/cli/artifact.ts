@@ -29,6 +29,7 @@ interface PackArgs extends CliArgs {
 interface RebuildArgs extends CliArgs {
   target: string;
   commit?: string;
+  image?: string;
   network?: string;
   json: boolean;
 }
@@ -133,8 +134,9 @@ const fetchCommand: CommandModule<CliArgs, FetchArgs> = {
  * `git walrus artifact rebuild <lease | remote> [--commit <sha>]`: repeats a provider's recorded build on this
  * machine (the lease's last deploy, or the repository's latest deploy record, of `--commit` when given): the tree
  * checked out from the chain, the planned build and test steps run with this machine's node and npm, the tree packed
- * without upload. Says whether the tar sha256 is the recorded one; when not, lists the differing files with both
- * digests, and exits 1.
+ * without upload. Says whether the tar sha256 is the recorded one, and the build key it built under (naming `local`
+ * unless `--image` names the image this machine builds in); when not, lists the differing files with both digests,
+ * and exits 1.
  */
 const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
   command: 'rebuild <target>',
@@ -145,6 +147,7 @@ const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
       .example('$0 artifact rebuild walrus --commit 39363cd6…', "rebuild that commit's deploy record")
       .positional('target', { type: 'string', demandOption: true, describe: 'a lease id, or a repository (its deploy records)' })
       .option('commit', { type: 'string', describe: 'with a repository: the deployed commit to rebuild (default: the latest record)' })
+      .option('image', { type: 'string', describe: "the image this machine builds in, as the build key names it (by digest, run inside it; default: local, this machine's own tools)" })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' }) as never,
   handler: async (argv) => {
     const { app } = argv;
@@ -163,7 +166,7 @@ const rebuildCommand: CommandModule<CliArgs, RebuildArgs> = {
         if (record === undefined) throw new UsageError(`repository ${id} has no deploy record${argv.commit === undefined ? '' : ` of commit ${argv.commit}`}`, { repository: id });
         target = { repository: id, commit: record.commit, artifact: record.artifact, sha256: record.sha256, lease: record.lease };
       }
-      return [await rebuildHere(services, app, target)];
+      return [await rebuildHere(services, app, target, argv.image)];
     });
     app.stdout(argv.json ? `${JSON.stringify(verdicts)}\n` : verdicts.map(formatVerdict).join(''));
     if (verdicts.some((verdict) => !verdict.reproduced)) throw new ExitError('', 1);

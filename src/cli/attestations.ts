@@ -66,7 +66,7 @@ export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
       .option('image', { type: 'string', describe: "the image this machine builds in, as the build key names it (default: local); only builds under one key are compared" }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const { attest } = await import('../remote/market/attest.ts');
+    const [{ attest }, { LOCAL_IMAGE }] = await Promise.all([import('../remote/market/attest.ts'), import('../gitops/build/rebuild.ts')]);
     const reproduced = await withMarket(app, argv, async (market, services) => {
       const lease = await market.getLease(normalizeSuiId(argv.lease));
       if (lease.lastDeploy === null) throw new UsageError(`lease ${lease.id} has recorded no deploy yet: there is nothing to attest`, { lease: lease.id });
@@ -86,12 +86,21 @@ export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
         onCommitted: (until) => app.log.info(`Committed to tar sha256 ${verdict.sha256} under build key ${at.buildKey}; revealing after ${new Date(until).toISOString()}.`),
       }, attester, at, { tarSha256: verdict.sha256, manifestRoot: verdict.manifestRoot });
       app.log.info(done.revealed === undefined ? 'This provider had revealed this build already.' : `Revealed (transactions ${[done.committed, done.revealed].filter(Boolean).join(', ')}).`);
-      app.stdout(`${verdict.reproduced ? 'reproduced' : 'NOT reproduced'}: attested tar sha256 ${verdict.sha256} under build key ${at.buildKey}\n`);
+      app.stdout(`${attestedVerdict(verdict.reproduced, verdict.buildInfo.inputs.image === LOCAL_IMAGE)}: attested tar sha256 ${verdict.sha256} under build key ${at.buildKey} (image ${verdict.buildInfo.inputs.image})\n`);
       return verdict.reproduced;
     });
     if (!reproduced) throw new ExitError('', 1);
   },
 };
+
+/**
+ * What an attestation's own digest says about the record: under a key that names this machine's tools (`local`), other
+ * bytes than the record's are another key's result (the attestation forms a tally of its own), not a dispute.
+ */
+function attestedVerdict(reproduced: boolean, local: boolean): string {
+  if (reproduced) return 'reproduced';
+  return local ? 'different bytes under a different build key (image local: a tally of its own, not a dispute)' : 'NOT reproduced';
+}
 
 function commitArg(text: string): string {
   if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(text)) throw new UsageError(`${text} is not a full commit id (40 or 64 hex digits)`, { commit: text });

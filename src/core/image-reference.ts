@@ -13,3 +13,8 @@ export function imageByDigest(imageID: string | undefined): string | null {
   const reference = (imageID ?? '').replace(/^[a-z-]+:\/\//, '');
   return BY_DIGEST.test(reference) ? reference : null;
 }
+
+/** The digest an image reference pins (`node@sha256:…` → `sha256:…`), or null when it names a tag. */
+export function pinnedDigest(reference: string): string | null {
+  return /@(sha256:[0-9a-f]{64})$/.exec(reference.trim())?.[1] ?? null;
+}

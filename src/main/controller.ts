@@ -28,6 +28,7 @@ import type { Attester } from '../gitops/attester/attester.ts';
 import { openAttester } from './attester.ts';
 import { attesterNamespace } from '../gitops/attester/job-build.ts';
 import { DEFAULTS } from '../gitops/api/types.ts';
+import { pinnedDigest } from '../core/image-reference.ts';
 
 /** What the tool containers inherit from the controller's environment to reach the same network. */
 // GIT_WALRUS_DELETABLE_PACKS also makes the pack step's artifacts deletable, so retention can delete them.
@@ -38,6 +39,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
   // Before the network opens: a kubeconfig or offer that cannot be used stops the command with nothing to close.
   const kc = loadKubeConfig(options.kubeconfig ? { file: options.kubeconfig } : env.KUBERNETES_SERVICE_HOST ? 'in-cluster' : 'default');
   const offer = providerOffer(options.offerFile);
+  const attesterBuild = options.provider?.attest ? attesterBuildSettings(options.provider.appSpecFile, options.provider.attest.image) : undefined;
   const network = await openNetwork({ env, log, network: options.network, role: 'controller' });
   const toolEnv = Object.fromEntries(TOOL_ENV.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
   if (options.network) toolEnv.GIT_WALRUS_NETWORK = options.network;
@@ -83,11 +85,9 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       reproduction = { providerId, attestations: market.attestations() };
       providerLines.push(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
     }
-    if (attest) {
-      const template = appTemplate(appSpecFile);
-      const build = { ...template.build, ...(attest.image === undefined ? {} : { image: attest.image }) };
-      attester = await openAttester(network, { providerId, kc, offer, tools, template: { build }, intervalMs, line });
-      const image = build.image ?? DEFAULTS.build.image;
+    if (attest && attesterBuild) {
+      attester = await openAttester(network, { providerId, kc, offer, tools, template: { build: attesterBuild }, intervalMs, line });
+      const image = attesterBuild.image;
       const role = serve ? '' : ' (serving nothing)';
       providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds in Jobs in namespace ${attesterNamespace(providerId)} with image ${image}`);
     }
@@ -184,6 +184,20 @@ function providerOffer(file: string | undefined): ProviderOffer {
     if (error instanceof OfferError) throw new UsageError(`--offer ${file}: ${error.message}`, error.data);
     throw error;
   }
+}
+
+/**
+ * The build settings of the attester's Jobs: the app template's, in the image `--attest-image` names (else the
+ * template's, else the default). By digest only: the build key names the image, and a tag names no particular bytes,
+ * so an attestation under it could never meet another provider's.
+ */
+function attesterBuildSettings(appSpecFile: string | undefined, attestImage: string | undefined): NonNullable<PlanInput['template']['build']> & { image: string } {
+  const build = appTemplate(appSpecFile).build ?? {};
+  const image = attestImage ?? build.image ?? DEFAULTS.build.image;
+  if (pinnedDigest(image) === null) {
+    throw new UsageError(`attester mode builds in an image named by digest, as the build keys it attests under name it: ${image} is a tag; give --attest-image <image>@sha256:… (or build.image in --provider-app-spec)`, { image });
+  }
+  return { ...build, image };
 }
 
 /** The WalrusApp spec every lease starts from: a JSON object of WalrusApp spec fields (repository and ref come from the lease). */

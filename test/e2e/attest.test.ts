@@ -62,7 +62,7 @@ test('a second provider reproduces the build and the tally agrees; a third diges
     attesting(providers[2]!, { tarSha256: 'ee'.repeat(32), manifestRoot: 'ef'.repeat(32) }),
   ]);
   assert.is(cli.code, 0, cli.stderr);
-  assert.is(cli.stdout, `reproduced: attested tar sha256 ${packed.sha256} under build key ${packed.buildKey}\n`);
+  assert.is(cli.stdout, `reproduced: attested tar sha256 ${packed.sha256} under build key ${packed.buildKey} (image local)\n`);
 
   const shown = await world.ok(repo, ['walrus', 'attestations', 'walrus', head]);
   assert.match(shown, new RegExp(`^build key ${packed.buildKey}: DISPUTED: 2 different builds \\(3 committed, 3 revealed\\)\n`));

@@ -46,7 +46,7 @@ test('a recorded build is reproduced here; a record of another tree names the di
   await market.recordDeploy(lease, head, packed.blobId, packed.sha256);
 
   const reproduced = await ok(repo, ['artifact', 'rebuild', lease]);
-  assert.is(reproduced, `${head.slice(0, 12)} artifact ${packed.blobId}: reproduced (tar sha256 ${packed.sha256}, manifest root ${packed.manifestRoot})\n`);
+  assert.match(reproduced, new RegExp(`^${head.slice(0, 12)} artifact ${packed.blobId}: reproduced \\(tar sha256 ${packed.sha256}, manifest root ${packed.manifestRoot}\\), built here under build key [0-9a-f]{64} \\(image local\\)\n$`));
 
   // A provider that serves another tree under a record of this commit.
   appendFileSync(world.path('built', 'server.js'), 'console.log("something else")\n');
@@ -54,10 +54,18 @@ test('a recorded build is reproduced here; a record of another tree names the di
   await market.recordDeploy(lease, head, other.blobId, other.sha256);
   const caught = await world.run(repo, ['walrus', 'artifact', 'rebuild', lease]);
   assert.is(caught.code, 1);
-  assert.match(caught.stdout, new RegExp(`NOT reproduced: the provider recorded tar sha256 ${other.sha256}, this machine built ${packed.sha256}\\n  server\\.js\\n    here:     [0-9a-f]{64} \\(644\\)\\n    provider: [0-9a-f]{64} \\(644\\)\\n$`));
+  // This machine's own tools (image local): other bytes under another key, said as such.
+  const files = '\\n  server\\.js\\n    here:     [0-9a-f]{64} \\(644\\)\\n    provider: [0-9a-f]{64} \\(644\\)\\n$';
+  assert.match(caught.stdout, new RegExp(`different bytes under a different build key, not a dispute: the provider recorded tar sha256 ${other.sha256}, this machine built ${packed.sha256} under build key [0-9a-f]{64} \\(image local\\)`));
+  assert.match(caught.stdout, new RegExp(`\\n  to compare under one key, rebuild inside the provider's build image, naming it with --image <image>@sha256:…${files}`));
+  // Naming the image it builds in, the rebuild compares under that image's key: other bytes are a disagreement.
+  const pinned = `node@sha256:${'d1'.repeat(32)}`;
+  const named = await world.run(repo, ['walrus', 'artifact', 'rebuild', lease, '--image', pinned]);
+  assert.is(named.code, 1);
+  assert.match(named.stdout, new RegExp(`NOT reproduced: the provider recorded tar sha256 ${other.sha256}, this machine built ${packed.sha256} under build key [0-9a-f]{64} \\(image ${pinned}\\)${files}`));
   const verified = await world.run(repo, ['walrus', 'deployments', 'walrus', '--verify', '--rebuild']);
   assert.is(verified.code, 1);
-  assert.is(verified.stdout.match(/PROBLEM: .*NOT reproduced/g)?.length, 1, verified.stdout);
+  assert.is(verified.stdout.match(/PROBLEM: .*different bytes under a different build key/g)?.length, 1, verified.stdout);
   assert.match(verified.stdout, /PROBLEM: [\s\S]*server\.js/);
 });
 

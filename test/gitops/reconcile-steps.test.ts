@@ -709,14 +709,16 @@ table('rollout', [
   },
 ]);
 
-/** A lease app at head oid(2), built under a build key, and the chain's requirement and tally for it. */
-function gated(f: Fixture, required: number, revealed: { provider: string; tarSha256: string; manifestRoot: string }[] | null): void {
+/** A lease app at head oid(2), built in an image pinned by digest under a build key, and the chain's requirement and tally for it. */
+function gated(f: Fixture, required: number, revealed: { provider: string; tarSha256: string; manifestRoot: string }[] | null, image = PINNED_IMAGE): void {
+  f.app!.spec = { ...f.app!.spec, build: { ...f.app!.spec.build, image } };
   setStatus(f, { ...released(f), artifact: { commit: oid(2), configHash: f.configHash(), ...artifact, buildKey: KEY, manifestRoot: ROOT }, manifest: { commit: oid(2), ...noManifest } });
   f.head = chainHead(oid(2));
   asLease(f);
   const tally = revealed && { commitUntilMs: 1, revealUntilMs: 2, committed: revealed.map((r) => r.provider), revealed, status: 'pending' as const };
   f.reproduction = { providerId: addr(8), attestations: { requiredReproductions: async () => required, tally: async () => tally } };
 }
+const PINNED_IMAGE = `node@sha256:${'d1'.repeat(32)}`;
 const KEY = 'ce'.repeat(32);
 const ROOT = 'ab'.repeat(32);
 const same = (provider: string) => ({ provider, tarSha256: SHA, manifestRoot: ROOT });
@@ -745,6 +747,13 @@ table('reproduced', [
     name: 'the head is the release already running → next step (never held after the fact)',
     given: (f) => { gated(f, 1, null); setStatus(f, released(f)); f.head = chainHead(oid(1)); }, result: 'Next',
   },
+  {
+    name: 'a build image named by tag → Stalling BuildImageNotPinned: a key naming a tag could meet nobody\'s; the running release keeps serving',
+    given: (f) => gated(f, 1, [same(addr(8)), same(addr(7))], 'node:22'),
+    result: 'Stalling BuildImageNotPinned', conditions: ['Ready: True Succeeded', 'Reproduced: False BuildImageNotPinned'],
+    then: (pass) => assert.match(pass.conditions.at(-1)!.message, /build image node:22 is named by tag.*<image>@sha256:…\); the running release keeps serving/),
+  },
+  { name: 'a tag is no matter when the lease requires nothing → next step', given: (f) => gated(f, 0, null, 'node:22'), result: 'Next' },
   {
     name: 'an artifact without a build key → Stalling NoBuildKey',
     given: (f) => { gated(f, 1, null); f.app!.status!.artifact = { commit: oid(2), configHash: f.configHash(), ...artifact }; }, result: 'Stalling NoBuildKey',

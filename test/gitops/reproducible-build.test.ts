@@ -82,11 +82,17 @@ stamped('two builds disagree, and the manifests name exactly the stamped file', 
   assert.is.not(second.packed.sha256, first.packed.sha256);
   const differences = diffManifests(second.packed.manifest, first.packed.manifest);
   assert.equal(differences.map((difference) => difference.path), ['stamp.txt']);
-  const verdict = formatVerdict({
+  const verdictUnder = (buildInfo: typeof second.info) => formatVerdict({
     target: { repository: SOURCE.repository, commit: SOURCE.commit, artifact: 'provider-blob', sha256: first.packed.sha256, lease: `0x${'1'.repeat(64)}` },
-    reproduced: false, sha256: second.packed.sha256, manifestRoot: second.packed.manifestRoot, buildInfo: second.info, differences,
+    reproduced: false, sha256: second.packed.sha256, manifestRoot: second.packed.manifestRoot, buildInfo, differences,
   });
-  assert.match(verdict, /NOT reproduced/);
+  // Built with this machine's tools (image local): another key than the provider's, which the verdict says, not a dispute.
+  const verdict = verdictUnder(second.info);
+  assert.match(verdict, new RegExp(`different bytes under a different build key, not a dispute: .* under build key ${second.info!.buildKey} \\(image local\\), with its own tools \\(node v`));
+  assert.not.match(verdict, /NOT reproduced/);
+  // Built in a named image: the same key as a provider's in that image, so other bytes are a disagreement.
+  const pinned = `node@sha256:${'d1'.repeat(32)}`;
+  assert.match(verdictUnder({ ...second.info!, inputs: { ...second.info!.inputs, image: pinned } }), new RegExp(`NOT reproduced: the provider recorded tar sha256 ${first.packed.sha256}, this machine built ${second.packed.sha256} under build key [0-9a-f]{64} \\(image ${pinned}\\)`));
   assert.match(verdict, new RegExp(`stamp.txt\\n    here:     ${differences[0]!.ours!.sha256} \\(644\\)\\n    provider: ${differences[0]!.theirs!.sha256} \\(644\\)`));
   assert.ok(first.packed.manifest.some((entry) => entry.path === 'built-at.txt'), 'SOURCE_DATE_EPOCH reached the build');
 });

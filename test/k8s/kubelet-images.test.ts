@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../cluster/kubelet/images.ts';
+import { imageDigest, imageID, ImageMapError, normalizeImage, parseImageMap, resolveImage } from '../cluster/kubelet/images.ts';
+import { imageByDigest } from '../../src/core/image-reference.ts';
 import { defaultImageMap, IMAGE_ROOT } from '../cluster/kubelet/kubelet.ts';
 import { projectFiles, quantityBytes, VolumeError } from '../cluster/kubelet/volumes.ts';
 
@@ -24,6 +25,23 @@ images('patterns match with *, first match wins, unmapped images resolve to noth
   const both = { 'web:*': { path: ['/first'] }, '*': { path: ['/any'] } };
   assert.equal(resolveImage(both, 'web:2')?.path, ['/first']);
   assert.equal(resolveImage(both, 'other')?.path, ['/any']);
+});
+
+images('the reported imageID names the repository and a digest, as a real kubelet reports it; an image by digest resolves only to that digest', () => {
+  const map = defaultImageMap();
+  const digest = imageDigest('node:*', map['node:*']!);
+  assert.match(digest, /^sha256:[0-9a-f]{64}$/);
+  assert.is(imageID(map, 'node:22'), `docker.io/library/node@${digest}`);
+  assert.is(imageID(map, 'docker.io/library/node:22-alpine'), `docker.io/library/node@${digest}`);
+  assert.is(imageID(map, `node@${digest}`), `docker.io/library/node@${digest}`, 'by digest: the same image, the same id');
+  assert.is(imageByDigest(imageID(map, 'node:22')), `docker.io/library/node@${digest}`, 'what the controller reads back');
+  assert.ok(resolveImage(map, `docker.io/library/node@${digest}`));
+  assert.is(resolveImage(map, `node@sha256:${'0'.repeat(64)}`), undefined, 'another digest is another image: not present');
+  assert.is(resolveImage(map, `git-remote-walrus@${digest}`), undefined, 'a digest belongs to its repository');
+  assert.is(imageID(map, 'nodejs:22'), '');
+  // Where the checkout lies is not part of what a container sees: the same digest from another clone.
+  assert.is(imageDigest('node:*', defaultImageMap('/elsewhere')['node:*']!), digest);
+  assert.not.equal(imageDigest('node:*', { ...map['node:*']!, cmd: ['sh'] }), digest);
 });
 
 images('the default images have the checkout at one path of their own, and PATH there', () => {

@@ -18,6 +18,9 @@ import { openNetwork } from '../../src/main/context.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
 import { attesterNamespace } from '../../src/gitops/attester/job-build.ts';
 import { ANNOTATIONS } from '../../src/gitops/templates/names.ts';
+import { pinnedDigest } from '../../src/core/image-reference.ts';
+import { imageID } from '../cluster/kubelet/images.ts';
+import { defaultImageMap } from '../cluster/kubelet/kubelet.ts';
 import { helloRepository, TEST_BUILD_COMMAND } from '../../scripts/harness/gitops.ts';
 import { devnetOfferFile, readyAt } from './support/gitops.ts';
 import { leaseEndToEnd } from './support/lease-e2e.ts';
@@ -47,7 +50,9 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   const asAttester = { ...devnet.env, GIT_WALRUS_KEY: attesterKey.getSecretKey() };
   const attesterId = await walrus(['provider', 'register', '--stake', '20', '--price', '1MIST', '--endpoint', 'https://attester.example'], asAttester);
   const specFile = world.path('lease-app.json');
-  writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND } }));
+  // Both providers build in the node image by the digest the kubelet reports for it: the build keys name it so.
+  const nodeImage = `node@${pinnedDigest(imageID(defaultImageMap(), 'node:22'))}`;
+  writeFileSync(specFile, JSON.stringify({ replicas: 1, port: 8080, health: { path: '/healthz', periodSeconds: 1, failureThreshold: 2 }, build: { command: TEST_BUILD_COMMAND, image: nodeImage } }));
   await startProvider('serving', ['--provider', servingId, '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000']);
 
   const leaseId = await walrus(['lease', 'open', 'walrus', '--provider', servingId, '--deposit', '5', '--require-reproduced', '1'], asTenant);
@@ -70,10 +75,15 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   // The attester: another provider's controller that serves nothing, building with the same settings in its own Jobs.
   const attesterSpace = attesterNamespace(attesterId);
   removeAfter(attesterSpace);
-  const attester = startController('attester', [
-    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest', '--attest-image', 'node:22',
+  const attesterArgs = [
+    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest',
     '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000',
-  ], asAttester);
+  ];
+  // An image by tag names no bytes, so no key under it could meet another provider's: the attester does not start.
+  const byTag = await world.run('app', ['walrus', 'controller', ...attesterArgs, '--attest-image', 'node:22'], { env: asAttester });
+  assert.is.not(byTag.code, 0);
+  assert.match(byTag.stderr, /attester mode builds in an image named by digest.*node:22 is a tag/);
+  const attester = startController('attester', attesterArgs, asAttester);
   const job = await waitBounded('the attester\'s build Job', async () => {
     const { items } = await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: attesterSpace });
     return items.find((candidate) => candidate.metadata?.annotations?.[ANNOTATIONS.commit] === commit) as V1Job | undefined;
@@ -81,6 +91,7 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   const pod = job.spec!.template.spec!;
   assert.is(pod.automountServiceAccountToken, false, 'no service-account token in the build pod');
   assert.equal(job.metadata?.ownerReferences ?? [], [], 'the attester deletes its Jobs itself');
+  assert.is(pod.initContainers!.find((container) => container.name === 'build')!.image, nodeImage);
   const pack = pod.containers.find((container) => container.name === 'pack')!;
   assert.ok(pack.command!.includes('--no-store'), pack.command!.join(' '));
   assert.not.ok([...pod.initContainers!, ...pod.containers].some((container) => container.env?.some((variable) => variable.name === 'GIT_WALRUS_KEY')), 'no step has the key');

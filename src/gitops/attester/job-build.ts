@@ -5,7 +5,8 @@
  * non-root on a read-only root, cpu/memory/storage limits, in a namespace of the attester's own that gets a tenant
  * namespace's isolation from the offer (default-deny network policies, the build egress allowance, quota and limits).
  * Its pack step stores nothing and reports the tar sha256, the manifest root and the build key, read back from the
- * termination message as the serving reconcile reads an artifact's.
+ * termination message as the serving reconcile reads an artifact's. The image is named by digest (the build key
+ * names it so): a build whose kubelet reports another digest for the build step is not taken.
  *
  * A build is stepped, never waited for: each call creates the Job if there is none, else reads it, and answers null
  * while it runs. The Job's name is a function of (repository, commit, build config), so a restarted attester finds
@@ -17,13 +18,14 @@ import type { Cluster } from '../../ports/cluster.ts';
 import type { TenantCluster } from '../../ports/tenant-cluster.ts';
 import { API_VERSION, KIND, type WalrusApp, type WalrusAppSpec } from '../../ports/walrus-app.ts';
 import { formatWalrusUrl } from '../../core/walrus-url.ts';
+import { pinnedDigest } from '../../core/image-reference.ts';
 import { buildConfigHash } from '../api/build-config.ts';
 import type { ProviderOffer } from '../api/offer.ts';
 import { PROVIDER_LABELS } from '../api/labels.ts';
 import { resolveSpec } from '../api/types.ts';
 import { tenantIsolation } from '../provider/isolation.ts';
 import { classifyBuildFailure } from '../reconcile/build-failure.ts';
-import { jobOutcome, parseBuildDigests } from '../reconcile/build-result.ts';
+import { buildStepImage, jobOutcome, parseBuildDigests } from '../reconcile/build-result.ts';
 import { buildRefusal } from '../reconcile/isolation.ts';
 import { buildJob } from '../templates/build-job.ts';
 import { buildJobName, dnsLabel } from '../templates/names.ts';
@@ -83,7 +85,13 @@ export function jobBuilder(options: JobBuildOptions): StepBuild {
     if (outcome === 'running') return null;
     const pods = await cluster.jobPods(ref);
     try {
-      if (outcome === 'succeeded') return parseBuildDigests(ref.name, pods);
+      if (outcome === 'succeeded') {
+        // The key names the image by digest; the kubelet says what ran. Anything else is not this build.
+        const image = resolveSpec(app.spec).build.image;
+        const ran = buildStepImage(pods);
+        if (ran !== null && pinnedDigest(ran) !== pinnedDigest(image)) throw new AttesterBuildInterruptedError(commit, `its build step ran ${ran}, not ${image}`);
+        return parseBuildDigests(ref.name, pods);
+      }
       const failure = classifyBuildFailure(job, pods);
       // The app's own failure is an answer (its commit does not build); the infrastructure's is tried in a new Job.
       if (failure.kind === 'app') throw new AttesterBuildFailedError(commit, failure.summary);

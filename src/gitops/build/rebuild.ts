@@ -85,12 +85,24 @@ export async function rebuild(deps: RebuildDeps, target: RebuildTarget): Promise
   });
 }
 
-/** The verdict in words: reproduced, or the files that differ with both digests. */
+/**
+ * The verdict in words: reproduced, or the files that differ with both digests, and under which build key. A rebuild
+ * whose key names `local` (this machine's own node and npm, not the provider's build image) that gets other bytes
+ * says so: a mismatch between two keys is no evidence against the provider, unlike one under the same key.
+ */
 export function formatVerdict(verdict: RebuildVerdict): string {
-  const { target } = verdict;
+  const { target, buildInfo } = verdict;
   const head = `${target.commit.slice(0, 12)} artifact ${target.artifact}`;
-  if (verdict.reproduced) return `${head}: reproduced (tar sha256 ${verdict.sha256}, manifest root ${verdict.manifestRoot})\n`;
-  const lines = [`${head}: NOT reproduced: the provider recorded tar sha256 ${target.sha256}, this machine built ${verdict.sha256}`];
+  const image = buildInfo?.inputs.image;
+  const key = buildInfo === null ? 'no build key (the build left no report)' : `build key ${buildInfo.buildKey} (image ${image})`;
+  if (verdict.reproduced) return `${head}: reproduced (tar sha256 ${verdict.sha256}, manifest root ${verdict.manifestRoot}), built here under ${key}\n`;
+  const lines = image === LOCAL_IMAGE
+    ? [
+      `${head}: different bytes under a different build key, not a dispute: the provider recorded tar sha256 ${target.sha256}, this machine built ${verdict.sha256} ` +
+        `under ${key}, with its own tools (node ${buildInfo!.inputs.tools.node}, npm ${buildInfo!.inputs.tools.npm}, ${buildInfo!.inputs.tools.platform}-${buildInfo!.inputs.tools.arch}) rather than the provider's build image`,
+      '  to compare under one key, rebuild inside the provider\'s build image, naming it with --image <image>@sha256:…',
+    ]
+    : [`${head}: NOT reproduced: the provider recorded tar sha256 ${target.sha256}, this machine built ${verdict.sha256} under ${key}`];
   if (verdict.differences.length === 0) lines.push('  the files agree (path, mode, content): the archives differ in directories only');
   for (const difference of verdict.differences) {
     const side = (entry: ManifestDifference['ours']) => entry === null ? 'absent' : `${entry.sha256} (${entry.mode.toString(8)})`;

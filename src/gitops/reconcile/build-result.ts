@@ -1,5 +1,7 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { Artifact } from '../../ports/walrus-app.ts';
+import { imageByDigest } from '../../core/image-reference.ts';
+import { BUILD_STEP } from '../templates/build-job.ts';
 import { BuildResultError } from './errors.ts';
 
 export function jobOutcome(job: V1Job): 'running' | 'succeeded' | 'failed' {
@@ -49,4 +51,10 @@ export function parseBuildDigests(jobName: string, pods: readonly V1Pod[]): { ta
   const { sha256, manifestRoot, buildKey } = report;
   if (!isSha256(sha256) || !isSha256(manifestRoot)) throw new BuildResultError(jobName, `the termination message lacks sha256 or manifestRoot: ${message.slice(0, 200)}`);
   return { tarSha256: sha256, manifestRoot, buildKey: isSha256(buildKey) ? buildKey : null };
+}
+
+/** The image the build step ran, by the digest its kubelet reports (null when it reports none). */
+export function buildStepImage(pods: readonly V1Pod[]): string | null {
+  const succeeded = pods.find((pod) => pod.status?.phase === 'Succeeded') ?? pods[0];
+  return imageByDigest(succeeded?.status?.initContainerStatuses?.find((container) => container.name === BUILD_STEP)?.imageID);
 }

@@ -4,6 +4,7 @@
  * put first on the container's PATH, and the image's ENTRYPOINT/CMD and environment. The map is data (JSON-shaped)
  * so a run can extend or replace it; matching and validation are pure.
  */
+import { createHash } from 'node:crypto';
 import { WalrusGitError } from '../../../src/core/errors.ts';
 
 export interface ImageRuntime {
@@ -41,18 +42,69 @@ export function normalizeImage(image: string): string {
   return name;
 }
 
-function patternRegExp(pattern: string): RegExp {
-  const escaped = normalizeImage(pattern).split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+/** `*` matches any run of characters, everything else itself. */
+function globRegExp(glob: string): RegExp {
+  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${escaped}$`);
 }
 
-/** The runtime for `image`, or undefined when no pattern matches (the kubelet reports ErrImagePull). */
-export function resolveImage(map: ImageMap, image: string): ImageRuntime | undefined {
+function patternRegExp(pattern: string): RegExp {
+  return globRegExp(normalizeImage(pattern));
+}
+
+/**
+ * A runtime's digest, standing in for an image's content digest: a sha256 over what the container sees of it (the
+ * pattern, where its files appear, its PATH, entrypoint, command and environment), not over host paths, so the same
+ * map gives the same digest on every machine and any change to what a container gets gives another.
+ */
+export function imageDigest(pattern: string, runtime: ImageRuntime): string {
+  const seen = { pattern, files: Object.keys(runtime.files ?? {}).sort(), path: runtime.path, entrypoint: runtime.entrypoint ?? null, cmd: runtime.cmd ?? null, env: runtime.env ?? null };
+  return `sha256:${createHash('sha256').update(JSON.stringify(seen)).digest('hex')}`;
+}
+
+/** The repository part of a normalized image name (`node:22` → `node`, `node@sha256:…` → `node`). */
+function repositoryOf(name: string): string {
+  const at = name.indexOf('@');
+  if (at >= 0) return name.slice(0, at);
+  const colon = name.lastIndexOf(':');
+  return colon > name.lastIndexOf('/') ? name.slice(0, colon) : name;
+}
+
+/**
+ * The entry for `image`: by tag, the first pattern that matches; by digest (`node@sha256:…`), the entry whose
+ * pattern names that repository and whose digest it is, as a registry serves a manifest by digest only when its
+ * content has that digest. Undefined when nothing matches (the kubelet reports ErrImagePull).
+ */
+function resolveEntry(map: ImageMap, image: string): { pattern: string; runtime: ImageRuntime } | undefined {
   const name = normalizeImage(image);
+  const digest = /@(sha256:[0-9a-f]{64})$/.exec(name)?.[1];
   for (const [pattern, runtime] of Object.entries(map)) {
-    if (patternRegExp(pattern).test(name)) return runtime;
+    const matches = digest === undefined
+      ? patternRegExp(pattern).test(name)
+      : globRegExp(repositoryOf(normalizeImage(pattern))).test(repositoryOf(name)) && imageDigest(pattern, runtime) === digest;
+    if (matches) return { pattern, runtime };
   }
   return undefined;
+}
+
+/** The runtime for `image`, or undefined when nothing matches (the kubelet reports ErrImagePull). */
+export function resolveImage(map: ImageMap, image: string): ImageRuntime | undefined {
+  return resolveEntry(map, image)?.runtime;
+}
+
+/**
+ * What a kubelet reports as a running container's `imageID`: the image's repository, qualified as the runtime pulled
+ * it (`docker.io/library/node`), and the digest of what it runs (`…@sha256:…`), whether the pod named it by tag or by
+ * digest. Empty when the image resolves to nothing.
+ */
+export function imageID(map: ImageMap, image: string): string {
+  const entry = resolveEntry(map, image);
+  if (!entry) return '';
+  const repository = repositoryOf(normalizeImage(image));
+  const first = repository.split('/')[0]!;
+  const registry = repository.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const qualified = registry ? repository : repository.includes('/') ? `docker.io/${repository}` : `docker.io/library/${repository}`;
+  return `${qualified}@${imageDigest(entry.pattern, entry.runtime)}`;
 }
 
 /** Checks a map read from JSON; throws naming the first bad entry. */

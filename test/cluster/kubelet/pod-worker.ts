@@ -20,7 +20,7 @@ import type { ProbeOutcomes } from './container-probes.ts';
 import type { EventRecorder, EventType } from './events.ts';
 import type { LoggedPod } from './log-server.ts';
 import { ContainerConfigError, processEnv } from './env.ts';
-import { SYSTEM_PATH, resolveImage } from './images.ts';
+import { SYSTEM_PATH, imageID, resolveImage } from './images.ts';
 import type { ImageMap } from './images.ts';
 import type { Prober } from './probes.ts';
 import { startContainerProcess } from './runtime.ts';
@@ -423,6 +423,7 @@ export class PodWorker {
     const startedAt = Date.now();
     const containerID = `process://${process.pid}`;
     slot.facts.containerID = containerID;
+    slot.facts.imageID = imageID(this.ctx.images, spec.image ?? '');
     let running = true;
     this.#runs.set(containerID, { path: logFile, running: () => running });
     slot.facts.state = { running: { startedAt: wireTime(startedAt) } };

@@ -31,6 +31,8 @@ export interface ContainerFacts {
   /** Running and past its startup probe (if any). */
   started: boolean;
   containerID?: string;
+  /** What the runtime reports the container runs, by digest (images.ts imageID), once it has run. */
+  imageID?: string;
 }
 
 export interface PodFacts {
@@ -138,7 +140,7 @@ function containerStatus(c: ContainerFacts): WireContainerStatus {
   return {
     name: c.name,
     image: c.image,
-    imageID: c.containerID ? `process://${c.image}` : '',
+    imageID: c.containerID ? c.imageID ?? '' : '',
     ...(c.containerID ? { containerID: c.containerID } : {}),
     ready: c.ready,
     started: c.started,

@@ -1,5 +1,7 @@
 import { judgeReproduction } from '../../../core/attestation.ts';
+import { pinnedDigest } from '../../../core/image-reference.ts';
 import { PROVIDER_ANNOTATIONS } from '../../api/labels.ts';
+import { resolveSpec } from '../../api/types.ts';
 import { NEXT, stalling, waiting, type StepResult } from '../outcome.ts';
 import type { Pass } from '../pass.ts';
 
@@ -11,6 +13,10 @@ export const ATTESTATION_POLL_MS = 10_000;
  * k providers other than this one revealed the same tar sha256 and manifest root under its build key. Until then the
  * pass waits; once another provider revealed a different pair the commit is held (Stalling Disputed, naming who built
  * what). Either way the running release keeps serving. A commit already rolled out is never held after the fact.
+ *
+ * The build key names the build image as `spec.build.image` writes it (the pack step has no API access to learn
+ * what its kubelet pulled), so a lease that requires reproduction is only built for release in an image named by
+ * digest: a tag names no particular bytes, and two providers' keys that both say `node:22` would agree on nothing.
  */
 export async function checkReproduced(pass: Pass): Promise<StepResult> {
   const gate = pass.deps.reproduction;
@@ -24,6 +30,13 @@ export async function checkReproduced(pass: Pass): Promise<StepResult> {
     return NEXT;
   }
   const short = commit.slice(0, 12);
+  const image = resolveSpec(pass.app.spec).build.image;
+  if (pinnedDigest(image) === null) {
+    const message = `${short} is held: its lease requires reproduction, and the build image ${image} is named by tag, which names no particular bytes, ` +
+      'so no other provider could build under its build key; the provider names spec.build.image by digest (<image>@sha256:…); the running release keeps serving';
+    pass.set('Reproduced', 'False', 'BuildImageNotPinned', message);
+    return stalling('BuildImageNotPinned', message);
+  }
   const artifact = pass.fact('artifact');
   if (!artifact.buildKey || !artifact.manifestRoot) {
     const message = `${short} was built without a build report, so it has no build key other providers could attest under; the running release keeps serving`;
