@@ -39,6 +39,8 @@ export interface CliApp {
   toolPath?: string;
   /** What a local rebuild passes on to npm beside PATH: a registry proxy's CA and the proxy settings (`toolEnvironment`). */
   toolEnv?: Record<string, string>;
+  /** git walrus's own directory (GIT_WALRUS_HOME), absolute: where `git walrus attest` keeps what it built. */
+  homeDir?: string;
   /** Creates a git repository in a new or empty directory (`git walrus checkout`). */
   createClone?: CreateClone;
   /** Composes the GitOps controller (`git walrus controller`). */

@@ -1,9 +1,12 @@
+import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { InternalError, UsageError } from '../core/errors.ts';
+import { AttestationMissedError } from '../core/attestation.ts';
 import { normalizeSuiId } from '../core/walrus-url.ts';
 import type { CliArgs } from './app.ts';
 import { ExitError } from './app.ts';
 import { rebuildHere } from './artifact.ts';
+import type { KeptBuild } from '../core/kept-attestations.ts';
 import { providerArg, withMarket } from './market-services.ts';
 import { REMOTE_ARG, resolveRemoteArg } from './remote-arg.ts';
 
@@ -53,7 +56,8 @@ interface AttestArgs extends CliArgs {
  * `git walrus attest <lease>`: a provider (the signer holds its cap) rebuilds the lease's last deployed commit on this
  * machine and attests what it got: a commitment now, the reveal once the tally's commit window closes (the command
  * waits). It attests its own digests, matching the record or not; a mismatch is what makes a tally disputed. Run again
- * after an interruption, it finds its commitment on chain and reveals it (the nonce is derived from the key).
+ * after an interruption, it finds its commitment on chain and reveals it (the nonce is derived from the key), with the
+ * digests the interrupted run built and kept under GIT_WALRUS_HOME/attestations/ (not building again).
  */
 export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
   command: 'attest <lease>',
@@ -66,28 +70,56 @@ export const attestCommand: CommandModule<CliArgs, AttestArgs> = {
       .option('image', { type: 'string', describe: "the image this machine builds in, as the build key names it (default: local); only builds under one key are compared" }) as never,
   handler: async (argv) => {
     const { app } = argv;
-    const [{ attest }, { LOCAL_IMAGE }] = await Promise.all([import('../remote/market/attest.ts'), import('../gitops/build/rebuild.ts')]);
+    const [{ attest }, { LOCAL_IMAGE }, { keptAttestationsFile }] = await Promise.all([
+      import('../remote/market/attest.ts'), import('../gitops/build/rebuild.ts'), import('../fs/kept-attestations-file.ts'),
+    ]);
     const reproduced = await withMarket(app, argv, async (market, services) => {
       const lease = await market.getLease(normalizeSuiId(argv.lease));
       if (lease.lastDeploy === null) throw new UsageError(`lease ${lease.id} has recorded no deploy yet: there is nothing to attest`, { lease: lease.id });
       const providerId = await providerArg(market, argv.provider);
       const attester = { providerId, capId: await market.providerCapId(providerId) };
       const { commit, artifact, sha256 } = lease.lastDeploy;
-      const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256, lease: lease.id }, argv.image);
-      if (verdict.buildInfo === null) throw new UsageError(`the build of ${commit} left no build report, so it has no build key to attest under`, { commit });
-      const at = { repositoryId: lease.repository, commit, buildKey: verdict.buildInfo.buildKey };
+      // What an interrupted run built is kept (per network and provider) until its reveal: run again, it reveals that.
+      if (app.homeDir === undefined) throw new InternalError('this build of git walrus has no home directory to keep its attestations in');
+      const state = keptAttestationsFile(join(app.homeDir, 'attestations', services.networkName, `${normalizeSuiId(providerId)}.json`));
+      const kept = await state.load();
+      const same = (build: KeptBuild) => normalizeSuiId(build.repositoryId) === normalizeSuiId(lease.repository) && build.commit === commit && (argv.image ?? LOCAL_IMAGE) === build.image;
+      let build = kept.builds.find(same);
+      if (build) {
+        app.log.info(`Using the build of ${commit.slice(0, 12)} an earlier run made and kept (tar sha256 ${build.tarSha256}, build key ${build.buildKey}): not building again.`);
+      } else {
+        const verdict = await rebuildHere(services, app, { repository: lease.repository, commit, artifact, sha256, lease: lease.id }, argv.image);
+        if (verdict.buildInfo === null) throw new UsageError(`the build of ${commit} left no build report, so it has no build key to attest under`, { commit });
+        build = { repositoryId: lease.repository, commit, lease: lease.id, tarSha256: verdict.sha256, manifestRoot: verdict.manifestRoot, buildKey: verdict.buildInfo.buildKey, image: verdict.buildInfo.inputs.image };
+        await state.save({ ...kept, builds: [...kept.builds, build] });
+      }
+      const at = { repositoryId: lease.repository, commit, buildKey: build.buildKey };
       const sign = services.signPersonalMessage;
       if (!sign) throw new InternalError('this build of git walrus cannot sign, so it cannot derive an attestation nonce');
-      const done = await attest({
-        attestations: market.attestations(),
-        clockMs: () => market.clockMs(),
-        signPersonalMessage: (message) => sign(message),
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        onCommitted: (until) => app.log.info(`Committed to tar sha256 ${verdict.sha256} under build key ${at.buildKey}; revealing after ${new Date(until).toISOString()}.`),
-      }, attester, at, { tarSha256: verdict.sha256, manifestRoot: verdict.manifestRoot });
+      const digests = { tarSha256: build.tarSha256, manifestRoot: build.manifestRoot };
+      const forget = async () => {
+        const left = await state.load();
+        await state.save({ ...left, builds: left.builds.filter((other) => !same(other)) });
+      };
+      let done;
+      try {
+        done = await attest({
+          attestations: market.attestations(),
+          clockMs: () => market.clockMs(),
+          signPersonalMessage: (message) => sign(message),
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          onCommitted: (until) => app.log.info(`Committed to tar sha256 ${digests.tarSha256} under build key ${at.buildKey}; revealing after ${new Date(until).toISOString()}.`),
+        }, attester, at, digests);
+      } catch (error) {
+        // A window missed for good: nothing left to reveal, so nothing to keep.
+        if (error instanceof AttestationMissedError) await forget();
+        throw error;
+      }
+      await forget();
       app.log.info(done.revealed === undefined ? 'This provider had revealed this build already.' : `Revealed (transactions ${[done.committed, done.revealed].filter(Boolean).join(', ')}).`);
-      app.stdout(`${attestedVerdict(verdict.reproduced, verdict.buildInfo.inputs.image === LOCAL_IMAGE)}: attested tar sha256 ${verdict.sha256} under build key ${at.buildKey} (image ${verdict.buildInfo.inputs.image})\n`);
-      return verdict.reproduced;
+      const matches = build.tarSha256 === sha256;
+      app.stdout(`${attestedVerdict(matches, build.image === LOCAL_IMAGE)}: attested tar sha256 ${build.tarSha256} under build key ${at.buildKey} (image ${build.image})\n`);
+      return matches;
     });
     if (!reproduced) throw new ExitError('', 1);
   },

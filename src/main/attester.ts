@@ -1,11 +1,13 @@
 /**
  * Composes the controller's attester mode (`git walrus controller --provider … --attest`) over an opened network and
- * a cluster: the provider's cap, the market's attestations, the key's signature for the nonce, and builds in isolated
- * build Jobs in the attester's own namespace (gitops/attester/job-build.ts), never in this process.
+ * a cluster: the provider's cap, the market's attestations, the key's signature for the nonce, builds in isolated
+ * build Jobs in the attester's own namespace (gitops/attester/job-build.ts), never in this process, and its state in a
+ * ConfigMap there (gitops/attester/configmap-state.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Attester } from '../gitops/attester/attester.ts';
-import { jobBuilder } from '../gitops/attester/job-build.ts';
+import { attesterNamespace, jobBuilder } from '../gitops/attester/job-build.ts';
+import { configMapAttesterState } from '../gitops/attester/configmap-state.ts';
 import type { ProviderOffer } from '../gitops/api/offer.ts';
 import type { ToolConfig } from '../gitops/templates/pods.ts';
 import { KubernetesCluster } from '../k8s/cluster.ts';
@@ -19,7 +21,7 @@ export interface AttesterSettings {
   offer: ProviderOffer;
   tools: ToolConfig;
   /** The build settings every attested commit is built with (the provider's app template, its image overridden). */
-  template: Pick<WalrusAppSpec, 'build'>;
+  template: { build: NonNullable<WalrusAppSpec['build']> & { image: string } };
   intervalMs: number;
   /** Where the attester's lines go. */
   line(text: string): void;
@@ -34,6 +36,7 @@ export async function openAttester(network: OpenedNetwork, settings: AttesterSet
     market, attestations: market.attestations(), ledger: network.ledger,
     signPersonalMessage: (message) => network.signPersonalMessage(message),
     build: jobBuilder({ cluster, tenants: new KubernetesTenants(kc), offer, tools, providerId, template, log: line }),
+    image: template.build.image, state: configMapAttesterState(cluster, attesterNamespace(providerId)),
     intervalMs, log: line,
   });
 }

@@ -5,11 +5,12 @@
  */
 import { toolEnvironment } from '../gitops/build/tool-environment.ts';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { walrusHome } from '../config/home.ts';
 import { adjustableLog } from '../core/log.ts';
 import type { CliApp } from '../cli/app.ts';
 import { runCli } from '../cli/index.ts';
 import { gitWorkspace } from '../git/workspace.ts';
-import { walrusHome } from '../config/home.ts';
 import { encoderSocket } from './warm-encoder.ts';
 
 const args = process.argv.slice(2);
@@ -52,6 +53,7 @@ const app: CliApp = {
   stderr: (text) => process.stderr.write(text),
   toolPath: process.env.PATH ?? '/usr/bin:/bin',
   toolEnv: toolEnvironment(process.env),
+  homeDir: resolve(walrusHome(process.env)),
   createClone: async (dir, options) => (await import('../git/new-clone.ts')).NativeNewClone.create(dir, options, process.env),
   startController: async (options) => (await import('./controller.ts')).startController(options, process.env, log),
   serveDevnet: async (options) => (await import('./devnet.ts')).serveDevnet(options),

@@ -10,7 +10,9 @@ import * as assert from 'uvu/assert';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { normalizeSuiAddress } from '@mysten/sui/utils';
 import { attest } from '../../src/remote/market/attest.ts';
-import { createWorld } from '../../scripts/harness/world.ts';
+import { createWorld, REPO_ROOT } from '../../scripts/harness/world.ts';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { buildLikeTheJob, pushTimestampApp, worldMarkets } from '../support/recorded-build.ts';
 
 const test = suite('git walrus attest and attestations');
@@ -82,6 +84,33 @@ test('a second provider reproduces the build and the tally agrees; a third diges
   const [record] = JSON.parse(await world.ok(repo, ['walrus', 'deployments', 'walrus', '--json'])) as Array<{ reproducedBy: string[]; differing: Array<{ provider: string; tarSha256: string; buildKey: string }> }>;
   assert.equal(record!.reproducedBy, [normalizeSuiAddress(providers[1]!.providerId)]);
   assert.equal(record!.differing.map((d) => [d.provider, d.tarSha256, d.buildKey]), [[normalizeSuiAddress(providers[2]!.providerId), 'ee'.repeat(32), packed.buildKey]]);
+
+  // A next release; the second provider's `attest` is killed once it committed. Run again after the window closed, it
+  // reveals what the killed run built and kept under GIT_WALRUS_HOME, without building again.
+  writeFileSync(world.path(repo, 'server.js'), 'console.log("hello again")\n');
+  await world.ok(repo, ['commit', '-qam', 'v2']);
+  await world.ok(repo, ['push', '-q', 'walrus', 'main']);
+  const next = await world.ok(repo, ['rev-parse', 'HEAD']);
+  const nextPacked = await buildLikeTheJob(world, repo, next, ['--build-image', 'local'], 'built-next');
+  await providers[0]!.market.recordDeploy(lease, next, nextPacked.blobId, nextPacked.sha256);
+  const asSecond = { GIT_WALRUS_KEY: second.getSecretKey() };
+  const interrupted = spawn(`${REPO_ROOT}/bin/git-walrus`, ['attest', lease], { cwd: world.path(repo), env: { ...world.env, ...asSecond }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  interrupted.stderr.setEncoding('utf8').on('data', (text: string) => { said += text; });
+  const ended = new Promise((resolve) => interrupted.on('close', resolve));
+  while (!said.includes('Committed to')) {
+    assert.is(interrupted.exitCode, null, said);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  interrupted.kill('SIGKILL');
+  await ended;
+  await engine.setClock((await engine.clockMs()) + BigInt(COMMIT_WINDOW_MS), { frozen: false });
+  const again = await world.run(repo, ['walrus', 'attest', lease], { env: asSecond });
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stderr, `Using the build of ${next.slice(0, 12)} an earlier run made and kept (tar sha256 ${nextPacked.sha256}`);
+  assert.is(again.stdout, `reproduced: attested tar sha256 ${nextPacked.sha256} under build key ${nextPacked.buildKey} (image local)\n`);
+  const nextTally = await providers[0]!.market.attestations().tally({ ...at, commit: next, buildKey: nextPacked.buildKey });
+  assert.equal(nextTally?.revealed.map((r) => [r.provider, r.tarSha256]), [[normalizeSuiAddress(providers[1]!.providerId), nextPacked.sha256]]);
   await network.close();
 });
 

@@ -3,8 +3,9 @@
  * steps run by hand with an attester's `artifact pack --no-store` (the Job itself runs on the real plane in
  * test/k8s/reproduced-e2e.test.ts): a tenant requires two reproductions on a lease served by another provider; two
  * attesters each build the lease's head and commit; one is then interrupted (its process state gone) and a fresh one
- * for the same provider, after the commit window closed by the chain's clock, reveals with the nonce its key derives
- * again. The serving provider's gate then judges the release reproduced.
+ * for the same provider, after the commit window closed by the chain's clock, reveals what its predecessor built and
+ * kept in its state (here a file, as `git walrus attest` keeps it), without building again, with the nonce its key
+ * derives again. The serving provider's gate then judges the release reproduced.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +13,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { judgeReproduction } from '../../src/core/attestation.ts';
 import { silentLog } from '../../src/core/log.ts';
 import { Attester } from '../../src/gitops/attester/attester.ts';
+import { keptAttestationsFile } from '../../src/fs/kept-attestations-file.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { createWorld } from '../../scripts/harness/world.ts';
 import { buildLikeTheJob, pushTimestampApp, worldMarkets } from '../support/recorded-build.ts';
@@ -58,6 +60,7 @@ test('attesters rebuild the head of a lease that requires reproduction; one inte
         const built = await buildLikeTheJob(world, repo, commit, ['--no-store', '--build-image', 'local'], `attest-${builds.length}`);
         return { tarSha256: built.sha256, manifestRoot: built.manifestRoot, buildKey: built.buildKey };
       },
+      image: 'local', state: keptAttestationsFile(world.path('attester-state', `${provider!.providerId}.json`)),
       intervalMs: 1000, log: (text) => lines.push(text),
     });
   };
@@ -81,18 +84,24 @@ test('attesters rebuild the head of a lease that requires reproduction; one inte
   // The second attester's process state is gone; the clock moves past the commit window.
   await engine.setClock((await engine.clockMs()) + BigInt(COMMIT_WINDOW_MS), { frozen: false });
   await firstAttester.pass();
+  assert.is(builds.length, 2, 'each attester built the head once');
   const restarted = await attesterOf(second);
   await restarted.pass();
+  // The restarted one revealed what its predecessor built and kept: it built nothing.
+  assert.is(builds.length, 2, lines.join('\n'));
+  assert.ok(lines.includes('attester: 1 build(s) kept from an earlier run, stepped without building again'), lines.join('\n'));
   const revealed = await tally();
   assert.equal(new Set(revealed?.revealed.map((r) => r.provider)), new Set([first!.providerId, second!.providerId]), lines.join('\n'));
   for (const reveal of revealed!.revealed) assert.equal([reveal.tarSha256, reveal.manifestRoot], [packed.sha256, packed.manifestRoot]);
   assert.is(revealed?.status, 'agreed');
   assert.equal(await gate(), { state: 'reproduced', agreeing: revealed!.revealed.map((r) => r.provider) });
   assert.ok(lines.some((line) => line.startsWith(`attester: revealed ${head.slice(0, 12)}`)), lines.join('\n'));
-  // Nothing more to do for that head: a further pass sends nothing.
+  // Nothing more to do for that head: a further pass sends nothing, and another restart builds nothing either.
   const before = lines.length;
   await restarted.pass();
+  await (await attesterOf(second)).pass();
   assert.is(lines.length, before, lines.slice(before).join('\n'));
+  assert.is(builds.length, 2);
 
   // Once the serving provider rolls it out and records it, `deployments` says who reproduced it.
   await serving!.market.recordDeploy(lease, head, packed.blobId, packed.sha256);

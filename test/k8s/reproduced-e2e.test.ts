@@ -4,12 +4,13 @@
  * nothing rolled out) until a second provider's controller, started as an attester only (`--no-serve --attest`),
  * rebuilds the lease's head in a build Job of its own (the serving build's template and isolation, in a namespace of
  * its own: no service-account token, default-deny network policies, quota and limits, nothing stored), commits, and
- * reveals once the commit window closes by the chain's clock; then the release rolls out and its deploy record says it
- * was reproduced by 1 provider.
+ * is killed once it committed; its successor reveals, once the commit window closes by the chain's clock, what the
+ * first one built and kept in its ConfigMap, without building again; then the release rolls out and its deploy record
+ * says it was reproduced by 1 provider.
  */
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { BatchV1Api, NetworkingV1Api, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, NetworkingV1Api, type V1Job } from '@kubernetes/client-node';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { silentLog } from '../../src/core/log.ts';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
@@ -17,6 +18,7 @@ import { leaseAppName, tenantNamespace } from '../../src/gitops/provider/plan.ts
 import { openNetwork } from '../../src/main/context.ts';
 import { GROUP, PLURAL, VERSION, type WalrusApp } from '../../src/ports/walrus-app.ts';
 import { attesterNamespace } from '../../src/gitops/attester/job-build.ts';
+import { STATE_CONFIG_MAP } from '../../src/gitops/attester/configmap-state.ts';
 import { ANNOTATIONS } from '../../src/gitops/templates/names.ts';
 import { pinnedDigest } from '../../src/core/image-reference.ts';
 import { imageID } from '../cluster/kubelet/images.ts';
@@ -100,7 +102,15 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   step(`the attester builds in job ${attesterSpace}/${job.metadata!.name}`);
   await waitFor('the attester committed', async () => attester.output().includes(`attester: committed to ${commit.slice(0, 12)}`), BUILD_MS);
   step('the attester committed');
-  await waitFor('the attester revealed', async () => attester.output().includes(`attester: revealed ${commit.slice(0, 12)}`), COMMIT_WINDOW_MS + 60_000);
+  // Killed between commit and reveal: what it built is in its ConfigMap, so its successor reveals without building.
+  const kept = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: attesterSpace, name: STATE_CONFIG_MAP });
+  assert.ok(kept.data?.['attestations.json']?.includes(commit), JSON.stringify(kept.data));
+  await attester.kill('SIGKILL');
+  const successor = startController('attester-restarted', attesterArgs, asAttester);
+  await waitFor('the restarted attester revealed', async () => successor.output().includes(`attester: revealed ${commit.slice(0, 12)}`), COMMIT_WINDOW_MS + 60_000);
+  assert.match(successor.output(), /attester: 1 build\(s\) kept from an earlier run, stepped without building again/);
+  assert.not.match(successor.output(), /attester: (building|build job)/, 'the restarted attester built nothing');
+  step('the restarted attester revealed what its predecessor built');
 
   const ready = await readyAt(readApp, commit, ROLLOUT_MS);
   assert.is(reproduced(ready)?.status, 'True');
@@ -110,7 +120,7 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
     return out.includes(commit) && out;
   }, 30_000);
   assert.match(records, /\n {4}reproduced by 1 provider(\n|$)/);
-  assert.not.match(attester.output(), /watching WalrusApps/, 'the attester reconciles no app');
+  assert.not.match(attester.output() + successor.output(), /watching WalrusApps/, 'the attester reconciles no app');
   await waitBounded('the attester\'s Job deleted once read', async () => (await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: attesterSpace })).items.length === 0, 60_000);
 });
 

@@ -6,15 +6,18 @@
  * closed by the chain's clock (remote/market/attest.ts `advanceAttestation`, which `git walrus attest` steps through
  * too). It never attests a lease it serves itself: a provider does not vouch for its own build.
  *
- * Every pass starts from the chain: a restarted attester finds the same heads, builds them again and, having already
- * committed, reveals with the nonce its key derives again. A head the lease moved past is still revealed if this
- * process committed to it. What it built, committed to and finished is kept per (repository, commit) in memory only.
+ * Every pass starts from the chain: it finds the heads and, having already committed, reveals with the nonce its key
+ * derives again. What it built (and may have committed to) and the commits it finished are kept in its state
+ * (`AttesterState`: a ConfigMap in its namespace), written as they change: a restarted attester reveals what it built
+ * without building again, a head the lease moved past included, and does not build a finished commit again.
  */
 import { AttestationMissedError } from '../../core/attestation.ts';
 import { messageOf } from '../../core/errors.ts';
 import { PassLoop } from '../pass-loop.ts';
 import { normalizeSuiId } from '../../core/walrus-url.ts';
 import type { Companion } from '../../ports/companion.ts';
+import type { AttesterState } from '../../ports/attester-state.ts';
+import { FINISHED_KEPT, type KeptAttestations } from '../../core/kept-attestations.ts';
 import type { AttestationLedger, Attester as AttestingProvider } from '../../ports/attestations.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MarketLedger } from '../../ports/market.ts';
@@ -43,6 +46,10 @@ export interface AttesterOptions {
    * attester. The app's own failure is AttesterBuildFailedError.
    */
   build(repositoryId: string, commit: string): Promise<AttesterBuild | null>;
+  /** The image the builds' keys name (kept beside each build). */
+  image: string;
+  /** Where what it built and finished is kept between runs. */
+  state: AttesterState;
   /** Time between passes. */
   intervalMs?: number;
   log(line: string): void;
@@ -64,8 +71,9 @@ export class Attester implements Companion {
   #cursor: string | null = null;
   /** (repository, commit) → what is left to do for it. */
   readonly #work = new Map<string, Work>();
-  /** (repository, commit) pairs revealed, missed or not attestable. */
+  /** (repository, commit) pairs revealed, missed or not attestable, oldest first. */
   readonly #finished = new Set<string>();
+  #loaded = false;
   readonly #loop: PassLoop;
 
   constructor(options: AttesterOptions) {
@@ -84,6 +92,7 @@ export class Attester implements Companion {
   /** One pass: new requests read, each wanted head noted, every open attestation stepped. */
   async pass(): Promise<void> {
     const { attestations, log } = this.#options;
+    if (!this.#loaded) await this.#load();
     const requests = await attestations.reproductionRequestsAfter(this.#cursor);
     for (const lease of requests.leases) this.#leases.add(normalizeSuiId(lease));
     this.#cursor = requests.cursor;
@@ -100,11 +109,35 @@ export class Attester implements Companion {
         if (await this.#step(work)) {
           this.#work.delete(key);
           this.#finished.add(key);
+          await this.#save();
         }
       } catch (error) {
         log(`attester: ${work.commit.slice(0, 12)} of ${work.repositoryId}: ${messageOf(error)}; again next pass`);
       }
     }
+  }
+
+  /** What the state kept from an earlier run: its builds to step again, the commits it finished. */
+  async #load(): Promise<void> {
+    const kept = await this.#options.state.load();
+    for (const key of kept.finished) this.#finished.add(key);
+    for (const build of kept.builds) {
+      const { repositoryId, commit, lease, tarSha256, manifestRoot, buildKey } = build;
+      this.#work.set(`${normalizeSuiId(repositoryId)}:${commit}`, { repositoryId, commit, lease, building: true, built: { tarSha256, manifestRoot, buildKey } });
+    }
+    if (kept.builds.length > 0) this.#options.log(`attester: ${kept.builds.length} build(s) kept from an earlier run, stepped without building again`);
+    this.#loaded = true;
+  }
+
+  async #save(): Promise<void> {
+    const builds = [...this.#work.values()].flatMap((work) => {
+      const built = work.built;
+      if (!built || built.buildKey === null) return [];
+      return [{ repositoryId: work.repositoryId, commit: work.commit, lease: work.lease, tarSha256: built.tarSha256, manifestRoot: built.manifestRoot, buildKey: built.buildKey, image: this.#options.image }];
+    });
+    while (this.#finished.size > FINISHED_KEPT) this.#finished.delete(this.#finished.values().next().value!);
+    const kept: KeptAttestations = { builds, finished: [...this.#finished] };
+    await this.#options.state.save(kept);
   }
 
   /** Notes the head of `lease` for attestation when the lease wants it and another provider serves it. */
@@ -135,6 +168,8 @@ export class Attester implements Companion {
         const built = await this.#options.build(work.repositoryId, work.commit);
         if (built === null) return false;
         work.built = built;
+        // Kept before anything is committed: a restart reveals it without building again.
+        if (built.buildKey !== null) await this.#save();
       } catch (error) {
         // The app's own build failing here is an answer (nothing to attest); anything else is tried again.
         if (!(error instanceof AttesterBuildFailedError)) throw error;
