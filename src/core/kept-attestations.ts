@@ -2,7 +2,7 @@
  * What an attester keeps between runs (docs/architecture.md, Reproduced builds): the builds it made and may have
  * committed to, so that a restart reveals them without building again, and the (repository, commit) pairs it is done
  * with, so that a restart does not build those again either. Small and pure: the stores (a ConfigMap in the
- * attester's namespace, a file under GIT_WALRUS_HOME) keep its JSON.
+ * controller's namespace, a file under GIT_WALRUS_HOME) keep its JSON.
  */
 import { WalrusGitError } from './errors.ts';
 

@@ -86,7 +86,7 @@ export async function startController(options: ControllerRunOptions, env: NodeJS
       providerLines.push(`controller: provider mode for ${providerId}: leases read every ${intervalMs / 1000}s, earnings claimed every ${claimEveryMs / 1000}s`);
     }
     if (attest && attesterBuild) {
-      attester = await openAttester(network, { providerId, kc, offer, tools, template: { build: attesterBuild }, intervalMs, line });
+      attester = await openAttester(network, { providerId, kc, offer, tools, template: { build: attesterBuild }, stateNamespace: controllerNamespace, intervalMs, line });
       const image = attesterBuild.image;
       const role = serve ? '' : ' (serving nothing)';
       providerLines.push(`controller: attester mode for ${providerId}${role}: rebuilds other providers' leases that require reproduction, builds in Jobs in namespace ${attesterNamespace(providerId)} with image ${image}`);

@@ -35,7 +35,7 @@ const COMMIT_WINDOW_MS = 20_000;
 
 const { test, step, waitBounded, stageTest } = leaseEndToEnd('reproduced-e2e', 'a lease requiring reproduction is held until another provider attests (process kubelet, devnet)');
 
-stageTest('held at AwaitingAttestations → an attester-only controller builds in its own Job and attests → rolled out, reproduced by 1', async ({ node, kc, world, objects, devnet, asTenant, walrus, registerProvider, startProvider, startController, removeAfter, explain }) => {
+stageTest('held at AwaitingAttestations → an attester-only controller builds in its own Job and attests → rolled out, reproduced by 1', async ({ namespace, node, kc, world, objects, devnet, asTenant, walrus, registerProvider, startProvider, startController, removeAfter, explain }) => {
   await helloRepository(world, asTenant);
   await world.ok('app', ['commit', '-qm', 'hello v1']);
   await world.ok('app', ['push', '-q', 'walrus', 'main'], { env: asTenant });
@@ -78,7 +78,7 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   const attesterSpace = attesterNamespace(attesterId);
   removeAfter(attesterSpace);
   const attesterArgs = [
-    '--kubeconfig', node.plane.kubeconfigPath, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest',
+    '--kubeconfig', node.plane.kubeconfigPath, '--controller-namespace', namespace, '--no-leader-elect', '--provider', attesterId, '--no-serve', '--attest',
     '--provider-app-spec', specFile, '--provider-offer', devnetOfferFile(world, node.network), '--provider-interval-ms', '1000',
   ];
   // An image by tag names no bytes, so no key under it could meet another provider's: the attester does not start.
@@ -102,8 +102,8 @@ stageTest('held at AwaitingAttestations → an attester-only controller builds i
   step(`the attester builds in job ${attesterSpace}/${job.metadata!.name}`);
   await waitFor('the attester committed', async () => attester.output().includes(`attester: committed to ${commit.slice(0, 12)}`), BUILD_MS);
   step('the attester committed');
-  // Killed between commit and reveal: what it built is in its ConfigMap, so its successor reveals without building.
-  const kept = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: attesterSpace, name: STATE_CONFIG_MAP });
+  // Killed between commit and reveal: what it built is in its ConfigMap (in the controller's namespace), so its successor reveals without building.
+  const kept = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace, name: STATE_CONFIG_MAP });
   assert.ok(kept.data?.['attestations.json']?.includes(commit), JSON.stringify(kept.data));
   await attester.kill('SIGKILL');
   const successor = startController('attester-restarted', attesterArgs, asAttester);

@@ -8,7 +8,7 @@
  *
  * Every pass starts from the chain: it finds the heads and, having already committed, reveals with the nonce its key
  * derives again. What it built (and may have committed to) and the commits it finished are kept in its state
- * (`AttesterState`: a ConfigMap in its namespace), written as they change: a restarted attester reveals what it built
+ * (`AttesterState`: a ConfigMap in the controller's namespace), written as they change: a restarted attester reveals what it built
  * without building again, a head the lease moved past included, and does not build a finished commit again.
  */
 import { AttestationMissedError } from '../../core/attestation.ts';

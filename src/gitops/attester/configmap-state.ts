@@ -1,4 +1,7 @@
-/** The controller's attester state: a ConfigMap in the attester's namespace, written whole by server-side apply. */
+/**
+ * The controller's attester state: a ConfigMap in the controller's namespace (beside its watch cursor, where its Role
+ * may read and write; never where the untrusted builds run), written whole by server-side apply.
+ */
 import { formatKeptAttestations, NOTHING_KEPT, parseKeptAttestations } from '../../core/kept-attestations.ts';
 import type { AttesterState } from '../../ports/attester-state.ts';
 import type { Cluster } from '../../ports/cluster.ts';
