@@ -235,8 +235,9 @@ async function sealingFor(services: CliServices, remote: string, workspace: CliA
   const { id } = await resolveRemoteArg(remote, services.ledger, workspace);
   if (!(await services.ledger.getRepository(id)).private) return undefined;
   if (!services.keyService) throw new NoKeyServersError(id);
-  const { newPackSealing } = await import('../remote/sealed-packs.ts');
-  return newPackSealing(services.keyService, id);
+  const [{ newPackSealing }, { newPackIdentity }] = await Promise.all([import('../remote/sealed-packs.ts'), import('../core/pack-cipher.ts')]);
+  // Its own identity: an artifact is few, and read by one lease's provider.
+  return newPackSealing(services.keyService, newPackIdentity(id));
 }
 
 /** Opens a sealed artifact's key as a member, or as the provider of `lease`; undefined where there is no Seal. */

@@ -3,7 +3,8 @@
  * definition of the format.
  *
  * Each pack gets a fresh 256-bit data key (only the data key is Seal-encrypted, see src/ports/key-service.ts) and
- * an identity, the Seal id of that key: the repository's 32 id bytes followed by a random 32-byte nonce. The stored
+ * an identity, the Seal id of that key: the repository's 32 id bytes followed by a 32-byte nonce, random or shared by
+ * the packs of one access state (src/core/pack-identity.ts). The stored
  * pack (what the chain's size and sha256 and the Walrus blob ids describe) is:
  *
  *     header = "wgpe" ‖ version (u8, 1) ‖ log2 of the frame size (u8, 16: 64 KiB frames)
@@ -13,7 +14,8 @@
  *
  * where `last` is 1 for the final frame and 0 otherwise. Every frame but the last holds exactly F plaintext bytes;
  * the last holds 0 to F (0 only when the whole pack is empty) and is always present. Binding the index refuses
- * reordered frames, the identity refuses frames of another pack (and of another repository), and the `last` flag
+ * reordered frames, the data key (one per pack) refuses frames of another pack, the identity binds the frames to
+ * the key the key servers released (and to the repository), and the `last` flag
  * refuses a pack cut short at a frame boundary or extended past its end. Frames are independent of the Walrus
  * chunks the stored bytes are cut into (≤ 10 MiB each): a decryptor takes the bytes as they arrive, in any pieces.
  *
@@ -52,10 +54,16 @@ export function newDataKey(): Uint8Array {
 
 /** A fresh identity for one pack of repository `repositoryId` (0x + 64 hex): its id bytes ‖ a random nonce. */
 export function newPackIdentity(repositoryId: string): Uint8Array {
+  return packIdentityWith(repositoryId, randomBytes(IDENTITY_NONCE_BYTES));
+}
+
+/** The identity of repository `repositoryId` with `nonce` (IDENTITY_NONCE_BYTES bytes) after its id bytes. */
+export function packIdentityWith(repositoryId: string, nonce: Uint8Array): Uint8Array {
+  if (nonce.length !== IDENTITY_NONCE_BYTES) throw new TypeError(`an identity nonce has ${IDENTITY_NONCE_BYTES} bytes, not ${nonce.length}`);
   const id = repositoryIdBytes(repositoryId);
   const identity = new Uint8Array(id.length + IDENTITY_NONCE_BYTES);
   identity.set(id);
-  identity.set(randomBytes(IDENTITY_NONCE_BYTES), id.length);
+  identity.set(nonce, id.length);
   return identity;
 }
 

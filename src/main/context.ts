@@ -127,7 +127,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     packageId,
     loadSigner,
     fetch: keyServerFetch,
-    onRequest: statsFile ? () => { stats.keyServerRequests++; } : undefined,
+    onRequest: statsFile ? (keys) => { stats.keyServerRequests++; stats.keyServerKeys += keys; } : undefined,
     log: options.log,
   });
   return {

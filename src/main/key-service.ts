@@ -1,5 +1,7 @@
 import type { ClientWithCoreApi } from '@mysten/sui/client';
 import type { Signer } from '@mysten/sui/cryptography';
+import { bcs } from '@mysten/sui/bcs';
+import { fromBase64 } from '@mysten/sui/utils';
 import type { Log } from '../core/log.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, LeaseGrant, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
@@ -17,9 +19,22 @@ export interface KeyServiceInput {
   loadSigner: () => Promise<Signer>;
   /** The key servers' HTTP transport (the embedded network answers in process); global fetch otherwise. */
   fetch?: typeof fetch;
-  /** Called before each key-server HTTP request (GIT_WALRUS_STATS counts them). */
-  onRequest?: () => void;
+  /** Called before each key-server HTTP request with the keys it asks for (GIT_WALRUS_STATS counts them). */
+  onRequest?: (keys: number) => void;
   log: Log;
+}
+
+/**
+ * The keys a key-server request asks for: the `seal_approve` calls of the transaction in its JSON body (`ptb`, base64
+ * BCS ProgrammableTransaction); 0 for any other request (the service's metadata).
+ */
+function keysAsked(init: RequestInit | undefined): number {
+  try {
+    const { ptb } = JSON.parse(String(init?.body)) as { ptb?: unknown };
+    return typeof ptb === 'string' ? bcs.ProgrammableTransaction.parse(fromBase64(ptb)).commands.length : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -37,7 +52,7 @@ export function lazyKeyService(input: KeyServiceInput, lease?: LeaseGrant, secre
       keyServers: input.seal.keyServers,
       threshold: input.seal.threshold,
       signer: input.loadSigner,
-      fetch: onRequest ? (url, init) => { onRequest(); return transport(url, init); } : transport,
+      fetch: onRequest ? (url, init) => { onRequest(keysAsked(init)); return transport(url, init); } : transport,
       log: input.log,
       ...(lease ? { lease } : {}),
       ...(secrets ? { secrets } : {}),

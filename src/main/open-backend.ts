@@ -12,6 +12,7 @@ import { NativeGitRepository } from '../git/native-repository.ts';
 import type { GitConfigSnapshot } from '../git/config-snapshot.ts';
 import { createHelperBackend } from '../remote/helper.ts';
 import type { HelperOptions } from '../remote/options.ts';
+import { accessHistoryOf } from './access-history.ts';
 import { openNetwork } from './context.ts';
 import { mark } from './marks.ts';
 
@@ -28,7 +29,8 @@ export async function openBackend(locator: RepositoryLocator, gitConfig: Promise
   if (network.requireCertified && !certified) throw new UsageError(`walrus.requireCertified is set, but network ${network.name} cannot serve certified reads (its node has no gRPC API)`);
   // A network without a market (MarketNotPublishedError) has no leases to tell of: the push says nothing.
   const leasesOf = async (repositoryId: string) => (await network.market()).leasesOfRepository(repositoryId);
-  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options, leasesOf, ...(certified ? { certified } : {}) });
+  const accessHistory = accessHistoryOf(network);
+  const backend = createHelperBackend({ ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local, log, locator, options, leasesOf, accessHistory, ...(certified ? { certified } : {}) });
   return {
     ...backend,
     close: async () => {

@@ -39,4 +39,6 @@ export interface RepositoryDirectory {
   listRepositories(): Promise<CreatedRepository[]>;
   /** Every access change of one repository, oldest first, each with its transaction's time. */
   listAccessChanges(id: string): Promise<AccessChange[]>;
+  /** How many times a member of one repository lost access so far: writers and readers removed, ownership transferred. */
+  countRemovals(id: string): Promise<number>;
 }

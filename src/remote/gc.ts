@@ -57,7 +57,7 @@ export async function collectGarbage(deps: GcDeps, repositoryId: string, progres
     const refs = await ledger.listRefs(repositoryId);
     const tips = [...new Set(refs.values())];
     await fetchObjects(deps, repositoryId, tips, progress, info);
-    const pack = tips.length === 0 ? null : await uploadPack(deps, tips, [], progress, info.private ? repositoryId : null);
+    const pack = tips.length === 0 ? null : await uploadPack(deps, tips, [], progress, info.private ? info : null);
     await deps.blobStore.release?.();
     if (pack === null) return null;
     try {

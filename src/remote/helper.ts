@@ -2,6 +2,7 @@ import { InternalError, messageOf } from '../core/errors.ts';
 import { formatOfHashLength } from '../core/object-id.ts';
 import type { Log } from '../core/log.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { AccessHistory } from '../ports/access-history.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { Ledger, RepositoryInfo, RepositoryLocator } from '../ports/ledger.ts';
 import type { HelperBackend } from '../ports/helper-backend.ts';
@@ -37,6 +38,8 @@ export interface HelperDeps {
   certified?: () => Promise<CertifiedReads>;
   /** The repository's leases on the compute market (a push tells which deploy it); absent where there is none. */
   leasesOf?: (repositoryId: string) => Promise<LeaseInfo[]>;
+  /** Lets a private repository's pushes share a Seal identity while nobody lost access (src/remote/pack-identity.ts). */
+  accessHistory?: AccessHistory;
 }
 
 /**
@@ -115,7 +118,7 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     push: async (requests) => {
       try {
         const { pushRefs } = await import('./push.ts');
-        return await pushRefs({ ledger, blobStore, keyService, local: local(), log, ...(deps.leasesOf ? { leasesOf: deps.leasesOf } : {}) }, await repository(), requests, {
+        return await pushRefs({ ledger, blobStore, keyService, local: local(), log, ...(deps.leasesOf ? { leasesOf: deps.leasesOf } : {}), ...(deps.accessHistory ? { accessHistory: deps.accessHistory } : {}) }, await repository(), requests, {
           atomic: options.atomic,
           dryRun: options.dryRun,
           progress: progress(),

@@ -8,8 +8,9 @@ import { ancestryQuestions, dropMovedRefs, notWriterReason, planPush, protectedR
 import type { Ancestry, RefDecision, RefRequest } from '../core/push-plan.ts';
 import { batchUpdates, describeLimit } from '../core/push-batches.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { AccessHistory } from '../ports/access-history.ts';
 import type { KeyService } from '../ports/key-service.ts';
-import type { Ledger, PackEntry } from '../ports/ledger.ts';
+import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import type { PushResult } from '../ports/helper-backend.ts';
 import type { PushRequest } from '../ports/helper-backend.ts';
 import type { LeaseInfo } from '../ports/market.ts';
@@ -19,6 +20,7 @@ import type { LocalRepository } from '../ports/local-repository.ts';
 import { formatBytes, rateOf } from './progress.ts';
 import { readRemote } from './remote-state.ts';
 import type { RemoteSnapshot } from './remote-state.ts';
+import { choosePackIdentity } from './pack-identity.ts';
 import { encryptingSpool, newPackSealing } from './sealed-packs.ts';
 
 export interface PushDeps {
@@ -30,6 +32,8 @@ export interface PushDeps {
   keyService?: KeyService;
   /** The repository's leases (the compute market's), to tell which deploy the push; absent where there is no market. */
   leasesOf?: (repositoryId: string) => Promise<LeaseInfo[]>;
+  /** Lets a private repository's packs share a Seal identity while nobody lost access; each pack gets its own without it. */
+  accessHistory?: AccessHistory;
 }
 
 export interface PushSettings {
@@ -104,7 +108,7 @@ export async function pushRefs(
     // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
     const first = updatesOf(batches[0] ?? []);
     const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? repositoryId : null, {
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? snapshot.info : null, {
       // Once git packs, not before, so that they never delay its start: the blob-id encoder (a thread, WebAssembly),
       // and the signing code (~0.1-0.2 s of this thread, while git counts objects and computes deltas, before the
       // pack's first bytes; its garbage is gone before the encoder's memory grows).
@@ -232,16 +236,16 @@ export interface UploadHooks {
  * Uploads the pack `git pack-objects` writes, in blobs of at most `maxBlobSize` bytes, hashing as it goes. git writes
  * to a spool file at its own pace while chunks upload one at a time from a single buffer in shared memory, which the
  * blob-id worker reads in place (see src/walrus-protocol/blob-id.ts): a push of any size holds one chunk. Returns null for an
- * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`, its id) the
+ * empty pack (every object is already on the remote): no blob. For a private repository (`privateTo`) the
  * pack is encrypted frame by frame on its way (src/core/pack-cipher.ts): size, sha256 and blob ids are then those of
  * the stored ciphertext, and the entry carries the sealed data key.
  */
 export async function uploadPack(
-  deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService'>,
+  deps: Pick<PushDeps, 'local' | 'blobStore' | 'log' | 'keyService' | 'accessHistory'>,
   include: string[],
   exclude: string[],
   progress: boolean,
-  privateTo: string | null,
+  privateTo: RepositoryInfo | null,
   hooks: UploadHooks = {},
 ): Promise<PackEntry | null> {
   const { local, blobStore, log } = deps;
@@ -250,6 +254,9 @@ export async function uploadPack(
   let size = 0;
   const cost = { encoded: 0, endEpoch: Infinity };
   const started = Date.now();
+  // Read while git packs: the access state behind a shared identity is a few chain reads and a signature.
+  const identity = privateTo === null ? null : choosePackIdentity(deps.accessHistory, privateTo, log);
+  identity?.catch(() => {}); // awaited below unless the pack is empty
   const spooled = await local.packObjects(include, exclude, progress);
   hooks.packing?.();
   let pack = spooled;
@@ -259,8 +266,8 @@ export async function uploadPack(
     const header = new Uint8Array(12);
     if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
     if (privateTo !== null) {
-      if (deps.keyService === undefined) throw new NoKeyServersError(privateTo);
-      const sealing = await newPackSealing(deps.keyService, privateTo);
+      if (deps.keyService === undefined) throw new NoKeyServersError(privateTo.id);
+      const sealing = await newPackSealing(deps.keyService, await identity!);
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);
     }

@@ -5,7 +5,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';
-import { isIdentityOf, newDataKey, newPackIdentity, PackDecryptionError, PackDecryptor, PackEncryptor } from '../core/pack-cipher.ts';
+import { isIdentityOf, newDataKey, PackDecryptionError, PackDecryptor, PackEncryptor } from '../core/pack-cipher.ts';
 import { canRead, NotReaderError } from '../core/read-access.ts';
 import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
@@ -18,10 +18,9 @@ export interface PackSealing {
   sealedKey: string;
 }
 
-/** A fresh data key and identity for one pack of `repositoryId`, the data key sealed by the key service. */
-export async function newPackSealing(keyService: KeyService, repositoryId: string): Promise<PackSealing> {
+/** A fresh data key for one pack (or sealed artifact), sealed by the key service under `identity`. */
+export async function newPackSealing(keyService: KeyService, identity: Uint8Array): Promise<PackSealing> {
   const dataKey = newDataKey();
-  const identity = newPackIdentity(repositoryId);
   const sealedKey = await keyService.seal(identity, dataKey);
   return { encryptor: new PackEncryptor(dataKey, identity), sealedKey };
 }

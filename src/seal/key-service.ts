@@ -122,6 +122,8 @@ export class SealKeyService implements KeyService {
   /** The session being created, so `prepare` and a concurrent `open` share one. */
   #creating: Promise<SessionKey> | null = null;
   #sessionsSigned = 0;
+  /** The ids whose keys a client of this service holds, and the approval they were fetched with. */
+  readonly #fetched = new Map<string, { client: SealClient; txBytes: Uint8Array }>();
 
   constructor(options: SealKeyServiceOptions) {
     this.#options = options;
@@ -191,16 +193,19 @@ export class SealKeyService implements KeyService {
       }
       return { bytes: parsed.bytes, id: parsed.id, threshold: parsed.threshold };
     });
-    const fetched: { client: SealClient; txBytes: Uint8Array; bytes: Uint8Array }[] = [];
-    for (let start = 0; start < objects.length; start += this.maxKeysPerRequest) {
-      const batch = objects.slice(start, start + this.maxKeysPerRequest);
-      const threshold = Math.max(...batch.map((o) => o.threshold));
-      const { client, txBytes } = await this.#approved(repository, batch.map((o) => o.id), threshold);
+    // Packs sealed under one identity share its key: each id is asked for once, in batches of distinct ids, and an id
+    // this service fetched before (an earlier window of a long fetch) is not asked for again.
+    const wanted = [...new Set(objects.map((o) => o.id))].filter((id) => !this.#fetched.has(id));
+    for (let start = 0; start < wanted.length; start += this.maxKeysPerRequest) {
+      const ids = wanted.slice(start, start + this.maxKeysPerRequest);
+      const threshold = Math.max(...objects.filter((o) => ids.includes(o.id)).map((o) => o.threshold));
+      const fetched = await this.#approved(repository, ids, threshold);
       // Every key of the batch is cached in that client now: decrypting asks no key server.
-      for (const object of batch) fetched.push({ client, txBytes, bytes: object.bytes });
+      for (const id of ids) this.#fetched.set(id, fetched);
     }
     const session = await this.#currentSession();
-    return fetched.map(({ client, txBytes, bytes }) => {
+    return objects.map(({ id, bytes }) => {
+      const { client, txBytes } = this.#fetched.get(id)!;
       let key: Promise<Uint8Array> | null = null;
       return () => (key ??= client.decrypt({ data: bytes, sessionKey: session, txBytes }).catch((error: unknown) => {
         throw new SealKeyError(this.#keysOf(repository), `a data key does not decrypt: ${(error as Error).message}`, error);

@@ -22,6 +22,9 @@ const ACCESS_EVENTS: Array<{ name: EventName; kind: AccessChangeKind; subject(by
   { name: 'OwnershipTransferred', kind: 'ownership-transferred', subject: (b) => { const e = OwnershipTransferred.parse(b); return { repository: e.repository, subject: e.to }; } },
 ];
 
+/** The changes after which someone who could read no longer may (the old owner of a transfer is no member). */
+const REMOVALS = new Set<AccessChangeKind>(['writer-removed', 'reader-removed', 'ownership-transferred']);
+
 /** The repository directory over the package's events (every page of each event type). */
 export class SuiDirectory implements RepositoryDirectory {
   readonly #client: ClientWithCoreApi;
@@ -49,6 +52,13 @@ export class SuiDirectory implements RepositoryDirectory {
     const changes = await Promise.all(lists.flat().map(async (change) => ({ ...change, timestampMs: await this.#timeOf(change.txDigest) })));
     // Events of different types interleave by time; within one type, the order of its list is kept.
     return changes.sort((a, b) => (a.timestampMs ?? a.checkpoint ?? 0) - (b.timestampMs ?? b.checkpoint ?? 0));
+  }
+
+  async countRemovals(id: string): Promise<number> {
+    const repository = normalizeSuiAddress(id);
+    const lists = await Promise.all(ACCESS_EVENTS.filter(({ kind }) => REMOVALS.has(kind)).map(async ({ name, subject }) =>
+      (await this.#events(name)).filter((event) => subject(event.bcs).repository === repository)));
+    return lists.flat().length;
   }
 
   async #timeOf(digest: string): Promise<number | null> {

@@ -7,6 +7,7 @@ import { silentLog } from '../../src/core/log.ts';
 import { tarballArchive } from '../../src/fs/tarball.ts';
 import { artifactSha256, fetchArtifact, isSealedArtifactStart, publishArtifact } from '../../src/remote/artifacts.ts';
 import { ArtifactDigestMismatchError, MalformedArchiveError, SealedArtifactError } from '../../src/ports/artifact-errors.ts';
+import { newPackIdentity } from '../../src/core/pack-cipher.ts';
 import { NotReaderError } from '../../src/core/read-access.ts';
 import { newPackSealing, openSealedStream } from '../../src/remote/sealed-packs.ts';
 import { tempDir } from '../../scripts/harness/git-env.ts';
@@ -109,7 +110,7 @@ store('a private repository\'s artifact is sealed: no gzip, no plaintext on Walr
     const { id } = await ledger.createRepository('secret', 'refs/heads/main', { private: true });
     const unseal = (sealedKey: string) => openSealedStream({ ledger, keyService }, sealedKey, 'the artifact');
     for (const blobStore of [new MemoryBlobStore(), new MemoryBlobStore(16 * 1024)]) {
-      const sealing = await newPackSealing(keyService, id);
+      const sealing = await newPackSealing(keyService, newPackIdentity(id));
       const artifact = await publishArtifact({ blobStore, archive: tarballArchive, log: silentLog, sealing }, src, false);
       const plain = await publishArtifact({ blobStore: new MemoryBlobStore(), archive: tarballArchive, log: silentLog }, src, false);
       assert.is(artifact.sha256, plain.sha256, 'the recorded sha256 is the plaintext tar\'s, sealed or not');
