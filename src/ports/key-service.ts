@@ -1,6 +1,7 @@
 /**
  * Seal, for the data keys of a private repository's packs (docs/architecture.md, Private repositories (Seal); the pack
- * format is src/core/pack-cipher.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce) to
+ * format is src/core/pack-cipher.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce, which
+ * packs share while nobody lost access: src/core/pack-identity.ts) to
  * the network's key servers with their threshold; opening it asks the key servers, which give their share of the key
  * only to an address the contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over
  * `@mysten/seal` by src/seal/.
@@ -46,7 +47,8 @@ export interface KeyService {
   identityOf(sealedKey: string): Promise<Uint8Array>;
   /**
    * The data keys of `sealedKeys` (all of `repository`), in order. One signed session serves every request (and is
-   * renewed when it expires); each key server gets one request per `maxKeysPerRequest` keys, and only as many key
+   * renewed when it expires); each distinct identity's key is asked for once per service (keys sealed under one
+   * identity share it); each key server gets one request per `maxKeysPerRequest` identities, and only as many key
    * servers as the threshold needs are waited for. Resolves once the key servers have answered (throwing a typed
    * error naming the repository and its owner when they refuse the signer, and one naming the key servers when too
    * few of them answer); each key is then decrypted locally when first asked for, so a fetch decrypts the next

@@ -1,8 +1,8 @@
 /**
  * The KeyService port over the stock `@mysten/seal` client (docs/architecture.md, Private repositories (Seal)). Sealing
  * is local IBE encryption to the network's key servers. Opening makes one `SessionKey` signed with the user's key (no
- * prompt), renewed when it expires, and asks the key servers for every key in batches of at most 100 ids, one PTB with
- * a `seal_approve` call per id; the SDK stops waiting once the threshold of key servers answered. The data keys then
+ * prompt), renewed when it expires, and asks the key servers for each distinct identity's key once, in batches of at
+ * most 100 ids, one PTB with a `seal_approve` call per id; the SDK stops waiting once the threshold of key servers answered. The data keys then
  * decrypt locally from the cached key-server keys, with no further request, each when the reader asks for it (each
  * costs the SDK a pairing per share: a fetch does it while git indexes the pack before).
  */

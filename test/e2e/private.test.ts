@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { silentLog } from '../../src/core/log.ts';
 import { setKeyServersDown } from '../../src/devnet/seal/key-servers.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
+import { accessHistoryOf } from '../../src/main/access-history.ts';
 import { openNetwork } from '../../src/main/context.ts';
+import { parseSealedKey } from '../../src/seal/sealed-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../../src/ports/key-service.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { commit, initWorkRepo, refsOf } from '../../scripts/harness/world.ts';
@@ -39,7 +41,19 @@ const fatalLines = (stderr: string) => stderr.split('\n').filter((line) => line.
 /** The helper's port counts since the last call, summed over its processes. */
 function helperTotals(w: World) {
   const mine = w.takeStats().filter((s) => s.role === 'helper');
-  return { keyServerRequests: mine.reduce((n, s) => n + (s.keyServerRequests ?? 0), 0), blobReads: mine.reduce((n, s) => n + s.blobReads, 0) };
+  const sum = (key: 'keyServerRequests' | 'keyServerKeys' | 'blobReads') => mine.reduce((n, s) => n + (s[key] ?? 0), 0);
+  return { keyServerRequests: sum('keyServerRequests'), keyServerKeys: sum('keyServerKeys'), blobReads: sum('blobReads') };
+}
+
+/** The Seal identity of each pack of the repository at `url`, in order (hex), as the chain records their sealed keys. */
+async function packIdentities(w: World, url: string): Promise<string[]> {
+  const network = await openNetwork({ env: w.env, log: silentLog, role: 'setup' });
+  try {
+    const id = url.slice('walrus://'.length);
+    return (await network.ledger.listPacks(id, 0)).map((pack) => parseSealedKey(pack.sealedKey!).id);
+  } finally {
+    await network.close();
+  }
 }
 
 const blobsDir = (front: NetworkFront, w: World) => join(front.stateDir(w), 'walrus', 'blobs');
@@ -71,14 +85,18 @@ function logCommits(w: World, src: string, count: number): string[] {
 /**
  * `count` pushes of one small commit each from `src` to the repository at `url`, made in this process through the
  * helper's own push path (the network `git` would open for this world, `pushRefs`): the same blobs and transactions as
- * `git push`, without a git and a helper process per push.
+ * `git push`, without a git and a helper process per push. `perPack` seals each pack under an identity of its own, as
+ * every private push did before packs shared one per access state (a repository written by an earlier version).
  */
-async function pushEach(w: World, src: string, url: string, count: number): Promise<void> {
+async function pushEach(w: World, src: string, url: string, count: number, { perPack = false } = {}): Promise<void> {
   const env = { ...w.env, GIT_DIR: w.path(src, '.git') };
   const commits = logCommits(w, src, count);
   const network = await openNetwork({ env, log: silentLog, role: 'setup' });
   try {
-    const deps = { ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local: new NativeGitRepository(w.path(src, '.git'), env), log: silentLog };
+    const deps = {
+      ledger: network.ledger, blobStore: network.blobStore, keyService: network.keyService, local: new NativeGitRepository(w.path(src, '.git'), env), log: silentLog,
+      ...(perPack ? {} : { accessHistory: accessHistoryOf(network) }),
+    };
     for (const commit of commits) {
       const [result] = await pushRefs(deps, url.slice('walrus://'.length), [{ src: commit, dst: 'refs/heads/main', force: false }], { atomic: false, dryRun: false, progress: false, leases: new Map() });
       assert.ok(result!.ok, result!.ok ? '' : result!.reason);
@@ -239,7 +257,7 @@ for (const factory of NETWORK_FRONTS) {
     } finally { w.remove(); }
   });
 
-  test('a reader added after ten pushes clones all of them; removed, the next fetch of a new push fails and changes nothing', async ({ front }) => {
+  test('ten pushes share one identity: a reader added after them clones with one key from each key server; removed, the next push is under a new identity it gets no key of, and its fetch fails changing nothing', async ({ front }) => {
     const w = front.world();
     try {
       const src = await initWorkRepo(w, 'src');
@@ -247,6 +265,9 @@ for (const factory of NETWORK_FRONTS) {
       // Ten packs, pushed through the helper's own push path in this process (a git and a helper per push would
       // only repeat what the other tests run).
       await pushEach(w, src, url, 10);
+      const shared = await packIdentities(w, url);
+      assert.is(shared.length, 10);
+      assert.is(new Set(shared).size, 1, 'nobody lost access between the pushes: one identity');
       const reader = identity();
       await w.ok(src, ['walrus', 'readers', 'add', 'walrus', reader.address]);
       w.takeStats();
@@ -255,12 +276,16 @@ for (const factory of NETWORK_FRONTS) {
       assert.is(readFileSync(w.path('copy', 'log.txt'), 'utf8'), 'entry 10\n');
       assert.is(await w.ok('copy', ['rev-list', '--count', 'HEAD']), '10');
       await w.ok('copy', ['fsck', '--strict']);
-      // Ten keys in one batch, to a quorum of two of the three key servers.
-      assert.is(helperTotals(w).keyServerRequests, 2);
+      // One request to each of a quorum of two of the three key servers, each for the one key.
+      const totals = helperTotals(w);
+      assert.is(totals.keyServerRequests, 2);
+      assert.is(totals.keyServerKeys, 2);
 
       await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', reader.address]);
       await commit(w, src, 'diary.txt', 'day 11\n');
       await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const after = (await packIdentities(w, url)).at(-1)!;
+      assert.not.ok(shared.includes(after), 'the push after the removal is under an identity the reader never held');
       const refsBefore = await refsOf(w, 'copy');
       const fetch = await w.run('copy', ['fetch'], { env: reader.env });
       assert.is.not(fetch.code, 0);
@@ -268,6 +293,50 @@ for (const factory of NETWORK_FRONTS) {
       assert.match(fetch.stderr, /fatal: repository 'diary' .* is private and .* is not one of its readers/);
       assert.is(await refsOf(w, 'copy'), refsBefore);
       await w.ok('copy', ['fsck', '--strict']);
+      // Past the CLI's own check, the key servers refuse the reader the new identity's key.
+      const network = await openNetwork({ env: { ...w.env, ...reader.env }, log: silentLog, role: 'setup' });
+      try {
+        const repository = await network.ledger.getRepository(url.slice('walrus://'.length));
+        const [pack] = await network.ledger.listPacks(repository.id, repository.packCount - 1);
+        const refused = await network.keyService!.open(repository, [pack!.sealedKey!]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
+        assert.is(refused, 'NOT_A_READER');
+      } finally {
+        await network.close();
+      }
+      // The owner still reads it all: the shared identity's packs and the new one.
+      await w.ok('.', ['clone', '-q', url, 'owners']);
+      assert.is(readFileSync(w.path('owners', 'diary.txt'), 'utf8'), 'day 11\n');
+    } finally { w.remove(); }
+  });
+
+  test('a repository of per-pack identities (written before they were shared) clones, and so does one mixing both: one key per distinct identity', async ({ front }) => {
+    const w = front.world();
+    try {
+      const src = await initWorkRepo(w, 'src');
+      const url = await initPrivate(w, src, 'old');
+      await pushEach(w, src, url, 4, { perPack: true });
+      assert.is(new Set(await packIdentities(w, url)).size, 4);
+      w.takeStats();
+      await w.ok('.', ['clone', '-q', url, 'old-copy']);
+      assert.is(readFileSync(w.path('old-copy', 'log.txt'), 'utf8'), 'entry 4\n');
+      assert.is(helperTotals(w).keyServerKeys, 8, 'four identities from each of two key servers');
+
+      await commit(w, src, 'new.txt', 'shared from here\n');
+      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      await commit(w, src, 'new.txt', 'and here\n');
+      await w.ok(src, ['push', '-q', 'walrus', 'main']);
+      const identities = await packIdentities(w, url);
+      assert.is(new Set(identities).size, 5, 'the two pushes through git share one identity');
+      w.takeStats();
+      await w.ok('.', ['clone', '-q', url, 'mixed-copy']);
+      assert.is(readFileSync(w.path('mixed-copy', 'new.txt'), 'utf8'), 'and here\n');
+      await w.ok('mixed-copy', ['fsck', '--strict']);
+      const totals = helperTotals(w);
+      assert.is(totals.keyServerKeys, 10, 'five identities from each of two key servers');
+      assert.is(totals.keyServerRequests, 2);
+      w.takeStats();
+      await w.ok('old-copy', ['pull', '-q']);
+      assert.is(helperTotals(w).keyServerKeys, 2, 'a fetch of the two new packs asks for their one identity');
     } finally { w.remove(); }
   });
 
@@ -356,7 +425,8 @@ for (const factory of NETWORK_FRONTS) {
       const src = await initWorkRepo(w, 'src');
       const url = await initPrivate(w, src, 'long');
       const packs = MAX_KEYS_PER_REQUEST + 1;
-      await pushEach(w, src, url, packs);
+      // An identity per pack (as an earlier version wrote them): more keys than one request carries.
+      await pushEach(w, src, url, packs, { perPack: true });
       const reader = identity();
       await w.ok(src, ['walrus', 'readers', 'add', 'walrus', reader.address]);
       w.takeStats();

@@ -97,7 +97,7 @@ for (const factory of NETWORK_FRONTS) {
     }
   });
 
-  test('a tenant removed as a reader: its provider gets no more keys (the key servers refuse), and the secret is never written', async ({ front }) => {
+  test('a tenant removed as a reader: its provider, which held the key of the history, gets none for a push made after (a new identity, refused by the key servers), and the secret is never written', async ({ front }) => {
     const w = front.world();
     try {
       const { src, url } = await privateRepository(w);
@@ -111,7 +111,30 @@ for (const factory of NETWORK_FRONTS) {
       assert.is(opened.code, 0, opened.stderr);
       const lease = opened.stdout.trim();
 
-      await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', tenant.address]);
+      // While its tenant may read, the provider gets the key of the pack pushed so far (in memory: nothing written).
+      const network = await openNetwork({ env: { ...w.env, ...tenant.env }, log: silentLog, role: 'setup' });
+      const repoId = url.slice('walrus://'.length);
+      const lastPack = async () => {
+        const repository = await network.ledger.getRepository(repoId);
+        return { repository, pack: (await network.ledger.listPacks(repoId, repository.packCount - 1))[0]! };
+      };
+      try {
+        const grant = { lease, cap: await (await network.market()).providerCapId(provider) };
+        const before = await lastPack();
+        const [key] = await network.keyService!.forLease(grant).open(before.repository, [before.pack.sealedKey!]);
+        assert.is((await key!()).length, 32);
+
+        await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', tenant.address]);
+        await commit(w, src, 'secret.txt', `${SECRET}and more\n`);
+        await w.ok(src, ['push', '-q', 'walrus', 'main']);
+        const after = await lastPack();
+        const identityOf = async (sealedKey: string) => Buffer.from(await network.keyService!.identityOf(sealedKey)).toString('hex');
+        assert.is.not(await identityOf(after.pack.sealedKey!), await identityOf(before.pack.sealedKey!), 'the push after the removal is under an identity the provider never held');
+        const refused = await network.keyService!.forLease(grant).open(after.repository, [after.pack.sealedKey!]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
+        assert.is(refused, 'LEASE_TENANT_NOT_READER');
+      } finally {
+        await network.close();
+      }
       const checkout = await w.run('.', ['walrus', 'checkout', url, w.path('stolen'), '--lease', lease], { env: tenant.env });
       assert.is.not(checkout.code, 0, 'the provider of a lease whose tenant lost read access checked the repository out');
       assert.match(checkout.stderr, new RegExp(`fatal: cannot decrypt the packs of repository 'privrepo' \\(0x[0-9a-f]{64}\\): tenant not a reader: the Seal key servers give ${tenant.address} no keys of 0x[0-9a-f]{64}'s repository under lease ${lease}, whose tenant may not read the repository`));
