@@ -17,6 +17,7 @@ import { WalrusGitError } from '../core/errors.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
 import { KeyServerRefusalError, describeKeysOf, refusalError, type KeyServerAnswer, type KeysOf } from './key-server-refusal.ts';
+import { sizeG2BaseTable } from './g2-base-table.ts';
 import { parseSealedKey } from './sealed-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
 import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
@@ -126,6 +127,7 @@ export class SealKeyService implements KeyService {
   readonly #fetched = new Map<string, { client: SealClient; txBytes: Uint8Array }>();
 
   constructor(options: SealKeyServiceOptions) {
+    sizeG2BaseTable();
     this.#options = options;
     this.#packageId = normalizeSuiAddress(options.packageId);
     this.#log = options.log ?? silentLog;
