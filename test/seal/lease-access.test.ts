@@ -13,12 +13,8 @@ import type { LeaseGrant } from '../../src/ports/key-service.ts';
 import type { SealKeyService } from '../../src/seal/key-service.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
+import { restoreProcessClock, skewProcessClock } from '../support/process-clock.ts';
 import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
-
-// The process clock, movable: installed before the network opens, so the chain's Clock and the key servers read it.
-const realNow = Date.now;
-let skewMs = 0;
-Date.now = () => realNow() + skewMs;
 
 const SUI = 1_000_000_000n;
 /** One hour at 1 MIST/ms: the market's minimum lease. */
@@ -63,7 +59,7 @@ test.before(async (context) => {
 });
 
 test.after(async (context) => {
-  Date.now = realNow;
+  restoreProcessClock();
   await closePrivateVault(context);
 });
 
@@ -146,7 +142,7 @@ test('refused after close ("lease closed") and after the escrow ran out by the c
   // Funded for one hour: two hours on, nobody has settled it, and the policy counts it exhausted all the same.
   const { leaseId: running } = await tenant.openLease(context.provider, context.repository.id, 'refs/heads/main', HOUR_DEPOSIT);
   assert.is((await tenant.getLease(running)).state, 'open');
-  skewMs = 2 * 3_600_000;
+  skewProcessClock(2 * 3_600_000);
   const exhausted = await refusal(service(context, context.pat, { lease: running, cap }), context, sealed);
   assert.is(exhausted.code, 'LEASE_EXHAUSTED');
   assert.equal(exhausted.data.reason, 'lease exhausted');

@@ -20,12 +20,8 @@ import { choosePackIdentity, LEASE_ENDING_MARGIN_MS } from '../../src/remote/pac
 import { SuiDirectory } from '../../src/sui/directory.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
+import { restoreProcessClock, skewProcessClock } from '../support/process-clock.ts';
 import { closePrivateVault, openPrivateVault, vaultKeyService, type PrivateVault } from '../support/private-vault.ts';
-
-// The process clock, movable: installed before the network opens, so the chain's Clock and the key servers read it.
-const realNow = Date.now;
-let skewMs = 0;
-Date.now = () => realNow() + skewMs;
 
 const SUI = 1_000_000_000n;
 /** One hour at 1 MIST/ms: the market's minimum lease. */
@@ -106,7 +102,7 @@ test.before(async (context) => {
 });
 
 test.after(async (context) => {
-  Date.now = realNow;
+  restoreProcessClock();
   await closePrivateVault(context);
 });
 
@@ -189,11 +185,11 @@ test('a lease out of funds by the clock, with no transaction: the next identity 
   assert.equal((await open(context, context.pat, [before.sealed], { lease: leaseId, cap })).keys, [before.dataKey]);
 
   // Within the margin of its end, every pack gets an identity of its own.
-  skewMs = 3_600_000 - LEASE_ENDING_MARGIN_MS / 2;
+  skewProcessClock(3_600_000 - LEASE_ENDING_MARGIN_MS / 2);
   const [first, second] = [await nextIdentity(context), await nextIdentity(context)];
   assert.is.not(first, second);
 
-  skewMs = 2 * 3_600_000;
+  skewProcessClock(2 * 3_600_000);
   assert.is((await tenant.getLease(leaseId)).state, 'open', 'nobody settled it');
   const after = await nextIdentity(context);
   assert.is.not(after, await identityOf(context, before.sealed));
