@@ -66,6 +66,8 @@ export interface DevnetServeOptions {
   keyServersDown: number[];
   storageNodes: number;
   storageNodesDown: number[];
+  /** `host:port` each storage node registers, as given (empty: their own ports); checked like `host`. */
+  storageNodeAddresses: string[];
 }
 
 /** A running `git walrus devnet` server: the addresses it prints. */
@@ -75,8 +77,10 @@ export interface ServedDevnet {
   walrusUrl: string;
   faucetUrl: string;
   keyServerObjectIds: readonly string[];
-  /** `host:port` of each emulated Walrus storage node (empty without `--storage-nodes`). */
+  /** `host:port` of each emulated Walrus storage node as the committee names it (empty without `--storage-nodes`). */
   storageNodeAddresses: readonly string[];
+  /** `host:port` each node listens on (the same as `storageNodeAddresses` unless those were advertised otherwise). */
+  storageNodeListeners: readonly string[];
   packageId: string;
   registryId: string;
   close(): Promise<void>;

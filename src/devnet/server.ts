@@ -17,7 +17,7 @@ import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
 import { DEVNET_INFO_PATH } from '../core/devnet-protocol.ts';
 import { DEVNET_SEAL } from '../core/devnet-protocol.ts';
-import { WalrusGitError } from '../core/errors.ts';
+import { UsageError, WalrusGitError } from '../core/errors.ts';
 import { holdPidLock } from '../fs/pid-lock.ts';
 import { isJsonRequest, readCappedBody } from './capped-body.ts';
 import { foreignRequest } from './local-origin.ts';
@@ -45,6 +45,12 @@ export interface DevnetServerOptions {
   storageNodes?: number;
   /** Storage nodes (0-based) that start down. */
   storageNodesDown?: Iterable<number>;
+  /**
+   * The `host:port` each storage node registers on chain instead of its own port, one per node in order: the address
+   * of a proxy in front of it (a real node registers its public address, e.g. a load balancer's). Checked by the caller
+   * to be loopback or a local interface's (bind-address.ts).
+   */
+  storageNodeAddresses?: readonly string[];
 }
 
 export interface DevnetServer {
@@ -74,6 +80,10 @@ export class DevnetDirInUseError extends WalrusGitError {
 }
 
 export async function startDevnetServer(options: DevnetServerOptions): Promise<DevnetServer> {
+  const advertised = options.storageNodeAddresses?.length ?? 0;
+  if (advertised > 0 && advertised !== (options.storageNodes ?? 0)) {
+    throw new UsageError(`${advertised} storage node address(es) given for ${options.storageNodes ?? 0} storage node(s): give one --storage-node-address per node of --storage-nodes, in order`);
+  }
   await mkdir(options.dir, { recursive: true });
   const lock = await holdPidLock(join(options.dir, SERVER_LOCK));
   if ('holder' in lock) throw new DevnetDirInUseError(options.dir, lock.holder);
@@ -88,13 +98,13 @@ export async function startDevnetServer(options: DevnetServerOptions): Promise<D
 /** Held by the one server of a state directory while it runs (pid and URL); in-process networks do not take it. */
 const SERVER_LOCK = 'server.lock';
 
-async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown, storageNodes: nodeCount = 0, storageNodesDown }: DevnetServerOptions, lock: HeldLock): Promise<DevnetServer> {
+async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown, storageNodes: nodeCount = 0, storageNodesDown, storageNodeAddresses }: DevnetServerOptions, lock: HeldLock): Promise<DevnetServer> {
   const engine = await ChainEngine.open(join(dir, 'chain'));
   const walrus = createWalrusService(join(dir, 'walrus'), { chain: engineWalrusChain(engine) });
   const epochNow = await walrus.epochClock();
   await engine.attachWalrus(epochNow);
   const storageNodes = nodeCount > 0
-    ? await startStorageNodes({ dir: join(dir, 'walrus'), engine, count: nodeCount, numShards: walrus.numShards, epochNow, down: storageNodesDown, host })
+    ? await startStorageNodes({ dir: join(dir, 'walrus'), engine, count: nodeCount, numShards: walrus.numShards, epochNow, down: storageNodesDown, host, advertise: storageNodeAddresses?.length ? storageNodeAddresses : undefined })
     : undefined;
   const keyServers = await openKeyServers(dir, engine, { down: keyServersDown });
   const rpc = jsonRpcHandler(engine);

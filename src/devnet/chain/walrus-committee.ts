@@ -61,7 +61,7 @@ const StakingInnerLayout = bcs.struct('StakingInnerV1', {
 
 const Authorized = bcs.enum('Authorized', { Address: bcs.Address, ObjectID: bcs.Address });
 
-const StakingPoolLayout = bcs.struct('StakingPool', {
+export const StakingPoolLayout = bcs.struct('StakingPool', {
   id: bcs.Address,
   state: bcs.enum('PoolState', { Active: null, Withdrawing: bcs.u32(), Withdrawn: null }),
   voting_params: bcs.struct('VotingParams', { storage_price: bcs.u64(), write_price: bcs.u64(), node_capacity: bcs.u64() }),

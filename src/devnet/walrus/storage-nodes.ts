@@ -39,11 +39,18 @@ export interface StorageNodesOptions {
   /** Nodes (0-based) that drop every connection from the start, as a dead process behind the address would. */
   down?: Iterable<number>;
   host?: string;
+  /**
+   * The `host:port` each node registers in the committee, in order (absent: the address it listens on): what a real
+   * node does behind a proxy or load balancer, whose address is the one clients must use. One per node.
+   */
+  advertise?: readonly string[];
 }
 
 export interface StorageNodes {
-  /** Each node's `host:port`, in committee order. */
+  /** Each node's `host:port` as the committee names it, in committee order. */
   readonly addresses: string[];
+  /** Each node's `host:port` it listens on (the same as `addresses` unless they were advertised otherwise). */
+  readonly listening: string[];
   /** Takes a node down (its connections dropped) or brings it back. */
   setDown(index: number, down: boolean): void;
   close(): Promise<void>;
@@ -76,7 +83,7 @@ export async function startStorageNodes(options: StorageNodesOptions): Promise<S
   const keys = shards.map((_, index) => nodeKey(index));
   const down = new Set(options.down ?? []);
   const servers: Server[] = [];
-  const addresses: string[] = [];
+  const listening: string[] = [];
   for (const [index, nodeShards] of shards.entries()) {
     const node = storageNode({ ...options, index, key: keys[index], shards: new Set(nodeShards), root: join(options.dir, 'nodes', String(index)) });
     const listener = nodeListener(node);
@@ -89,8 +96,9 @@ export async function startStorageNodes(options: StorageNodesOptions): Promise<S
       server.listen(0, host, () => resolve());
     });
     servers.push(server);
-    addresses.push(`${host}:${(server.address() as AddressInfo).port}`);
+    listening.push(`${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`);
   }
+  const addresses = options.advertise ? [...options.advertise] : listening;
   const totalAggregatedKey = bls12_381.longSignatures.aggregatePublicKeys(keys.map((key) => key.publicKey)).toBytes(true);
   const objects = committeeObjects(shards.map((nodeShards, index) => ({ networkAddress: addresses[index], publicKey: keys[index].publicKey, shards: nodeShards })), {
     epoch: options.epochNow(), numShards: options.numShards, totalAggregatedKey,
@@ -98,6 +106,7 @@ export async function startStorageNodes(options: StorageNodesOptions): Promise<S
   await options.engine.putSystemObjects(objects.map((object) => ({ ...object, hasPublicTransfer: false })));
   return {
     addresses,
+    listening,
     setDown(index, isDown) {
       if (isDown) down.add(index);
       else down.delete(index);

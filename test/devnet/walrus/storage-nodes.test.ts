@@ -11,12 +11,15 @@ import { WALRUS_STAKING_OBJECT_ID, WALRUS_SYSTEM_OBJECT_ID } from '../../../src/
 import { SdkBlobStore } from '../../../src/walrus/sdk-blob-store.ts';
 import { WAL_FAUCET_PATH } from '../../../src/core/devnet-protocol.ts';
 import { releaseBlobIdWorkers } from '../../../src/walrus-protocol/blob-id.ts';
+import { StakingPoolLayout, storageNodeId } from '../../../src/devnet/chain/walrus-committee.ts';
+import { UsageError } from '../../../src/core/errors.ts';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 const nodes = suite('emulated Walrus storage nodes (the SDK\'s direct mode)');
 
-async function setup(count: number): Promise<{ server: DevnetServer; store: () => SdkBlobStore; remove: () => Promise<void> }> {
+async function setup(count: number, storageNodeAddresses?: string[]): Promise<{ server: DevnetServer; suiClient: SuiGrpcClient; store: () => SdkBlobStore; remove: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'storage-nodes-test-'));
-  const server = await startDevnetServer({ dir, storageNodes: count });
+  const server = await startDevnetServer({ dir, storageNodes: count, storageNodeAddresses });
   const user = Ed25519Keypair.generate();
   await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient: user.toSuiAddress() });
   const wal = await fetch(new URL(WAL_FAUCET_PATH, server.faucetUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient: user.toSuiAddress() } }) });
@@ -26,7 +29,7 @@ async function setup(count: number): Promise<{ server: DevnetServer; store: () =
     suiClient, signer: user, numShards: 50, epochs: 3, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     committee: { systemObjectId: WALRUS_SYSTEM_OBJECT_ID, stakingObjectId: WALRUS_STAKING_OBJECT_ID },
   });
-  return { server, store, remove: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return { server, suiClient, store, remove: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 nodes.after(() => releaseBlobIdWorkers());
@@ -57,6 +60,58 @@ nodes('with one node of four down the write still reaches a quorum; with two dow
     assert.match(error!.message, /too many failures|confirmations/i);
   } finally {
     await t.remove();
+  }
+});
+
+/** A TCP relay on a port of its own to a target known only later (a node's port, chosen when it starts). */
+async function relay(): Promise<{ address: string; connections: number; target?: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const [host, port] = state.target!.split(':');
+    const upstream = connect({ host, port: Number(port) });
+    state.connections++;
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => { client.destroy(); upstream.destroy(); });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const state = {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`, connections: 0, target: undefined as string | undefined,
+    close: () => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
+  };
+  return state;
+}
+
+nodes('nodes advertised at other addresses (proxies in front of them): the staking pools carry those, and the SDK writes through them', async () => {
+  const relays = [await relay(), await relay()];
+  const t = await setup(2, relays.map((r) => r.address));
+  try {
+    assert.equal(t.server.storageNodes!.addresses, relays.map((r) => r.address));
+    assert.is.not(t.server.storageNodes!.listening[0], relays[0].address);
+    for (const [index, r] of relays.entries()) r.target = t.server.storageNodes!.listening[index];
+    const { objects } = await t.suiClient.core.getObjects({ objectIds: relays.map((_, index) => storageNodeId(index)), include: { content: true } });
+    assert.equal(objects.map((object) => (object instanceof Error ? object.message : StakingPoolLayout.parse(object.content!).node_info.network_address)), relays.map((r) => r.address));
+
+    const bytes = new TextEncoder().encode('through the advertised addresses'.repeat(50));
+    const written = await t.store().write(bytes);
+    assert.equal(Buffer.from(await t.store().read(written.blobId)).toString(), Buffer.from(bytes).toString());
+    for (const r of relays) assert.ok(r.connections > 0, `node at ${r.address} reached through its relay`);
+  } finally {
+    await t.remove();
+    await Promise.all(relays.map((r) => r.close()));
+  }
+});
+
+nodes('storage node addresses must be one per node', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'storage-nodes-test-'));
+  try {
+    const error = await startDevnetServer({ dir, storageNodes: 3, storageNodeAddresses: ['127.0.0.1:9101'] }).then(() => null, (caught: unknown) => caught as Error);
+    assert.instance(error, UsageError);
+    assert.match(error!.message, /1 storage node address\(es\) given for 3 storage node\(s\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
