@@ -16,12 +16,15 @@ export interface LatencyProxy {
   close(): Promise<void>;
 }
 
-export async function startLatencyProxy(target: { host: string; port: number }, oneWayMs: number): Promise<LatencyProxy> {
+export interface ProxyTarget { host: string; port: number }
+
+/** `target` may be a function, read at each connection: a server whose port is known only after the proxy's. */
+export async function startLatencyProxy(target: ProxyTarget | (() => ProxyTarget), oneWayMs: number): Promise<LatencyProxy> {
   let connections = 0;
   const open = new Set<Socket>();
   const server = createServer((client) => {
     connections++;
-    const upstream = connect(target);
+    const upstream = connect(typeof target === 'function' ? target() : target);
     for (const socket of [client, upstream]) {
       open.add(socket);
       socket.on('close', () => open.delete(socket));

@@ -105,22 +105,24 @@ export async function refsOf(world: World, repo: string, pattern = 'refs/'): Pro
 
 /**
  * Starts `git walrus devnet` (state in `<root>/devnet-state`, a free port, `extra` arguments) and waits for the URL
- * it serves; `pid` is the `git walrus` process (the server is its child); `stop` resolves once the server has exited.
+ * it serves; `pid` is the `git walrus` process (the server is its child); `printed` is everything it printed on
+ * starting (its addresses); `stop` resolves once the server has exited.
  * The server never outlives the process that started it (reaper.ts).
  */
-export async function startDevnet(world: World, extra: string[] = [], stateDir = 'devnet-state'): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startDevnet(world: World, extra: string[] = [], stateDir = 'devnet-state'): Promise<{ url: string; pid: number; printed: string; stop(): Promise<void> }> {
   const child = spawnReaped('git', ['walrus', 'devnet', '--dir', world.path(stateDir), ...extra], { cwd: world.root, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const url = await new Promise<string>((done, fail) => {
+  const printed = await new Promise<string>((done, fail) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const match = out.match(/^devnet: (\S+)$/m);
-      if (match) done(match[1]!);
+      // The last line of what it prints on starting.
+      if (/^use it with: .*\n/m.test(out)) done(out);
     });
     child.on('close', (code) => fail(new Error(`git walrus devnet exited (${code}):\n${stderr}`)));
   });
   const exited = new Promise<void>((done) => child.once('close', () => done()));
-  return { url, pid: child.pid!, stop: () => { child.kill('SIGTERM'); return exited; } };
+  const url = /^devnet: (\S+)$/m.exec(printed)![1]!;
+  return { url, pid: child.pid!, printed, stop: () => { child.kill('SIGTERM'); return exited; } };
 }
