@@ -140,7 +140,7 @@ let clones = 0;
 
 /**
  * Full mode: the devnet's 50 shards through its publisher, then 1000 shards (testnet's and mainnet's) through the
- * publisher and direct to ten storage nodes. Short mode: 50 shards both ways, four nodes, one round.
+ * publisher and direct to eleven storage nodes (the devnet's fewest). Short mode: 50 shards both ways, one round.
  */
 export async function run(short: boolean, rounds = short ? 1 : 3): Promise<void> {
   const world = createWorld('walrus-bench-latency-');
@@ -149,8 +149,8 @@ export async function run(short: boolean, rounds = short ? 1 : 3): Promise<void>
   const smartHttp = await startSmartHttp(bare, world.env);
   const native = await startLatencyProxy({ host: '127.0.0.1', port: smartHttp.port }, ONE_WAY_MS);
   const paths: (() => Promise<HelperPath>)[] = short
-    ? [() => publisherPath(world, 50), () => directPath(world, 50, 4)]
-    : [() => publisherPath(world, 50), () => publisherPath(world, 1000), () => directPath(world, 1000, 10)];
+    ? [() => publisherPath(world, 50), () => directPath(world, 50, 11)]
+    : [() => publisherPath(world, 50), () => publisherPath(world, 1000), () => directPath(world, 1000, 11)];
   try {
     console.log(`  ${ONE_WAY_MS} ms each way (a ${2 * ONE_WAY_MS} ms round trip) to the devnet server, to each storage node and to git http-backend; medians of ${rounds} round(s)`);
     const spec = short ? EXPRESS_SHORT : EXPRESS;

@@ -29,10 +29,10 @@ export const devnetCommand: CommandModule<CliArgs, DevnetArgs> = {
       .example('$0 devnet --key-servers-down 3', 'run with Seal key server 3 down')
       .option('port', { type: 'number', default: 0, describe: 'TCP port (0 = any free port)' })
       .option('dir', { type: 'string', default: '.devnet', describe: 'state directory (shared with other devnet processes)' })
-      .example('$0 devnet --storage-nodes 10 --storage-nodes-down 0', 'run 10 Walrus storage nodes (the SDK\'s direct mode), the first one down')
-      .option('storage-nodes', { type: 'number', default: 0, describe: 'Walrus storage nodes to emulate, each on its own port (0 = none: the publisher and aggregator only)' })
+      .example('$0 devnet --storage-nodes 11 --storage-nodes-down 0', 'run 11 Walrus storage nodes (the SDK\'s direct mode), the first one down')
+      .option('storage-nodes', { type: 'number', default: 0, describe: 'Walrus storage nodes to emulate, each on its own port: 0 (none: the publisher and aggregator only) or at least 11' })
       .option('storage-nodes-down', { type: 'number', array: true, default: [], describe: 'storage nodes (0-based) to run as down' })
-      .example('$0 devnet --storage-nodes 2 --storage-node-address 127.0.0.1:9101 127.0.0.1:9102', 'register the nodes at the addresses of proxies in front of them')
+      .example('$0 devnet --storage-nodes 11 --storage-node-address 127.0.0.1:9101 … 127.0.0.1:9111', 'register the nodes at the addresses of proxies in front of them')
       .option('storage-node-address', { type: 'string', array: true, default: [], describe: 'host:port each storage node registers on chain, one per node in order (a proxy or load balancer in front of it: loopback or a local interface); default: its own port' })
       .option('key-servers-down', { type: 'number', array: true, default: [], describe: 'Seal key servers (1-3) to run as down, to try a private clone with too few of them' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to bind: loopback or an address of a local interface' }) as never,

@@ -11,7 +11,7 @@ import { createWalrusService } from './walrus/service.ts';
 import { engineWalrusChain } from './walrus/chain-blobs.ts';
 import { WAL_FAUCET_AMOUNT } from './chain/walrus-system-package.ts';
 import { WALRUS_STAKING_OBJECT_ID, WALRUS_SYSTEM_OBJECT_ID } from './chain/fixed-ids.ts';
-import { startStorageNodes, type StorageNodes } from './walrus/storage-nodes.ts';
+import { MIN_STORAGE_NODES, startStorageNodes, type StorageNodes } from './walrus/storage-nodes.ts';
 import { WAL_FAUCET_PATH } from '../core/devnet-protocol.ts';
 import { nodeListener } from './walrus/node-listener.ts';
 import { openKeyServers, type DevnetKeyServers } from './seal/key-servers.ts';
@@ -80,6 +80,10 @@ export class DevnetDirInUseError extends WalrusGitError {
 }
 
 export async function startDevnetServer(options: DevnetServerOptions): Promise<DevnetServer> {
+  const nodes = options.storageNodes ?? 0;
+  if (nodes !== 0 && !(Number.isInteger(nodes) && nodes >= MIN_STORAGE_NODES)) {
+    throw new UsageError(`--storage-nodes must be 0 (none) or at least ${MIN_STORAGE_NODES}, got ${nodes}: with fewer, the Walrus SDK cannot read a blob once the node it asks first fails (a real committee has about a hundred)`, { storageNodes: nodes });
+  }
   const advertised = options.storageNodeAddresses?.length ?? 0;
   if (advertised > 0 && advertised !== (options.storageNodes ?? 0)) {
     throw new UsageError(`${advertised} storage node address(es) given for ${options.storageNodes ?? 0} storage node(s): give one --storage-node-address per node of --storage-nodes, in order`);

@@ -7,7 +7,7 @@ const direct = suite('git through the Walrus SDK\'s direct mode against a devnet
 
 direct('a push and a clone go through the storage nodes; with a node down still; with too many down the push fails and says why', async () => {
   const w = createWorld();
-  let server = await startDevnet(w, ['--storage-nodes', '4']);
+  let server = await startDevnet(w, ['--storage-nodes', '11']);
   try {
     let env = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url, GIT_WALRUS_DIRECT: 'true' };
     const src = await initWorkRepo(w, 'src');
@@ -24,10 +24,10 @@ direct('a push and a clone go through the storage nodes; with a node down still;
     const withoutDirect = await w.run('.', ['clone', '-q', remote, 'through-aggregator'], { env: { ...env, GIT_WALRUS_DIRECT: 'false' } });
     assert.is.not(withoutDirect.code, 0);
 
-    // The same state with one node of four down (12 or 13 of 50 shards): the rest still make a quorum.
+    // The same state with one node of eleven down (4 or 5 of 50 shards): the rest still make a quorum.
     const restart = async (down: string[]) => {
       await server.stop();
-      server = await startDevnet(w, ['--storage-nodes', '4', '--storage-nodes-down', ...down]);
+      server = await startDevnet(w, ['--storage-nodes', '11', '--storage-nodes-down', ...down]);
       env = { ...env, GIT_WALRUS_DEVNET_URL: server.url };
     };
     await restart(['1']);
@@ -36,9 +36,9 @@ direct('a push and a clone go through the storage nodes; with a node down still;
     await w.ok('copy', ['pull', '-q', 'origin', 'main'], { env });
     assert.is(await w.ok('copy', ['rev-parse', 'HEAD']), await w.ok(src, ['rev-parse', 'HEAD']));
 
-    // Two down: no quorum can confirm the blob, and the push says so.
-    await restart(['1', '2']);
-    await commit(w, src, 'c.txt', 'two nodes down\n');
+    // Five down (at least 20 of 50 shards, more than a third): no quorum can confirm the blob, and the push says so.
+    await restart(['1', '2', '3', '4', '5']);
+    await commit(w, src, 'c.txt', 'five nodes down\n');
     const refused = await w.run(src, ['push', '-q', 'walrus', 'main'], { env });
     assert.is.not(refused.code, 0);
     assert.match(refused.stderr, /storage nodes|confirm/i);

@@ -29,6 +29,13 @@ import { nodeListener } from './node-listener.ts';
  * does not recover missing slivers from other nodes, and the committee never changes.
  */
 
+/**
+ * The fewest storage nodes the devnet runs. Real committees have about a hundred; `@mysten/walrus` reads a blob's
+ * metadata from one node and, when that one fails, from the others in groups of a tenth of them, which with ten
+ * nodes or fewer is a group size of 0 and a RangeError ("Invalid array length") instead of a read from the rest.
+ */
+export const MIN_STORAGE_NODES = 11;
+
 export interface StorageNodesOptions {
   /** The devnet Walrus state directory. */
   dir: string;

@@ -35,7 +35,7 @@ async function setup(count: number, storageNodeAddresses?: string[]): Promise<{ 
 nodes.after(() => releaseBlobIdWorkers());
 
 nodes('a blob written through the SDK to the nodes is certified on chain and read back from them', async () => {
-  const t = await setup(4);
+  const t = await setup(11);
   try {
     const bytes = new TextEncoder().encode('a pack written sliver by sliver'.repeat(100));
     const written = await t.store().write(bytes);
@@ -47,15 +47,16 @@ nodes('a blob written through the SDK to the nodes is certified on chain and rea
   }
 });
 
-nodes('with one node of four down the write still reaches a quorum; with two down it fails and says why', async () => {
-  const t = await setup(4);
+nodes('with one node of eleven down the write reaches a quorum and reads come back whichever node is asked first; with five down it fails and says why', async () => {
+  const t = await setup(11);
   try {
     t.server.storageNodes!.setDown(1, true);
     const bytes = new TextEncoder().encode('one node is down');
     const written = await t.store().write(bytes);
-    assert.equal(Buffer.from(await t.store().read(written.blobId)).toString(), 'one node is down');
-    t.server.storageNodes!.setDown(2, true);
-    const error = await t.store().write(new TextEncoder().encode('two nodes are down')).then(() => null, (caught: unknown) => caught as Error);
+    // The SDK asks a random node for the metadata first; when that is the down one it asks the others.
+    for (let read = 0; read < 20; read++) assert.equal(Buffer.from(await t.store().read(written.blobId)).toString(), 'one node is down');
+    for (const index of [2, 3, 4, 5]) t.server.storageNodes!.setDown(index, true);
+    const error = await t.store().write(new TextEncoder().encode('five nodes are down')).then(() => null, (caught: unknown) => caught as Error);
     assert.ok(error, 'the write failed');
     assert.match(error!.message, /too many failures|confirmations/i);
   } finally {
@@ -85,8 +86,8 @@ async function relay(): Promise<{ address: string; connections: number; target?:
 }
 
 nodes('nodes advertised at other addresses (proxies in front of them): the staking pools carry those, and the SDK writes through them', async () => {
-  const relays = [await relay(), await relay()];
-  const t = await setup(2, relays.map((r) => r.address));
+  const relays = await Promise.all(Array.from({ length: 11 }, () => relay()));
+  const t = await setup(11, relays.map((r) => r.address));
   try {
     assert.equal(t.server.storageNodes!.addresses, relays.map((r) => r.address));
     assert.is.not(t.server.storageNodes!.listening[0], relays[0].address);
@@ -104,12 +105,15 @@ nodes('nodes advertised at other addresses (proxies in front of them): the staki
   }
 });
 
-nodes('storage node addresses must be one per node', async () => {
+nodes('storage node addresses must be one per node, and a committee has at least eleven nodes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'storage-nodes-test-'));
   try {
-    const error = await startDevnetServer({ dir, storageNodes: 3, storageNodeAddresses: ['127.0.0.1:9101'] }).then(() => null, (caught: unknown) => caught as Error);
+    const error = await startDevnetServer({ dir, storageNodes: 11, storageNodeAddresses: ['127.0.0.1:9101'] }).then(() => null, (caught: unknown) => caught as Error);
     assert.instance(error, UsageError);
-    assert.match(error!.message, /1 storage node address\(es\) given for 3 storage node\(s\)/);
+    assert.match(error!.message, /1 storage node address\(es\) given for 11 storage node\(s\)/);
+    const few = await startDevnetServer({ dir, storageNodes: 4 }).then(() => null, (caught: unknown) => caught as Error);
+    assert.instance(few, UsageError);
+    assert.match(few!.message, /--storage-nodes must be 0 \(none\) or at least 11, got 4: with fewer, the Walrus SDK cannot read a blob/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
