@@ -5,14 +5,16 @@
  * One bundle instead of ~150 separately resolved ES modules: a helper's start spends a sixth of its time resolving
  * and linking modules, and tree-shaking drops what a start never runs (@mysten/sui's zkLogin, poseidon's constants).
  * Each dynamic import() stays a split point, so what the sources load lazily still loads lazily.
- * One esbuild run per executable (and one for the blob-id worker, a thread of its own): a shared run also splits
- * chunks along what the executables share, and a helper's `list` loaded 54 files instead of 43. Each executable is
- * built twice: the first build maps its modules, and the second is told what every lazy import finds loaded
- * (already-loaded.ts), which brings a `list` from 43 files to 13 (each file a resolve, a read and a link).
+ * One esbuild run per executable (the warm encoder's daemon among them, and one for the blob-id worker, a thread of
+ * its own): a shared run also splits chunks along what the executables share, and a helper's `list` loaded 54 files
+ * instead of 43. Each executable is built twice: the first build maps its modules, and the second is told what every
+ * lazy import finds loaded (already-loaded.ts), which brings a `list` from 43 files to 13 (each file a resolve, a
+ * read and a link).
  *
  * Layout: every output file lies in dist/main/, two levels below the package root as src/<dir>/*.ts are, so the
  * paths the sources compute from import.meta.url hold in the bundle too: the blob-id worker is the sibling of the
- * code that starts it (an entry of its own here), package.json and src/web/static are `../../`.
+ * code that starts it (an entry of its own here), and so is the warm encoder's entry; package.json and src/web/static
+ * are `../../`.
  */
 import { build } from 'esbuild';
 import type { BuildOptions } from 'esbuild';
@@ -28,6 +30,7 @@ const executables: [entry: string, chunkPrefix: string][] = [
   ['src/main/remote-helper.ts', 'helper'],
   ['src/main/cli.ts', 'cli'],
   ['src/walrus-protocol/blob-id-worker.ts', 'worker'],
+  ['src/main/encoder-daemon.ts', 'daemon'],
 ];
 for (const [entry, chunkPrefix] of executables) {
   const options: BuildOptions = {

@@ -11,13 +11,13 @@ import { serveDevnet } from '../../src/main/devnet.ts';
 
 const devnet = suite('devnetCommand');
 
-/** Runs the devnet command's handler, composed as src/main composes it, with `options`; `started` resolves with what it printed once it serves. */
+/** Runs the devnet command's handler, composed as src/main composes it, with yargs' defaults and `options`; `started` resolves with what it printed once it serves. */
 function runDevnet(dir: string, options: { host?: string } = {}): { running: Promise<void>; started: Promise<string> } {
   let printed = '';
   let announce: (text: string) => void = () => {};
   const started = new Promise<string>((resolve) => { announce = resolve; });
   const app = { stdout: (text: string) => { printed += text; announce(printed); }, log: silentLog, stderr: () => {}, serveDevnet } as unknown as CliApp;
-  const running = (devnetCommand.handler as (argv: unknown) => Promise<void>)({ app, port: 0, dir, ...options, _: [], $0: 'git walrus' });
+  const running = (devnetCommand.handler as (argv: unknown) => Promise<void>)({ app, port: 0, dir, keyServersDown: [], storageNodes: 0, storageNodesDown: [], storageNodeAddress: [], ...options, _: [], $0: 'git walrus' });
   return { running, started };
 }
 
