@@ -15,7 +15,12 @@ const benches = readdirSync(here)
 for (const name of benches) {
   console.log(`\n=== bench ${name}${short ? ' (short)' : ''} ===`);
   const started = performance.now();
-  const bench = (await import(pathToFileURL(new URL(`${name}.ts`, here).pathname).href)) as { run(short: boolean): Promise<void> };
+  const bench = (await import(pathToFileURL(new URL(`${name}.ts`, here).pathname).href)) as { run(short: boolean): Promise<void>; fullOnly?: string };
+  // A bench that cannot run in the short mode says why instead of printing figures.
+  if (short && bench.fullOnly) {
+    console.log(`  full mode only: ${bench.fullOnly}`);
+    continue;
+  }
   await bench.run(short);
   console.log(`--- ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
