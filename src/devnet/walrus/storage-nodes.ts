@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { writeFileAtomic } from '../../fs/atomic.ts';
 import { join } from 'node:path';
 import { bcs } from '@mysten/sui/bcs';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
@@ -183,12 +184,6 @@ async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
 }
 
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temporary, bytes);
-  await rename(temporary, path);
-}
-
 function storageNode(node: NodeContext): (request: Request) => Promise<Response> {
   return async (request) => {
     const match = ROUTE.exec(new URL(request.url).pathname);
@@ -215,7 +210,7 @@ function storageNode(node: NodeContext): (request: Request) => Promise<Response>
       const body = await readCappedBody(request, MAX_BODY_BYTES);
       if (body === null) return failure(413, 'INVALID_ARGUMENT', 'the metadata is too large');
       await mkdir(blobDir, { recursive: true });
-      await writeAtomically(metadataPath, body);
+      await writeFileAtomic(metadataPath, body);
       return ok('metadata successfully stored');
     }
     if (pairText !== undefined) {
@@ -237,7 +232,7 @@ function storageNode(node: NodeContext): (request: Request) => Promise<Response>
         }
         const body = await readCappedBody(request, MAX_BODY_BYTES);
         if (body === null) return failure(413, 'INVALID_ARGUMENT', 'the sliver is too large');
-        await writeAtomically(sliverPath, body);
+        await writeFileAtomic(sliverPath, body);
         return ok('sliver stored successfully');
       }
     }
