@@ -8,6 +8,7 @@
  * asserted against a clock.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
@@ -24,7 +25,7 @@ import { createWorld, REPO_ROOT, type World } from '../../scripts/harness/world.
 import { startDevnetServer } from '../../scripts/harness/gitops.ts';
 import { testCluster, waitFor } from './support/control-plane.ts';
 import { kubectl } from './support/gitops.ts';
-import { ServingTimeline } from './support/serving-timeline.ts';
+import { routeOf, ServingTimeline } from './support/serving-timeline.ts';
 
 const run = promisify(execFile);
 const NODES = 3;
@@ -136,9 +137,14 @@ async function deployApp(kc: KubeConfig, node: Cluster, namespace: string, name:
   ];
   await kubectlApply(node, objects);
   await waitFor('two ready replicas', async () => (await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name, namespace })).status?.readyReplicas === 2, 120_000);
-  // The ingress renders its configuration a moment after the Endpoints change (as ingress-nginx does): until then it
-  // answers 503 for the host, which is the app not yet published, not a failure of what the test disturbs.
-  await waitFor('the app served through the ingress', async () => (await getThroughIngress(node.ingress.address, host)) === 'ok', 60_000);
+  // The ingress renders its configuration a moment after the Endpoints change (as ingress-nginx does) and reloads:
+  // until both replicas are in it and the old workers are gone it may answer 503 for the host, which is the app not
+  // yet published, not a failure of what the test disturbs.
+  await waitFor('the ingress sending the host to both replicas', async () => {
+    await node.ingress.settled();
+    const route = routeOf(await readFile(join(node.ingress.dir, 'nginx.conf'), 'utf8'), host);
+    return /^upstream \[\S+, \S+\]$/.test(route) && (await getThroughIngress(node.ingress.address, host)) === 'ok';
+  }, 60_000);
   return { host, labels };
 }
 

@@ -3,10 +3,13 @@
  * (address RunSubnets.ingressIp, which no pod gets), configured from the cluster's Ingresses by a small watcher:
  * informers on Ingresses, Services and Endpoints; on any change the configuration is rendered again
  * (nginx-config.ts) and, when it differs, written and nginx reloaded (SIGHUP: old workers finish their requests).
+ * A reload counts as done once every worker of the old configuration has exited: until then an old worker can still
+ * accept a connection and answer it as the old configuration said (a 503 for a backend that has since become ready),
+ * so `settled()` waits for that, and tests wait for it before they count failed requests.
  * Tests call `http://<address>/` with a `Host:` header. nginx dies with its namespace when the run is removed.
  */
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, NetworkingV1Api, makeInformer } from '@kubernetes/client-node';
 import type { Informer, KubernetesObject, ObjectCache, V1Endpoints, V1Ingress, V1Service } from '@kubernetes/client-node';
@@ -22,6 +25,8 @@ export interface IngressStandIn {
   readonly process: ProcessRef;
   /** nginx's error and access logs, and its configuration. */
   readonly dir: string;
+  /** Resolves once every change seen so far is rendered and nginx runs only workers of that configuration. */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +40,11 @@ export interface IngressOptions {
 const NGINX = '/usr/sbin/nginx';
 /** Events come in bursts (a rollout changes Endpoints several times): render once they settle this long. */
 const SETTLE_MS = 100;
+/**
+ * How long to wait for a reload's old workers to exit: one still finishing a long request (a followed log) outlives
+ * it, having closed its listening socket; the reload is then reported and the next change goes on.
+ */
+const RELOAD_WAIT_MS = 10_000;
 
 type Cached<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -83,13 +93,15 @@ export async function startIngress(options: IngressOptions): Promise<IngressStan
       const next = render();
       if (next === current) return;
       writeFileSync(confPath, (current = next));
+      const before = nginx.pid === undefined ? [] : workersOf(nginx.pid);
       nginx.kill('SIGHUP');
+      await waitReloaded(nginx.pid, before, checkAlive, options.log);
     });
     pending.catch((error: Error) => options.log(`ingress: ${error.message}`));
   };
   const changed = () => {
     clearTimeout(timer);
-    timer = setTimeout(reload, SETTLE_MS);
+    timer = setTimeout(() => { timer = undefined; reload(); }, SETTLE_MS);
   };
   for (const [name, informer] of Object.entries(informers) as [string, Cached<KubernetesObject>][]) {
     for (const event of ['add', 'update', 'delete'] as const) informer.on(event, changed);
@@ -116,6 +128,14 @@ export async function startIngress(options: IngressOptions): Promise<IngressStan
     className: INGRESS_CLASS,
     process: { name: 'ingress-nginx', pid: nginx.pid ?? -1, match: confPath },
     dir,
+    async settled() {
+      for (;;) {
+        const awaited = pending;
+        await awaited.catch(() => undefined);
+        if (timer === undefined && pending === awaited) return;
+        if (timer !== undefined) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      }
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);
@@ -128,6 +148,38 @@ export async function startIngress(options: IngressOptions): Promise<IngressStan
       clearTimeout(kill);
     },
   };
+}
+
+/** The pids of the master's workers, from each process's parent in /proc. */
+function workersOf(master: number): number[] {
+  const workers: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent is the 4th field, after a command name in parentheses that may itself hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master) workers.push(Number(entry));
+    } catch {
+      // exited while listed
+    }
+  }
+  return workers;
+}
+
+/** A reload is done when none of the workers from before the SIGHUP is left and new ones run. */
+async function waitReloaded(master: number | undefined, before: number[], checkAlive: () => void, log: (line: string) => void): Promise<void> {
+  if (master === undefined) return;
+  const deadline = Date.now() + RELOAD_WAIT_MS;
+  for (;;) {
+    checkAlive();
+    const now = workersOf(master);
+    if (now.length > 0 && !now.some((pid) => before.includes(pid))) return;
+    if (Date.now() > deadline) {
+      log(`ingress: nginx's old workers still run ${RELOAD_WAIT_MS / 1000} s after a reload (a long request); going on`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** nginx writes its pid file once it listens. */

@@ -83,7 +83,7 @@ function describePod(pod: V1Pod): string {
 }
 
 /** The servers nginx.conf sends `host` to, or what it answers instead. */
-function routeOf(conf: string, host: string): string {
+export function routeOf(conf: string, host: string): string {
   const server = conf.split('  server {').find((block) => block.includes(`server_name ${host};`));
   if (!server) return 'no server for the host';
   if (/return 503;/.test(server)) return 'return 503 (no ready endpoint)';
