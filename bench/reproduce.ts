@@ -36,9 +36,8 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Not in the short run `npm test` makes: it installs express-app's dependencies from npm's registry twice (minutes),
- * and in this round's runs it failed twice in ways not yet understood (the build script exiting 1 with nothing said;
- * a provider's registration finding no gas coin after the faucet).
+ * Not in the short run `npm test` makes: it installs express-app's dependencies from npm's registry twice (minutes).
+ * It once failed with the build script exiting 1 with nothing said, not understood yet.
  */
 export const fullOnly = "express-app's npm ci twice from the registry (minutes); run `npm run bench -- reproduce`";
 

@@ -13,7 +13,7 @@ import { frameworkPackages, type MoveFunction, type MovePackage } from './packag
 import { SYSTEM_TYPE, WAL_FAUCET_AMOUNT, WAL_TYPE, systemObjectContents, walCoinType, walReserveContents, walrusSystemPackage } from './walrus-system-package.ts';
 import { DEVNET_PACKAGE_ID, SYSTEM_TRANSACTIONS, WAL_RESERVE_COIN_ID, WALRUS_SYSTEM_OBJECT_ID, WALRUS_SYSTEM_PACKAGE_ID } from './fixed-ids.ts';
 import { ChainNotFoundError } from './errors.ts';
-import { UsageError } from '../../core/errors.ts';
+import { InternalError, UsageError } from '../../core/errors.ts';
 import { FAUCET_AMOUNT, REFERENCE_GAS_PRICE, storageCost } from './limits.ts';
 import { normalizeType } from './move-types.ts';
 import { GENESIS_VERSION, genesisCommit, marketGenesis, genesisObject } from './genesis.ts';
@@ -60,6 +60,8 @@ async function keypairClass(): Promise<typeof Ed25519Keypair> {
  * reads the chain (a clone, a fetch, a listing) never needs them (~35 modules).
  */
 const executor = () => import('./executor.ts');
+/** What the faucet's own transfers may spend on gas. */
+const FAUCET_GAS_BUDGET = 10_000_000n;
 
 export class ChainEngine {
   readonly store: ChainStore;
@@ -165,7 +167,7 @@ export class ChainEngine {
     await this.putSystemObjects([{ id: WAL_RESERVE_COIN_ID, type: walCoinType(), owner: { $kind: 'AddressOwner', AddressOwner: keypair.toSuiAddress() }, contents: walReserveContents(), hasPublicTransfer: true, createOnly: true }]);
     return this.store.transact(async () => {
       const sender = keypair.toSuiAddress();
-      const [gas] = this.coins(sender, SUI_TYPE);
+      const gas = this.#faucetGas(sender, 0n);
       const [wal] = this.coins(sender, WAL_TYPE);
       if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
       return this.#faucetTransfer(keypair, gas, (tx) => tx.objectRef({ objectId: wal.id, version: wal.version.toString(), digest: objectDigest(wal) }), amount, address);
@@ -208,10 +210,17 @@ export class ChainEngine {
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
   async faucet(address: string, amount = FAUCET_AMOUNT): Promise<TxRecord> {
     const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
-    return this.store.transact(async () => {
-      const [coin] = this.coins(keypair.toSuiAddress(), SUI_TYPE);
-      return this.#faucetTransfer(keypair, coin, (tx) => tx.gas, amount, address);
-    });
+    return this.store.transact(async () => this.#faucetTransfer(keypair, this.#faucetGas(keypair.toSuiAddress(), amount), (tx) => tx.gas, amount, address));
+  }
+
+  /**
+   * The faucet's richest SUI coin, holding `amount` besides its gas budget. Its own address gets coins too (a test's
+   * admin is funded from it), and a coin it holds may be too small to pay a transfer out of.
+   */
+  #faucetGas(faucet: string, amount: bigint): ChainObject {
+    const richest = this.coins(faucet, SUI_TYPE).reduce<ChainObject | undefined>((best, coin) => (best && coinBalance(best) >= coinBalance(coin) ? best : coin), undefined);
+    if (!richest || coinBalance(richest) < amount + FAUCET_GAS_BUDGET) throw new UsageError('the devnet faucet has no SUI left to give');
+    return richest;
   }
 
   /** A faucet's transfer: `amount` split from the coin `source` picks, paid with `gas`, signed by the faucet's key. */
@@ -219,20 +228,22 @@ export class ChainEngine {
     const tx = new (await import('@mysten/sui/transactions')).Transaction();
     tx.setSender(keypair.toSuiAddress());
     tx.setGasPrice(REFERENCE_GAS_PRICE);
-    tx.setGasBudget(10_000_000n);
+    tx.setGasBudget(FAUCET_GAS_BUDGET);
     tx.setGasPayment([{ objectId: gas.id, version: gas.version.toString(), digest: objectDigest(gas) }]);
     const [sent] = tx.splitCoins(source(tx), [tx.pure.u64(amount)]);
     tx.transferObjects([sent], tx.pure.address(normalizeSuiAddress(address)));
     const bytes = await tx.build();
     const { signature } = await keypair.signTransaction(bytes);
-    return this.#executeLocked(bytes, [signature]);
+    return this.#executeLocked(bytes, [signature], { mustSucceed: 'the devnet faucet' });
   }
 
-  async #executeLocked(txBytes: Uint8Array, signatures: string[]): Promise<{ commit: CommitRecord | null; result: TxRecord }> {
+  /** `mustSucceed` names the devnet's own sender whose failed transaction is refused whole rather than recorded. */
+  async #executeLocked(txBytes: Uint8Array, signatures: string[], options: { mustSucceed?: string } = {}): Promise<{ commit: CommitRecord | null; result: TxRecord }> {
     const now = Date.now();
     const clock = this.#tickClock(now);
     const { executeTransaction } = await executor();
     const result = await executeTransaction(this.#request(txBytes, signatures, false, clock, await this.packages()));
+    if (options.mustSucceed && !result.success) throw new InternalError(`${options.mustSucceed}'s transaction ${result.digest} failed; nothing was sent`, { digest: result.digest });
     const existing = await this.store.transaction(result.digest);
     if (existing) return { commit: null, result: existing };
     const commit = { ...result.commit, writes: [storeObject(clock), ...result.commit.writes] };

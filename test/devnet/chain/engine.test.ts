@@ -14,6 +14,7 @@ import { DevnetCoreClient } from '../../../src/devnet/chain/core-client.ts';
 import { TransactionRejectedError } from '../../../src/devnet/chain/errors.ts';
 import { nativeEd25519Signer } from '../../../src/devnet/chain/checks.ts';
 import { deriveObjectId } from '../../../src/devnet/chain/objects.ts';
+import { FAUCET_AMOUNT } from '../../../src/devnet/chain/limits.ts';
 import { hashTyped } from '../../../src/light-client/digests.ts';
 import { SuiLedger } from '../../../src/sui/ledger.ts';
 import { Pushed, Registry, RegistryKey, Repository, eventType, packEntryType } from '../../../src/contract/bcs.ts';
@@ -74,6 +75,18 @@ function failure(result: SuiClientTypes.TransactionResult<any>): SuiClientTypes.
   assert.is(result.$kind, 'FailedTransaction');
   return result.FailedTransaction!.status.error!;
 }
+
+engineSuite('the faucet pays from its richest coin: after funding its own address it still gives every requester a coin', async (context) => {
+  // A test's admin is funded from the faucet's own key, leaving the faucet small coins that sort anywhere by id.
+  const faucet = await context.engine.faucetAddress();
+  for (let i = 0; i < 5; i++) await context.engine.faucet(faucet);
+  for (let i = 0; i < 4; i++) {
+    const address = Ed25519Keypair.generate().toSuiAddress();
+    await context.engine.faucet(address);
+    const coins = (await context.client.listCoins({ owner: address })).objects;
+    assert.equal(coins.map((coin) => coin.balance), [FAUCET_AMOUNT.toString()], `request ${i}: one coin of the faucet's amount`);
+  }
+});
 
 engineSuite('a tampered signature, tampered bytes, a missing signature and a foreign signer are refused', async (context) => {
   const { bytes, signature } = await signedBytes(context, pushTx(context, [1]));
