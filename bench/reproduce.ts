@@ -36,10 +36,10 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Not in the short run `npm test` makes: it installs express-app's dependencies from npm's registry twice (minutes).
- * It once failed with the build script exiting 1 with nothing said, not understood yet.
+ * Not in the short run `npm test` makes: it installs express-app's dependencies from npm's registry twice (about a
+ * minute here), and the short run stays off the registry where it can.
  */
-export const fullOnly = "express-app's npm ci twice from the registry (minutes); run `npm run bench -- reproduce`";
+export const fullOnly = "express-app's npm ci twice from the registry; run `npm run bench -- reproduce`";
 
 export async function run(short: boolean): Promise<void> {
   const commitWindowMs = short ? 5_000 : 20_000;

@@ -4,13 +4,14 @@
  * steps (checkout, manifest plan, build script, pack).
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { ChainEngine } from '../../src/devnet/chain/engine.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { SuiLedger } from '../../src/sui/ledger.ts';
 import { SuiMarket } from '../../src/sui/market.ts';
+import { toolEnvironment } from '../../src/gitops/build/tool-environment.ts';
 import { initWorkRepo, walrusInit } from '../../scripts/harness/world.ts';
 import type { World } from '../../scripts/harness/world.ts';
 
@@ -43,7 +44,16 @@ export async function buildLikeTheJob(world: World, repo: string, head: string, 
   const url = (await world.ok(repo, ['config', 'remote.walrus.url'])).trim();
   await world.ok('.', ['walrus', 'checkout', url, dir, '--commit', head]);
   await world.ok('.', ['walrus', 'manifest', dir, '--plan', world.path(`${dir}-plan`)]);
-  execFileSync('sh', [world.path(`${dir}-plan`, 'build.sh')], { cwd: world.path(dir), env: { PATH: process.env.PATH, HOME: world.path(`${dir}-home`) }, stdio: 'ignore' });
+  try {
+    execFileSync('sh', [world.path(`${dir}-plan`, 'build.sh')], { cwd: world.path(dir), env: { PATH: process.env.PATH, HOME: world.path(`${dir}-home`), ...toolEnvironment(process.env) }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 2 ** 20 });
+  } catch (error) {
+    const { status, stdout, stderr } = error as { status: number | null; stdout?: Buffer; stderr?: Buffer };
+    const tail = (text: string, lines: number) => text.trimEnd().split('\n').slice(-lines).join('\n');
+    // npm may fail saying only where its debug log is (and the world, with that log, is removed after).
+    const logs = join(world.path(`${dir}-home`), '.npm-build', '_logs');
+    const npmLog = existsSync(logs) ? readdirSync(logs).sort().map((name) => `\nnpm's ${name} ends:\n${tail(readFileSync(join(logs, name), 'utf8'), 25)}`).join('') : '';
+    throw new Error(`the build plan's build.sh exited ${status}; its output ends:\n${tail(`${stdout ?? ''}${stderr ?? ''}`, 30)}${npmLog}`);
+  }
   return JSON.parse(await world.ok('.', ['walrus', 'artifact', 'pack', dir, ...packArgs])) as PackedBuild;
 }
 
