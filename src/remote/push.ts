@@ -66,12 +66,16 @@ export async function pushRefs(
   const { ledger, local, log } = deps;
   const snapshot = known ?? (await readRemote(ledger, repositoryId));
   const remoteFormat = formatOfHashLength(snapshot.info.hashLength);
-  const localFormat = await local.objectFormat();
+  // Each of these local questions is a git process of its own: asked side by side. The objects the remote's refs name
+  // that this repository has are what the pack leaves out; asked now, beside the planning, wasted only when nothing
+  // is to be pushed.
+  const present = local.presentObjects([...snapshot.refs.values()]);
+  present.catch(() => {}); // awaited below unless the push stops first
+  const [localFormat, resolved] = await Promise.all([local.objectFormat(), local.resolve(requests.flatMap((r) => (r.src === null ? [] : [r.src])))]);
   if (remoteFormat !== null && remoteFormat !== localFormat) throw new ObjectFormatMismatchError(remoteFormat, localFormat);
 
   const refRequests: RefRequest[] = [];
   const unresolved: PushResult[] = [];
-  const resolved = await local.resolve(requests.flatMap((r) => (r.src === null ? [] : [r.src])));
   let resolvedIndex = 0;
   for (const request of requests) {
     const next = request.src === null ? null : resolved[resolvedIndex++];
@@ -104,14 +108,13 @@ export async function pushRefs(
     // Which leases deploy these refs is asked beside the upload, never before it: it is news, not part of the push.
     const leases = deps.leasesOf?.(repositoryId).catch((error) => { log.debug(`lease lookup: ${messageOf(error)}`); return []; });
     const include = [...new Set(updatesOf(decisions).flatMap((u) => (u.new === null ? [] : [u.new])))];
-    const present = await local.presentObjects([...snapshot.refs.values()]);
     // Once the pack's size is known, the first transaction is prepared (its gas dry run) while the upload finishes.
     const first = updatesOf(batches[0] ?? []);
     const prepare = first.length > 0 && ledger.preparePush ? (standIn: PackEntry) => ledger.preparePush!(repositoryId, first, standIn) : undefined;
-    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...present], settings.progress, snapshot.info.private ? snapshot.info : null, {
-      // Once git packs, not before, so that they never delay its start: the blob-id encoder (a thread, WebAssembly),
-      // and the signing code (~0.1-0.2 s of this thread, while git counts objects and computes deltas, before the
-      // pack's first bytes; its garbage is gone before the encoder's memory grows).
+    const pack = include.length === 0 ? null : await uploadPack(deps, include, [...(await present)], settings.progress, snapshot.info.private ? snapshot.info : null, {
+      // Once git packs, not before, so that they never delay its start: the signing code (~0.1-0.2 s of this thread,
+      // while git counts objects and computes deltas, before the pack's first bytes; its garbage is gone before the
+      // encoder's memory grows), and the blob-id encoder where the session's `list` did not start it already.
       packing: () => {
         deps.blobStore.prepareWrites?.();
         ledger.prepareWrites?.();
@@ -120,13 +123,32 @@ export async function pushRefs(
     });
     // Signing comes next and loads what it needs: free the blob-id encoders first, so the two never add up.
     await deps.blobStore.release?.();
-    const landed = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
-    decisions = decisions.map((d) => landed.get(d.dst) ?? d);
+    const { outcome, seqs } = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
+    decisions = decisions.map((d) => outcome.get(d.dst) ?? d);
+    await keepListing(deps, repositoryId, snapshot, seqs, updatesOf(decisions));
     if (leases) await tellDeploys(log, leases, updatesOf(decisions));
   } else if (settings.dryRun) {
     log.debug(`dry run: no upload and no transaction (${batches.length} transaction(s) planned)`);
   }
   return [...decisions.map(resultOf), ...unresolved];
+}
+
+/**
+ * Keeps the refs as this push left them, for the next `list` (remote-state.ts): it then reads only the repository
+ * object, not the refs table (two round trips fewer for the next push or fetch). Only when this push's one
+ * transaction is the only change since the snapshot (the seq it reached is the snapshot's plus one: nobody else
+ * pushed or repacked between the reads and the transaction), so the refs are exactly the snapshot's with these
+ * updates. Otherwise nothing is kept and the next `list` reads the refs as before.
+ */
+async function keepListing(deps: PushDeps, repositoryId: string, snapshot: RemoteSnapshot, seqs: readonly number[], landed: readonly { name: string; new: string | null }[]): Promise<void> {
+  if (seqs.length !== 1 || seqs[0] !== snapshot.info.seq + 1) return;
+  const refs = new Map(snapshot.refs);
+  for (const update of landed) {
+    if (update.new === null) refs.delete(update.name);
+    else refs.set(update.name, update.new);
+  }
+  // A listing that cannot be written is only a round trip more for the next `list`.
+  await deps.local.writeListedRefs(repositoryId, { seq: seqs[0], refs }).catch((error: unknown) => deps.log.debug(`the refs pushed are not kept for the next list: ${messageOf(error)}`));
 }
 
 /** Says which open leases deploy the refs that landed, if the lookup answers in time. */
@@ -143,53 +165,57 @@ async function tellDeploys(log: Log, lookup: Promise<LeaseInfo[]>, landed: reado
 /**
  * Commits the batches one transaction each, in order: the pack rides with the first batch that lands, each batch is
  * compare-and-swapped on its own, and a batch that fails after others landed is reported ref by ref (what landed
- * stays). Returns the final decision of every batched ref.
+ * stays). Returns the final decision of every batched ref, and the repository's seq after each transaction that
+ * landed.
  */
-async function commitBatches(deps: PushDeps, repositoryId: string, batches: RefDecision[][], uploaded: PackEntry | null, atomic: boolean): Promise<Map<string, RefDecision>> {
+async function commitBatches(deps: PushDeps, repositoryId: string, batches: RefDecision[][], uploaded: PackEntry | null, atomic: boolean): Promise<{ outcome: Map<string, RefDecision>; seqs: number[] }> {
   const outcome = new Map<string, RefDecision>();
+  const seqs: number[] = [];
   let pack = uploaded;
   for (const [index, batch] of batches.entries()) {
     let decided: RefDecision[];
     try {
-      decided = await commit(deps, repositoryId, batch, pack, atomic);
+      const committed = await commit(deps, repositoryId, batch, pack, atomic);
+      decided = committed.decisions;
+      if (committed.seq !== null) seqs.push(committed.seq);
     } catch (error) {
       if (index === 0) throw error; // nothing landed: the push failed as a whole
       const reason = `not pushed: transaction ${index + 1} of ${batches.length} failed (${messageOf(error)}); the refs of the transactions before it were pushed`;
       for (const d of batches.slice(index).flat()) outcome.set(d.dst, { kind: 'reject', dst: d.dst, reason });
-      return outcome;
+      return { outcome, seqs };
     }
     if (updatesOf(decided).length > 0) pack = null;
     if (batches.length > 1) deps.log.debug(`transaction ${index + 1}/${batches.length}: ${updatesOf(decided).length} of ${batch.length} ref(s) landed`);
     for (const d of decided) outcome.set(d.dst, d);
   }
-  return outcome;
+  return { outcome, seqs };
 }
 
 /**
  * Sends the transaction. When the chain refuses some refs (they moved under the push, or became protected), those
  * are reported and the rest retried without them; with `atomic`, the whole batch fails instead.
  */
-async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision[], pack: PackEntry | null, atomic: boolean): Promise<RefDecision[]> {
+async function commit(deps: PushDeps, repositoryId: string, planned: RefDecision[], pack: PackEntry | null, atomic: boolean): Promise<{ decisions: RefDecision[]; seq: number | null }> {
   const { ledger, log } = deps;
   let decisions = planned;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const updates = updatesOf(decisions);
-    if (updates.length === 0) return decisions;
+    if (updates.length === 0) return { decisions, seq: null };
     try {
       const receipt = await ledger.push(repositoryId, updates, pack);
       log.debug(`push landed: seq ${receipt.seq}, transaction ${receipt.digest}`);
-      return decisions;
+      return { decisions, seq: receipt.seq };
     } catch (error) {
       const refusal = refusalOf(error);
       if (refusal === null) throw error;
       const refused = await refuseWhatChanged(ledger, repositoryId, decisions, refusal);
       if (updatesOf(refused).length === updates.length) throw error; // nothing we can see changed: not a race we understand
       log.debug(`the chain refused part of the push (${refusal}, attempt ${attempt}); ${atomic ? 'failing the batch' : 'retrying without those refs'}`);
-      if (atomic) return refused.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d));
+      if (atomic) return { decisions: refused.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'atomic push failed' } : d)), seq: null };
       decisions = refused;
     }
   }
-  return decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'fetch first' } : d));
+  return { decisions: decisions.map((d) => (d.kind === 'update' ? { kind: 'reject', dst: d.dst, reason: 'fetch first' } : d)), seq: null };
 }
 
 /** Re-reads the chain and refuses the updates it no longer allows, each in the words that fit. */

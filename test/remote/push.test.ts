@@ -6,6 +6,7 @@ import { formatBytes } from '../../src/remote/progress.ts';
 import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { KeyFormatError } from '../../src/config/key-material.ts';
 import { pushRefs } from '../../src/remote/push.ts';
+import { readRemote } from '../../src/remote/remote-state.ts';
 import type { PushSettings } from '../../src/remote/push.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 import { MemoryBlobStore, MemoryLedger } from '../support/memory-ports.ts';
@@ -256,5 +257,33 @@ push('at -v a push prints its storage cost: blobs, encoded size and end epoch as
   const storage = lines.find((line) => line.startsWith('Storage:'));
   assert.is(storage, `Storage: ${chunks} blob(s) of ${formatBytes(t.ledger.packs(t.id)[0].size)}, ${formatBytes(66_034_000 * chunks)} encoded on Walrus (what storage is paid for), stored until Walrus epoch ${60 - chunks}\n`);
 }, 300));
+
+push('keeps the refs it pushed (and deleted) for the next list, which then reads the repository object only', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  await pushRefs(t.deps, t.id, MAIN_AND_OTHER, plain);
+  const head = commitFile(t.work, t.env, 'b.txt', 'two\n');
+  await pushRefs(t.deps, t.id, [...MAIN, { src: null, dst: 'refs/heads/other', force: false }], plain);
+  t.ledger.calls.length = 0;
+  const listed = await readRemote(t.ledger, t.id, t.local);
+  assert.equal(t.ledger.calls, ['getRepository']);
+  assert.equal(listed.refs, new Map([['refs/heads/main', head]]));
+  assert.equal(listed.refs, t.ledger.refsOf(t.id));
+}));
+
+push('keeps nothing when another writer pushed between its reads and its transaction: the next list reads the refs', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  await pushRefs(t.deps, t.id, MAIN, plain);
+  commitFile(t.work, t.env, 'b.txt', 'two\n');
+  t.ledger.beforePush = () => {
+    t.ledger.beforePush = null;
+    t.ledger.moveRefs(t.id, [['refs/heads/other', 'e'.repeat(40)]]);
+  };
+  assert.equal(await pushRefs(t.deps, t.id, MAIN, plain), [{ dst: 'refs/heads/main', ok: true }]);
+  t.ledger.calls.length = 0;
+  const listed = await readRemote(t.ledger, t.id, t.local);
+  assert.equal(t.ledger.calls, ['getRepository', 'listRefs']);
+  assert.is(listed.refs.get('refs/heads/other'), 'e'.repeat(40));
+  assert.equal(listed.refs, t.ledger.refsOf(t.id));
+}));
 
 push.run();
