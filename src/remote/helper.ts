@@ -87,8 +87,12 @@ export function createHelperBackend(deps: HelperDeps): HelperBackend & { close()
     option: (name, value) => applyOption(options, name, value),
     list: async (forPush) => {
       // A push plans with the signer's address: its key loads while the chain is read (a missing key is reported by
-      // the push, which awaits the same promise).
-      if (forPush) ledger.signerAddress().catch(() => {});
+      // the push, which awaits the same promise). The blob-id encoder (a thread, its WebAssembly compiled, its
+      // tables built: 0.1-0.4 s) is set up meanwhile too, in its own thread, so that the pack's id does not wait for it.
+      if (forPush) {
+        ledger.signerAddress().catch(() => {});
+        blobStore.prepareWrites?.();
+      }
       const id = await repository();
       // Only into a repository with no refs (a clone): its fetch wants every pack. Elsewhere git may want none (the
       // pusher's own repository has them all), and a prefetch would download what is not needed. A repository that

@@ -108,7 +108,9 @@ const WORKER_URL = new URL(`./blob-id-worker${import.meta.url.slice(import.meta.
 
 class BlobIdWorker {
   private readonly worker: Worker;
-  readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void }>();
+  readonly pending = new Map<number, { resolve: (id: string) => void; reject: (error: Error) => void; awaited: boolean }>();
+  /** Pending requests someone waits for (the worker is ref'ed while there are any). */
+  private awaited = 0;
   private nextId = 1;
   failed = false;
 
@@ -118,29 +120,34 @@ class BlobIdWorker {
     // Loaded here, by the first id: a process that computes none (a `list`, `git walrus log`) never loads it.
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     this.worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 1 } });
-    this.worker.unref();
     this.worker.on('message', (reply: BlobIdReply) => this.settle(reply));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`blob id worker exited with code ${code}`)));
+    // After the listeners: a 'message' listener refs the worker again.
+    this.worker.unref();
   }
 
   compute(bytes: Uint8Array, numShards: number): Promise<string> {
     // A view of a SharedArrayBuffer reaches the worker without a copy (the pusher's chunks are shared); any other
     // buffer is copied by the structured clone, so the caller keeps it for the upload running meanwhile.
-    return this.request({ bytes, numShards });
+    return this.request({ bytes, numShards }, true);
   }
 
-  /** Builds the encoder for `numShards` now; a failure here is left for the first real computation to report. */
+  /**
+   * Builds the encoder for `numShards` now; a failure here is left for the first real computation to report. Nobody
+   * waits for it, so it does not keep the process alive: a session that ends up writing nothing (a push with
+   * nothing to send) exits without waiting for an encoder it will not use.
+   */
   warm(numShards: number): void {
-    this.request({ numShards }).catch(() => {});
+    this.request({ numShards }, false).catch(() => {});
   }
 
-  private request(body: Omit<BlobIdRequest, 'id'>): Promise<string> {
+  /** `awaited`: someone waits for the answer, so the worker keeps the process alive until it comes. */
+  private request(body: Omit<BlobIdRequest, 'id'>, awaited: boolean): Promise<string> {
     const id = this.nextId++;
     return new Promise<string>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // While an id is being computed, the worker must keep the process alive to deliver it.
-      if (this.pending.size === 1) this.worker.ref();
+      this.pending.set(id, { resolve, reject, awaited });
+      if (awaited && this.awaited++ === 0) this.worker.ref();
       this.worker.postMessage({ id, ...body } satisfies BlobIdRequest);
     });
   }
@@ -156,7 +163,7 @@ class BlobIdWorker {
     const waiter = this.pending.get(reply.id);
     if (waiter === undefined) return;
     this.pending.delete(reply.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (waiter.awaited && --this.awaited === 0) this.worker.unref();
     if ('error' in reply) waiter.reject(new InternalError(`Walrus blob id computation failed: ${reply.error}`));
     else {
       // A warm-up (no id) builds the encoder: its time counts, as part of the first id's.
@@ -170,6 +177,7 @@ class BlobIdWorker {
     this.failed = true;
     for (const waiter of this.pending.values()) waiter.reject(new InternalError(`Walrus blob id worker failed: ${error.message}`));
     this.pending.clear();
+    this.awaited = 0;
   }
 }
 

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { blobIdFromInt } from '@mysten/walrus';
 import { bcs } from '@mysten/bcs';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeBlobId, computeBlobIdOfFile, releaseBlobIdWorkers, warmBlobIdEncoder } from '../../src/walrus-protocol/blob-id.ts';
@@ -85,6 +86,30 @@ blobId('a warmed encoder gives the same ids, and warming for a shard count that 
   assert.is(await computeBlobId(bytes, 20), blobIdFromInt(bcs.u256().parse(Uint8Array.from(idBytes))));
   await computeBlobId(bytes, 3).then(() => assert.unreachable(), (e) => assert.instance(e, UsageError));
   await releaseBlobIdWorkers();
+});
+
+/** What a process that only calls `call` on blob-id.ts has computed when it exits by itself: the worker's ids and time. */
+function workAtExit(call: string): { count: number; ms: number } {
+  const module = new URL('../../src/walrus-protocol/blob-id.ts', import.meta.url).href;
+  const dir = tempDir('blob-id-exit-');
+  try {
+    // A file, not `-e`: the worker thread inherits the process's flags, and `--input-type` refuses a file.
+    const script = join(dir.path, 'call.mjs');
+    writeFileSync(script, `import * as ids from ${JSON.stringify(module)};\nprocess.on('exit', () => process.stdout.write(JSON.stringify(ids.blobIdWork)));\n${call};\n`);
+    const child = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 120_000 });
+    assert.is(child.status, 0, child.stderr);
+    return JSON.parse(child.stdout) as { count: number; ms: number };
+  } finally {
+    dir.remove();
+  }
+}
+
+blobId('a warm-up nobody waits for does not keep the process alive; an id being computed does', () => {
+  // The warm-up's encoder time is counted when the worker answers: none was, so the process left first.
+  assert.equal(workAtExit('ids.warmBlobIdEncoder(1000)'), { count: 0, ms: 0 });
+  const computing = workAtExit('ids.warmBlobIdEncoder(50); void ids.computeBlobId(new Uint8Array(10), 50)');
+  assert.is(computing.count, 1);
+  assert.ok(computing.ms > 0);
 });
 
 blobId.run();
