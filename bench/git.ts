@@ -113,7 +113,7 @@ async function timed(label: string, action: () => Promise<unknown>): Promise<num
   return seconds;
 }
 
-type Stats = ReturnType<World['takeStats']>[number] & { ms?: Record<string, number>; spans?: Record<string, [number, number]>; marks?: Record<string, number>; encodeMs?: number; cpuMs?: number };
+export type Stats = ReturnType<World['takeStats']>[number] & { ms?: Record<string, number>; spans?: Record<string, [number, number]>; marks?: Record<string, number>; encodeMs?: number; cpuMs?: number };
 
 /**
  * Where the helper processes' time went (their GIT_WALRUS_STATS lines): start-up (exec to the network opened), the
@@ -339,19 +339,19 @@ function chunkEncodeTimes(file: string, numShards: number): number[] {
 
 /**
  * When the helper reached each step of a push, s since it started (its GIT_WALRUS_STATS marks and spans): what lies
- * on the path from exec to the answer, and what overlaps.
+ * on the path from exec to the answer, and what overlaps (bench/latency.ts prints it for each one-commit push too).
  */
-function timeline(stats: Stats[]): string {
+export function timeline(stats: Stats[]): string {
   const helper = stats.find((s) => s.role === 'helper' && s.spans?.['local.packObjects']);
   if (!helper) return 'no push by a helper';
   const spans = helper.spans ?? {};
   const at = (ms: number | undefined) => (ms === undefined ? '?' : `${(ms / 1000).toFixed(2)} s`);
   return [
     `network open ${at(helper.marks?.network)}`,
-    `refs listed ${at(helper.marks?.listed)}`,
+    `refs listed ${at(helper.marks?.listed)} (${helper.chainReads} chain reads in all)`,
     `git packing ${at(spans['local.packObjects']?.[0])}`,
     `pack written ${at(spans['local.packObjects.size']?.[1])}`,
-    `chunks stored ${at(spans['blobStore.write']?.[1])}`,
+    `chunks stored ${at(spans['blobStore.write']?.[1])} (the helper's blob ids: ${at(helper.encodeMs)} of encoding, beside the upload)`,
     `transaction ${at(spans['ledger.push']?.[0])} to ${at(spans['ledger.push']?.[1])}`,
     `exit ${at(helper.marks?.exit)}`,
   ].join(', ');

@@ -5,7 +5,9 @@
  * each storage node is behind a proxy of its own too, the committee naming the proxies' addresses
  * (`--storage-node-address`). The baseline is native git over smart HTTP (`git http-backend`) behind the same
  * distance, as a git host would serve it. Printed for each way of reaching Walrus: the push of a project's history, a
- * one-commit push and a clone, each both ways (medians of a few rounds), with the connections each opened. Through
+ * one-commit push (with where each of the helper's went, step by step), a clone and, in full mode, the mirror push of
+ * the project's hundreds of refs (the medium push), each both ways (medians of a few rounds), with the connections
+ * each opened. Through
  * the publisher, the server encodes; in direct mode the helper's SDK encodes and writes every sliver itself. The
  * helper computes each blob's id itself either way, to check what was stored.
  */
@@ -15,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { commit, createWorld, startDevnet, walrusInit, type World } from '../scripts/harness/world.ts';
 import { createWalrusService } from '../src/devnet/walrus/service.ts';
 import { WAL_FAUCET_PATH } from '../src/core/devnet-protocol.ts';
-import { generate, EXPRESS, EXPRESS_SHORT } from './git.ts';
+import { addRefs, generate, timeline, EXPRESS, EXPRESS_SHORT, type Stats } from './git.ts';
 import { startLatencyProxy, type LatencyProxy } from './network/latency-proxy.ts';
 import { startSmartHttp } from './network/smart-http.ts';
 
@@ -104,7 +106,7 @@ async function directPath(world: World, numShards: number, nodes: number): Promi
 }
 
 /** The three comparisons through one helper path, each against native git over smart HTTP behind the same distance. */
-async function compareThrough(world: World, path: HelperPath, native: LatencyProxy, rounds: number, commits: number): Promise<void> {
+async function compareThrough(world: World, path: HelperPath, native: LatencyProxy, rounds: number, commits: number, mirror: number | null): Promise<void> {
   console.log(`  ${path.label}:`);
   const env = path.env;
   const tag = path.label.replace(/[^a-z0-9]+/g, '-');
@@ -120,6 +122,7 @@ async function compareThrough(world: World, path: HelperPath, native: LatencyPro
     helper: async (round) => { const url = await helperRemote(`${tag}-${round}`); remotes.helper.push(url); return seconds(() => world.ok('project', ['push', '-q', url, 'main'], { env })); },
     native: async (round) => { const url = await nativeRemote(`${tag}-${round}`); remotes.native.push(url); return seconds(() => world.ok('project', ['push', '-q', url, 'main'])); },
   }, sides);
+  const steps: string[] = [];
   await compare('one-commit push', rounds, {
     // The native side goes first in each round: it makes the commit both then push.
     native: async (round) => {
@@ -127,11 +130,23 @@ async function compareThrough(world: World, path: HelperPath, native: LatencyPro
       await commit(world, 'project', 'latency.txt', `edit ${edits}\n`, `edit ${edits}`);
       return seconds(() => world.ok('project', ['push', '-q', remotes.native[round]!, 'main']));
     },
-    helper: async (round) => seconds(() => world.ok('project', ['push', '-q', remotes.helper[round]!, 'main'], { env })),
+    helper: async (round) => {
+      world.takeStats();
+      const time = await seconds(() => world.ok('project', ['push', '-q', remotes.helper[round]!, 'main'], { env }));
+      steps.push(timeline(world.takeStats() as Stats[]));
+      return time;
+    },
   }, sides);
+  // Where each helper push's time went, s since its process started: what waits on what.
+  for (const [round, line] of steps.entries()) console.log(`      round ${round + 1}: ${line}`);
   await compare('clone', rounds, {
     helper: async (round) => seconds(() => world.ok('.', ['clone', '-q', remotes.helper[round]!, `clone-${++clones}`], { env })),
     native: async (round) => seconds(() => world.ok('.', ['clone', '-q', remotes.native[round]!, `clone-${++clones}`])),
+  }, sides);
+  if (!mirror) return;
+  await compare(`mirror push (${mirror} refs)`, rounds, {
+    helper: async (round) => { const url = await helperRemote(`${tag}-mirror-${round}`); return seconds(() => world.ok('project', ['push', '-q', '--mirror', url], { env })); },
+    native: async (round) => { const url = await nativeRemote(`${tag}-mirror-${round}`); return seconds(() => world.ok('project', ['push', '-q', '--mirror', url])); },
   }, sides);
 }
 
@@ -155,10 +170,13 @@ export async function run(short: boolean, rounds = short ? 1 : 3): Promise<void>
     console.log(`  ${ONE_WAY_MS} ms each way (a ${2 * ONE_WAY_MS} ms round trip) to the devnet server, to each storage node and to git http-backend; medians of ${rounds} round(s)`);
     const spec = short ? EXPRESS_SHORT : EXPRESS;
     await generate(world, 'project', spec.shape, 7);
+    // The medium push, full mode only (a pack of the whole history per round and path): the project's branches and
+    // tags mirrored, which the history push of main leaves out.
+    const mirror = short ? null : (await addRefs(world, 'project', spec), (await world.ok('project', ['for-each-ref', '--format=%(refname)'])).split('\n').length);
     for (const start of paths) {
       const path = await start();
       try {
-        await compareThrough(world, path, native, rounds, spec.shape.commits);
+        await compareThrough(world, path, native, rounds, spec.shape.commits, mirror);
       } finally {
         await path.stop();
       }
