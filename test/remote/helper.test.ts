@@ -46,7 +46,8 @@ helper('a push session reads the chain once, stores one blob and sends one trans
     ledger.calls.length = 0;
     const listed = await session(`option object-format\nlist\nfetch ${head} refs/heads/main\n\n\n`);
     assert.is(listed, `ok\n:object-format sha1\n@refs/heads/main HEAD\n${head} refs/heads/main\n\n\n`);
-    assert.equal(ledger.calls, ['getRepository', 'listRefs', 'listPacks']);
+    // The push kept the refs it left (its transaction was the only change), so this list reads the object alone.
+    assert.equal(ledger.calls, ['getRepository', 'listPacks']);
     const reads = blobStore.reads;
     ledger.calls.length = 0;
     await session(`list\nfetch ${head} refs/heads/main\n\n\n`);
