@@ -125,8 +125,7 @@ export async function pushRefs(
     await deps.blobStore.release?.();
     const { outcome, seqs } = await commitBatches(deps, repositoryId, batches, pack, settings.atomic);
     decisions = decisions.map((d) => outcome.get(d.dst) ?? d);
-    await keepListing(deps, repositoryId, snapshot, seqs, updatesOf(decisions));
-    if (leases) await tellDeploys(log, leases, updatesOf(decisions));
+    await Promise.all([keepListing(deps, repositoryId, snapshot, seqs, updatesOf(decisions)), leases && tellDeploys(log, leases, updatesOf(decisions))]);
   } else if (settings.dryRun) {
     log.debug(`dry run: no upload and no transaction (${batches.length} transaction(s) planned)`);
   }
