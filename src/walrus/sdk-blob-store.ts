@@ -14,6 +14,7 @@ import { withRetry, DEFAULT_RETRY } from '../core/retry.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
 import type { RetryPolicy } from '../core/retry.ts';
 import { messageOf } from '../core/errors.ts';
+import { storageNodeFetch } from './storage-node-fetch.ts';
 
 /** The part of `WalrusClient` this store uses: the seam where tests put a fake. */
 export interface WalrusSdkClient {
@@ -93,12 +94,14 @@ export class SdkBlobStore implements BlobStore {
 
   /**
    * The store for testnet or mainnet: `WalrusClient` over the given Sui client, writing through the upload relay
-   * when one is given (one HTTP upload instead of ~2200 storage-node requests).
+   * when one is given (one HTTP upload instead of ~2200 storage-node requests); storage-node requests (reads, and
+   * writes without a relay) go over a few kept-alive connections per node (storage-node-fetch.ts).
    */
   static forNetwork(options: Omit<SdkBlobStoreOptions, 'client'> & { suiClient: ClientWithCoreApi; network: 'testnet' | 'mainnet'; uploadRelayUrl?: string; maxTipMist?: number }): SdkBlobStore {
     const client = new WalrusClient({
       suiClient: options.suiClient,
       network: options.network,
+      storageNodeClientOptions: { fetch: storageNodeFetch() },
       ...(options.uploadRelayUrl === undefined ? {} : { uploadRelay: { host: options.uploadRelayUrl, sendTip: { max: options.maxTipMist ?? 10_000_000 } } }),
     });
     return new SdkBlobStore({ ...options, client });
@@ -113,6 +116,7 @@ export class SdkBlobStore implements BlobStore {
       suiClient: options.suiClient,
       packageConfig: { systemObjectId: options.committee.systemObjectId, stakingPoolId: options.committee.stakingObjectId },
       storageNodeUrlScheme: 'http',
+      storageNodeClientOptions: { fetch: storageNodeFetch() },
     });
     return new SdkBlobStore({ ...options, client });
   }

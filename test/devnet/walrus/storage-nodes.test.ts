@@ -9,6 +9,8 @@ import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
 import { startDevnetServer, type DevnetServer } from '../../../src/devnet/server.ts';
 import { WALRUS_STAKING_OBJECT_ID, WALRUS_SYSTEM_OBJECT_ID } from '../../../src/devnet/chain/fixed-ids.ts';
 import { SdkBlobStore } from '../../../src/walrus/sdk-blob-store.ts';
+import { CONNECTIONS_PER_STORAGE_NODE } from '../../../src/walrus/storage-node-fetch.ts';
+import { createWalrusService } from '../../../src/devnet/walrus/service.ts';
 import { WAL_FAUCET_PATH } from '../../../src/core/devnet-protocol.ts';
 import { releaseBlobIdWorkers } from '../../../src/walrus-protocol/blob-id.ts';
 import { StakingPoolLayout, storageNodeId } from '../../../src/devnet/chain/walrus-committee.ts';
@@ -17,8 +19,10 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 const nodes = suite('emulated Walrus storage nodes (the SDK\'s direct mode)');
 
-async function setup(count: number, storageNodeAddresses?: string[]): Promise<{ server: DevnetServer; suiClient: SuiGrpcClient; store: () => SdkBlobStore; remove: () => Promise<void> }> {
+async function setup(count: number, storageNodeAddresses?: string[], numShards = 50): Promise<{ server: DevnetServer; suiClient: SuiGrpcClient; store: () => SdkBlobStore; remove: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'storage-nodes-test-'));
+  // A devnet's shard count is fixed when its Walrus state is first created.
+  await createWalrusService(join(dir, 'walrus'), { numShards }).epochClock();
   const server = await startDevnetServer({ dir, storageNodes: count, storageNodeAddresses });
   const user = Ed25519Keypair.generate();
   await requestSuiFromFaucetV2({ host: server.faucetUrl, recipient: user.toSuiAddress() });
@@ -26,7 +30,7 @@ async function setup(count: number, storageNodeAddresses?: string[]): Promise<{ 
   assert.ok(wal.ok);
   const suiClient = new SuiGrpcClient({ baseUrl: server.suiGrpcUrl, network: 'devnet' });
   const store = () => SdkBlobStore.forDevnet({
-    suiClient, signer: user, numShards: 50, epochs: 3, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    suiClient, signer: user, numShards, epochs: 3, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     committee: { systemObjectId: WALRUS_SYSTEM_OBJECT_ID, stakingObjectId: WALRUS_STAKING_OBJECT_ID },
   });
   return { server, suiClient, store, remove: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
@@ -99,6 +103,31 @@ nodes('nodes advertised at other addresses (proxies in front of them): the staki
     const written = await t.store().write(bytes);
     assert.equal(Buffer.from(await t.store().read(written.blobId)).toString(), Buffer.from(bytes).toString());
     for (const r of relays) assert.ok(r.connections > 0, `node at ${r.address} reached through its relay`);
+  } finally {
+    await t.remove();
+    await Promise.all(relays.map((r) => r.close()));
+  }
+});
+
+nodes('a node\'s requests share a few kept-alive connections: a blob of 200 shards (~36 slivers a node, sent at once) opens at most ten per node', async () => {
+  const relays = await Promise.all(Array.from({ length: 11 }, () => relay()));
+  const t = await setup(11, relays.map((r) => r.address), 200);
+  try {
+    for (const [index, r] of relays.entries()) r.target = t.server.storageNodes!.listening[index];
+    const store = t.store();
+    const opened = async (action: () => Promise<unknown>) => {
+      const before = relays.map((r) => r.connections);
+      await action();
+      return relays.map((r, index) => r.connections - before[index]!);
+    };
+    let blobId = '';
+    for (const text of ['the first pack', 'the second pack']) {
+      const perNode = await opened(async () => { blobId = (await store.write(new TextEncoder().encode(text.repeat(400)))).blobId; });
+      // Every node took its metadata and slivers (without the bound each opened one connection per sliver: ~36).
+      for (const [index, count] of perNode.entries()) assert.ok(count <= CONNECTIONS_PER_STORAGE_NODE, `writing ${text}: node ${index} took ${count} connections`);
+    }
+    const perNode = await opened(async () => assert.equal(Buffer.from(await store.read(blobId)).toString(), 'the second pack'.repeat(400)));
+    for (const [index, count] of perNode.entries()) assert.ok(count <= CONNECTIONS_PER_STORAGE_NODE, `reading: node ${index} took ${count} connections`);
   } finally {
     await t.remove();
     await Promise.all(relays.map((r) => r.close()));
