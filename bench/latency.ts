@@ -1,5 +1,6 @@
 /**
- * A real network's distance: `node bench/latency.ts [--short] [--rounds=N]`. The helper talks to a `git walrus devnet`
+ * A real network's distance: `node bench/latency.ts [--short] [--rounds=N] [--direct]` (`--direct`: the SDK's direct
+ * mode only). The helper talks to a `git walrus devnet`
  * server (Sui gRPC, the Walrus publisher and aggregator, the faucet: one port) through a proxy that delays every chunk
  * 25 ms each way (a 50 ms round trip, as to a public RPC and publisher from another city); in the SDK's direct mode
  * each storage node is behind a proxy of its own too, the committee naming the proxies' addresses
@@ -157,15 +158,16 @@ let clones = 0;
  * Full mode: the devnet's 50 shards through its publisher, then 1000 shards (testnet's and mainnet's) through the
  * publisher and direct to eleven storage nodes (the devnet's fewest). Short mode: 50 shards both ways, one round.
  */
-export async function run(short: boolean, rounds = short ? 1 : 3): Promise<void> {
+export async function run(short: boolean, rounds = short ? 1 : 3, directOnly = false): Promise<void> {
   const world = createWorld('walrus-bench-latency-');
   const bare = world.path('bare');
   mkdirSync(bare);
   const smartHttp = await startSmartHttp(bare, world.env);
   const native = await startLatencyProxy({ host: '127.0.0.1', port: smartHttp.port }, ONE_WAY_MS);
-  const paths: (() => Promise<HelperPath>)[] = short
-    ? [() => publisherPath(world, 50), () => directPath(world, 50, 11)]
-    : [() => publisherPath(world, 50), () => publisherPath(world, 1000), () => directPath(world, 1000, 11)];
+  const direct = () => directPath(world, short ? 50 : 1000, 11);
+  const paths: (() => Promise<HelperPath>)[] = directOnly ? [direct]
+    : short ? [() => publisherPath(world, 50), direct]
+    : [() => publisherPath(world, 50), () => publisherPath(world, 1000), direct];
   try {
     console.log(`  ${ONE_WAY_MS} ms each way (a ${2 * ONE_WAY_MS} ms round trip) to the devnet server, to each storage node and to git http-backend; medians of ${rounds} round(s)`);
     const spec = short ? EXPRESS_SHORT : EXPRESS;
@@ -190,6 +192,6 @@ export async function run(short: boolean, rounds = short ? 1 : 3): Promise<void>
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const rounds = /^--rounds=(\d+)$/.exec(process.argv.find((arg) => arg.startsWith('--rounds=')) ?? '')?.[1];
-  await run(process.argv.includes('--short'), rounds === undefined ? undefined : Number(rounds));
+  await run(process.argv.includes('--short'), rounds === undefined ? undefined : Number(rounds), process.argv.includes('--direct'));
   process.exit(0); // the blob-id worker and keep-alive sockets must not hold the process open
 }
