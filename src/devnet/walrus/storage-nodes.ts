@@ -64,6 +64,13 @@ export interface StorageNodes {
   close(): Promise<void>;
 }
 
+/**
+ * How long a node keeps an idle client connection (Node's default is 5 s). Real nodes' HTTP servers keep them far
+ * longer, and the SDK blocks its thread for seconds encoding the next blob: with 5 s a client's kept connections were
+ * closed under it between two blobs, and the next blob's first requests reconnected again and again.
+ */
+const IDLE_CONNECTION_MS = 60_000;
+
 /** Largest sliver or metadata body a node takes: a sliver of the largest blob a 50-shard devnet holds is ~0.3 MB. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -95,7 +102,7 @@ export async function startStorageNodes(options: StorageNodesOptions): Promise<S
   for (const [index, nodeShards] of shards.entries()) {
     const node = storageNode({ ...options, index, key: keys[index], shards: new Set(nodeShards), root: join(options.dir, 'nodes', String(index)) });
     const listener = nodeListener(node);
-    const server = createServer((req, res) => {
+    const server = createServer({ keepAliveTimeout: IDLE_CONNECTION_MS }, (req, res) => {
       if (down.has(index)) req.socket.destroy();
       else listener(req, res);
     });
