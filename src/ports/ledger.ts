@@ -12,7 +12,10 @@ export interface PackEntry {
   size: number;
   /** sha256 of the whole pack, lowercase hex. */
   sha256: string;
-  /** Private repositories only: the Seal `EncryptedObject` of the pack's data key, lowercase hex (Move `sealed_key`). */
+  /**
+   * Private repositories only, lowercase hex (Move `sealed_key`): the Seal `EncryptedObject` of the pack's data key, or
+   * under a shared identity that of the identity key the data key derives from (src/core/shared-pack-key.ts).
+   */
   sealedKey?: string;
 }
 

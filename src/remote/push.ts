@@ -292,7 +292,8 @@ export async function uploadPack(
     if ((await spooled.read(0, header)) === header.length && packObjectCount(header) === 0) return null;
     if (privateTo !== null) {
       if (deps.keyService === undefined) throw new NoKeyServersError(privateTo.id);
-      const sealing = await newPackSealing(deps.keyService, await identity!);
+      const { identity: sealedUnder, identityKey } = await identity!;
+      const sealing = await newPackSealing(deps.keyService, sealedUnder, identityKey);
       sealedKey = sealing.sealedKey;
       pack = encryptingSpool(spooled, sealing.encryptor);
     }

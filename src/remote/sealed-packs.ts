@@ -7,6 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InternalError } from '../core/errors.ts';
 import { isIdentityOf, newDataKey, PackDecryptionError, PackDecryptor, PackEncryptor } from '../core/pack-cipher.ts';
 import { canRead, NotReaderError } from '../core/read-access.ts';
+import { encodeSharedSealedKey, identityKeyId, newSalt, parseSealedPackKey, sharedDataKey, type SealedPackKey } from '../core/shared-pack-key.ts';
 import type { KeyService, OpenedKeys } from '../ports/key-service.ts';
 import type { Ledger, PackEntry, RepositoryInfo } from '../ports/ledger.ts';
 import { NoKeyServersError } from './errors.ts';
@@ -18,11 +19,19 @@ export interface PackSealing {
   sealedKey: string;
 }
 
-/** A fresh data key for one pack (or sealed artifact), sealed by the key service under `identity`. */
-export async function newPackSealing(keyService: KeyService, identity: Uint8Array): Promise<PackSealing> {
-  const dataKey = newDataKey();
-  const sealedKey = await keyService.seal(identity, dataKey);
-  return { encryptor: new PackEncryptor(dataKey, identity), sealedKey };
+/**
+ * The data key of one pack (or sealed artifact) under `identity`: derived from `identityKey` and a fresh salt when the
+ * identity is shared (Seal then seals the identity key, which a reader opens once for all of them), a fresh key
+ * sealed by itself otherwise.
+ */
+export async function newPackSealing(keyService: KeyService, identity: Uint8Array, identityKey: Uint8Array | null = null): Promise<PackSealing> {
+  if (identityKey === null) {
+    const dataKey = newDataKey();
+    return { encryptor: new PackEncryptor(dataKey, identity), sealedKey: await keyService.seal(identity, dataKey) };
+  }
+  const salt = newSalt();
+  const sealedKey = encodeSharedSealedKey(identityKey, salt, await keyService.seal(identity, identityKey));
+  return { encryptor: new PackEncryptor(sharedDataKey(identityKey, salt), identity), sealedKey };
 }
 
 /**
@@ -95,6 +104,11 @@ export class PackKeys {
   readonly #packs: readonly PackEntry[];
   readonly #from: number;
   #window: KeyWindow | null = null;
+  /**
+   * Identity keys opened so far (src/core/shared-pack-key.ts), by identity and key id: each is decrypted from the
+   * sealed key of the first pack that names it, and every later pack naming it derives its data key with no Seal work.
+   */
+  readonly #identityKeys = new Map<string, Promise<Uint8Array>>();
 
   private constructor(keyService: KeyService, repository: RepositoryInfo, packs: readonly PackEntry[], from: number) {
     this.#keyService = keyService;
@@ -156,16 +170,37 @@ export class PackKeys {
   }
 
   async #open(first: number, size: number): Promise<{ identities: Uint8Array[]; keys: OpenedKeys }> {
-    const sealed = this.#packs.slice(first, first + size).map((pack, i) => this.#sealedKeyOf(pack, first + i));
+    const sealed = this.#packs.slice(first, first + size).map((pack, i) => parseSealedPackKey(this.#sealedKeyOf(pack, first + i)));
     // Checked before any key request: a writer could record a key sealed under another repository's id, which
     // the key servers would refuse as if the reader had no access.
     const identities: Uint8Array[] = [];
     for (const [i, key] of sealed.entries()) {
-      const identity = await this.#keyService.identityOf(key);
+      const identity = await this.#keyService.identityOf(key.sealed);
       if (!isIdentityOf(identity, this.#repository.id)) throw new PackDecryptionError(this.#label(first + i), 'its key is sealed for another repository');
       identities.push(identity);
     }
-    return { identities, keys: await this.#keyService.open(this.#repository, sealed) };
+    const opened = await this.#keyService.open(this.#repository, sealed.map((key) => key.sealed));
+    return { identities, keys: sealed.map((key, i) => this.#dataKeyOf(identities[i]!, key, opened[i]!, first + i)) };
+  }
+
+  /**
+   * The data key of the pack at `offset`: what its sealed key opens to, or derived from its identity key, which is
+   * opened (and checked against its key id) only if no earlier pack of this fetch opened it under the same identity.
+   */
+  #dataKeyOf(identity: Uint8Array, key: SealedPackKey, open: () => Promise<Uint8Array>, offset: number): () => Promise<Uint8Array> {
+    if (!key.shared) return open;
+    const name = `${Buffer.from(identity).toString('hex')}:${Buffer.from(key.keyId).toString('hex')}`;
+    const ownKey = () => checkedIdentityKey(open, key.keyId, this.#label(offset));
+    let dataKey: Promise<Uint8Array> | null = null;
+    return () => (dataKey ??= (async () => {
+      const known = this.#identityKeys.get(name);
+      if (known !== undefined) return sharedDataKey(await known.catch(ownKey), key.salt);
+      const mine = ownKey();
+      this.#identityKeys.set(name, mine);
+      // A pack whose sealed key does not open to the key it names fails alone: the next pack naming it tries its own.
+      mine.catch(() => { if (this.#identityKeys.get(name) === mine) this.#identityKeys.delete(name); });
+      return sharedDataKey(await mine, key.salt);
+    })());
   }
 
   /** The plaintext of the whole stored pack at position `offset` (`show` and `verify --deep` hold packs whole). */
@@ -184,9 +219,16 @@ export class PackKeys {
   }
 }
 
+/** The identity key `open` decrypts, refused unless it is the one the pack's key id names. */
+async function checkedIdentityKey(open: () => Promise<Uint8Array>, keyId: Uint8Array, label: string): Promise<Uint8Array> {
+  const identityKey = await open();
+  if (!Buffer.from(identityKeyId(identityKey)).equals(keyId)) throw new PackDecryptionError(label, 'its sealed key opens to another key than the key id it records');
+  return identityKey;
+}
+
 /** The repository a data key was sealed for (the first 32 bytes of its identity), read locally. */
 export async function sealedRepositoryId(keyService: KeyService, sealedKey: string): Promise<string> {
-  return `0x${Buffer.from((await keyService.identityOf(sealedKey)).subarray(0, 32)).toString('hex')}`;
+  return `0x${Buffer.from((await keyService.identityOf(parseSealedPackKey(sealedKey).sealed)).subarray(0, 32)).toString('hex')}`;
 }
 
 /**
@@ -196,13 +238,15 @@ export async function sealedRepositoryId(keyService: KeyService, sealedKey: stri
  */
 export async function openSealedStream(deps: { ledger: Ledger; keyService: KeyService }, sealedKey: string, label: string): Promise<PackDecryptor> {
   const { ledger, keyService } = deps;
-  const identity = await keyService.identityOf(sealedKey);
+  const parsed = parseSealedPackKey(sealedKey);
+  const identity = await keyService.identityOf(parsed.sealed);
   const repository = await ledger.getRepository(await sealedRepositoryId(keyService, sealedKey));
   if (!isIdentityOf(identity, repository.id)) throw new PackDecryptionError(label, 'its key is not sealed for a repository');
   if (keyService.lease === undefined) {
     const address = await ledger.signerAddress();
     if (!canRead(repository, address)) throw new NotReaderError(repository, address);
   }
-  const [key] = await keyService.open(repository, [sealedKey]);
-  return new PackDecryptor(await key!(), identity, label);
+  const [key] = await keyService.open(repository, [parsed.sealed]);
+  const dataKey = parsed.shared ? sharedDataKey(await checkedIdentityKey(key!, parsed.keyId, label), parsed.salt) : await key!();
+  return new PackDecryptor(dataKey, identity, label);
 }

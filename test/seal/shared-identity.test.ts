@@ -48,7 +48,7 @@ async function nextIdentity(context: Context, key: Ed25519Keypair = context.owne
     signPersonalMessage: async (message) => ({ address: key.toSuiAddress(), signature: (await key.signPersonalMessage(message)).signature }),
   });
   const info: RepositoryInfo = await context.owner.getRepository(context.repository.id);
-  return Buffer.from(await choosePackIdentity(history, info, silentLog)).toString('hex');
+  return Buffer.from((await choosePackIdentity(history, info, silentLog)).identity).toString('hex');
 }
 
 /** A pack's data key sealed under `identity`, and the key. */
