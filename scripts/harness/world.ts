@@ -26,7 +26,7 @@ export interface World {
   ok(cwd: string, args: string[], options?: { env?: NodeJS.ProcessEnv }): Promise<string>;
   path(...parts: string[]): string;
   /** Port call counts the helper and CLI reported since the last call (GIT_WALRUS_STATS). */
-  takeStats(): Array<{ role: string; blobWrites: number; blobReads: number; bytesWritten: number; chainReads: number; transactions: number; keyServerRequests: number; keyServerKeys: number }>;
+  takeStats(): Array<{ role: string; blobWrites: number; blobReads: number; bytesWritten: number; chainReads: number; transactions: number; keyServerRequests: number; keyServerKeys: number; sealedKeysDecrypted: number }>;
   remove(): void;
 }
 

@@ -128,6 +128,7 @@ export async function openNetwork(options: OpenOptions): Promise<OpenedNetwork> 
     loadSigner,
     fetch: keyServerFetch,
     onRequest: statsFile ? (keys) => { stats.keyServerRequests++; stats.keyServerKeys += keys; } : undefined,
+    onDecrypt: statsFile ? () => { stats.sealedKeysDecrypted++; } : undefined,
     log: options.log,
   });
   return {

@@ -23,6 +23,8 @@ export interface PortStats {
   keyServerRequests: number;
   /** Keys those requests asked for (one `seal_approve` call each in the request's transaction), summed. */
   keyServerKeys: number;
+  /** Sealed keys decrypted with the keys the key servers gave (Seal's local pairings, once per distinct sealed key opened). */
+  sealedKeysDecrypted: number;
   /** Peak resident set size of this process, KiB (reported at exit). */
   maxRssKb?: number;
   /** CPU time of this process (user + system, all its threads), ms (reported at exit): a figure load does not skew. */
@@ -121,7 +123,7 @@ function writeSetup(blobStore: BlobStore): Pick<BlobStore, 'maxBlobSize' | 'prep
 }
 
 export function newStats(): PortStats {
-  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0, keyServerKeys: 0, ms: {}, spans: {} };
+  return { blobWrites: 0, blobReads: 0, bytesWritten: 0, chainReads: 0, transactions: 0, keyServerRequests: 0, keyServerKeys: 0, sealedKeysDecrypted: 0, ms: {}, spans: {} };
 }
 
 /** Appends the stats of this process as one JSON line. */

@@ -4,7 +4,7 @@ import { bcs } from '@mysten/sui/bcs';
 import { fromBase64 } from '@mysten/sui/utils';
 import type { Log } from '../core/log.ts';
 import { MAX_KEYS_PER_REQUEST } from '../ports/key-service.ts';
-import type { KeyService, LeaseGrant, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
+import type { KeyService, LeaseGrant, OpenedKeys, RepositoryName, SecretsGrant } from '../ports/key-service.ts';
 
 /** A network's Seal key servers, as its configuration names them (with the API key an operator may require). */
 export interface SealSettings {
@@ -21,6 +21,8 @@ export interface KeyServiceInput {
   fetch?: typeof fetch;
   /** Called before each key-server HTTP request with the keys it asks for (GIT_WALRUS_STATS counts them). */
   onRequest?: (keys: number) => void;
+  /** Called when a sealed key is decrypted (once per key `open` returned, however often it is asked for). */
+  onDecrypt?: () => void;
   log: Log;
 }
 
@@ -35,6 +37,15 @@ function keysAsked(init: RequestInit | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** `keys`, calling `onDecrypt` the first time each is asked for. */
+async function counted(keys: Promise<OpenedKeys>, onDecrypt: (() => void) | undefined): Promise<OpenedKeys> {
+  if (onDecrypt === undefined) return keys;
+  return (await keys).map((key) => {
+    let decrypted: Promise<Uint8Array> | null = null;
+    return () => (decrypted ??= (onDecrypt(), key()));
+  });
 }
 
 /**
@@ -65,7 +76,7 @@ export function lazyKeyService(input: KeyServiceInput, lease?: LeaseGrant, secre
     forLeaseSecrets: (grant: SecretsGrant) => lazyKeyService(input, undefined, grant),
     seal: async (identity: Uint8Array, dataKey: Uint8Array) => (await load()).seal(identity, dataKey),
     identityOf: async (sealedKey: string) => (await load()).identityOf(sealedKey),
-    open: async (repository: RepositoryName, sealedKeys: readonly string[]) => (await load()).open(repository, sealedKeys),
+    open: async (repository: RepositoryName, sealedKeys: readonly string[]) => counted((await load()).open(repository, sealedKeys), input.onDecrypt),
     // Loading the SDK is part of what is prepared; a failure to load surfaces at `open`.
     prepare: () => { load().then((service) => service.prepare(), () => {}); },
   };

@@ -10,6 +10,7 @@ import { NativeGitRepository } from '../../src/git/native-repository.ts';
 import { accessHistoryOf } from '../../src/main/access-history.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { parseSealedKey } from '../../src/seal/sealed-key.ts';
+import { parseSealedPackKey } from '../../src/core/shared-pack-key.ts';
 import { MAX_KEYS_PER_REQUEST } from '../../src/ports/key-service.ts';
 import { pushRefs } from '../../src/remote/push.ts';
 import { commit, initWorkRepo, refsOf } from '../../scripts/harness/world.ts';
@@ -41,8 +42,8 @@ const fatalLines = (stderr: string) => stderr.split('\n').filter((line) => line.
 /** The helper's port counts since the last call, summed over its processes. */
 function helperTotals(w: World) {
   const mine = w.takeStats().filter((s) => s.role === 'helper');
-  const sum = (key: 'keyServerRequests' | 'keyServerKeys' | 'blobReads') => mine.reduce((n, s) => n + (s[key] ?? 0), 0);
-  return { keyServerRequests: sum('keyServerRequests'), keyServerKeys: sum('keyServerKeys'), blobReads: sum('blobReads') };
+  const sum = (key: 'keyServerRequests' | 'keyServerKeys' | 'sealedKeysDecrypted' | 'blobReads') => mine.reduce((n, s) => n + (s[key] ?? 0), 0);
+  return { keyServerRequests: sum('keyServerRequests'), keyServerKeys: sum('keyServerKeys'), sealedKeysDecrypted: sum('sealedKeysDecrypted'), blobReads: sum('blobReads') };
 }
 
 /** The Seal identity of each pack of the repository at `url`, in order (hex), as the chain records their sealed keys. */
@@ -50,7 +51,7 @@ async function packIdentities(w: World, url: string): Promise<string[]> {
   const network = await openNetwork({ env: w.env, log: silentLog, role: 'setup' });
   try {
     const id = url.slice('walrus://'.length);
-    return (await network.ledger.listPacks(id, 0)).map((pack) => parseSealedKey(pack.sealedKey!).id);
+    return (await network.ledger.listPacks(id, 0)).map((pack) => parseSealedKey(parseSealedPackKey(pack.sealedKey!).sealed).id);
   } finally {
     await network.close();
   }
@@ -276,10 +277,12 @@ for (const factory of NETWORK_FRONTS) {
       assert.is(readFileSync(w.path('copy', 'log.txt'), 'utf8'), 'entry 10\n');
       assert.is(await w.ok('copy', ['rev-list', '--count', 'HEAD']), '10');
       await w.ok('copy', ['fsck', '--strict']);
-      // One request to each of a quorum of two of the three key servers, each for the one key.
+      // One request to each of a quorum of two of the three key servers, each for the one key; one identity key
+      // decrypted for the ten packs.
       const totals = helperTotals(w);
       assert.is(totals.keyServerRequests, 2);
       assert.is(totals.keyServerKeys, 2);
+      assert.is(totals.sealedKeysDecrypted, 1);
 
       await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', reader.address]);
       await commit(w, src, 'diary.txt', 'day 11\n');
@@ -298,7 +301,7 @@ for (const factory of NETWORK_FRONTS) {
       try {
         const repository = await network.ledger.getRepository(url.slice('walrus://'.length));
         const [pack] = await network.ledger.listPacks(repository.id, repository.packCount - 1);
-        const refused = await network.keyService!.open(repository, [pack!.sealedKey!]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
+        const refused = await network.keyService!.open(repository, [parseSealedPackKey(pack!.sealedKey!).sealed]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
         assert.is(refused, 'NOT_A_READER');
       } finally {
         await network.close();
@@ -319,7 +322,9 @@ for (const factory of NETWORK_FRONTS) {
       w.takeStats();
       await w.ok('.', ['clone', '-q', url, 'old-copy']);
       assert.is(readFileSync(w.path('old-copy', 'log.txt'), 'utf8'), 'entry 4\n');
-      assert.is(helperTotals(w).keyServerKeys, 8, 'four identities from each of two key servers');
+      const old = helperTotals(w);
+      assert.is(old.keyServerKeys, 8, 'four identities from each of two key servers');
+      assert.is(old.sealedKeysDecrypted, 4, 'a sealed data key per pack');
 
       await commit(w, src, 'new.txt', 'shared from here\n');
       await w.ok(src, ['push', '-q', 'walrus', 'main']);
@@ -334,9 +339,12 @@ for (const factory of NETWORK_FRONTS) {
       const totals = helperTotals(w);
       assert.is(totals.keyServerKeys, 10, 'five identities from each of two key servers');
       assert.is(totals.keyServerRequests, 2);
+      assert.is(totals.sealedKeysDecrypted, 5, 'four data keys and one identity key');
       w.takeStats();
       await w.ok('old-copy', ['pull', '-q']);
-      assert.is(helperTotals(w).keyServerKeys, 2, 'a fetch of the two new packs asks for their one identity');
+      const pulled = helperTotals(w);
+      assert.is(pulled.keyServerKeys, 2, 'a fetch of the two new packs asks for their one identity');
+      assert.is(pulled.sealedKeysDecrypted, 1, 'and decrypts its identity key once');
     } finally { w.remove(); }
   });
 

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { silentLog } from '../../src/core/log.ts';
+import { parseSealedPackKey } from '../../src/core/shared-pack-key.ts';
 import { openNetwork } from '../../src/main/context.ts';
 import { openLease } from '../../src/remote/market/open-lease.ts';
 import { commit, initWorkRepo } from '../../scripts/harness/world.ts';
@@ -116,12 +117,14 @@ for (const factory of NETWORK_FRONTS) {
       const repoId = url.slice('walrus://'.length);
       const lastPack = async () => {
         const repository = await network.ledger.getRepository(repoId);
-        return { repository, pack: (await network.ledger.listPacks(repoId, repository.packCount - 1))[0]! };
+        // The Seal object in the pack's sealed key (of its identity key under a shared identity).
+        const pack = (await network.ledger.listPacks(repoId, repository.packCount - 1))[0]!;
+        return { repository, sealed: parseSealedPackKey(pack.sealedKey!).sealed };
       };
       try {
         const grant = { lease, cap: await (await network.market()).providerCapId(provider) };
         const before = await lastPack();
-        const [key] = await network.keyService!.forLease(grant).open(before.repository, [before.pack.sealedKey!]);
+        const [key] = await network.keyService!.forLease(grant).open(before.repository, [before.sealed]);
         assert.is((await key!()).length, 32);
 
         await w.ok(src, ['walrus', 'readers', 'remove', 'walrus', tenant.address]);
@@ -129,8 +132,8 @@ for (const factory of NETWORK_FRONTS) {
         await w.ok(src, ['push', '-q', 'walrus', 'main']);
         const after = await lastPack();
         const identityOf = async (sealedKey: string) => Buffer.from(await network.keyService!.identityOf(sealedKey)).toString('hex');
-        assert.is.not(await identityOf(after.pack.sealedKey!), await identityOf(before.pack.sealedKey!), 'the push after the removal is under an identity the provider never held');
-        const refused = await network.keyService!.forLease(grant).open(after.repository, [after.pack.sealedKey!]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
+        assert.is.not(await identityOf(after.sealed), await identityOf(before.sealed), 'the push after the removal is under an identity the provider never held');
+        const refused = await network.keyService!.forLease(grant).open(after.repository, [after.sealed]).then(() => 'the key servers gave the key', (error: { code: string }) => error.code);
         assert.is(refused, 'LEASE_TENANT_NOT_READER');
       } finally {
         await network.close();

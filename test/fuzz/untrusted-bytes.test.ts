@@ -21,6 +21,7 @@ import { Events } from '../../src/contract/bcs.ts';
 import { ScratchRepo } from '../remote/history/scratch-repo.ts';
 import { EncryptedObject } from '@mysten/seal';
 import { parseSealedKey } from '../../src/seal/sealed-key.ts';
+import { encodeSharedSealedKey, parseSealedPackKey } from '../../src/core/shared-pack-key.ts';
 
 /** Runs per target: enough to cross every branch of these small parsers, few enough for seconds in `npm test`. */
 const RUNS = { tar: 400, manifest: 1000, envelope: 300, sealedKey: 1000, chainBcs: 1000, pushLog: 1000, tree: 1000, pack: 60 } as const;
@@ -103,6 +104,9 @@ fuzz(`the Seal envelope of a pack's data key: its EncryptedObject (${RUNS.sealed
     ciphertext: { Aes256Gcm: { blob: new Uint8Array(48).fill(3), aad: null } },
   }).toBytes();
   fc.assert(fc.property(mutationsOf(valid), (bytes) => parsesOrRefuses(() => parseSealedKey(Buffer.from(bytes).toString('hex')))), { numRuns: RUNS.sealedKey });
+  // The same behind a shared identity key's prefix (its key id and salt).
+  const shared = Buffer.from(encodeSharedSealedKey(new Uint8Array(32).fill(4), new Uint8Array(32).fill(5), Buffer.from(valid).toString('hex')), 'hex');
+  fc.assert(fc.property(mutationsOf(shared), (bytes) => parsesOrRefuses(() => parseSealedKey(parseSealedPackKey(Buffer.from(bytes).toString('hex')).sealed))), { numRuns: RUNS.sealedKey });
 });
 
 fuzz(`BCS of chain objects: a Repository (${RUNS.chainBcs})`, () => {
