@@ -2,7 +2,8 @@
  * Envelope encryption of the packs of a private repository (docs/architecture.md, Private repositories (Seal)). The one
  * definition of the format.
  *
- * Each pack gets a fresh 256-bit data key (only the data key is Seal-encrypted, see src/ports/key-service.ts) and
+ * Each pack gets a 256-bit data key of its own, fresh or derived from its identity's shared key with a salt of its own
+ * (only that key is Seal-encrypted: src/core/shared-pack-key.ts, src/ports/key-service.ts) and
  * an identity, the Seal id of that key: the repository's 32 id bytes followed by a 32-byte nonce, random or shared by
  * the packs of one access state (src/core/pack-identity.ts). The stored
  * pack (what the chain's size and sha256 and the Walrus blob ids describe) is:

@@ -1,6 +1,6 @@
 /**
  * Seal, for the data keys of a private repository's packs (docs/architecture.md, Private repositories (Seal); the pack
- * format is src/core/pack-cipher.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce, which
+ * format is src/core/pack-cipher.ts), or the identity key they derive from (src/core/shared-pack-key.ts). A data key is sealed under an identity (the repository's id bytes ‖ a nonce, which
  * packs share while nobody lost access: src/core/pack-identity.ts) to
  * the network's key servers with their threshold; opening it asks the key servers, which give their share of the key
  * only to an address the contract's `seal_approve` accepts (the owner, a writer or a reader). Implemented over
