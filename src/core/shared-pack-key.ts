@@ -33,6 +33,16 @@ export class MalformedSealedKeyError extends WalrusGitError {
   }
 }
 
+/**
+ * A pack's sealed key in a shared-key form newer than this helper's: a newer git-remote-walrus pushed it.
+ * What to do: upgrade git-remote-walrus on this machine; the pack is intact and a newer helper reads it.
+ */
+export class UnsupportedSealedKeyError extends WalrusGitError {
+  constructor(version: number) {
+    super('SEALED_KEY_UNSUPPORTED', `a pack's sealed key is of shared-key form ${version}, newer than this git-remote-walrus reads (${VERSION}): upgrade git-remote-walrus to read the repository`, { version, supported: VERSION });
+  }
+}
+
 /** A pack's sealed key, read: either Seal's object of the data key itself, or of a shared identity key. */
 export type SealedPackKey =
   | { shared: false; sealed: string }
@@ -68,7 +78,9 @@ export function encodeSharedSealedKey(identityKey: Uint8Array, salt: Uint8Array,
 export function parseSealedPackKey(hex: string): SealedPackKey {
   const start = Buffer.from(hex.slice(0, 2 * PREFIX_BYTES), 'hex');
   if (!MAGIC.every((byte, i) => start[i] === byte)) return { shared: false, sealed: hex };
-  if (start[MAGIC.length] !== VERSION) throw new MalformedSealedKeyError(`shared-key version ${start[MAGIC.length]}, this reader knows ${VERSION}`);
+  if (start.length <= MAGIC.length) throw new MalformedSealedKeyError('a shared key cut short');
+  if (start[MAGIC.length]! > VERSION) throw new UnsupportedSealedKeyError(start[MAGIC.length]!);
+  if (start[MAGIC.length] !== VERSION) throw new MalformedSealedKeyError(`shared-key form ${start[MAGIC.length]}, which no version wrote`);
   if (start.length < PREFIX_BYTES) throw new MalformedSealedKeyError('a shared key cut short');
   return {
     shared: true,

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newPackIdentity, PackDecryptionError } from '../../src/core/pack-cipher.ts';
 import { accessStateMessage, identityOfSignature } from '../../src/core/pack-identity.ts';
-import { identityKeyOfSignature, parseSealedPackKey } from '../../src/core/shared-pack-key.ts';
+import { encodeSharedSealedKey, identityKeyOfSignature, MalformedSealedKeyError, newSalt, parseSealedPackKey, UnsupportedSealedKeyError } from '../../src/core/shared-pack-key.ts';
 import type { KeyService } from '../../src/ports/key-service.ts';
 import type { PackEntry } from '../../src/ports/ledger.ts';
 import { newPackSealing, PackKeys } from '../../src/remote/sealed-packs.ts';
@@ -108,6 +108,17 @@ test('a key id or salt altered on chain is refused', async (context) => {
     assert.instance(refused, PackDecryptionError, what);
     assert.match((refused as Error).message, reason, what);
   }
+});
+
+test('a sealed key of a newer shared-key form asks for an upgrade; a form no version wrote is malformed', () => {
+  const sealed = encodeSharedSealedKey(new Uint8Array(32).fill(7), newSalt(), '00');
+  const withVersion = (version: number) => sealed.slice(0, 8) + version.toString(16).padStart(2, '0') + sealed.slice(10);
+  assert.is(parseSealedPackKey(sealed).shared, true);
+  const newer = (() => { try { parseSealedPackKey(withVersion(2)); } catch (error) { return error; } })();
+  assert.instance(newer, UnsupportedSealedKeyError);
+  assert.match((newer as Error).message, /upgrade git-remote-walrus/);
+  assert.throws(() => parseSealedPackKey(withVersion(0)), (error: unknown) => error instanceof MalformedSealedKeyError);
+  assert.throws(() => parseSealedPackKey(sealed.slice(0, 8)), (error: unknown) => error instanceof MalformedSealedKeyError);
 });
 
 test.run();
