@@ -9,6 +9,7 @@
  * distance's share from the machine's.
  */
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { SuiGrpcClient } from '@mysten/sui/grpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
@@ -23,8 +24,6 @@ import { startLatencyProxy, type LatencyProxy } from './network/latency-proxy.ts
 
 const NODES = 11;
 const option = (name: string, fallback: number) => Number(/^--[a-z-]+=(\d+)$/.exec(process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? '')?.[1] ?? fallback);
-const shards = option('shards', 1000);
-const oneWayMs = option('one-way-ms', 25);
 
 /** Each kind of request (method and path with the blob id and numbers taken out): count, first and last start, last end. */
 class RequestLog {
@@ -59,58 +58,65 @@ class RequestLog {
   }
 }
 
-const world = createWorld('walrus-bench-direct-');
-try {
-  await createWalrusService(world.path('state', 'walrus'), { numShards: shards }).epochClock();
-  const listening: string[] = [];
-  const proxies: LatencyProxy[] = [];
-  for (let index = 0; index < NODES; index++) {
-    proxies.push(await startLatencyProxy(() => {
-      const [host, port] = listening[index]!.split(':');
-      return { host: host!, port: Number(port) };
-    }, oneWayMs));
-  }
-  const devnet = await startDevnet(world, ['--storage-nodes', String(NODES), '--storage-node-address', ...proxies.map((proxy) => `127.0.0.1:${proxy.port}`)], 'state');
-  listening.push(...(/^walrus storage nodes listen on: (.+)$/m.exec(devnet.printed)?.[1] ?? '').split(', '));
-  const chain = await startLatencyProxy({ host: '127.0.0.1', port: Number(new URL(devnet.url).port) }, oneWayMs);
+/** `npm run bench` runs it with its defaults; the short mode at 100 shards (the same steps, a tenth of the slivers). */
+export async function run(short: boolean, shards = short ? 100 : 1000, oneWayMs = 25): Promise<void> {
+  const world = createWorld('walrus-bench-direct-');
   try {
-    const signer = Ed25519Keypair.generate();
-    await requestSuiFromFaucetV2({ host: devnet.url, recipient: signer.toSuiAddress() });
-    const wal = await fetch(new URL(WAL_FAUCET_PATH, devnet.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient: signer.toSuiAddress() } }) });
-    if (!wal.ok) throw new Error(`the devnet's WAL faucet answered ${wal.status}`);
-    const suiClient = new SuiGrpcClient({ baseUrl: chain.url, network: 'devnet', fetch: suiDeadlineFetch({ url: chain.url, timeoutMs: 60_000, help: 'the bench\'s devnet server' }).fetch });
-    const log = new RequestLog();
-    const client = new WalrusClient({
-      suiClient,
-      packageConfig: { systemObjectId: WALRUS_SYSTEM_OBJECT_ID, stakingPoolId: WALRUS_STAKING_OBJECT_ID },
-      storageNodeUrlScheme: 'http',
-      storageNodeClientOptions: { fetch: log.wrap(storageNodeFetch()) },
-    });
-    const connections = () => proxies.map((proxy) => proxy.connections);
-    const opened = (before: number[]) => connections().map((count, index) => count - before[index]!);
-    console.log(`  ${NODES} storage nodes, ${shards} shards, ${oneWayMs} ms each way`);
-    for (const round of [1, 2]) {
-      let before = connections();
-      const steps: string[] = [];
-      log.start();
-      const { blobId } = await client.writeBlob({
-        blob: new TextEncoder().encode(`blob ${round} `.repeat(2000)), deletable: false, epochs: 3, signer,
-        onStep: (step) => { steps.push(`${step.step} ${log.since().toFixed(2)}`); },
+    await createWalrusService(world.path('state', 'walrus'), { numShards: shards }).epochClock();
+    const listening: string[] = [];
+    const proxies: LatencyProxy[] = [];
+    for (let index = 0; index < NODES; index++) {
+      proxies.push(await startLatencyProxy(() => {
+        const [host, port] = listening[index]!.split(':');
+        return { host: host!, port: Number(port) };
+      }, oneWayMs));
+    }
+    const devnet = await startDevnet(world, ['--storage-nodes', String(NODES), '--storage-node-address', ...proxies.map((proxy) => `127.0.0.1:${proxy.port}`)], 'state');
+    listening.push(...(/^walrus storage nodes listen on: (.+)$/m.exec(devnet.printed)?.[1] ?? '').split(', '));
+    const chain = await startLatencyProxy({ host: '127.0.0.1', port: Number(new URL(devnet.url).port) }, oneWayMs);
+    try {
+      const signer = Ed25519Keypair.generate();
+      await requestSuiFromFaucetV2({ host: devnet.url, recipient: signer.toSuiAddress() });
+      const wal = await fetch(new URL(WAL_FAUCET_PATH, devnet.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient: signer.toSuiAddress() } }) });
+      if (!wal.ok) throw new Error(`the devnet's WAL faucet answered ${wal.status}`);
+      const suiClient = new SuiGrpcClient({ baseUrl: chain.url, network: 'devnet', fetch: suiDeadlineFetch({ url: chain.url, timeoutMs: 60_000, help: 'the bench\'s devnet server' }).fetch });
+      const log = new RequestLog();
+      const client = new WalrusClient({
+        suiClient,
+        packageConfig: { systemObjectId: WALRUS_SYSTEM_OBJECT_ID, stakingPoolId: WALRUS_STAKING_OBJECT_ID },
+        storageNodeUrlScheme: 'http',
+        storageNodeClientOptions: { fetch: log.wrap(storageNodeFetch()) },
       });
-      console.log(`    write ${round}: ${log.since().toFixed(2)} s [${steps.join(', ')}], connections per node: ${opened(before).join(' ')}`);
-      log.print();
-      before = connections();
-      log.start();
-      await client.readBlob({ blobId });
-      console.log(`    read ${round}: ${log.since().toFixed(2)} s, connections per node: ${opened(before).join(' ')}`);
-      log.print();
+      const connections = () => proxies.map((proxy) => proxy.connections);
+      const opened = (before: number[]) => connections().map((count, index) => count - before[index]!);
+      console.log(`  ${NODES} storage nodes, ${shards} shards, ${oneWayMs} ms each way`);
+      for (const round of [1, 2]) {
+        let before = connections();
+        const steps: string[] = [];
+        log.start();
+        const { blobId } = await client.writeBlob({
+          blob: new TextEncoder().encode(`blob ${round} `.repeat(2000)), deletable: false, epochs: 3, signer,
+          onStep: (step) => { steps.push(`${step.step} ${log.since().toFixed(2)}`); },
+        });
+        console.log(`    write ${round}: ${log.since().toFixed(2)} s [${steps.join(', ')}], connections per node: ${opened(before).join(' ')}`);
+        log.print();
+        before = connections();
+        log.start();
+        await client.readBlob({ blobId });
+        console.log(`    read ${round}: ${log.since().toFixed(2)} s, connections per node: ${opened(before).join(' ')}`);
+        log.print();
+      }
+    } finally {
+      await chain.close();
+      await devnet.stop();
+      await Promise.all(proxies.map((proxy) => proxy.close()));
     }
   } finally {
-    await chain.close();
-    await devnet.stop();
-    await Promise.all(proxies.map((proxy) => proxy.close()));
+    world.remove();
   }
-} finally {
-  world.remove();
 }
-process.exit(0); // the SDK's keep-alive connections must not hold the process open
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  await run(false, option('shards', 1000), option('one-way-ms', 25));
+  process.exit(0); // the SDK's keep-alive connections must not hold the process open
+}
