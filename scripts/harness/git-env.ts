@@ -22,6 +22,20 @@ export function hermeticGitEnv(home: string, extra: NodeJS.ProcessEnv = {}): Nod
   };
 }
 
+/**
+ * A maker of new directories under the system's temporary directory, for tests that make one per case: every one it
+ * made is removed when the process exits.
+ */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  process.once('exit', () => { for (const path of made) rmSync(path, { recursive: true, force: true }); });
+  return () => {
+    const path = mkdtempSync(join(tmpdir(), prefix));
+    made.push(path);
+    return path;
+  };
+}
+
 /** A new directory under the system's temporary directory, and how to remove it. */
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, mkdirSync, writeFileSync, statSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirs } from '../../scripts/harness/git-env.ts';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { Secp256k1Keypair } from '@mysten/sui/keypairs/secp256k1';
 import { Secp256r1Keypair } from '@mysten/sui/keypairs/secp256r1';
@@ -14,8 +14,9 @@ import type { KeyMaterial } from '../../src/config/key-material.ts';
 import { keypairOf, loadKeyMaterial } from '../../src/config/keys.ts';
 import { encodeKeystore } from '../../src/config/keystore.ts';
 
+const keysRoot = tempDirs('walrus-keys-');
 const sandbox = () => {
-  const root = mkdtempSync(join(tmpdir(), 'walrus-keys-'));
+  const root = keysRoot();
   return { userHome: join(root, 'user'), home: join(root, 'user', '.git-walrus') };
 };
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirs } from '../../scripts/harness/git-env.ts';
 import { resolveNetwork, requireContract, PackageNotPublishedError } from '../../src/config/networks.ts';
 import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
 import type { ResolveNetworkInput } from '../../src/config/networks.ts';
@@ -11,7 +11,7 @@ import { ConfigFileError } from '../../src/config/home.ts';
 import { DEVNET_GENESIS_COMMITTEE } from '../../src/core/devnet-protocol.ts';
 import { rejected } from '../support/rejected.ts';
 
-const emptyHome = () => mkdtempSync(join(tmpdir(), 'walrus-net-'));
+const emptyHome = tempDirs('walrus-net-');
 const git = (values: Record<string, string>) => (key: string) => values[key];
 const input = (over: Partial<ResolveNetworkInput> = {}): ResolveNetworkInput => ({ env: {}, gitConfig: git({}), home: emptyHome(), ...over });
 

@@ -1,8 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDirs } from '../../scripts/harness/git-env.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWalrusService, serviceFetch } from '../../src/devnet/walrus/service.ts';
@@ -22,7 +21,8 @@ import {
 } from '../../src/walrus/errors.ts';
 
 const fastRetry = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
-const freshService = (options = {}) => createWalrusService(join(mkdtempSync(join(tmpdir(), 'walrus-store-')), 'walrus'), options);
+const storeDir = tempDirs('walrus-store-');
+const freshService = (options = {}) => createWalrusService(join(storeDir(), 'walrus'), options);
 const pattern = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i * seed + (i >> 8)) & 0xff);
 
 interface Front {

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readdirSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirs } from '../../../scripts/harness/git-env.ts';
 import { spawn } from 'node:child_process';
 import { BlobEncoder } from '@mysten/walrus-wasm';
 import { createWalrusService, serviceFetch, DEVNET_NUM_SHARDS } from '../../../src/devnet/walrus/service.ts';
@@ -10,7 +10,8 @@ import { blobIdFromBytes } from '../../../src/core/blob-id-codec.ts';
 import { DevnetWalrusConfigError } from '../../../src/devnet/walrus/blob-dir.ts';
 
 const BASE = 'http://walrus.devnet';
-const freshDir = () => join(mkdtempSync(join(tmpdir(), 'walrus-svc-')), 'walrus');
+const serviceDir = tempDirs('walrus-svc-');
+const freshDir = () => join(serviceDir(), 'walrus');
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 /** The id a real Walrus network of n shards gives, straight from the encoder. */
 const realId = (bytes: Uint8Array, n = DEVNET_NUM_SHARDS) => blobIdFromBytes(Uint8Array.from((new BlobEncoder(n).compute_metadata(bytes) as [number[]])[0]));
