@@ -65,6 +65,19 @@ blobObjects('a store sent to the user leaves a Blob object the user extends in W
   } finally { t.remove(); }
 });
 
+blobObjects('the WAL faucet pays from its richest WAL coin: after funding its own address it still gives every requester its amount', async () => {
+  const t = await setup();
+  try {
+    const faucet = await t.engine.faucetAddress();
+    for (let i = 0; i < 5; i++) await t.engine.faucetWal(faucet);
+    for (let i = 0; i < 3; i++) {
+      const address = Ed25519Keypair.generate().toSuiAddress();
+      await t.engine.faucetWal(address);
+      assert.is(t.engine.balance(address, WAL_TYPE), WAL_FAUCET_AMOUNT, `request ${i}`);
+    }
+  } finally { t.remove(); }
+});
+
 blobObjects('only the owner extends a Blob object; the publisher keeps the ones not sent to anyone; more than 53 epochs ahead aborts', async () => {
   const t = await setup();
   try {

@@ -167,9 +167,8 @@ export class ChainEngine {
     await this.putSystemObjects([{ id: WAL_RESERVE_COIN_ID, type: walCoinType(), owner: { $kind: 'AddressOwner', AddressOwner: keypair.toSuiAddress() }, contents: walReserveContents(), hasPublicTransfer: true, createOnly: true }]);
     return this.store.transact(async () => {
       const sender = keypair.toSuiAddress();
-      const gas = this.#faucetGas(sender, 0n);
-      const [wal] = this.coins(sender, WAL_TYPE);
-      if (!wal || coinBalance(wal) < amount) throw new UsageError('the devnet faucet has no WAL left to give');
+      const gas = this.#faucetCoin(sender, SUI_TYPE, FAUCET_GAS_BUDGET);
+      const wal = this.#faucetCoin(sender, WAL_TYPE, amount);
       return this.#faucetTransfer(keypair, gas, (tx) => tx.objectRef({ objectId: wal.id, version: wal.version.toString(), digest: objectDigest(wal) }), amount, address);
     });
   }
@@ -210,16 +209,16 @@ export class ChainEngine {
   /** Sends `amount` MIST to `address` in a new coin, by a real transaction signed by the faucet's key. */
   async faucet(address: string, amount = FAUCET_AMOUNT): Promise<TxRecord> {
     const keypair = (await keypairClass()).fromSecretKey(this.genesis.faucetKey);
-    return this.store.transact(async () => this.#faucetTransfer(keypair, this.#faucetGas(keypair.toSuiAddress(), amount), (tx) => tx.gas, amount, address));
+    return this.store.transact(async () => this.#faucetTransfer(keypair, this.#faucetCoin(keypair.toSuiAddress(), SUI_TYPE, amount + FAUCET_GAS_BUDGET), (tx) => tx.gas, amount, address));
   }
 
   /**
-   * The faucet's richest SUI coin, holding `amount` besides its gas budget. Its own address gets coins too (a test's
-   * admin is funded from it), and a coin it holds may be too small to pay a transfer out of.
+   * The faucet's richest coin of `coinType`, holding at least `needed`. Its own address gets coins too (a test's admin
+   * is funded from it), so a coin it holds may be too small to pay a transfer out of.
    */
-  #faucetGas(faucet: string, amount: bigint): ChainObject {
-    const richest = this.coins(faucet, SUI_TYPE).reduce<ChainObject | undefined>((best, coin) => (best && coinBalance(best) >= coinBalance(coin) ? best : coin), undefined);
-    if (!richest || coinBalance(richest) < amount + FAUCET_GAS_BUDGET) throw new UsageError('the devnet faucet has no SUI left to give');
+  #faucetCoin(faucet: string, coinType: string, needed: bigint): ChainObject {
+    const richest = this.coins(faucet, coinType).reduce<ChainObject | undefined>((best, coin) => (best && coinBalance(best) >= coinBalance(coin) ? best : coin), undefined);
+    if (!richest || coinBalance(richest) < needed) throw new UsageError(`the devnet faucet has no ${coinType === WAL_TYPE ? 'WAL' : 'SUI'} left to give`);
     return richest;
   }
 
