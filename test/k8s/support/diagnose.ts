@@ -266,6 +266,10 @@ function eventTime(event: CoreV1Event): number {
   return time ? new Date(time).getTime() : 0;
 }
 
+/**
+ * A multi-line text from the cluster, its later lines indented and quoted as log lines are: an app's own test report
+ * (TAP's `not ok …`) must not read as a line of this suite's output.
+ */
 function indent(text: string, spaces: number): string {
-  return text.split('\n').join(`\n${' '.repeat(spaces)}`);
+  return text.split('\n').join(`\n${' '.repeat(spaces)}| `);
 }
