@@ -15,6 +15,7 @@ import type { SecretEntry } from '../../core/lease-secrets.ts';
 import type { AppManifest } from '../../ports/walrus-app.ts';
 import { BUILD_SECRETS_FILE_VARIABLE, parseManifest } from '../manifest/manifest.ts';
 import { withoutEnvValues } from '../../core/env-values.ts';
+import { FAILURE_TAIL_CHARS, failureTail } from '../../core/failure-tail.ts';
 import { planBuild } from './build-report.ts';
 
 /** The app's own build or tests failed on this machine: what it printed last is in the message. */
@@ -65,12 +66,12 @@ export async function buildLocally(dir: string, options: LocalBuildOptions): Pro
 async function runStep(step: string, cwd: string, command: string[], env: Record<string, string>, secrets: readonly SecretEntry[]): Promise<void> {
   const child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const keep = (piece: Buffer) => { output = (output + piece.toString()).slice(-4000); };
+  const keep = (piece: Buffer) => { output = (output + piece.toString()).slice(-2 * FAILURE_TAIL_CHARS); };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', resolve);
   });
-  if (code !== 0) throw new LocalBuildError(step, code, withoutEnvValues(output, secrets).split('\n').slice(-20).join('\n'));
+  if (code !== 0) throw new LocalBuildError(step, code, failureTail(withoutEnvValues(output, secrets)));
 }

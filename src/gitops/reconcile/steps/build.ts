@@ -11,10 +11,9 @@ import type { Pass, PlannedBuild } from '../pass.ts';
 import { buildRefusal, type BuildRefusal } from '../isolation.ts';
 import { BUILD_STEP, TEST_STEP } from '../../templates/build-job.ts';
 import { withoutEnvValues } from '../../../core/env-values.ts';
+import { FAILURE_TAIL_LINES, failureTail } from '../../../core/failure-tail.ts';
 import { leaseSecretsOf } from '../release.ts';
 
-/** How many lines of a failed build's log the status message carries. */
-const LOG_LINES = 20;
 /** A build that does not fit in what the quota has left now is tried again after this long. */
 const QUOTA_RETRY_MS = 30_000;
 
@@ -147,8 +146,8 @@ function refused(pass: Pass, commit: string, refusal: BuildRefusal): StepResult 
 async function failureMessage(pass: Pass, failure: BuildFailure, job: V1Job): Promise<string> {
   const container = failure.container;
   if (!container) return failure.summary;
-  const logs = await pass.deps.cluster.podLogTail(pass.ref(container.pod), container.name, LOG_LINES).catch(() => null);
-  const text = (logs ?? container.message ?? '').trim().split('\n').slice(-LOG_LINES).join('\n');
+  const logs = await pass.deps.cluster.podLogTail(pass.ref(container.pod), container.name, FAILURE_TAIL_LINES).catch(() => null);
+  const text = failureTail(logs ?? container.message ?? '');
   const appStep = container.name === BUILD_STEP || container.name === TEST_STEP;
   const env = appStep ? job.spec?.template.spec?.initContainers?.find((candidate) => candidate.name === container.name)?.env ?? [] : [];
   return `${failure.summary}${text ? `:\n${withoutEnvValues(text, env)}` : ''}`;
