@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { IDLE_CONNECTION_MS } from './kept-connections.ts';
 import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -134,7 +135,7 @@ async function serve({ dir, port = 0, host = '127.0.0.1', keyServersDown, storag
   };
 
   const listener = nodeListener(handle);
-  const server = createServer((req, res) => {
+  const server = createServer({ keepAliveTimeout: IDLE_CONNECTION_MS }, (req, res) => {
     const refusal = foreignRequest({ host: req.headers.host, origin: req.headers.origin }, host);
     if (refusal) {
       res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(refusal.message);

@@ -3,11 +3,12 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { SuiJsonRpcClient } from '@mysten/sui/jsonRpc';
 import { requestSuiFromFaucetV2 } from '@mysten/sui/faucet';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { startDevnetServer, type DevnetServer } from '../../src/devnet/server.ts';
+import { IDLE_CONNECTION_MS } from '../../src/devnet/kept-connections.ts';
 import { openLocalNetwork } from '../../src/devnet/local-network.ts';
 import { discoverDevnet } from '../../src/config/devnet-discovery.ts';
 import { DEVNET_SEAL } from '../../src/core/devnet-protocol.ts';
@@ -169,6 +170,24 @@ server('bodies are read as they arrive up to each service\'s limit and answered 
   assert.ok(grpc.sent < huge / 2, `${grpc.sent} bytes sent before the answer`);
   // The server is still itself afterwards.
   assert.is((await fetch(`${s.url}/v1/devnet`)).status, 200);
+});
+
+server('an idle client connection is kept for a minute, not Node\'s 5 s: the Keep-Alive header says so, and a second request reuses the socket', async ({ server: s }) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const ask = () => new Promise<{ header: string; port: number | undefined }>((resolve, reject) => {
+      const req = httpRequest(`${s.url}/nothing-here`, { agent }, (res) => {
+        res.resume();
+        res.once('end', () => resolve({ header: String(res.headers['keep-alive']), port: req.socket?.localPort }));
+      });
+      req.once('error', reject).end();
+    });
+    const first = await ask();
+    assert.is(first.header, `timeout=${IDLE_CONNECTION_MS / 1000}`);
+    assert.is((await ask()).port, first.port);
+  } finally {
+    agent.destroy();
+  }
 });
 
 server('close() stops listening', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { IDLE_CONNECTION_MS } from '../kept-connections.ts';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { writeFileAtomic } from '../../fs/atomic.ts';
@@ -63,13 +64,6 @@ export interface StorageNodes {
   setDown(index: number, down: boolean): void;
   close(): Promise<void>;
 }
-
-/**
- * How long a node keeps an idle client connection (Node's default is 5 s). Real nodes' HTTP servers keep them far
- * longer, and the SDK blocks its thread for seconds encoding the next blob: with 5 s a client's kept connections were
- * closed under it between two blobs, and the next blob's first requests reconnected again and again.
- */
-const IDLE_CONNECTION_MS = 60_000;
 
 /** Largest sliver or metadata body a node takes: a sliver of the largest blob a 50-shard devnet holds is ~0.3 MB. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
