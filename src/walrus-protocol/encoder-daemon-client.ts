@@ -39,7 +39,7 @@ export interface WarmEncoderOptions {
   start(): void;
 }
 
-/** A helper's side of the warm encoder: asks the daemon, starts one the first time none answers. */
+/** A helper's side of the warm encoder: asks the daemon, starts one the first time none answers an id. */
 export class WarmEncoder {
   readonly socket: string;
   readonly #start: () => void;
@@ -57,7 +57,7 @@ export class WarmEncoder {
     return reply !== null && 'blobId' in reply ? reply : null;
   }
 
-  /** Has the daemon build its encoder for `numShards`; false when none answers. */
+  /** Has the daemon build its encoder for `numShards`; false when none answers (and none is started: see #ask). */
   async warm(numShards: number): Promise<boolean> {
     const reply = await this.#ask({ op: 'warm', numShards });
     return reply !== null && 'ok' in reply;
@@ -65,7 +65,8 @@ export class WarmEncoder {
 
   async #ask(request: EncoderRequest, body?: Uint8Array): Promise<EncoderReply | null> {
     const reply = await askEncoder(this.socket, request, body);
-    if (reply === null && !this.#started) {
+    // Only an id that was wanted starts one: a warm-up comes at every push's listing, also of a push that sends nothing.
+    if (reply === null && !this.#started && request.op === 'id') {
       this.#started = true;
       this.#start();
     }

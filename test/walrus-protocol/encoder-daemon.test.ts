@@ -49,6 +49,8 @@ daemon('the first helper starts it and computes its own id meanwhile; later ids 
   } });
   useWarmEncoder(encoder);
   try {
+    assert.is(await encoder.warm(50), false, 'none answers a warm-up');
+    assert.is(started, 0, 'a warm-up alone (a push that may send nothing) starts no daemon');
     const first = bytesOf(1);
     assert.is(await computeBlobId(first, 50), expectedId(first, 50));
     assert.is(started, 1, 'no daemon answered: one is started, the id computed here');
