@@ -134,20 +134,20 @@ export async function pushRefs(
 
 /**
  * Keeps the refs as this push left them, for the next `list` (remote-state.ts): it then reads only the repository
- * object, not the refs table (two round trips fewer for the next push or fetch). Only when this push's one
- * transaction is the only change since the snapshot (the seq it reached is the snapshot's plus one: nobody else
- * pushed or repacked between the reads and the transaction), so the refs are exactly the snapshot's with these
- * updates. Otherwise nothing is kept and the next `list` reads the refs as before.
+ * object, not the refs table (two round trips fewer for the next push or fetch). Only when this push's transactions
+ * are the only changes since the snapshot (the seqs they reached follow the snapshot's one by one: nobody else pushed
+ * or repacked between the reads and the last of them), so the refs are exactly the snapshot's with the updates that
+ * landed. Otherwise nothing is kept and the next `list` reads the refs as before.
  */
 async function keepListing(deps: PushDeps, repositoryId: string, snapshot: RemoteSnapshot, seqs: readonly number[], landed: readonly { name: string; new: string | null }[]): Promise<void> {
-  if (seqs.length !== 1 || seqs[0] !== snapshot.info.seq + 1) return;
+  if (seqs.length === 0 || seqs.some((seq, i) => seq !== snapshot.info.seq + 1 + i)) return;
   const refs = new Map(snapshot.refs);
   for (const update of landed) {
     if (update.new === null) refs.delete(update.name);
     else refs.set(update.name, update.new);
   }
   // A listing that cannot be written is only a round trip more for the next `list`.
-  await deps.local.writeListedRefs(repositoryId, { seq: seqs[0], refs }).catch((error: unknown) => deps.log.debug(`the refs pushed are not kept for the next list: ${messageOf(error)}`));
+  await deps.local.writeListedRefs(repositoryId, { seq: seqs.at(-1)!, refs }).catch((error: unknown) => deps.log.debug(`the refs pushed are not kept for the next list: ${messageOf(error)}`));
 }
 
 /** Says which open leases deploy the refs that landed, if the lookup answers in time. */

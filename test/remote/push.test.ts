@@ -202,6 +202,28 @@ push('a push of more refs than one transaction holds lands in several, the pack 
   assert.ok(transactions >= 3, `${transactions} transactions`);
   assert.is(t.ledger.packs(t.id).length, 1);
   assert.is(t.blobStore.writes, 1);
+  // Its transactions were the only changes: the refs are kept for the next list as after a push of one.
+  t.ledger.calls.length = 0;
+  const listed = await readRemote(t.ledger, t.id, t.local);
+  assert.equal(t.ledger.calls, ['getRepository']);
+  assert.equal(listed.refs, refs);
+}));
+
+push('keeps nothing when another writer pushed between two of its transactions', inRepository(async (t) => {
+  commitFile(t.work, t.env, 'a.txt', 'one\n');
+  let pushes = 0;
+  t.ledger.beforePush = () => {
+    if (++pushes !== 2) return;
+    t.ledger.moveRefs(t.id, [['refs/heads/elsewhere', 'e'.repeat(40)]]);
+  };
+  const results = await pushRefs(t.deps, t.id, manyBranches(1200), plain);
+  assert.ok(results.every((r) => r.ok));
+  t.ledger.beforePush = null;
+  t.ledger.calls.length = 0;
+  const listed = await readRemote(t.ledger, t.id, t.local);
+  assert.equal(t.ledger.calls, ['getRepository', 'listRefs']);
+  assert.is(listed.refs.get('refs/heads/elsewhere'), 'e'.repeat(40));
+  assert.equal(listed.refs, t.ledger.refsOf(t.id));
 }));
 
 push('atomic over more than one transaction is refused before anything is uploaded, naming the limit', inRepository(async (t) => {
