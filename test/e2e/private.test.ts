@@ -448,7 +448,7 @@ for (const factory of NETWORK_FRONTS) {
       assert.is(await w.ok('copy', ['rev-list', '--count', 'HEAD']), String(packs));
       await w.ok('copy', ['fsck', '--strict']);
       // Two windows of keys, each to a quorum of two key servers.
-      assert.is(helperTotals(w).keyServerRequests, 4);
+      assert.is(helperTotals(w).keyServerRequests, 4, clone.stderr);
     } finally {
       setClockOffset(front.clockFile, 0);
       w.remove();
