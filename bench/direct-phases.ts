@@ -5,8 +5,9 @@
  * counted. For two blobs in turn it prints the write's steps as the SDK reports them (encoded, registered, uploaded,
  * certified, in seconds from the start), each kind of storage-node request (how many, when the first and last
  * started, when the last ended), the connections each node took, then the same for reading the blob back: what
- * follows the last sliver is the SDK decoding and re-encoding the blob to check its id. `--one-way-ms=0` tells the
- * distance's share from the machine's.
+ * follows the last sliver is the SDK decoding and re-encoding the blob to check its id. Then the helper's own read
+ * of it (SdkBlobStore: the blob's source columns, no decoding), once proven by its blob id and once as a pack chunk,
+ * whose sha256 the fetch checks. `--one-way-ms=0` tells the distance's share from the machine's.
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +21,8 @@ import { WALRUS_STAKING_OBJECT_ID, WALRUS_SYSTEM_OBJECT_ID } from '../src/devnet
 import { WAL_FAUCET_PATH } from '../src/core/devnet-protocol.ts';
 import { suiDeadlineFetch } from '../src/sui/deadlines.ts';
 import { storageNodeFetch } from '../src/walrus/storage-node-fetch.ts';
+import { SdkBlobStore } from '../src/walrus/sdk-blob-store.ts';
+import { releaseBlobIdWorkers } from '../src/walrus-protocol/blob-id.ts';
 import { startLatencyProxy, type LatencyProxy } from './network/latency-proxy.ts';
 
 const NODES = 11;
@@ -87,6 +90,8 @@ export async function run(short: boolean, shards = short ? 100 : 1000, oneWayMs 
         storageNodeUrlScheme: 'http',
         storageNodeClientOptions: { fetch: log.wrap(storageNodeFetch()) },
       });
+      // The helper's store over the same client: its read takes the blob's source columns (src/walrus/sdk-blob-store.ts).
+      const store = new SdkBlobStore({ client, signer, numShards: shards });
       const connections = () => proxies.map((proxy) => proxy.connections);
       const opened = (before: number[]) => connections().map((count, index) => count - before[index]!);
       console.log(`  ${NODES} storage nodes, ${shards} shards, ${oneWayMs} ms each way`);
@@ -103,10 +108,18 @@ export async function run(short: boolean, shards = short ? 100 : 1000, oneWayMs 
         before = connections();
         log.start();
         await client.readBlob({ blobId });
-        console.log(`    read ${round}: ${log.since().toFixed(2)} s, connections per node: ${opened(before).join(' ')}`);
+        console.log(`    the SDK's read ${round}: ${log.since().toFixed(2)} s, connections per node: ${opened(before).join(' ')}`);
         log.print();
+        for (const contentChecked of [false, true]) {
+          before = connections();
+          log.start();
+          await store.read(blobId, { contentChecked });
+          console.log(`    the helper's read ${round} (${contentChecked ? 'a pack chunk: its sha256 checked by the fetch' : 'proven by its blob id, in the worker'}): ${log.since().toFixed(2)} s, connections per node: ${opened(before).join(' ')}`);
+          log.print();
+        }
       }
     } finally {
+      await releaseBlobIdWorkers();
       await chain.close();
       await devnet.stop();
       await Promise.all(proxies.map((proxy) => proxy.close()));

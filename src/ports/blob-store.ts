@@ -26,8 +26,12 @@ export interface BlobStore {
    * null where the store cannot ask (a public aggregator serves no blob status).
    */
   lifetimes?(blobIds: readonly string[], options?: { signal?: AbortSignal }): Promise<BlobLifetimes | null>;
-  /** Reads a whole blob; throws BlobNotFoundError when it does not exist or has expired. */
-  read(blobId: string, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  /**
+   * Reads a whole blob; throws BlobNotFoundError when it does not exist or has expired. `contentChecked`: the caller
+   * checks the bytes against a digest the chain records (a pack's sha256) before it uses any of them, so a store
+   * may leave out a costlier proof of its own (the SDK store's recomputation of the blob id).
+   */
+  read(blobId: string, options?: { signal?: AbortSignal; contentChecked?: boolean }): Promise<Uint8Array>;
 }
 
 export interface StoredBlob {

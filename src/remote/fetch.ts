@@ -212,7 +212,7 @@ async function applyPacks(deps: FetchDeps, info: RepositoryInfo, from: number, u
   try {
     const download = async (c: (typeof chunks)[number]) => {
       try {
-        return { chunk: await blobStore.read(c.blobId, { signal }), index: c.pack };
+        return { chunk: await blobStore.read(c.blobId, { signal, contentChecked: true }), index: c.pack };
       } catch (error) {
         throw (error as { code?: unknown }).code === 'BLOB_NOT_FOUND' ? new PackMissingError(repositoryId, from + c.pack, c.blobId, error as Error) : error;
       }

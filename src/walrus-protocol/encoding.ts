@@ -9,12 +9,14 @@ const BLOB_ID_LENGTH = 32;
 /** RS2 symbols are 16-bit aligned and at most 2^16 - 1 bytes. */
 const MAX_SYMBOL_SIZE = 2 ** 16 - 1;
 
-function sourceSymbols(numShards: number): { primary: number; secondary: number } {
+/** Source symbols per sliver: a primary sliver (a row of the blob's matrix) holds `secondary`, a secondary one (a column) `primary`. */
+export function sourceSymbols(numShards: number): { primary: number; secondary: number } {
   const maxFaulty = Math.floor((numShards - 1) / 3);
   return { primary: numShards - 2 * maxFaulty, secondary: numShards - maxFaulty };
 }
 
-function symbolSize(size: number, numShards: number): number {
+/** Bytes per symbol of a blob of `size` bytes. */
+export function symbolSize(size: number, numShards: number): number {
   const { primary, secondary } = sourceSymbols(numShards);
   const raw = Math.floor((Math.max(size, 1) - 1) / (primary * secondary)) + 1;
   return raw % 2 === 1 ? raw + 1 : raw;

@@ -5,7 +5,8 @@ import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { releaseBlobIdWorkers, warmBlobIdEncoder } from '../walrus-protocol/blob-id.ts';
+import { computeBlobId, releaseBlobIdWorkers, warmBlobIdEncoder } from '../walrus-protocol/blob-id.ts';
+import { assembleFromSourceColumns, sourceColumnCount } from '../walrus-protocol/source-columns.ts';
 import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
 import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
@@ -29,10 +30,14 @@ export interface WalrusSdkClient {
     resume?: WriteBlobStep;
   }): Promise<{ blobId: string; blobObject: { storage: { end_epoch: number } } }>;
   readBlob(options: { blobId: string; signal?: AbortSignal }): Promise<Uint8Array>;
+  /** The blob's metadata from one storage node (its length is what a read needs from it). */
+  getBlobMetadata(options: { blobId: string; signal?: AbortSignal }): Promise<{ metadata: { V1: { unencoded_length: string | number | bigint } } }>;
+  /** Secondary sliver `index` (BCS `SliverData`) from the node that holds its shard. */
+  getSecondarySliver(options: { blobId: string; index: number; signal?: AbortSignal }): Promise<Uint8Array>;
   /** The blob's status as a quorum of storage nodes confirms it (what `walrus blob-status` prints). */
   getVerifiedBlobStatus(options: { blobId: string; signal?: AbortSignal }): Promise<SdkBlobStatus>;
   /** The Walrus system state on Sui: its committee's epoch is the current storage epoch. */
-  systemState(): Promise<{ committee: { epoch: number } }>;
+  systemState(): Promise<{ committee: { epoch: number; n_shards: number } }>;
 }
 
 /** The statuses `getVerifiedBlobStatus` answers (the storage nodes' `/v1/blobs/{id}/status`, tagged by `type`). */
@@ -183,15 +188,47 @@ export class SdkBlobStore implements BlobStore {
     return { epoch: committee.epoch, endEpochs };
   }
 
-  async read(blobId: string, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+  /**
+   * The blob from its source columns (source-columns.ts): no Reed-Solomon decoding, which at 1000 shards costs
+   * seconds of CPU as soon as one source sliver is missing from the SDK's random choice. The bytes are proven by
+   * their blob id, computed in the blob-id worker (off this thread), unless the caller checks them against a digest
+   * the chain records (`contentChecked`, a pack's sha256). A column that does not come (a node down) or does not fit,
+   * or bytes whose id differs, fall back to the SDK's own read: any third of the slivers, decoded, and the id
+   * recomputed (InconsistentBlobError, a WalrusRequestError here, when they do not match).
+   */
+  async read(blobId: string, options: { signal?: AbortSignal; contentChecked?: boolean } = {}): Promise<Uint8Array> {
     if (!isBlobId(blobId)) throw new InvalidBlobIdError(blobId);
+    const { signal } = options;
     return withRetry(async () => {
       try {
-        return await this.client.readBlob({ blobId, signal: options.signal });
+        const fromColumns = await this.readSourceColumns(blobId, signal);
+        if (fromColumns !== null && (options.contentChecked === true || (await computeBlobId(fromColumns.bytes, fromColumns.numShards)) === blobId)) return fromColumns.bytes;
+        if (fromColumns !== null) this.log.debug(`walrus sdk: blob ${blobId} read from its source columns has another id; reading it through the SDK`);
+        return await this.client.readBlob({ blobId, signal });
       } catch (error) {
-        throw mapSdkError(error, blobId, options.signal);
+        throw mapSdkError(error, blobId, signal);
       }
-    }, { policy: this.retry, signal: options.signal });
+    }, { policy: this.retry, signal });
+  }
+
+  /** The blob's bytes and the network's shard count, or null when a source column cannot be had as it should be. */
+  private async readSourceColumns(blobId: string, signal: AbortSignal | undefined): Promise<{ bytes: Uint8Array; numShards: number } | null> {
+    // A blob no quorum of nodes knows, or a blocked one, is answered here as the SDK's read would.
+    const [{ metadata }, { committee }] = await Promise.all([this.client.getBlobMetadata({ blobId, signal }), this.client.systemState()]);
+    const numShards = committee.n_shards;
+    const stop = new AbortController();
+    const either = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+    try {
+      const columns = await Promise.all(Array.from({ length: sourceColumnCount(numShards) }, (_, index) => this.client.getSecondarySliver({ blobId, index, signal: either })));
+      const bytes = assembleFromSourceColumns(columns, Number(metadata.V1.unencoded_length), numShards);
+      if (bytes === null) this.log.debug(`walrus sdk: a source column of blob ${blobId} is malformed; reading it through the SDK`);
+      return bytes === null ? null : { bytes, numShards };
+    } catch (error) {
+      signal?.throwIfAborted();
+      stop.abort();
+      this.log.debug(`walrus sdk: a source column of blob ${blobId} did not come (${messageOf(error)}); reading it through the SDK`);
+      return null;
+    }
   }
 }
 

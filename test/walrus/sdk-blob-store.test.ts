@@ -5,6 +5,7 @@ import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NoBlobS
 import { SdkBlobStore, mapSdkError } from '../../src/walrus/sdk-blob-store.ts';
 import type { SdkBlobStatus, WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
 import { computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
+import { secondarySlivers } from '../support/encoded-slivers.ts';
 import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
 
 /**
@@ -44,6 +45,16 @@ function fakeClient(numShards: number, overrides: Partial<WalrusSdkClient> = {})
       if (bytes === undefined) throw new BlobNotCertifiedError(`The specified blob ${options.blobId} is nonexistent.`);
       return bytes;
     },
+    async getBlobMetadata(options) {
+      calls.push({ method: 'getBlobMetadata', options });
+      const bytes = blobs.get(options.blobId);
+      if (bytes === undefined) throw new BlobNotCertifiedError(`The specified blob ${options.blobId} is not certified.`);
+      return { metadata: { V1: { unencoded_length: String(bytes.length) } } };
+    },
+    async getSecondarySliver(options) {
+      calls.push({ method: 'getSecondarySliver', options });
+      return secondarySlivers(blobs.get(options.blobId)!, numShards)(options.index);
+    },
     async getVerifiedBlobStatus(options) {
       calls.push({ method: 'getVerifiedBlobStatus', options });
       const status = statuses.get(options.blobId);
@@ -53,11 +64,11 @@ function fakeClient(numShards: number, overrides: Partial<WalrusSdkClient> = {})
     },
     async systemState() {
       calls.push({ method: 'systemState', options: {} });
-      return SYSTEM_STATE;
+      return { ...SYSTEM_STATE, committee: { ...SYSTEM_STATE.committee, n_shards: numShards } };
     },
     ...overrides,
   };
-  return { client, calls };
+  return { client, calls, blobs };
 }
 
 const store = suite('SdkBlobStore');
@@ -88,6 +99,39 @@ store('a signer loader runs at the first write only, once; reads never call it',
   assert.is(loads, 1);
 });
 
+store('reads a blob from its source columns, without the SDK\'s decoding read; a column that fails or does not fit falls back to it', async () => {
+  const { client, calls } = fakeClient(10);
+  const s = new SdkBlobStore({ client, signer, numShards: 10 });
+  const bytes = new TextEncoder().encode('a pack chunk of a few rows of symbols '.repeat(9));
+  const { blobId } = await s.write(bytes);
+  assert.equal(await s.read(blobId), bytes);
+  assert.equal(calls.filter((call) => call.method === 'getSecondarySliver').map((call) => call.options.index), [0, 1, 2, 3, 4, 5, 6]);
+  assert.is(calls.filter((call) => call.method === 'readBlob').length, 0);
+  const down = fakeClient(10, { getSecondarySliver: async () => { throw new TypeError('fetch failed'); } });
+  const fallback = new SdkBlobStore({ client: down.client, signer, numShards: 10 });
+  await fallback.write(bytes);
+  assert.equal(await fallback.read(blobId), bytes);
+  assert.is(down.calls.filter((call) => call.method === 'readBlob').length, 1);
+});
+
+store('bytes from the columns are proven by their blob id unless the caller checks them: a flipped byte falls back to the SDK\'s read', async () => {
+  const bytes = new TextEncoder().encode('one node serves a flipped byte '.repeat(9));
+  const tampered = fakeClient(10, {
+    async getSecondarySliver(options) {
+      const sliver = secondarySlivers(bytes, 10)(options.index).slice();
+      if (options.index === 2) sliver[3]! ^= 0x40;
+      return sliver;
+    },
+  });
+  const s = new SdkBlobStore({ client: tampered.client, signer, numShards: 10 });
+  const { blobId } = await s.write(bytes);
+  assert.equal(await s.read(blobId), bytes, 'the SDK\'s read, whose id check the fake stands for, answers');
+  assert.is(tampered.calls.filter((call) => call.method === 'readBlob').length, 1);
+  const unchecked = await s.read(blobId, { contentChecked: true });
+  assert.not.equal(unchecked, bytes, 'a caller that checks a digest gets the bytes as served, and refuses them itself');
+  assert.is(tampered.calls.filter((call) => call.method === 'readBlob').length, 1);
+});
+
 store("refuses an id the SDK reports differently from the local computation", async () => {
   const { client } = fakeClient(10); // the SDK's network has 10 shards, the store believes 50
   const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
@@ -114,7 +158,8 @@ store('maps SDK errors: not certified = not found, blocked; retryable faults are
   assert.is((await retried.write(new Uint8Array(7))).endEpoch, 5);
   assert.is(attempts, 3);
   assert.equal(resumedFrom, [undefined, 'registered', 'registered'], 'retries resume after the paid registration');
-  const blocked = fakeClient(50, { readBlob: async () => { throw new SdkBlobBlockedError('blocked'); } });
+  // A quorum of nodes answering 451 for the metadata, where the SDK's read asks first.
+  const blocked = fakeClient(50, { getBlobMetadata: async () => { throw new SdkBlobBlockedError('blocked'); } });
   await new SdkBlobStore({ client: blocked.client, signer, numShards: 50 }).read(id).then(() => assert.unreachable(), (e) => assert.instance(e, BlobBlockedError));
 });
 

@@ -51,7 +51,7 @@ export async function checkPack(
     const chunk = pack.chunks.length > 1 ? ` (chunk ${i + 1} of ${pack.chunks.length})` : '';
     let bytes: Uint8Array;
     try {
-      bytes = await store.read(blobId, { signal: options.signal });
+      bytes = await store.read(blobId, { signal: options.signal, contentChecked: true });
     } catch (error) {
       if (!isPermanentStoreError(error)) throw error;
       complete = false;

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -15,11 +15,12 @@ import { WAL_FAUCET_PATH } from '../../../src/core/devnet-protocol.ts';
 import { releaseBlobIdWorkers } from '../../../src/walrus-protocol/blob-id.ts';
 import { StakingPoolLayout, storageNodeId } from '../../../src/devnet/chain/walrus-committee.ts';
 import { UsageError } from '../../../src/core/errors.ts';
+import { WalrusRequestError } from '../../../src/walrus/errors.ts';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 const nodes = suite('emulated Walrus storage nodes (the SDK\'s direct mode)');
 
-async function setup(count: number, storageNodeAddresses?: string[], numShards = 50): Promise<{ server: DevnetServer; suiClient: SuiGrpcClient; store: () => SdkBlobStore; remove: () => Promise<void> }> {
+async function setup(count: number, storageNodeAddresses?: string[], numShards = 50): Promise<{ dir: string; server: DevnetServer; suiClient: SuiGrpcClient; store: () => SdkBlobStore; remove: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'storage-nodes-test-'));
   // A devnet's shard count is fixed when its Walrus state is first created.
   await createWalrusService(join(dir, 'walrus'), { numShards }).epochClock();
@@ -33,7 +34,7 @@ async function setup(count: number, storageNodeAddresses?: string[], numShards =
     suiClient, signer: user, numShards, epochs: 3, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     committee: { systemObjectId: WALRUS_SYSTEM_OBJECT_ID, stakingObjectId: WALRUS_STAKING_OBJECT_ID },
   });
-  return { server, suiClient, store, remove: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return { dir, server, suiClient, store, remove: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 nodes.after(() => releaseBlobIdWorkers());
@@ -63,6 +64,44 @@ nodes('with one node of eleven down the write reaches a quorum and reads come ba
     const error = await t.store().write(new TextEncoder().encode('five nodes are down')).then(() => null, (caught: unknown) => caught as Error);
     assert.ok(error, 'the write failed');
     assert.match(error!.message, /too many failures|confirmations/i);
+  } finally {
+    await t.remove();
+  }
+});
+
+/**
+ * Flips the first data byte (after the BCS length) of every `type` sliver of `blobId` the nodes keep on disk: the
+ * first symbol of each, which holds a byte of the blob in every source sliver.
+ */
+function alterSlivers(dir: string, blobId: string, type: 'primary' | 'secondary'): number {
+  let altered = 0;
+  for (const node of readdirSync(join(dir, 'walrus', 'nodes'))) {
+    const blobDir = join(dir, 'walrus', 'nodes', node, blobId);
+    for (const name of readdirSync(blobDir).filter((file) => file.endsWith(`.${type}`))) {
+      const sliver = readFileSync(join(blobDir, name));
+      let offset = 0;
+      while (sliver[offset]! & 0x80) offset++;
+      sliver[offset + 1]! ^= 0xff;
+      writeFileSync(join(blobDir, name), sliver);
+      altered++;
+    }
+  }
+  return altered;
+}
+
+nodes('altered slivers: the source columns read back are refused by their blob id and the blob read from the other slivers; with every sliver altered the read is refused', async () => {
+  const t = await setup(11);
+  try {
+    const bytes = new TextEncoder().encode('a pack whose slivers a node alters'.repeat(200));
+    const { blobId } = await t.store().write(bytes);
+    assert.is(alterSlivers(t.dir, blobId, 'secondary'), 50);
+    assert.equal(Buffer.from(await t.store().read(blobId)).toString(), Buffer.from(bytes).toString());
+    // A pack's chunk is read for a fetch that checks its sha256 (which these bytes fail: src/remote/fetch.ts).
+    assert.is.not(Buffer.from(await t.store().read(blobId, { contentChecked: true })).toString(), Buffer.from(bytes).toString());
+    assert.is(alterSlivers(t.dir, blobId, 'primary'), 50);
+    const refused = await t.store().read(blobId).then(() => null, (caught: unknown) => caught as Error);
+    assert.instance(refused, WalrusRequestError);
+    assert.match(refused!.message, /encoded incorrectly/);
   } finally {
     await t.remove();
   }
