@@ -1,7 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commit, createWorld, initWorkRepo, startDevnet } from '../../scripts/harness/world.ts';
+import { existsSync } from 'node:fs';
 import { WAL_FAUCET_PATH } from '../../src/core/devnet-protocol.ts';
+import { alterSlivers } from '../support/altered-slivers.ts';
 
 const direct = suite('git through the Walrus SDK\'s direct mode against a devnet with storage nodes');
 
@@ -42,6 +44,29 @@ direct('a push and a clone go through the storage nodes; with a node down still;
     const refused = await w.run(src, ['push', '-q', 'walrus', 'main'], { env });
     assert.is.not(refused.code, 0);
     assert.match(refused.stderr, /storage nodes|confirm/i);
+  } finally {
+    await server.stop();
+    w.remove();
+  }
+});
+
+direct('a clone of a pack whose source slivers the nodes serve altered is refused by the pack\'s sha256 on chain, and leaves nothing', async () => {
+  const w = createWorld();
+  const server = await startDevnet(w, ['--storage-nodes', '11']);
+  try {
+    const env = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: server.url, GIT_WALRUS_DIRECT: 'true' };
+    const src = await initWorkRepo(w, 'src');
+    await commit(w, src, 'a.txt', 'a pack the nodes alter\n');
+    const remote = (await w.ok(src, ['walrus', 'init', 'altered'], { env })).split('\n').at(-1)!;
+    const address = /^(0x[0-9a-f]{64})$/m.exec(await w.ok(src, ['walrus', 'whoami'], { env }))![1];
+    const wal = await fetch(new URL(WAL_FAUCET_PATH, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ FixedAmountRequest: { recipient: address } }) });
+    assert.ok(wal.ok);
+    await w.ok(src, ['push', '-q', 'walrus', 'main'], { env });
+    assert.ok(alterSlivers(w.path('devnet-state', 'walrus'), 'secondary') > 0);
+    const refused = await w.run('.', ['clone', '-q', remote, 'copy'], { env });
+    assert.is.not(refused.code, 0);
+    assert.match(refused.stderr, /pack 0 of repository 0x[0-9a-f]+ is corrupt: its bytes hash to sha256 [0-9a-f]{64}, but the chain records [0-9a-f]{64}; nothing was applied/);
+    assert.not.ok(existsSync(w.path('copy')), 'git removed the clone it could not fill');
   } finally {
     await server.stop();
     w.remove();

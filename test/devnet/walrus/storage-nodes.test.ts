@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
@@ -16,6 +16,7 @@ import { releaseBlobIdWorkers } from '../../../src/walrus-protocol/blob-id.ts';
 import { StakingPoolLayout, storageNodeId } from '../../../src/devnet/chain/walrus-committee.ts';
 import { UsageError } from '../../../src/core/errors.ts';
 import { WalrusRequestError } from '../../../src/walrus/errors.ts';
+import { alterSlivers } from '../../support/altered-slivers.ts';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 const nodes = suite('emulated Walrus storage nodes (the SDK\'s direct mode)');
@@ -69,36 +70,16 @@ nodes('with one node of eleven down the write reaches a quorum and reads come ba
   }
 });
 
-/**
- * Flips the first data byte (after the BCS length) of every `type` sliver of `blobId` the nodes keep on disk: the
- * first symbol of each, which holds a byte of the blob in every source sliver.
- */
-function alterSlivers(dir: string, blobId: string, type: 'primary' | 'secondary'): number {
-  let altered = 0;
-  for (const node of readdirSync(join(dir, 'walrus', 'nodes'))) {
-    const blobDir = join(dir, 'walrus', 'nodes', node, blobId);
-    for (const name of readdirSync(blobDir).filter((file) => file.endsWith(`.${type}`))) {
-      const sliver = readFileSync(join(blobDir, name));
-      let offset = 0;
-      while (sliver[offset]! & 0x80) offset++;
-      sliver[offset + 1]! ^= 0xff;
-      writeFileSync(join(blobDir, name), sliver);
-      altered++;
-    }
-  }
-  return altered;
-}
-
 nodes('altered slivers: the source columns read back are refused by their blob id and the blob read from the other slivers; with every sliver altered the read is refused', async () => {
   const t = await setup(11);
   try {
     const bytes = new TextEncoder().encode('a pack whose slivers a node alters'.repeat(200));
     const { blobId } = await t.store().write(bytes);
-    assert.is(alterSlivers(t.dir, blobId, 'secondary'), 50);
+    assert.is(alterSlivers(join(t.dir, 'walrus'), 'secondary', blobId), 50);
     assert.equal(Buffer.from(await t.store().read(blobId)).toString(), Buffer.from(bytes).toString());
     // A pack's chunk is read for a fetch that checks its sha256 (which these bytes fail: src/remote/fetch.ts).
     assert.is.not(Buffer.from(await t.store().read(blobId, { contentChecked: true })).toString(), Buffer.from(bytes).toString());
-    assert.is(alterSlivers(t.dir, blobId, 'primary'), 50);
+    assert.is(alterSlivers(join(t.dir, 'walrus'), 'primary', blobId), 50);
     const refused = await t.store().read(blobId).then(() => null, (caught: unknown) => caught as Error);
     assert.instance(refused, WalrusRequestError);
     assert.match(refused!.message, /encoded incorrectly/);
