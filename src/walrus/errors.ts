@@ -40,6 +40,20 @@ export class BlobIdMismatchError extends WalrusGitError {
   }
 }
 
+/**
+ * The Walrus network the SDK writes to has another shard count than the settings say: every size and id the helper
+ * derives from the setting would be wrong for it. Refused before anything is paid.
+ */
+export class ShardCountMismatchError extends WalrusGitError {
+  constructor(network: number, configured: number) {
+    super(
+      'WALRUS_SHARD_COUNT_MISMATCH',
+      `the Walrus network has ${network} shards, but the settings say ${configured}; nothing was stored (check the network settings)`,
+      { network, configured },
+    );
+  }
+}
+
 /** A transient fault: network error, timeout, 5xx, 429. Retried with backoff; reported when retries run out. */
 export class WalrusUnavailableError extends WalrusGitError {
   constructor(message: string, data: Record<string, unknown> = {}, cause?: unknown) {

@@ -5,11 +5,10 @@ import type { Signer } from '@mysten/sui/cryptography';
 import type { BlobLifetimes, BlobStore, StoredBlob } from '../ports/blob-store.ts';
 import type { Log } from '../core/log.ts';
 import { silentLog } from '../core/log.ts';
-import { computeBlobId, releaseBlobIdWorkers, warmBlobIdEncoder } from '../walrus-protocol/blob-id.ts';
+import { computeBlobId, releaseBlobIdWorkers } from '../walrus-protocol/blob-id.ts';
 import { assembleFromSourceColumns, sourceColumnCount } from '../walrus-protocol/source-columns.ts';
-import { uploadWithLocalId } from './checked-upload.ts';
 import { InvalidBlobIdError, isBlobId } from '../core/blob-id-codec.ts';
-import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
+import { BlobBlockedError, BlobNotFoundError, BlobTooLargeError, ShardCountMismatchError, WalrusRequestError, WalrusUnavailableError } from './errors.ts';
 import { DEFAULT_EPOCHS, DEFAULT_MAX_BLOB_SIZE } from './http-blob-store.ts';
 import { withRetry, DEFAULT_RETRY } from '../core/retry.ts';
 import { mapOrdered } from '../core/ordered-parallel.ts';
@@ -70,7 +69,9 @@ export interface SdkBlobStoreOptions {
 /**
  * A BlobStore over the @mysten/walrus SDK: the client encodes and writes slivers to the storage nodes itself (or
  * through an upload relay) and pays with the user's key, so it works where no publisher is offered (mainnet).
- * The blob id is also computed in our worker and must equal the SDK's, as with the HTTP store.
+ * The blob id is the SDK's, computed here from these bytes by the same encoder the helper's own check would run: a
+ * second computation (as the HTTP store makes of a publisher's answer) would only double a write's CPU. What it would
+ * also check, the shard count the settings give, is compared with the network's before anything is paid.
  */
 export class SdkBlobStore implements BlobStore {
   readonly maxBlobSize: number;
@@ -131,8 +132,10 @@ export class SdkBlobStore implements BlobStore {
     // A retry resumes from the last completed step, so a blob registered (and paid for) is not registered again.
     let lastStep: WriteBlobStep | undefined;
     const signer = await this.signer();
-    const written = await uploadWithLocalId(bytes, this.numShards, () => withRetry(async () => {
+    const written = await withRetry(async () => {
       try {
+        const { committee } = await this.client.systemState();
+        if (committee.n_shards !== this.numShards) throw new ShardCountMismatchError(committee.n_shards, this.numShards);
         return await this.client.writeBlob({
           blob: bytes,
           deletable: this.deletable,
@@ -148,12 +151,13 @@ export class SdkBlobStore implements BlobStore {
       } catch (error) {
         throw mapSdkError(error, undefined, options.signal);
       }
-    }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) }));
+    }, { policy: this.retry, signal: options.signal, onRetry: (error, attempt) => this.log.debug(`walrus sdk: store attempt ${attempt} failed: ${(error as Error).message}`) });
     return { blobId: written.blobId, size: bytes.byteLength, endEpoch: written.blobObject.storage.end_epoch };
   }
 
+  /** The network's state the SDK's write starts from, read while git packs. */
   prepareWrites(): void {
-    warmBlobIdEncoder(this.numShards);
+    this.client.systemState().catch(() => {});
   }
 
   release(): Promise<void> {
@@ -235,6 +239,7 @@ export class SdkBlobStore implements BlobStore {
 /** SDK errors to ours: a missing blob is final; the SDK's retryable class stays retryable; the rest is a refusal. */
 export function mapSdkError(error: unknown, blobId: string | undefined, signal?: AbortSignal): unknown {
   if (signal?.aborted) return signal.reason;
+  if (error instanceof ShardCountMismatchError) return error;
   const message = messageOf(error);
   // The SDK reports a blob that no storage node knows (never stored, or expired) as "not certified".
   if (blobId !== undefined && error instanceof BlobNotCertifiedError) return new BlobNotFoundError(blobId, message);

@@ -4,9 +4,9 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519';
 import { BlobNotCertifiedError, BlobBlockedError as SdkBlobBlockedError, NoBlobStatusReceivedError, NotEnoughBlobConfirmationsError, WalrusClient } from '@mysten/walrus';
 import { SdkBlobStore, mapSdkError } from '../../src/walrus/sdk-blob-store.ts';
 import type { SdkBlobStatus, WalrusSdkClient } from '../../src/walrus/sdk-blob-store.ts';
-import { computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
+import { blobIdWork, computeBlobId } from '../../src/walrus-protocol/blob-id.ts';
 import { secondarySlivers } from '../support/encoded-slivers.ts';
-import { BlobBlockedError, BlobIdMismatchError, BlobNotFoundError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
+import { BlobBlockedError, BlobNotFoundError, ShardCountMismatchError, BlobTooLargeError, WalrusRequestError, WalrusUnavailableError } from '../../src/walrus/errors.ts';
 
 /**
  * The SDK talks to Sui and ~1000 storage nodes, which cannot exist here: these tests drive SdkBlobStore through
@@ -79,7 +79,7 @@ store('writes with the signer, permanent and the configured epochs; reads back',
   const bytes = new TextEncoder().encode('pack chunk');
   const stored = await s.write(bytes);
   assert.equal(stored, { blobId: await computeBlobId(bytes, 50), size: bytes.length, endEpoch: 22 });
-  const options = calls[0]!.options;
+  const options = calls.find((call) => call.method === 'writeBlob')!.options;
   assert.equal({ deletable: options.deletable, epochs: options.epochs, signer: options.signer === signer }, { deletable: false, epochs: 12, signer: true });
   assert.equal(await s.read(stored.blobId), bytes);
 });
@@ -132,10 +132,23 @@ store('bytes from the columns are proven by their blob id unless the caller chec
   assert.is(tampered.calls.filter((call) => call.method === 'readBlob').length, 1);
 });
 
-store("refuses an id the SDK reports differently from the local computation", async () => {
-  const { client } = fakeClient(10); // the SDK's network has 10 shards, the store believes 50
+store('refuses to write to a network of another shard count than the settings say, before anything is paid', async () => {
+  const { client, calls } = fakeClient(10); // the SDK's network has 10 shards, the store believes 50
   const s = new SdkBlobStore({ client, signer, numShards: 50, retry: fastRetry });
-  await s.write(new Uint8Array(100)).then(() => assert.unreachable(), (e) => assert.instance(e, BlobIdMismatchError));
+  const refused = await s.write(new Uint8Array(100)).then(() => null, (e: unknown) => e);
+  assert.instance(refused, ShardCountMismatchError);
+  assert.is((refused as ShardCountMismatchError).message, 'the Walrus network has 10 shards, but the settings say 50; nothing was stored (check the network settings)');
+  assert.is(calls.filter((call) => call.method === 'writeBlob').length, 0);
+});
+
+store('the blob id of a write is the SDK\'s own, computed once: the blob-id worker does not compute it again', async () => {
+  const { client } = fakeClient(10);
+  const s = new SdkBlobStore({ client, signer, numShards: 10 });
+  const bytes = new Uint8Array(5000).map((_, i) => i % 251);
+  const before = blobIdWork.count;
+  const { blobId } = await s.write(bytes);
+  assert.is(blobIdWork.count - before, 1, 'one id computed: the one the fake SDK computes for itself');
+  assert.is(blobId, await computeBlobId(bytes, 10));
 });
 
 store('maps SDK errors: not certified = not found, blocked; retryable faults are retried from the last step', async () => {
