@@ -50,10 +50,14 @@ manyRefs('a mirror of thousands of refs pushes in several transactions and round
     assert.is(pushStats.blobWrites, 1, 'one pack');
     assert.ok(pushStats.transactions >= 4, `${pushStats.transactions} transactions`);
 
+    // The pusher's repository kept the refs its transactions left: its listing reads the repository object alone.
     w.takeStats();
-    const lsRemote = (await w.ok(src, ['ls-remote', 'walrus'])).split('\n');
-    assert.is(lsRemote.filter((line) => !line.endsWith('\tHEAD')).length, REFS + 3);
-    // The repository object and one (paged) listing of its refs.
+    const kept = (await w.ok(src, ['ls-remote', 'walrus'])).split('\n');
+    assert.is(kept.filter((line) => !line.endsWith('\tHEAD')).length, REFS + 3);
+    assert.is(w.takeStats().find((s) => s.role === 'helper')!.chainReads, 1);
+    // Elsewhere: the repository object and one (paged) listing of its refs.
+    const lsRemote = (await w.ok('.', ['ls-remote', url])).split('\n');
+    assert.equal(lsRemote, kept);
     const listing = w.takeStats().find((s) => s.role === 'helper')! as { chainReads: number; marks?: Record<string, number> };
     assert.is(listing.chainReads, 2);
     // Its start-up marks, each reached in this order (the bench reads the helper's own time from them).
