@@ -23,7 +23,7 @@ import { suiDeadlineFetch } from '../src/sui/deadlines.ts';
 import { storageNodeFetch } from '../src/walrus/storage-node-fetch.ts';
 import { SdkBlobStore } from '../src/walrus/sdk-blob-store.ts';
 import { releaseBlobIdWorkers } from '../src/walrus-protocol/blob-id.ts';
-import { startLatencyProxy, type LatencyProxy } from './network/latency-proxy.ts';
+import { startLatencyProxy, storageNodeProxies } from './network/latency-proxy.ts';
 
 const NODES = 11;
 const option = (name: string, fallback: number) => Number(/^--[a-z-]+=(\d+)$/.exec(process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? '')?.[1] ?? fallback);
@@ -66,16 +66,10 @@ export async function run(short: boolean, shards = short ? 100 : 1000, oneWayMs 
   const world = createWorld('walrus-bench-direct-');
   try {
     await createWalrusService(world.path('state', 'walrus'), { numShards: shards }).epochClock();
-    const listening: string[] = [];
-    const proxies: LatencyProxy[] = [];
-    for (let index = 0; index < NODES; index++) {
-      proxies.push(await startLatencyProxy(() => {
-        const [host, port] = listening[index]!.split(':');
-        return { host: host!, port: Number(port) };
-      }, oneWayMs));
-    }
-    const devnet = await startDevnet(world, ['--storage-nodes', String(NODES), '--storage-node-address', ...proxies.map((proxy) => `127.0.0.1:${proxy.port}`)], 'state');
-    listening.push(...(/^walrus storage nodes listen on: (.+)$/m.exec(devnet.printed)?.[1] ?? '').split(', '));
+    const nodes = await storageNodeProxies(NODES, oneWayMs);
+    const { proxies } = nodes;
+    const devnet = await startDevnet(world, nodes.devnetArgs, 'state');
+    nodes.follow(devnet.printed);
     const chain = await startLatencyProxy({ host: '127.0.0.1', port: Number(new URL(devnet.url).port) }, oneWayMs);
     try {
       const signer = Ed25519Keypair.generate();

@@ -19,7 +19,7 @@ import { commit, createWorld, startDevnet, walrusInit, type World } from '../scr
 import { createWalrusService } from '../src/devnet/walrus/service.ts';
 import { WAL_FAUCET_PATH } from '../src/core/devnet-protocol.ts';
 import { addRefs, generate, timeline, EXPRESS, EXPRESS_SHORT, type Stats } from './git.ts';
-import { startLatencyProxy, type LatencyProxy } from './network/latency-proxy.ts';
+import { startLatencyProxy, storageNodeProxies, type LatencyProxy } from './network/latency-proxy.ts';
 import { startSmartHttp } from './network/smart-http.ts';
 
 const ONE_WAY_MS = 25;
@@ -82,17 +82,9 @@ async function publisherPath(world: World, numShards: number): Promise<HelperPat
  * address the committee names, so every sliver, confirmation and read pays the distance, as the chain's reads do.
  */
 async function directPath(world: World, numShards: number, nodes: number): Promise<HelperPath> {
-  const listening: string[] = [];
-  const nodeProxies: LatencyProxy[] = [];
-  for (let index = 0; index < nodes; index++) {
-    nodeProxies.push(await startLatencyProxy(() => {
-      const [host, port] = listening[index]!.split(':');
-      return { host: host!, port: Number(port) };
-    }, ONE_WAY_MS));
-  }
-  const devnet = await devnetBehindProxy(world, numShards, ['--storage-nodes', String(nodes), '--storage-node-address', ...nodeProxies.map((proxy) => `127.0.0.1:${proxy.port}`)]);
-  listening.push(...(/^walrus storage nodes listen on: (.+)$/m.exec(devnet.printed)?.[1] ?? '').split(', '));
-  if (listening.length !== nodes) throw new Error(`the devnet printed no listening address for its storage nodes:\n${devnet.printed}`);
+  const { proxies: nodeProxies, devnetArgs, follow } = await storageNodeProxies(nodes, ONE_WAY_MS);
+  const devnet = await devnetBehindProxy(world, numShards, devnetArgs);
+  follow(devnet.printed);
   const env = { GIT_WALRUS_NETWORK: 'devnet', GIT_WALRUS_DEVNET_URL: devnet.proxy.url, GIT_WALRUS_DIRECT: 'true' };
   // The SDK pays for storage in WAL from the key's own coins.
   const address = /^(0x[0-9a-f]{64})$/m.exec(await world.ok('.', ['walrus', 'whoami'], { env }))![1]!;

@@ -69,3 +69,34 @@ function delayed(from: Socket, to: Socket, delayMs: number, firstExtraMs: number
   from.on('data', (chunk: Buffer) => push(chunk));
   from.on('end', () => push(null));
 }
+
+export interface StorageNodeProxies {
+  readonly proxies: LatencyProxy[];
+  /** The arguments of `git walrus devnet` that start the nodes with a committee naming the proxies. */
+  readonly devnetArgs: string[];
+  /** Points each proxy at its node, from what the devnet printed about where they listen. */
+  follow(printed: string): void;
+}
+
+/**
+ * One proxy in front of each of the devnet's `count` storage nodes: the committee names the proxies, so every sliver,
+ * confirmation and read pays the distance. The nodes' ports are known only once the devnet runs, hence `follow`.
+ */
+export async function storageNodeProxies(count: number, oneWayMs: number): Promise<StorageNodeProxies> {
+  const listening: string[] = [];
+  const proxies: LatencyProxy[] = [];
+  for (let index = 0; index < count; index++) {
+    proxies.push(await startLatencyProxy(() => {
+      const [host, port] = listening[index]!.split(':');
+      return { host: host!, port: Number(port) };
+    }, oneWayMs));
+  }
+  return {
+    proxies,
+    devnetArgs: ['--storage-nodes', String(count), '--storage-node-address', ...proxies.map((proxy) => `127.0.0.1:${proxy.port}`)],
+    follow: (printed) => {
+      listening.push(...(/^walrus storage nodes listen on: (.+)$/m.exec(printed)?.[1] ?? '').split(', '));
+      if (listening.length !== count) throw new Error(`the devnet printed no listening address for its storage nodes:\n${printed}`);
+    },
+  };
+}
