@@ -228,7 +228,11 @@ async function checkedIdentityKey(open: () => Promise<Uint8Array>, keyId: Uint8A
 
 /** The repository a data key was sealed for (the first 32 bytes of its identity), read locally. */
 export async function sealedRepositoryId(keyService: KeyService, sealedKey: string): Promise<string> {
-  return `0x${Buffer.from((await keyService.identityOf(parseSealedPackKey(sealedKey).sealed)).subarray(0, 32)).toString('hex')}`;
+  return repositoryOfIdentity(await keyService.identityOf(parseSealedPackKey(sealedKey).sealed));
+}
+
+function repositoryOfIdentity(identity: Uint8Array): string {
+  return `0x${Buffer.from(identity.subarray(0, 32)).toString('hex')}`;
 }
 
 /**
@@ -240,7 +244,7 @@ export async function openSealedStream(deps: { ledger: Ledger; keyService: KeySe
   const { ledger, keyService } = deps;
   const parsed = parseSealedPackKey(sealedKey);
   const identity = await keyService.identityOf(parsed.sealed);
-  const repository = await ledger.getRepository(await sealedRepositoryId(keyService, sealedKey));
+  const repository = await ledger.getRepository(repositoryOfIdentity(identity));
   if (!isIdentityOf(identity, repository.id)) throw new PackDecryptionError(label, 'its key is not sealed for a repository');
   if (keyService.lease === undefined) {
     const address = await ledger.signerAddress();
